@@ -1,0 +1,74 @@
+// 2-D convolution as an implicit GEMM, NHWC input and HWCF weights: the same kernel as
+// GEMM, with index mappings that read the im2col matrix straight out of the input.
+//
+// GEMM view: out[M, NF] = X[M, K] * W[NF, K]^T with M = N * H_OUT * W_OUT output pixels and
+// K = HF * WF * C taps, k = (hf * WF + wf) * C + c. SZ_OUT = H_OUT * W_OUT. The symbols M, K
+// and SZ_OUT are set in `subs` from the others.
+#pragma once
+
+#include <wave/wave.hpp>
+
+namespace examples::conv2d {
+using namespace wave;
+
+WAVE_SYMBOL(N);
+WAVE_SYMBOL(C);
+WAVE_SYMBOL(H);
+WAVE_SYMBOL(W);
+WAVE_SYMBOL(NF);
+WAVE_SYMBOL(HF);
+WAVE_SYMBOL(WF);
+WAVE_SYMBOL(H_OUT);
+WAVE_SYMBOL(W_OUT);
+WAVE_SYMBOL(SZ_OUT);
+WAVE_SYMBOL(M);
+WAVE_SYMBOL(K);
+WAVE_SYMBOL(BLOCK_M);
+WAVE_SYMBOL(BLOCK_N);
+WAVE_SYMBOL(BLOCK_K);
+WAVE_SYMBOL(ADDRESS_SPACE);
+
+inline auto make_kernel(int stride = 1) {
+  constexpr auto i = iterator(0);
+  constexpr auto j = iterator(1);
+  // Output pixel i = (n, oh, ow); tap j = (hf, wf, c).
+  const IndexMapping<dims<M, K>> x_mapping{
+      .inputs = {{N, i / SZ_OUT},
+                 {H, i % SZ_OUT / W_OUT * stride + j / C / WF},
+                 {W, i % SZ_OUT % W_OUT * stride + j / C % WF},
+                 {C, j % C}},
+      .outputs = {{M, i}, {K, j}}};
+  const IndexMapping<dims<NF, K>> w_mapping{
+      .inputs = {{HF, j / C / WF}, {WF, j / C % WF}, {C, j % C}, {NF, i}},
+      .outputs = {{NF, i}, {K, j}}};
+  const IndexMapping<dims<M, NF>> out_mapping{
+      .inputs = {{M, i}, {NF, j}},
+      .outputs = {{N, i / SZ_OUT}, {H_OUT, i % SZ_OUT / W_OUT}, {W_OUT, i % SZ_OUT % W_OUT},
+                  {NF, j}}};
+
+  return kernel(
+      "conv2d_igemm",
+      Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(NF, BLOCK_N, 1),
+                  TilingConstraint(K, BLOCK_K), WaveConstraint(M, BLOCK_M / 2),
+                  WaveConstraint(NF, BLOCK_N / 2),
+                  HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
+      [=](Memory<dims<N, H, W, C>, f16, ADDRESS_SPACE> x,
+          Memory<dims<HF, WF, C, NF>, f16, ADDRESS_SPACE> we,
+          Memory<dims<N, H_OUT, W_OUT, NF>, f32> out) {
+        Register<dims<M, NF>, f32> acc(0.0);
+        auto result = iterate<K>(acc, [&](auto acc) {
+          return mma(read(x, x_mapping), read(we, w_mapping), acc);
+        });
+        write(result, out, out_mapping);
+      });
+}
+
+// N=2, 64x64x64 input, 3x3 filters, 128 filters, stride 1, no padding.
+inline CompileOptions default_options() {
+  return {.subs = {{N, 2}, {C, 64}, {H, 64}, {W, 64}, {NF, 128}, {HF, 3}, {WF, 3},
+                   {H_OUT, 62}, {W_OUT, 62}, {SZ_OUT, 62 * 62}, {M, 2 * 62 * 62},
+                   {K, 3 * 3 * 64}, {BLOCK_M, 64}, {BLOCK_N, 64}, {BLOCK_K, 32},
+                   {ADDRESS_SPACE, SHARED_ADDRESS_SPACE}}};
+}
+
+}  // namespace examples::conv2d

@@ -1,0 +1,72 @@
+// Flash attention forward, [B, H, S, D] layout: O = softmax(Q K^T * scale) V, computed in
+// one pass over the keys with an online softmax (running max and sum, base-2 exponentials).
+//
+// Dims: B batch, H heads, M query positions, K2 key positions, K1 the q/k head dim, N the
+// v/o head dim. Each workgroup owns BLOCK_M queries of one (batch, head); the loop walks
+// the keys BLOCK_K2 at a time.
+#pragma once
+
+#include <cmath>
+
+#include <wave/wave.hpp>
+
+namespace examples::flash_attention {
+using namespace wave;
+
+WAVE_SYMBOL(B);
+WAVE_SYMBOL(H);
+WAVE_SYMBOL(M);
+WAVE_SYMBOL(N);
+WAVE_SYMBOL(K1);
+WAVE_SYMBOL(K2);
+WAVE_SYMBOL(BLOCK_M);
+WAVE_SYMBOL(BLOCK_K2);
+
+// `head_dim` sets the softmax scale 1/sqrt(head_dim), folded with log2(e) for exp2.
+inline auto make_kernel(int head_dim = 128) {
+  const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim)) * M_LOG2E;
+  return kernel(
+      "flash_attention",
+      Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1),
+                  WorkgroupConstraint(B, 1, 2), TilingConstraint(K2, BLOCK_K2),
+                  WaveConstraint(M, BLOCK_M / 4),
+                  HardwareConstraint{.threads_per_wave = 32,
+                                     .mma = MMA::F32_16x8x16_F16,
+                                     .vector_shapes = {{B, 0}, {H, 0}}}},
+      [scale](Memory<dims<B, H, M, K1>, f16> q, Memory<dims<B, H, K2, K1>, f16> k,
+              Memory<dims<B, H, K2, N>, f16> v, Memory<dims<B, H, M, N>, f32> out) {
+        Register<dims<B, H, N, M>, f32> acc0(0.0);
+        Register<dims<B, H, M>, f32> sum0(0.0);
+        Register<dims<B, H, M>, f32> max0(-1e6);
+
+        auto [res_max, res_sum, res_acc] = iterate<K2>(
+            std::tuple{max0, sum0, acc0}, [&](auto partial_max, auto partial_sum, auto acc) {
+              Register<dims<B, H, K2, M>, f32> zero_scores(0.0);
+              auto scores = mma(read(k), read(q), zero_scores);       // [B, H, K2, M]
+              auto x_j = permute<dims<B, H, M, K2>>(scores) * scale;  // log2-scaled logits
+
+              // Keys past the end of K2 (the last, partial tile) get -inf-like scores.
+              auto k2_index = self_index<K2, i64>();
+              auto in_bounds = apply_expr(k2_index, [](auto j) { return j < K2; });
+              auto mask = cast<i1>(broadcast<dims<M, K2>>(in_bounds));
+              Register<dims<M, K2>, f32> zero(0.0), min_inf(-1e6);
+              x_j = x_j + select(mask, zero, min_inf);
+
+              auto m_j = max<K2>(x_j, partial_max);
+              auto e_delta_max = exp2(partial_max - m_j);
+              auto e_delta = exp2(x_j - m_j);
+              auto d_j = sum<K2>(e_delta, partial_sum * e_delta_max);
+              auto p = cast<f16>(e_delta);                            // [B, H, M, K2]
+              auto next = mma(read(v), p, acc * e_delta_max);         // [B, H, N, M]
+              return std::tuple{m_j, d_j, next};
+            });
+        write(res_acc * reciprocal(res_sum), out);
+      });
+}
+
+inline CompileOptions default_options() {
+  return {.subs = {{B, 4}, {H, 16}, {M, 4096}, {K2, 4096}, {K1, 128}, {N, 128},
+                   {BLOCK_M, 128}, {BLOCK_K2, 64}}};
+}
+
+}  // namespace examples::flash_attention

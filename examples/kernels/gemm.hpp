@@ -1,0 +1,40 @@
+// GEMM, C[M, N] = A[M, K] * B[N, K]^T, on tensor cores. Workgroups take BLOCK_M x BLOCK_N
+// tiles of C, split over 2 x 2 waves; the K loop walks BLOCK_K slices, carrying the
+// accumulator. ADDRESS_SPACE says whether A and B tiles go through shared memory.
+#pragma once
+
+#include <wave/wave.hpp>
+
+namespace examples::gemm {
+using namespace wave;
+
+WAVE_SYMBOL(M);
+WAVE_SYMBOL(N);
+WAVE_SYMBOL(K);
+WAVE_SYMBOL(BLOCK_M);
+WAVE_SYMBOL(BLOCK_N);
+WAVE_SYMBOL(BLOCK_K);
+WAVE_SYMBOL(ADDRESS_SPACE);
+
+inline auto make_kernel() {
+  return kernel(
+      "gemm",
+      Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1),
+                  TilingConstraint(K, BLOCK_K), WaveConstraint(M, BLOCK_M / 2),
+                  WaveConstraint(N, BLOCK_N / 2),
+                  HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16},
+                  Assumption(K > BLOCK_K * 4)},
+      [](Memory<dims<M, K>, f16, ADDRESS_SPACE> a, Memory<dims<N, K>, f16, ADDRESS_SPACE> b,
+         Memory<dims<M, N>, f32> c) {
+        Register<dims<M, N>, f32> acc(0.0);
+        auto result = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
+        write(result, c);
+      });
+}
+
+inline CompileOptions default_options() {
+  return {.subs = {{M, 4096}, {N, 4096}, {K, 4096}, {BLOCK_M, 128}, {BLOCK_N, 128},
+                   {BLOCK_K, 64}, {ADDRESS_SPACE, SHARED_ADDRESS_SPACE}}};
+}
+
+}  // namespace examples::gemm

@@ -1,0 +1,124 @@
+// Constraints: how a kernel's work is distributed over the GPU, stated apart from the kernel
+// body. They relate tensor dims to tile sizes, both symbolic:
+//
+//   Constraints{WorkgroupConstraint(M, BLOCK_M, 0),   // M is split in BLOCK_M tiles over grid x
+//               WaveConstraint(M, BLOCK_M / 2),       // each wave takes BLOCK_M / 2 rows of it
+//               TilingConstraint(K, BLOCK_K),         // iterate<K> walks K in BLOCK_K steps
+//               HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16},
+//               Assumption(K > BLOCK_K * 4)}          // a fact the compiler may rely on
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <source_location>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "wave/mma.hpp"
+#include "wave/symbol.hpp"
+
+namespace wave {
+
+// Distributes `dim` over workgroups in tiles of `tile`; `workgroup_dim` is the grid axis
+// (0 = x, 1 = y, 2 = z).
+struct WorkgroupConstraint {
+  std::string dim;
+  Expr tile;
+  int workgroup_dim;
+  std::source_location where;
+
+  template <FixedString D, SymbolicOperand T>
+  WorkgroupConstraint(Symbol<D>, T tile_size, int grid_axis,
+                      std::source_location loc = std::source_location::current())
+      : dim(Symbol<D>::name), tile(to_expr(tile_size)), workgroup_dim(grid_axis), where(loc) {}
+};
+
+// Distributes a workgroup's tile of `dim` over waves, `tile` elements each.
+struct WaveConstraint {
+  std::string dim;
+  Expr tile;
+  std::source_location where;
+
+  template <FixedString D, SymbolicOperand T>
+  WaveConstraint(Symbol<D>, T tile_size, std::source_location loc = std::source_location::current())
+      : dim(Symbol<D>::name), tile(to_expr(tile_size)), where(loc) {}
+};
+
+// `iterate<dim>` walks `dim` sequentially in steps of `tile`.
+struct TilingConstraint {
+  std::string dim;
+  Expr tile;
+  std::source_location where;
+
+  template <FixedString D, SymbolicOperand T>
+  TilingConstraint(Symbol<D>, T tile_size, std::source_location loc = std::source_location::current())
+      : dim(Symbol<D>::name), tile(to_expr(tile_size)), where(loc) {}
+};
+
+// How many elements of `dim` one wave handles per expansion step (0: the dim is not
+// distributed over threads, as for batch dims).
+struct VectorShape {
+  SymbolName dim;
+  std::int64_t size;
+};
+
+// The machine the kernel is written for.
+struct HardwareConstraint {
+  int threads_per_wave = 32;                    // 32 on NVIDIA (a warp), 64 on AMD CDNA
+  std::array<int, 3> waves_per_block{0, 0, 0};  // 0: derived from the wave constraints
+  std::optional<MMA> mma;                       // default MMA kind for every `mma`
+  std::vector<VectorShape> vector_shapes;
+  std::source_location where = std::source_location::current();
+};
+
+// A fact about symbols the compiler may assume, e.g. Assumption(K > BLOCK_K * 4).
+struct Assumption {
+  Expr predicate;
+  std::source_location where;
+
+  template <Symbolic P>
+  Assumption(P p, std::source_location loc = std::source_location::current())
+      : predicate(p.to_expr()), where(loc) {
+    static_assert(is_comparison_v<P>,
+                  "Assumption takes a comparison of symbolic expressions, e.g. K > BLOCK_K * 4");
+  }
+};
+
+using Constraint =
+    std::variant<WorkgroupConstraint, WaveConstraint, TilingConstraint, HardwareConstraint, Assumption>;
+
+class Constraints : public std::vector<Constraint> {
+ public:
+  Constraints() = default;
+  Constraints(std::initializer_list<Constraint> list) : std::vector<Constraint>(list) {}
+
+  Constraints& operator+=(Constraint c) {
+    push_back(std::move(c));
+    return *this;
+  }
+
+  template <class T>
+  std::vector<const T*> all() const {
+    std::vector<const T*> out;
+    for (const Constraint& c : *this)
+      if (auto* p = std::get_if<T>(&c)) out.push_back(p);
+    return out;
+  }
+
+  template <class T>
+  const T* find(const std::string& dim) const {
+    for (const T* c : all<T>())
+      if (c->dim == dim) return c;
+    return nullptr;
+  }
+
+  const HardwareConstraint* hardware() const {
+    auto hw = all<HardwareConstraint>();
+    return hw.empty() ? nullptr : hw.front();
+  }
+};
+
+}  // namespace wave

@@ -1,0 +1,57 @@
+// Matrix-multiply-accumulate kinds: each hardware MMA instruction family, described as data.
+// The front end checks operand dtypes against this table; the compiler derives tile shapes
+// from it. A new kind is one enumerator and one row.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "wave/dtype.hpp"
+
+namespace wave {
+
+enum class MMA : std::uint8_t {
+  // NVIDIA mma.sync (sm_80+), one warp of 32 threads.
+  F32_16x8x16_F16,
+  F32_16x8x16_BF16,
+  F16_16x8x16_F16,
+  // AMD MFMA (CDNA3), one wave of 64 threads.
+  F32_16x16x16_F16,
+  F32_32x32x8_F16,
+};
+
+enum class Vendor : std::uint8_t { nvidia, amd };
+
+struct MMAInfo {
+  MMA kind;
+  std::string_view name;  // as in the IR: #wave.mma_kind<name>
+  int m, n, k;
+  DataType operand;       // A and B
+  DataType accumulator;   // C and the result
+  Vendor vendor;
+  int threads;            // threads that issue one instruction together
+};
+
+inline constexpr std::array<MMAInfo, 5> mma_kinds{{
+    {MMA::F32_16x8x16_F16, "f32_16x8x16_f16", 16, 8, 16, DataType::f16, DataType::f32, Vendor::nvidia, 32},
+    {MMA::F32_16x8x16_BF16, "f32_16x8x16_bf16", 16, 8, 16, DataType::bf16, DataType::f32, Vendor::nvidia, 32},
+    {MMA::F16_16x8x16_F16, "f16_16x8x16_f16", 16, 8, 16, DataType::f16, DataType::f16, Vendor::nvidia, 32},
+    {MMA::F32_16x16x16_F16, "f32_16x16x16_f16", 16, 16, 16, DataType::f16, DataType::f32, Vendor::amd, 64},
+    {MMA::F32_32x32x8_F16, "f32_32x32x8_f16", 32, 32, 8, DataType::f16, DataType::f32, Vendor::amd, 64},
+}};
+
+constexpr const MMAInfo& info(MMA kind) {
+  for (const MMAInfo& row : mma_kinds)
+    if (row.kind == kind) return row;
+  return mma_kinds[0];  // unreachable: every enumerator has a row (checked below)
+}
+
+static_assert([] {
+  for (std::size_t i = 0; i < mma_kinds.size(); ++i)
+    if (static_cast<std::size_t>(mma_kinds[i].kind) != i) return false;
+  return true;
+}(), "mma_kinds rows must follow the MMA enumerators in order");
+
+}  // namespace wave

@@ -1,0 +1,82 @@
+// Elementwise arithmetic and math on registers.
+//
+//   auto y = exp2(x - m) * scale + bias;   // operators: + - * / and unary -
+//   auto z = maximum(x, y);
+//
+// Operands have the same dtype. When their dims differ, one operand's dims must be a subset
+// of the other's, and it is broadcast along the missing dims (acc[B, N, M] * m[B, M]).
+// A number is a scalar of the other operand's dtype.
+#pragma once
+
+#include <source_location>
+
+#include "wave/ops/emit.hpp"
+
+namespace wave {
+namespace detail {
+
+template <Dims A, Dims B>
+struct broadcast_result {
+  static_assert(dims_subset_v<A, B> || dims_subset_v<B, A>,
+                "elementwise op: the operands' dims must be equal or one a subset of the other "
+                "(which is then broadcast)");
+  using type = std::conditional_t<dims_subset_v<B, A>, A, B>;
+};
+
+template <Dims D, DType T>
+struct Elementwise<Register<D, T>> {
+  template <graph::OpKind Kind, Dims D2, DType T2>
+  static auto binary(const Register<D, T>& a, const Register<D2, T2>& b,
+                     const std::source_location& where) {
+    static_assert(std::is_same_v<T, T2>,
+                  "elementwise op: both operands must have the same dtype; cast<>() one of them");
+    using Result = Register<typename broadcast_result<D, D2>::type, T>;
+    return emit<Result>(Kind, where, {ValueAccess::ref(a), ValueAccess::ref(b)});
+  }
+
+  // `scalar_first` keeps the order for - and /.
+  template <graph::OpKind Kind>
+  static Register<D, T> with_scalar(const Register<D, T>& a, double scalar, bool scalar_first,
+                                    const std::source_location& where) {
+    const Register<dims<>, T> s(scalar, where);
+    if (scalar_first) return Elementwise<Register<dims<>, T>>::template binary<Kind>(s, a, where);
+    return binary<Kind>(a, s, where);
+  }
+
+  template <graph::OpKind Kind>
+  static Register<D, T> unary(const Register<D, T>& a, const std::source_location& where) {
+    return emit<Register<D, T>>(Kind, where, {ValueAccess::ref(a)});
+  }
+};
+
+}  // namespace detail
+
+#define WAVE_UNARY_MATH(fn, kind, float_only)                                              \
+  template <Dims D, DType T>                                                               \
+  Register<D, T> fn(const Register<D, T>& x,                                               \
+                    std::source_location where = std::source_location::current()) {        \
+    static_assert(!(float_only) || is_float(T::value), #fn ": expected a floating-point dtype"); \
+    return detail::Elementwise<Register<D, T>>::template unary<graph::OpKind::kind>(x, where); \
+  }
+WAVE_UNARY_MATH(exp2, Exp2, true)
+WAVE_UNARY_MATH(log2, Log2, true)
+WAVE_UNARY_MATH(reciprocal, Reciprocal, true)
+WAVE_UNARY_MATH(abs, Abs, false)
+WAVE_UNARY_MATH(sqrt, Sqrt, true)
+WAVE_UNARY_MATH(rsqrt, Rsqrt, true)
+WAVE_UNARY_MATH(tanh, Tanh, true)
+#undef WAVE_UNARY_MATH
+
+template <Dims D1, DType T1, Dims D2, DType T2>
+auto maximum(const Register<D1, T1>& a, const Register<D2, T2>& b,
+             std::source_location where = std::source_location::current()) {
+  return detail::Elementwise<Register<D1, T1>>::template binary<graph::OpKind::Maximum>(a, b, where);
+}
+
+template <Dims D1, DType T1, Dims D2, DType T2>
+auto minimum(const Register<D1, T1>& a, const Register<D2, T2>& b,
+             std::source_location where = std::source_location::current()) {
+  return detail::Elementwise<Register<D1, T1>>::template binary<graph::OpKind::Minimum>(a, b, where);
+}
+
+}  // namespace wave

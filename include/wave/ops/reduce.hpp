@@ -1,0 +1,59 @@
+// Reductions over one dim.
+//
+//   auto row_max = max<N>(x);                  // [M, N] -> [M]
+//   auto m_j = max<K2>(x_j, partial_max);      // with an initial value of the result's shape
+//   auto d_j = sum<K2>(e_delta, e_init);
+#pragma once
+
+#include <source_location>
+
+#include "wave/ops/emit.hpp"
+
+namespace wave {
+namespace detail {
+
+template <graph::OpKind Kind, auto Dim, Dims D, DType T>
+auto reduce(const Register<D, T>& x, const ValueRef* init, const std::source_location& where) {
+  using Sym = std::remove_cv_t<decltype(Dim)>;
+  static_assert(is_symbol_v<Sym>, "reduction over <Dim>: Dim must be a symbol, e.g. max<K>(x)");
+  static_assert(has_dim_v<D, Sym>, "reduction: the value has no such dim to reduce over");
+  using Result = Register<remove_dim_t<D, Sym>, T>;
+  auto set_dim = [](graph::Node& n, Tracer&) { n.dim = std::string(Sym::name); };
+  if (init) return emit<Result>(Kind, where, {ValueAccess::ref(x), *init}, set_dim);
+  return emit<Result>(Kind, where, {ValueAccess::ref(x)}, set_dim);
+}
+
+template <Dims D, auto Dim>
+using reduced_dims_t = remove_dim_t<D, std::remove_cv_t<decltype(Dim)>>;
+
+}  // namespace detail
+
+template <auto Dim, Dims D, DType T>
+auto max(const Register<D, T>& x, std::source_location where = std::source_location::current()) {
+  return detail::reduce<graph::OpKind::ReduceMax, Dim>(x, nullptr, where);
+}
+
+template <auto Dim, Dims D, DType T, Dims DI>
+auto max(const Register<D, T>& x, const Register<DI, T>& init,
+         std::source_location where = std::source_location::current()) {
+  static_assert(std::is_same_v<DI, detail::reduced_dims_t<D, Dim>>,
+                "max<Dim>(x, init): init must have x's dims without Dim, in order");
+  const detail::ValueRef ref = detail::ValueAccess::ref(init);
+  return detail::reduce<graph::OpKind::ReduceMax, Dim>(x, &ref, where);
+}
+
+template <auto Dim, Dims D, DType T>
+auto sum(const Register<D, T>& x, std::source_location where = std::source_location::current()) {
+  return detail::reduce<graph::OpKind::ReduceSum, Dim>(x, nullptr, where);
+}
+
+template <auto Dim, Dims D, DType T, Dims DI>
+auto sum(const Register<D, T>& x, const Register<DI, T>& init,
+         std::source_location where = std::source_location::current()) {
+  static_assert(std::is_same_v<DI, detail::reduced_dims_t<D, Dim>>,
+                "sum<Dim>(x, init): init must have x's dims without Dim, in order");
+  const detail::ValueRef ref = detail::ValueAccess::ref(init);
+  return detail::reduce<graph::OpKind::ReduceSum, Dim>(x, &ref, where);
+}
+
+}  // namespace wave

@@ -1,0 +1,50 @@
+// Ops that change a register's dtype or dims without arithmetic.
+//
+//   cast<f16>(x)                       // convert every element
+//   permute<dims<B, M, K2>>(x)         // reorder dims (same set)
+//   broadcast<dims<M, K2>>(mask)       // add dims: the value repeats along them
+//   select(cond, a, b)                 // cond ? a : b, cond of dtype i1
+#pragma once
+
+#include <source_location>
+
+#include "wave/ops/emit.hpp"
+
+namespace wave {
+
+template <DType To, Dims D, DType T>
+Register<D, To> cast(const Register<D, T>& x,
+                     std::source_location where = std::source_location::current()) {
+  return detail::emit<Register<D, To>>(graph::OpKind::Cast, where, {detail::ValueAccess::ref(x)});
+}
+
+template <Dims To, Dims D, DType T>
+Register<To, T> permute(const Register<D, T>& x,
+                        std::source_location where = std::source_location::current()) {
+  static_assert(same_dim_set_v<To, D>, "permute<dims<...>>: the target must reorder x's dims");
+  return detail::emit<Register<To, T>>(graph::OpKind::Permute, where,
+                                       {detail::ValueAccess::ref(x)});
+}
+
+template <Dims To, Dims D, DType T>
+Register<To, T> broadcast(const Register<D, T>& x,
+                          std::source_location where = std::source_location::current()) {
+  static_assert(dims_subset_v<D, To>, "broadcast<dims<...>>: the target must hold all of x's dims");
+  return detail::emit<Register<To, T>>(graph::OpKind::Broadcast, where,
+                                       {detail::ValueAccess::ref(x)});
+}
+
+template <Dims DC, DType TC, Dims D, DType T, Dims DF>
+Register<D, T> select(const Register<DC, TC>& cond, const Register<D, T>& if_true,
+                      const Register<DF, T>& if_false,
+                      std::source_location where = std::source_location::current()) {
+  static_assert(std::is_same_v<TC, i1>, "select: the condition must have dtype i1; cast<i1>() it");
+  static_assert(same_dim_set_v<D, DF>, "select: both choices must have the same dims");
+  static_assert(dims_subset_v<DC, D>, "select: the condition's dims must be a subset of the choices'");
+  using detail::ValueAccess;
+  return detail::emit<Register<D, T>>(
+      graph::OpKind::Select, where,
+      {ValueAccess::ref(cond), ValueAccess::ref(if_true), ValueAccess::ref(if_false)});
+}
+
+}  // namespace wave

@@ -1,0 +1,36 @@
+// What a kernel is compiled with: the values of its symbols, and compiler settings.
+//
+//   CompileOptions options{.subs = {{M, 4096}, {BLOCK_M, 128}, {ADDRESS_SPACE, SHARED_ADDRESS_SPACE}}};
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "wave/values.hpp"
+
+namespace wave {
+
+// One symbol's value: an integer, or an address space for a Memory's address-space symbol.
+struct Sub {
+  std::string symbol;
+  std::int64_t value = 0;
+  bool is_address_space = false;
+
+  template <FixedString S, std::integral V>
+  Sub(Symbol<S>, V v) : symbol(Symbol<S>::name), value(static_cast<std::int64_t>(v)) {}
+  template <FixedString S>
+  Sub(Symbol<S>, AddressSpace space)
+      : symbol(Symbol<S>::name), value(static_cast<std::int64_t>(space)), is_address_space(true) {}
+};
+
+using Subs = std::vector<Sub>;
+
+struct CompileOptions {
+  Subs subs;
+  // Attach the user's source locations to the IR (printed with loc(...)).
+  bool debug_locations = false;
+};
+
+}  // namespace wave
