@@ -61,18 +61,25 @@ class Kernel {
     return g;
   }
 
+  // Traces, then checks the symbol values in `options` against the kernel.
+  graph::KernelGraph trace(const CompileOptions& options,
+                           std::source_location where = std::source_location::current()) const {
+    graph::KernelGraph g = trace();
+    validate_subs(g, options.subs, where);
+    return g;
+  }
+
   // The kernel as verified `wave` dialect IR, with `options.subs` checked and recorded.
   std::string ir(const CompileOptions& options = {},
                  std::source_location where = std::source_location::current()) const {
-    graph::KernelGraph g = trace();
-    validate_subs(g, options.subs, where);
-    return jit::import_to_mlir(g, options);
+    return jit::import_to_mlir(trace(options, where), options);
   }
 
  private:
   template <std::size_t... I>
   static Params make_arguments(detail::Tracer& tracer, std::index_sequence<I...>) {
-    return Params(make_argument<std::tuple_element_t<I, Params>>(tracer)...);
+    // Braces: arguments are made (and numbered) left to right.
+    return Params{make_argument<std::tuple_element_t<I, Params>>(tracer)...};
   }
 
   template <class M>

@@ -1,0 +1,35 @@
+#include <catch2/catch.hpp>
+
+#include <wave/dtype.hpp>
+#include <wave/mma.hpp>
+
+using namespace wave;
+
+TEST_CASE("dtype properties", "[dtype]") {
+  static_assert(DType<f16> && DType<i1> && !DType<int>);
+  CHECK(bit_width(f16::value) == 16);
+  CHECK(bit_width(bf16::value) == 16);
+  CHECK(bit_width(f8e4m3::value) == 8);
+  CHECK(bit_width(f8e5m2::value) == 8);
+  CHECK(bit_width(i1::value) == 1);
+  CHECK(bit_width(i64::value) == 64);
+  CHECK(is_float(bf16::value));
+  CHECK(is_float(f8e5m2::value));
+  CHECK_FALSE(is_float(i8::value));
+  CHECK(is_integer(i32::value));
+  CHECK_FALSE(is_integer(f64::value));
+  CHECK(name(f8e4m3::value) == "f8e4m3");
+  CHECK(name(bf16::value) == "bf16");
+}
+
+TEST_CASE("MMA kinds are described as data", "[dtype][mma]") {
+  const MMAInfo& nv = info(MMA::F32_16x8x16_BF16);
+  CHECK(nv.m == 16);
+  CHECK(nv.n == 8);
+  CHECK(nv.k == 16);
+  CHECK(nv.operand == DataType::bf16);
+  CHECK(nv.accumulator == DataType::f32);
+  CHECK(nv.threads == 32);
+  CHECK(info(MMA::F32_32x32x8_F16).threads == 64);
+  CHECK(info(MMA::F32_32x32x8_F16).name == "f32_32x32x8_f16");
+}

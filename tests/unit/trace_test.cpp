@@ -1,0 +1,164 @@
+// Tracing: what the example kernels record.
+#include <catch2/catch.hpp>
+
+#include "kernels/conv2d.hpp"
+#include "kernels/copy.hpp"
+#include "kernels/flash_attention.hpp"
+#include "kernels/gemm.hpp"
+
+using namespace wave;
+using graph::OpKind;
+
+namespace {
+std::vector<OpKind> kinds(const graph::Block& b) {
+  std::vector<OpKind> out;
+  for (const auto& n : b.nodes) out.push_back(n.kind);
+  return out;
+}
+using Names = std::vector<std::string>;
+
+// C++ leaves the order of evaluating call arguments open (GCC goes right to left), so the
+// tests find nodes by what they are, not by position.
+const graph::Node& only(const graph::Block& b, OpKind kind) {
+  const graph::Node* found = nullptr;
+  for (const auto& n : b.nodes)
+    if (n.kind == kind) {
+      REQUIRE(found == nullptr);
+      found = &n;
+    }
+  REQUIRE(found != nullptr);
+  return *found;
+}
+
+const graph::Node& defining(const graph::Block& b, graph::ValueId id) {
+  for (const auto& n : b.nodes)
+    for (graph::ValueId r : n.results)
+      if (r == id) return n;
+  FAIL("no node defines value " << id);
+  throw;
+}
+}  // namespace
+
+TEST_CASE("copy traces to read then write", "[trace]") {
+  const graph::KernelGraph g = examples::copy::make_kernel().trace();
+  CHECK(g.name == "copy");
+  REQUIRE(g.args.size() == 2);
+  CHECK(g.args[0].type.dims == Names{"M", "N"});
+  CHECK(g.args[0].type.dtype == DataType::f16);
+  CHECK(g.args[0].type.address_space == "global");
+  CHECK(kinds(g.body) == std::vector{OpKind::Read, OpKind::Write});
+  const auto& read = g.body.nodes[0];
+  CHECK(read.operands == std::vector{g.args[0].id});
+  CHECK(g.body.nodes[1].operands == std::vector{read.results[0], g.args[1].id});
+  CHECK(g.constraints.size() == 5);
+}
+
+TEST_CASE("gemm traces an iterate with one loop-carried accumulator", "[trace]") {
+  const graph::KernelGraph g = examples::gemm::make_kernel().trace();
+  CHECK(g.args[0].type.address_space == "ADDRESS_SPACE");
+  REQUIRE(kinds(g.body) == std::vector{OpKind::Register, OpKind::Iterate, OpKind::Write});
+  const graph::Node& loop = g.body.nodes[1];
+  CHECK(loop.dim == "K");
+  CHECK(loop.operands == g.body.nodes[0].results);
+  REQUIRE(loop.regions.size() == 1);
+  const graph::Block& body = loop.regions[0];
+  CHECK(body.arg_types[0].dims == Names{"M", "N"});
+  REQUIRE(body.nodes.size() == 4);
+  CHECK(body.nodes.back().kind == OpKind::Yield);
+  const graph::Node& mma = only(body, OpKind::Mma);
+  REQUIRE(mma.operands.size() == 3);
+  const graph::Node& read_a = defining(body, mma.operands[0]);
+  const graph::Node& read_b = defining(body, mma.operands[1]);
+  CHECK(read_a.kind == OpKind::Read);
+  CHECK(read_a.operands == std::vector{g.args[0].id});
+  CHECK(read_b.operands == std::vector{g.args[1].id});
+  CHECK(mma.operands[2] == body.args[0]);
+  CHECK(body.nodes.back().operands == mma.results);
+  CHECK(g.body.nodes[2].operands[0] == loop.results[0]);
+  // Source locations point into the kernel's header.
+  CHECK(mma.loc.file.find("gemm.hpp") != std::string::npos);
+  CHECK(mma.loc.line > 0);
+}
+
+TEST_CASE("flash attention traces two mmas and online softmax in one loop", "[trace]") {
+  const graph::KernelGraph g = examples::flash_attention::make_kernel().trace();
+  const graph::Node* loop = nullptr;
+  for (const auto& n : g.body.nodes)
+    if (n.kind == OpKind::Iterate) loop = &n;
+  REQUIRE(loop);
+  CHECK(loop->operands.size() == 3);
+  CHECK(loop->result_types[2].dims == Names{"B", "H", "N", "M"});
+  const auto body = kinds(loop->regions[0]);
+  auto count = [&](OpKind k) { return std::count(body.begin(), body.end(), k); };
+  CHECK(count(OpKind::Mma) == 2);
+  CHECK(count(OpKind::ReduceMax) == 1);
+  CHECK(count(OpKind::ReduceSum) == 1);
+  CHECK(count(OpKind::Exp2) == 2);
+  CHECK(count(OpKind::SelfIndex) == 1);
+  CHECK(count(OpKind::Select) == 1);
+  for (const auto& n : loop->regions[0].nodes) {
+    if (n.kind == OpKind::ReduceMax) {
+      CHECK(n.dim == "K2");
+      CHECK(n.result_types[0].dims == Names{"B", "H", "M"});
+      CHECK(n.operands.size() == 2);  // with the running max as init
+    }
+    if (n.kind == OpKind::ApplyExpr) CHECK(n.expr->str() == "$0 < K2");
+    if (n.kind == OpKind::Permute) CHECK(n.result_types[0].dims == Names{"B", "H", "M", "K2"});
+  }
+  // After the loop: reciprocal of the sum, broadcast multiply, write.
+  const auto after = kinds(g.body);
+  CHECK(std::vector(after.end() - 3, after.end()) ==
+        std::vector{OpKind::Reciprocal, OpKind::Mul, OpKind::Write});
+}
+
+TEST_CASE("conv2d reads and writes through index mappings", "[trace]") {
+  const graph::KernelGraph g = examples::conv2d::make_kernel(2).trace();
+  const graph::Node& loop = only(g.body, OpKind::Iterate);
+  const graph::Node& mma = only(loop.regions[0], OpKind::Mma);
+  const graph::Node& read_x = defining(loop.regions[0], mma.operands[0]);
+  REQUIRE(read_x.mapping);
+  CHECK(read_x.mapping->iterators == 2);
+  CHECK(read_x.result_types[0].dims == Names{"M", "K"});
+  std::map<std::string, std::string> inputs;
+  for (const auto& e : read_x.mapping->inputs) inputs[e.dim] = e.expr.str();
+  CHECK(inputs["N"] == "$0 floordiv SZ_OUT");
+  CHECK(inputs["H"] == "$0 mod SZ_OUT floordiv W_OUT * 2 + $1 floordiv C floordiv WF");
+  CHECK(inputs["C"] == "$1 mod C");
+  const graph::Node& write = g.body.nodes.back();
+  REQUIRE(write.mapping);
+  CHECK(write.mapping->outputs.size() == 4);
+}
+
+TEST_CASE("scalars and broadcasts get the larger operand's dims", "[trace]") {
+  WAVE_SYMBOL(M);
+  WAVE_SYMBOL(N);
+  WAVE_SYMBOL(BM);
+  auto k = kernel("scale_rows",
+                  Constraints{WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM),
+                              HardwareConstraint{}},
+                  [](Memory<dims<M, N>, f32> x, Memory<dims<M>, f32> s, Memory<dims<M, N>, f32> y) {
+                    auto r = 2.0 * read(x) - read(s);
+                    write(-r, y);
+                  });
+  const graph::KernelGraph g = k.trace();
+  CHECK(g.body.nodes.size() == 7);
+  const graph::Node& scalar = only(g.body, OpKind::Register);
+  CHECK(scalar.result_types[0].dims.empty());
+  CHECK(scalar.fill == 2.0);
+  // The scalar stays the left operand, as written.
+  const graph::Node& mul = only(g.body, OpKind::Mul);
+  CHECK(mul.operands[0] == scalar.results[0]);
+  CHECK(mul.result_types[0].dims == Names{"M", "N"});
+  const graph::Node& sub = only(g.body, OpKind::Sub);
+  CHECK(sub.operands[0] == mul.results[0]);
+  CHECK(defining(g.body, sub.operands[1]).result_types[0].dims == Names{"M"});
+  CHECK(sub.result_types[0].dims == Names{"M", "N"});
+  CHECK(only(g.body, OpKind::Neg).operands == sub.results);
+}
+
+TEST_CASE("subs are checked against the kernel", "[trace]") {
+  auto gemm = examples::gemm::make_kernel();
+  CHECK_NOTHROW(gemm.trace(examples::gemm::default_options()));
+  CHECK(kernel_symbols(gemm.trace()) ==
+        std::set<std::string>{"ADDRESS_SPACE", "BLOCK_K", "BLOCK_M", "BLOCK_N", "K", "M", "N"});
+}
