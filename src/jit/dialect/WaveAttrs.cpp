@@ -1,0 +1,166 @@
+//===- WaveAttrs.cpp - expressions, index mappings, constraints -----------===//
+
+#include "dialect/WaveDialect.h"
+
+#include "mlir/IR/AffineMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace wave::dialect;
+
+#define GET_ATTRDEF_CLASSES
+#include "dialect/WaveAttrs.cpp.inc"
+
+void WaveDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialect/WaveAttrs.cpp.inc"
+      >();
+}
+
+FailureOr<SmallVector<int64_t>> wave::dialect::parseIntList(AsmParser& parser) {
+  SmallVector<int64_t> values;
+  auto parseOne = [&]() -> ParseResult {
+    int64_t v;
+    if (parser.parseInteger(v)) return failure();
+    values.push_back(v);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseOne)) return failure();
+  return values;
+}
+
+void wave::dialect::printIntList(AsmPrinter& printer, ArrayRef<int64_t> values) {
+  printer << "[";
+  llvm::interleaveComma(values, printer);
+  printer << "]";
+}
+
+//===----------------------------------------------------------------------===//
+// ExprAttr
+//===----------------------------------------------------------------------===//
+
+ExprAttr ExprAttr::get(MLIRContext* ctx, ArrayRef<StringAttr> symbols, AffineMap map,
+                       ExprKind kind) {
+  // Canonical form: the used symbols, sorted by name, so that equal expressions are the
+  // same attribute whatever order their symbols were met in.
+  SmallVector<unsigned> used;
+  for (unsigned i = 0; i < symbols.size(); ++i)
+    if (map.isFunctionOfSymbol(i)) used.push_back(i);
+  llvm::sort(used, [&](unsigned a, unsigned b) { return symbols[a].getValue() < symbols[b].getValue(); });
+  SmallVector<StringAttr> sorted;
+  SmallVector<AffineExpr> replacements(symbols.size(), getAffineConstantExpr(0, ctx));
+  for (auto [newIndex, oldIndex] : llvm::enumerate(used)) {
+    sorted.push_back(symbols[oldIndex]);
+    replacements[oldIndex] = getAffineSymbolExpr(newIndex, ctx);
+  }
+  SmallVector<AffineExpr> dims;
+  for (unsigned d = 0; d < map.getNumDims(); ++d) dims.push_back(getAffineDimExpr(d, ctx));
+  AffineMap canonical = map.replaceDimsAndSymbols(dims, replacements, map.getNumDims(), sorted.size());
+  return Base::get(ctx, sorted, canonical, kind);
+}
+
+LogicalResult ExprAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<StringAttr> symbols, AffineMap map, ExprKind kind) {
+  if (!map) return emitError() << "expected an affine map";
+  if (map.getNumSymbols() != symbols.size())
+    return emitError() << "expected " << map.getNumSymbols() << " symbol names, but found "
+                       << symbols.size();
+  const unsigned results = map.getNumResults();
+  switch (kind) {
+    case ExprKind::value:
+      if (results != 1) return emitError() << "expected one result for a value, but found " << results;
+      break;
+    case ExprKind::min:
+    case ExprKind::max:
+      if (results < 2) return emitError() << "expected two or more results for min/max, but found " << results;
+      break;
+    default:
+      if (results != 2) return emitError() << "expected two sides of a comparison, but found " << results;
+      break;
+  }
+  return success();
+}
+
+void ExprAttr::print(AsmPrinter& printer) const {
+  printer << "<\"" << str() << "\">";
+}
+
+Attribute ExprAttr::parse(AsmParser& parser, Type) {
+  std::string text;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() || parser.parseString(&text) || parser.parseGreater()) return {};
+  auto attr = parseText(parser.getContext(), text, [&] { return parser.emitError(loc); });
+  if (failed(attr)) return {};
+  return *attr;
+}
+
+//===----------------------------------------------------------------------===//
+// IndexMappingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult IndexMappingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                       unsigned iterators, DictionaryAttr inputs,
+                                       DictionaryAttr outputs) {
+  for (DictionaryAttr side : {inputs, outputs}) {
+    if (!side) return emitError() << "expected inputs and outputs dictionaries";
+    for (NamedAttribute entry : side) {
+      auto expr = dyn_cast<ExprAttr>(entry.getValue());
+      if (!expr || expr.getKind() != ExprKind::value)
+        return emitError() << "expected " << entry.getName()
+                           << " to map to a #wave.expr value, but found " << entry.getValue();
+      if (expr.getMap().getNumDims() > iterators)
+        return emitError() << "expected " << entry.getName() << " to use iterators $0..$"
+                           << (static_cast<int>(iterators) - 1) << ", but found $"
+                           << (expr.getMap().getNumDims() - 1);
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Constraints
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyTile(function_ref<InFlightDiagnostic()> emitError, ExprAttr tile) {
+  if (tile.getKind() != ExprKind::value || tile.getMap().getNumDims() != 0)
+    return emitError() << "expected a tile size over symbols, but found " << tile;
+  return success();
+}
+
+LogicalResult WorkgroupConstraintAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                              StringAttr dim, ExprAttr tile, int64_t workgroupDim) {
+  if (workgroupDim < 0 || workgroupDim > 2)
+    return emitError() << "expected workgroup_dim 0, 1 or 2, but found " << workgroupDim;
+  return verifyTile(emitError, tile);
+}
+
+LogicalResult WaveConstraintAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                         StringAttr, ExprAttr tile) {
+  return verifyTile(emitError, tile);
+}
+
+LogicalResult TilingConstraintAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                           StringAttr, ExprAttr tile) {
+  return verifyTile(emitError, tile);
+}
+
+LogicalResult HardwareConstraintAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                             int64_t threadsPerWave, ArrayRef<int64_t> wavesPerBlock,
+                                             MMAKindAttr, DictionaryAttr vectorShapes) {
+  if (threadsPerWave != 32 && threadsPerWave != 64)
+    return emitError() << "expected threads_per_wave 32 or 64, but found " << threadsPerWave;
+  if (!wavesPerBlock.empty() && wavesPerBlock.size() != 3)
+    return emitError() << "expected 3 waves_per_block entries, but found " << wavesPerBlock.size();
+  if (vectorShapes)
+    for (NamedAttribute entry : vectorShapes)
+      if (!isa<IntegerAttr>(entry.getValue()))
+        return emitError() << "expected an integer vector shape for " << entry.getName();
+  return success();
+}
+
+LogicalResult AssumptionAttr::verify(function_ref<InFlightDiagnostic()> emitError, ExprAttr predicate) {
+  if (!predicate.isComparison())
+    return emitError() << "expected a comparison, but found " << predicate;
+  return success();
+}

@@ -1,0 +1,160 @@
+//===- WaveAttrs.td - wave dialect attributes --------------*- tablegen -*-===//
+
+#ifndef WAVE_ATTRS_TD
+#define WAVE_ATTRS_TD
+
+include "WaveDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Wave_ExprKind : I32Enum<"ExprKind", "what a symbolic expression's results mean", [
+    I32EnumCase<"value", 0>, I32EnumCase<"min", 1>, I32EnumCase<"max", 2>,
+    I32EnumCase<"lt", 3>, I32EnumCase<"le", 4>, I32EnumCase<"gt", 5>,
+    I32EnumCase<"ge", 6>, I32EnumCase<"eq", 7>, I32EnumCase<"ne", 8>]> {
+  let cppNamespace = "::wave::dialect";
+}
+
+def Wave_MMAKind : I32EnumAttr<"MMAKind", "a hardware matrix multiply-accumulate instruction", [
+    I32EnumAttrCase<"f32_16x8x16_f16", 0>,   // NVIDIA mma.sync
+    I32EnumAttrCase<"f32_16x8x16_bf16", 1>,
+    I32EnumAttrCase<"f16_16x8x16_f16", 2>,
+    I32EnumAttrCase<"f32_16x16x16_f16", 3>,  // AMD MFMA
+    I32EnumAttrCase<"f32_32x32x8_f16", 4>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::wave::dialect";
+}
+
+def Wave_MMAKindAttr : EnumAttr<Wave_Dialect, Wave_MMAKind, "mma_kind"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// Symbolic expressions
+//===----------------------------------------------------------------------===//
+
+def Wave_ExprAttr : AttrDef<Wave_Dialect, "Expr"> {
+  let mnemonic = "expr";
+  let summary = "a symbolic integer expression over named symbols";
+  let description = [{
+    `#wave.expr<"BLOCK_M floordiv 2">`, `#wave.expr<"$0 mod C">`,
+    `#wave.expr<"K > BLOCK_K * 4">`, `#wave.expr<"max(M, 16)">`.
+
+    Backed by an affine map: symbol s_i is `symbols[i]` (only used symbols, sorted by
+    name), dim d_i is the bound variable `$i` (an index-mapping iterator or an
+    apply_expr operand). `kind` says what the map's results are: one value, the min or
+    max of several, or the two sides of a comparison.
+  }];
+  let parameters = (ins ArrayRefParameter<"::mlir::StringAttr", "symbol names">:$symbols,
+                        "::mlir::AffineMap":$map,
+                        "::wave::dialect::ExprKind":$kind);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    // Canonicalizes: keeps only the symbols the map uses, sorted by name.
+    AttrBuilder<(ins "::llvm::ArrayRef<::mlir::StringAttr>":$symbols, "::mlir::AffineMap":$map,
+                     "::wave::dialect::ExprKind":$kind)>
+  ];
+  let extraClassDeclaration = [{
+    // The expression in the text form of the attribute (without quotes).
+    std::string str() const;
+    // Parses the text form; `emitError` reports what was expected where.
+    static ::mlir::FailureOr<ExprAttr> parseText(
+        ::mlir::MLIRContext *ctx, ::llvm::StringRef text,
+        ::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError);
+    bool isComparison() const { return getKind() >= ExprKind::lt; }
+  }];
+}
+
+// An attribute parameter printed and parsed in full (`#wave.expr<...>`), not stripped.
+class Wave_FullAttrParameter<string cppType, string desc>
+    : AttrParameter<cppType, desc> {
+  let printer = "$_printer.printAttribute($_self)";
+  let parser = "::wave::dialect::parseFullAttr<" # cppType # ">($_parser)";
+}
+
+class Wave_OptionalFullAttrParameter<string cppType, string desc>
+    : Wave_FullAttrParameter<cppType, desc> {
+  let defaultValue = cppType # "()";
+}
+
+// `[2, 2, 1]`: an optional list of integers, in brackets.
+class Wave_OptionalIntListParameter<string desc> : OptionalArrayRefParameter<"int64_t", desc> {
+  let printer = "::wave::dialect::printIntList($_printer, $_self)";
+  let parser = "::wave::dialect::parseIntList($_parser)";
+}
+
+def Wave_IndexMappingAttr : AttrDef<Wave_Dialect, "IndexMapping"> {
+  let mnemonic = "index_mapping";
+  let summary = "how a read or write walks memory, as functions of iterators";
+  let description = [{
+    One iterator ($0, $1, ...) per dim of the register side. `inputs` and `outputs` map
+    dim names to expressions over the iterators: for a read, `inputs` are the memory
+    dims and `outputs` the register dims; for a write, the other way round.
+  }];
+  let parameters = (ins "unsigned":$iterators, "::mlir::DictionaryAttr":$inputs,
+                        "::mlir::DictionaryAttr":$outputs);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Constraints
+//===----------------------------------------------------------------------===//
+
+def Wave_WorkgroupConstraintAttr : AttrDef<Wave_Dialect, "WorkgroupConstraint"> {
+  let mnemonic = "workgroup_constraint";
+  let summary = "distributes a dim over the workgroups of one grid axis";
+  let parameters = (ins "::mlir::StringAttr":$dim,
+                        Wave_FullAttrParameter<"::wave::dialect::ExprAttr", "tile size">:$tile,
+                        "int64_t":$workgroup_dim);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Wave_WaveConstraintAttr : AttrDef<Wave_Dialect, "WaveConstraint"> {
+  let mnemonic = "wave_constraint";
+  let summary = "distributes a workgroup's tile of a dim over waves";
+  let parameters = (ins "::mlir::StringAttr":$dim,
+                        Wave_FullAttrParameter<"::wave::dialect::ExprAttr", "tile size">:$tile);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Wave_TilingConstraintAttr : AttrDef<Wave_Dialect, "TilingConstraint"> {
+  let mnemonic = "tiling_constraint";
+  let summary = "walks a dim sequentially (wave.iterate) in tiles";
+  let parameters = (ins "::mlir::StringAttr":$dim,
+                        Wave_FullAttrParameter<"::wave::dialect::ExprAttr", "tile size">:$tile);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Wave_HardwareConstraintAttr : AttrDef<Wave_Dialect, "HardwareConstraint"> {
+  let mnemonic = "hardware_constraint";
+  let summary = "the machine a kernel is written for";
+  let description = [{
+    Threads per wave (32 on NVIDIA, 64 on AMD CDNA), waves per block (derived from the
+    wave constraints when absent), the default MMA kind, and per-dim vector shapes.
+  }];
+  let parameters = (ins "int64_t":$threads_per_wave,
+                        Wave_OptionalIntListParameter<"waves per block">:$waves_per_block,
+                        Wave_OptionalFullAttrParameter<"::wave::dialect::MMAKindAttr", "MMA kind">:$mma,
+                        OptionalParameter<"::mlir::DictionaryAttr">:$vector_shapes);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Wave_AssumptionAttr : AttrDef<Wave_Dialect, "Assumption"> {
+  let mnemonic = "assumption";
+  let summary = "a fact about symbols the compiler may rely on";
+  let parameters = (ins Wave_FullAttrParameter<"::wave::dialect::ExprAttr", "comparison">:$predicate);
+  let assemblyFormat = "`<` $predicate `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // WAVE_ATTRS_TD

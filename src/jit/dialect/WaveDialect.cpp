@@ -1,0 +1,70 @@
+//===- WaveDialect.cpp - the wave dialect and its kernel attributes -------===//
+
+#include "dialect/WaveDialect.h"
+
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace wave::dialect;
+
+#include "dialect/WaveDialect.cpp.inc"
+#include "dialect/WaveEnums.cpp.inc"
+
+void WaveDialect::initialize() {
+  registerTypes();
+  registerAttributes();
+  addOperations<
+#define GET_OP_LIST
+#include "dialect/WaveOps.cpp.inc"
+      >();
+}
+
+// `wave.constraints`: a list of constraint attributes that agree with one another.
+static LogicalResult verifyConstraints(Operation* op, Attribute value) {
+  auto list = dyn_cast<ArrayAttr>(value);
+  if (!list) return op->emitOpError("expected wave.constraints to be an array of constraints");
+  int hardware = 0;
+  llvm::SmallSet<int64_t, 3> axes;
+  llvm::StringSet<> distributed;
+  for (Attribute c : list)
+    if (auto wg = dyn_cast<WorkgroupConstraintAttr>(c)) distributed.insert(wg.getDim().getValue());
+  for (Attribute c : list) {
+    if (auto wg = dyn_cast<WorkgroupConstraintAttr>(c)) {
+      if (!axes.insert(wg.getWorkgroupDim()).second)
+        return op->emitOpError("expected one workgroup_constraint per grid axis, but found two on axis ")
+               << wg.getWorkgroupDim();
+    } else if (auto w = dyn_cast<WaveConstraintAttr>(c)) {
+      if (!distributed.contains(w.getDim().getValue()))
+        return op->emitOpError("expected a workgroup_constraint on ")
+               << w.getDim() << " for its wave_constraint, but found none";
+    } else if (isa<HardwareConstraintAttr>(c)) {
+      ++hardware;
+    } else if (!isa<TilingConstraintAttr, AssumptionAttr>(c)) {
+      return op->emitOpError("expected a wave constraint attribute, but found ") << c;
+    }
+  }
+  if (hardware > 1)
+    return op->emitOpError("expected at most one hardware_constraint, but found ") << hardware;
+  return success();
+}
+
+// `wave.hyperparameters`: symbol -> positive integer.
+static LogicalResult verifyHyperparameters(Operation* op, Attribute value) {
+  auto dict = dyn_cast<DictionaryAttr>(value);
+  if (!dict) return op->emitOpError("expected wave.hyperparameters to be a dictionary");
+  for (NamedAttribute entry : dict) {
+    auto v = dyn_cast<IntegerAttr>(entry.getValue());
+    if (!v || v.getInt() <= 0)
+      return op->emitOpError("expected hyperparameter ")
+             << entry.getName() << " to be a positive integer, but found " << entry.getValue();
+  }
+  return success();
+}
+
+LogicalResult WaveDialect::verifyOperationAttribute(Operation* op, NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == "wave.constraints") return verifyConstraints(op, attr.getValue());
+  if (name == "wave.hyperparameters") return verifyHyperparameters(op, attr.getValue());
+  return op->emitOpError("unknown wave dialect attribute ") << attr.getName();
+}

@@ -1,0 +1,343 @@
+//===- WaveOps.cpp - verifiers and custom formats of the wave ops ---------===//
+//
+// Dims are matched by name. Every message says what was expected and what was found.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/WaveDialect.h"
+
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+
+#define GET_OP_CLASSES
+#include "dialect/WaveOps.cpp.inc"
+
+namespace wave::dialect {
+
+namespace {
+
+using Names = SmallVector<StringRef>;
+
+bool contains(ArrayRef<StringRef> names, StringRef n) { return llvm::is_contained(names, n); }
+
+bool isSubset(ArrayRef<StringRef> a, ArrayRef<StringRef> b) {
+  return llvm::all_of(a, [&](StringRef n) { return contains(b, n); });
+}
+
+bool sameSet(ArrayRef<StringRef> a, ArrayRef<StringRef> b) {
+  return a.size() == b.size() && isSubset(a, b);
+}
+
+std::string list(ArrayRef<StringRef> names) {
+  std::string s = "[";
+  for (auto [i, n] : llvm::enumerate(names)) s += (i ? ", " : "") + n.str();
+  return s + "]";
+}
+
+Names keys(DictionaryAttr dict) {
+  return llvm::map_to_vector(dict, [](NamedAttribute a) { return a.getName().getValue(); });
+}
+
+Names dimsOf(Value v) { return cast<TensorType>(v.getType()).getDimNames(); }
+Type elementOf(Value v) { return cast<TensorType>(v.getType()).getElementType(); }
+
+// The register side and memory side of a read or write's mapping must name the dims of
+// the value and of the memory.
+LogicalResult verifyMapping(Operation* op, IndexMappingAttr mapping, ArrayRef<StringRef> registerDims,
+                            ArrayRef<StringRef> memoryDims, bool isRead) {
+  if (mapping.getIterators() != registerDims.size())
+    return op->emitOpError("expected one mapping iterator per register dim (")
+           << registerDims.size() << "), but found " << mapping.getIterators();
+  DictionaryAttr registerSide = isRead ? mapping.getOutputs() : mapping.getInputs();
+  DictionaryAttr memorySide = isRead ? mapping.getInputs() : mapping.getOutputs();
+  if (!sameSet(keys(registerSide), registerDims))
+    return op->emitOpError("expected the mapping's ") << (isRead ? "outputs" : "inputs") << " to be the register dims "
+           << list(registerDims) << ", but found " << list(keys(registerSide));
+  if (!sameSet(keys(memorySide), memoryDims))
+    return op->emitOpError("expected the mapping's ") << (isRead ? "inputs" : "outputs") << " to be the memory dims "
+           << list(memoryDims) << ", but found " << list(keys(memorySide));
+  return success();
+}
+
+LogicalResult verifySameElementType(Operation* op, Type expected, Type found, StringRef what) {
+  if (expected != found)
+    return op->emitOpError("expected ") << what << " of element type " << expected << ", but found " << found;
+  return success();
+}
+
+// Elementwise binary ops: one operand's dims a subset of the other's; the result is the
+// larger operand's type.
+LogicalResult verifyBroadcastBinary(Operation* op) {
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  if (failed(verifySameElementType(op, elementOf(lhs), elementOf(rhs), "operands")))
+    return failure();
+  Names l = dimsOf(lhs), r = dimsOf(rhs);
+  Value larger;
+  if (isSubset(r, l)) larger = lhs;
+  else if (isSubset(l, r)) larger = rhs;
+  else
+    return op->emitOpError("expected one operand's dims to be a subset of the other's, but found ")
+           << list(l) << " and " << list(r);
+  if (op->getResult(0).getType() != larger.getType())
+    return op->emitOpError("expected result type ") << larger.getType() << ", but found "
+                                                    << op->getResult(0).getType();
+  return success();
+}
+
+LogicalResult verifyFloatElements(Operation* op) {
+  Type elt = elementOf(op->getOperand(0));
+  if (!isa<FloatType>(elt)) return op->emitOpError("expected a float element type, but found ") << elt;
+  return success();
+}
+
+LogicalResult verifyReduction(Operation* op, Value input, Value init, StringRef dim) {
+  Names in = dimsOf(input);
+  if (!contains(in, dim))
+    return op->emitOpError("expected the input to have the dim ") << dim << ", but found " << list(in);
+  Names expected;
+  for (StringRef d : in)
+    if (d != dim) expected.push_back(d);
+  Value result = op->getResult(0);
+  if (dimsOf(result) != expected)
+    return op->emitOpError("expected result dims ") << list(expected) << ", but found " << list(dimsOf(result));
+  if (failed(verifySameElementType(op, elementOf(input), elementOf(result), "a result")))
+    return failure();
+  if (init && init.getType() != result.getType())
+    return op->emitOpError("expected init of the result type ") << result.getType() << ", but found "
+                                                                << init.getType();
+  return success();
+}
+
+}  // namespace
+
+//===----------------------------------------------------------------------===//
+// RegisterOp: `wave.register 1.5 : !wave.tensor<...>`, the constant typed by the element.
+//===----------------------------------------------------------------------===//
+
+void RegisterOp::print(OpAsmPrinter& p) {
+  p << " ";
+  p.printAttributeWithoutType(getValue());
+  p.printOptionalAttrDict((*this)->getAttrs(), {"value"});
+  p << " : " << getResult().getType();
+}
+
+ParseResult RegisterOp::parse(OpAsmParser& parser, OperationState& result) {
+  // The literal comes before the type that gives it meaning, so it is read as a number
+  // and typed afterwards: an integer or a float, with an optional sign.
+  SMLoc loc = parser.getCurrentLocation();
+  const bool negative = succeeded(parser.parseOptionalMinus());
+  APInt integer;
+  double real = 0;
+  OptionalParseResult isInteger = parser.parseOptionalInteger(integer);
+  if (isInteger.has_value() && failed(*isInteger)) return failure();
+  if (!isInteger.has_value() && parser.parseFloat(real)) return failure();
+  TensorType type;
+  if (parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() || parser.parseType(type))
+    return failure();
+  Type elt = type.getElementType();
+  Attribute value;
+  if (isa<FloatType>(elt)) {
+    double v = isInteger.has_value() ? static_cast<double>(integer.getSExtValue()) : real;
+    value = FloatAttr::get(elt, negative ? -v : v);
+  } else if (isInteger.has_value()) {
+    int64_t v = integer.getSExtValue();
+    value = IntegerAttr::get(elt, negative ? -v : v);
+  } else {
+    return parser.emitError(loc, "expected an integer for elements of type ") << elt;
+  }
+  result.addAttribute("value", value);
+  result.addTypes(type);
+  return success();
+}
+
+LogicalResult RegisterOp::verify() {
+  return verifySameElementType(*this, getResult().getType().getElementType(),
+                               cast<TypedAttr>(getValue()).getType(), "a constant");
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReadOp::verify() {
+  auto memory = getMemory().getType();
+  auto result = getResult().getType();
+  if (failed(verifySameElementType(*this, memory.getElementType(), result.getElementType(), "a result")))
+    return failure();
+  if (auto mapping = getMappingAttr())
+    return verifyMapping(*this, mapping, result.getDimNames(), memory.getDimNames(), /*isRead=*/true);
+  if (result.getDims() != memory.getDims())
+    return emitOpError("expected the memory's dims ") << list(memory.getDimNames()) << ", but found "
+                                                      << list(result.getDimNames());
+  return success();
+}
+
+LogicalResult WriteOp::verify() {
+  auto memory = getMemory().getType();
+  auto value = getValue().getType();
+  if (failed(verifySameElementType(*this, memory.getElementType(), value.getElementType(), "a value")))
+    return failure();
+  if (auto mapping = getMappingAttr())
+    return verifyMapping(*this, mapping, value.getDimNames(), memory.getDimNames(), /*isRead=*/false);
+  if (!sameSet(value.getDimNames(), memory.getDimNames()))
+    return emitOpError("expected a value with the memory's dims ")
+           << list(memory.getDimNames()) << " (in any order), but found " << list(value.getDimNames());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// IterateOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult IterateOp::verifyRegions() {
+  Block& body = getBody().front();
+  TypeRange carried = getIterArgs().getTypes();
+  if (body.getArgumentTypes() != carried)
+    return emitOpError("expected block arguments of the iter_args' types, but found ")
+           << body.getNumArguments() << " argument(s) of other types";
+  if (getResultTypes() != carried)
+    return emitOpError("expected results of the iter_args' types");
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield) return emitOpError("expected the body to end with wave.yield");
+  if (yield.getValues().getTypes() != carried)
+    return yield.emitOpError("expected to yield the iter_args' types, but found ")
+           << yield.getValues().size() << " value(s) of other types";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MmaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MmaOp::verify() {
+  Names a = dimsOf(getLhs()), b = dimsOf(getRhs()), c = dimsOf(getAcc());
+  if (getResult().getType() != getAcc().getType())
+    return emitOpError("expected the result to have the accumulator's type ")
+           << getAcc().getType() << ", but found " << getResult().getType();
+  if (c.size() < 2)
+    return emitOpError("expected an accumulator with at least two dims [..., M, N], but found ") << list(c);
+  Names contraction;
+  for (StringRef d : a)
+    if (contains(b, d) && !contains(c, d)) contraction.push_back(d);
+  if (contraction.size() != 1)
+    return emitOpError("expected lhs and rhs to share exactly one contraction dim that the "
+                       "accumulator lacks, but found ")
+           << list(contraction) << " in lhs " << list(a) << " and rhs " << list(b);
+  StringRef m = c[c.size() - 2], n = c.back(), k = contraction.front();
+  if (!contains(a, m)) return emitOpError("expected lhs to hold the accumulator's dim ") << m << ", but found " << list(a);
+  if (!contains(b, n)) return emitOpError("expected rhs to hold the accumulator's dim ") << n << ", but found " << list(b);
+  for (ArrayRef<StringRef> operand : {ArrayRef<StringRef>(a), ArrayRef<StringRef>(b)})
+    for (StringRef d : operand)
+      if (d != k && !contains(c, d))
+        return emitOpError("expected every operand dim to be the contraction dim ")
+               << k << " or an accumulator dim, but found " << d;
+  if (failed(verifySameElementType(*this, elementOf(getLhs()), elementOf(getRhs()), "rhs")))
+    return failure();
+  if (auto kind = getKindAttr()) {
+    auto [operand, accumulator] = mmaElementTypes(getContext(), kind.getValue());
+    if (elementOf(getLhs()) != operand || elementOf(getAcc()) != accumulator)
+      return emitOpError("expected operands of ") << operand << " and an accumulator of " << accumulator
+             << " for " << kind << ", but found " << elementOf(getLhs()) << " and " << elementOf(getAcc());
+  }
+  return success();
+}
+
+std::pair<Type, Type> mmaElementTypes(MLIRContext* ctx, MMAKind kind) {
+  Builder b(ctx);
+  switch (kind) {
+    case MMAKind::f32_16x8x16_f16:
+    case MMAKind::f32_16x16x16_f16:
+    case MMAKind::f32_32x32x8_f16: return {b.getF16Type(), b.getF32Type()};
+    case MMAKind::f32_16x8x16_bf16: return {b.getBF16Type(), b.getF32Type()};
+    case MMAKind::f16_16x8x16_f16: return {b.getF16Type(), b.getF16Type()};
+  }
+  llvm_unreachable("every MMA kind has element types");
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise and reductions
+//===----------------------------------------------------------------------===//
+
+#define WAVE_BROADCAST_BINARY_VERIFIER(Op) \
+  LogicalResult Op::verify() { return verifyBroadcastBinary(*this); }
+WAVE_BROADCAST_BINARY_VERIFIER(AddOp)
+WAVE_BROADCAST_BINARY_VERIFIER(SubOp)
+WAVE_BROADCAST_BINARY_VERIFIER(MulOp)
+WAVE_BROADCAST_BINARY_VERIFIER(DivOp)
+WAVE_BROADCAST_BINARY_VERIFIER(MaximumOp)
+WAVE_BROADCAST_BINARY_VERIFIER(MinimumOp)
+#undef WAVE_BROADCAST_BINARY_VERIFIER
+
+#define WAVE_FLOAT_UNARY_VERIFIER(Op) \
+  LogicalResult Op::verify() { return verifyFloatElements(*this); }
+WAVE_FLOAT_UNARY_VERIFIER(Exp2Op)
+WAVE_FLOAT_UNARY_VERIFIER(Log2Op)
+WAVE_FLOAT_UNARY_VERIFIER(ReciprocalOp)
+WAVE_FLOAT_UNARY_VERIFIER(SqrtOp)
+WAVE_FLOAT_UNARY_VERIFIER(RsqrtOp)
+WAVE_FLOAT_UNARY_VERIFIER(TanhOp)
+#undef WAVE_FLOAT_UNARY_VERIFIER
+
+LogicalResult ReduceMaxOp::verify() { return verifyReduction(*this, getInput(), getInit(), getDim()); }
+LogicalResult ReduceSumOp::verify() { return verifyReduction(*this, getInput(), getInit(), getDim()); }
+
+//===----------------------------------------------------------------------===//
+// Shape and type changes, index arithmetic
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  if (dimsOf(getInput()) != dimsOf(getResult()))
+    return emitOpError("expected the input's dims ") << list(dimsOf(getInput())) << ", but found "
+                                                     << list(dimsOf(getResult()));
+  return success();
+}
+
+LogicalResult PermuteOp::verify() {
+  if (!sameSet(dimsOf(getInput()), dimsOf(getResult())))
+    return emitOpError("expected a reordering of ") << list(dimsOf(getInput())) << ", but found "
+                                                    << list(dimsOf(getResult()));
+  return verifySameElementType(*this, elementOf(getInput()), elementOf(getResult()), "a result");
+}
+
+LogicalResult BroadcastOp::verify() {
+  if (!isSubset(dimsOf(getInput()), dimsOf(getResult())))
+    return emitOpError("expected result dims that include ") << list(dimsOf(getInput())) << ", but found "
+                                                             << list(dimsOf(getResult()));
+  return verifySameElementType(*this, elementOf(getInput()), elementOf(getResult()), "a result");
+}
+
+LogicalResult SelectOp::verify() {
+  Type cond = elementOf(getCond());
+  if (!cond.isInteger(1)) return emitOpError("expected an i1 condition, but found ") << cond;
+  if (getIfTrue().getType() != getIfFalse().getType())
+    return emitOpError("expected both choices of one type, but found ")
+           << getIfTrue().getType() << " and " << getIfFalse().getType();
+  if (!isSubset(dimsOf(getCond()), dimsOf(getIfTrue())))
+    return emitOpError("expected condition dims within ") << list(dimsOf(getIfTrue())) << ", but found "
+                                                          << list(dimsOf(getCond()));
+  if (getResult().getType() != getIfTrue().getType())
+    return emitOpError("expected the choices' type as result");
+  return success();
+}
+
+LogicalResult SelfIndexOp::verify() {
+  Names dims = dimsOf(getResult());
+  if (dims.size() != 1 || dims.front() != getDim())
+    return emitOpError("expected result dims [") << getDim() << "], but found " << list(dims);
+  if (!isa<IntegerType>(elementOf(getResult())))
+    return emitOpError("expected an integer element type, but found ") << elementOf(getResult());
+  return success();
+}
+
+LogicalResult ApplyExprOp::verify() {
+  if (getExpr().getMap().getNumDims() > 1)
+    return emitOpError("expected an expression of $0 alone, but found ") << getExpr();
+  if (dimsOf(getInput()) != dimsOf(getResult()))
+    return emitOpError("expected the input's dims as result");
+  if (!isa<IntegerType>(elementOf(getInput())))
+    return emitOpError("expected an integer element type, but found ") << elementOf(getInput());
+  return success();
+}
+
+}  // namespace wave::dialect

@@ -1,0 +1,231 @@
+//===- WaveOps.td - wave dialect ops -----------------------*- tablegen -*-===//
+//
+// One op per DSL op. Shapes are symbolic dim names; the verifiers restate the front
+// end's shape rules so that hand-written IR gets the same checks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WAVE_OPS_TD
+#define WAVE_OPS_TD
+
+include "WaveAttrs.td"
+include "WaveTypes.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Values and memory
+//===----------------------------------------------------------------------===//
+
+def Wave_RegisterOp : Wave_Op<"register", [Pure]> {
+  let summary = "a tensor filled with one constant";
+  let description = [{
+    `%acc = wave.register 0.000000e+00 : !wave.tensor<[M, N] of f32>`. The constant's
+    type is the element type; a tensor with no dims is a scalar.
+  }];
+  let arguments = (ins TypedAttrInterface:$value);
+  let results = (outs Wave_TensorType:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def Wave_ReadOp : Wave_Op<"read"> {
+  let summary = "reads a whole tensor from memory";
+  let description = [{
+    Without a mapping the result has the memory's dims; with one, the mapping's
+    register-side (`outputs`) dims. `elements_per_thread` is a hint for expansion.
+  }];
+  let arguments = (ins Arg<Wave_MemoryType, "source", [MemRead]>:$memory,
+                       OptionalAttr<Wave_IndexMappingAttr>:$mapping,
+                       OptionalAttr<I64Attr>:$elements_per_thread);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = "$memory attr-dict `:` qualified(type($memory)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Wave_WriteOp : Wave_Op<"write"> {
+  let summary = "writes a whole tensor to memory";
+  let description = [{
+    Without a mapping the value's dims are the memory's, in any order; with one, the
+    mapping's `inputs` are the value's dims and its `outputs` the memory's.
+  }];
+  let arguments = (ins Wave_TensorType:$value,
+                       Arg<Wave_MemoryType, "destination", [MemWrite]>:$memory,
+                       OptionalAttr<Wave_IndexMappingAttr>:$mapping,
+                       OptionalAttr<I64Attr>:$elements_per_thread);
+  let assemblyFormat = "$value `,` $memory attr-dict `:` qualified(type($value)) `,` qualified(type($memory))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Loops
+//===----------------------------------------------------------------------===//
+
+def Wave_IterateOp : Wave_Op<"iterate", [RecursiveMemoryEffects]> {
+  let summary = "a loop over the tiles of a dim, with loop-carried values";
+  let description = [{
+    The body runs once per tile of `dim` (its TilingConstraint's size); its block
+    arguments are the carried values, and `wave.yield` gives their next values.
+  }];
+  let arguments = (ins StrAttr:$dim, Variadic<Wave_TensorType>:$iter_args);
+  let results = (outs Variadic<Wave_TensorType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $dim `iter_args` `(` $iter_args `)` attr-dict `:` functional-type($iter_args, $results) $body
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def Wave_YieldOp : Wave_Op<"yield", [Pure, Terminator, ReturnLike, HasParent<"IterateOp">]> {
+  let summary = "the next values of an iterate's loop-carried values";
+  let arguments = (ins Variadic<Wave_TensorType>:$values);
+  let assemblyFormat = "($values^ `:` qualified(type($values)))? attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix multiply-accumulate
+//===----------------------------------------------------------------------===//
+
+def Wave_MmaOp : Wave_Op<"mma", [Pure]> {
+  let summary = "matrix multiply-accumulate on whole tensors";
+  let description = [{
+    `acc[..., M, N] + lhs[.., M, .., K] * rhs[.., N, .., K]`: the accumulator's last two
+    dims are the output rows (held by lhs) and columns (held by rhs), leading dims are
+    batch dims, and the contraction dim is the one dim lhs and rhs share that the
+    accumulator lacks. `kind` picks the hardware instruction.
+  }];
+  let arguments = (ins Wave_TensorType:$lhs, Wave_TensorType:$rhs, Wave_TensorType:$acc,
+                       OptionalAttr<Wave_MMAKindAttr>:$kind);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = "$lhs `,` $rhs `,` $acc attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Wave_BinaryOp<string mnemonic, string what> : Wave_Op<mnemonic, [Pure]> {
+  let summary = "elementwise " # what # ", broadcasting the operand with fewer dims";
+  let description = [{
+    Both operands have one element type; one's dims are a subset of the other's, and it
+    is broadcast along the rest. The result has the larger operand's type.
+  }];
+  let arguments = (ins Wave_TensorType:$lhs, Wave_TensorType:$rhs);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Wave_AddOp : Wave_BinaryOp<"add", "addition">;
+def Wave_SubOp : Wave_BinaryOp<"sub", "subtraction">;
+def Wave_MulOp : Wave_BinaryOp<"mul", "multiplication">;
+def Wave_DivOp : Wave_BinaryOp<"div", "division">;
+def Wave_MaximumOp : Wave_BinaryOp<"maximum", "maximum">;
+def Wave_MinimumOp : Wave_BinaryOp<"minimum", "minimum">;
+
+class Wave_UnaryOp<string mnemonic, string what, bit floatOnly = 1>
+    : Wave_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise " # what;
+  let arguments = (ins Wave_TensorType:$input);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input))";
+  let hasVerifier = floatOnly;
+}
+
+def Wave_NegOp : Wave_UnaryOp<"neg", "negation", 0>;
+def Wave_AbsOp : Wave_UnaryOp<"abs", "absolute value", 0>;
+def Wave_Exp2Op : Wave_UnaryOp<"exp2", "base-2 exponential">;
+def Wave_Log2Op : Wave_UnaryOp<"log2", "base-2 logarithm">;
+def Wave_ReciprocalOp : Wave_UnaryOp<"reciprocal", "reciprocal (1 / x)">;
+def Wave_SqrtOp : Wave_UnaryOp<"sqrt", "square root">;
+def Wave_RsqrtOp : Wave_UnaryOp<"rsqrt", "reciprocal square root">;
+def Wave_TanhOp : Wave_UnaryOp<"tanh", "hyperbolic tangent">;
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Wave_ReduceOp<string mnemonic, string what> : Wave_Op<mnemonic, [Pure]> {
+  let summary = what # " over one dim";
+  let description = [{
+    The result has the input's dims without `dim`, in order. The optional `init` (of the
+    result's type) takes part in the reduction, as a running value does across tiles.
+  }];
+  let arguments = (ins Wave_TensorType:$input, Optional<Wave_TensorType>:$init, StrAttr:$dim);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = [{
+    $input (`init` `(` $init^ `)`)? `along` $dim attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Wave_ReduceMaxOp : Wave_ReduceOp<"reduce_max", "maximum">;
+def Wave_ReduceSumOp : Wave_ReduceOp<"reduce_sum", "sum">;
+
+//===----------------------------------------------------------------------===//
+// Shape and type changes
+//===----------------------------------------------------------------------===//
+
+def Wave_CastOp : Wave_Op<"cast", [Pure]> {
+  let summary = "converts every element to another type";
+  let arguments = (ins Wave_TensorType:$input);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `to` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Wave_PermuteOp : Wave_Op<"permute", [Pure]> {
+  let summary = "reorders the dims of a tensor";
+  let arguments = (ins Wave_TensorType:$input);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `to` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Wave_BroadcastOp : Wave_Op<"broadcast", [Pure]> {
+  let summary = "adds dims to a tensor; its values repeat along them";
+  let arguments = (ins Wave_TensorType:$input);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `to` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Wave_SelectOp : Wave_Op<"select", [Pure]> {
+  let summary = "elementwise choice: cond ? if_true : if_false";
+  let arguments = (ins Wave_TensorType:$cond, Wave_TensorType:$if_true, Wave_TensorType:$if_false);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = [{
+    $cond `,` $if_true `,` $if_false attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Index arithmetic
+//===----------------------------------------------------------------------===//
+
+def Wave_SelfIndexOp : Wave_Op<"self_index", [Pure]> {
+  let summary = "the index along a dim: element k holds k";
+  let arguments = (ins StrAttr:$dim);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = "$dim attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Wave_ApplyExprOp : Wave_Op<"apply_expr", [Pure]> {
+  let summary = "a symbolic function of each integer element";
+  let description = [{
+    `expr` is over one bound variable, `$0`, the element, and the kernel's symbols; a
+    comparison yields 0 or 1.
+  }];
+  let arguments = (ins Wave_TensorType:$input, Wave_ExprAttr:$expr);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+#endif // WAVE_OPS_TD

@@ -1,0 +1,121 @@
+//===- WaveTypes.cpp - !wave.tensor and !wave.memory ----------------------===//
+
+#include "dialect/WaveDialect.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+#define GET_TYPEDEF_CLASSES
+#include "dialect/WaveTypes.cpp.inc"
+
+void wave::dialect::WaveDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "dialect/WaveTypes.cpp.inc"
+      >();
+}
+
+namespace wave::dialect {
+
+static SmallVector<StringAttr> toAttrs(MLIRContext* ctx, ArrayRef<StringRef> names) {
+  return llvm::map_to_vector(names, [&](StringRef n) { return StringAttr::get(ctx, n); });
+}
+
+static SmallVector<StringRef> toRefs(ArrayRef<StringAttr> names) {
+  return llvm::map_to_vector(names, [](StringAttr n) { return n.getValue(); });
+}
+
+// Dims are symbol names, each at most once.
+static LogicalResult verifyDims(function_ref<InFlightDiagnostic()> emitError,
+                                ArrayRef<StringAttr> dims) {
+  llvm::StringSet<> seen;
+  for (StringAttr d : dims)
+    if (!seen.insert(d.getValue()).second)
+      return emitError() << "expected distinct dims, but found " << d << " twice";
+  return success();
+}
+
+// `[M, N] of f32`
+static void printShape(AsmPrinter& printer, ArrayRef<StringAttr> dims, Type elementType) {
+  printer << "[";
+  llvm::interleaveComma(dims, printer, [&](StringAttr d) { printer << d.getValue(); });
+  printer << "] of " << elementType;
+}
+
+static ParseResult parseShape(AsmParser& parser, SmallVectorImpl<StringAttr>& dims, Type& elementType) {
+  auto parseDim = [&]() -> ParseResult {
+    std::string name;
+    if (parser.parseKeywordOrString(&name)) return failure();
+    dims.push_back(StringAttr::get(parser.getContext(), name));
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseDim) ||
+      parser.parseKeyword("of") || parser.parseType(elementType))
+    return failure();
+  return success();
+}
+
+TensorType TensorType::get(MLIRContext* ctx, ArrayRef<StringRef> dimNames, Type elementType) {
+  return Base::get(ctx, toAttrs(ctx, dimNames), elementType);
+}
+
+SmallVector<StringRef> TensorType::getDimNames() const { return toRefs(getDims()); }
+
+LogicalResult TensorType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<StringAttr> dims, Type elementType) {
+  if (!elementType.isIntOrFloat())
+    return emitError() << "expected an integer or float element type, but found " << elementType;
+  return verifyDims(emitError, dims);
+}
+
+void TensorType::print(AsmPrinter& printer) const {
+  printer << "<";
+  printShape(printer, getDims(), getElementType());
+  printer << ">";
+}
+
+Type TensorType::parse(AsmParser& parser) {
+  SmallVector<StringAttr> dims;
+  Type elementType;
+  if (parser.parseLess() || parseShape(parser, dims, elementType) || parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); }, parser.getContext(),
+                    dims, elementType);
+}
+
+MemoryType MemoryType::get(MLIRContext* ctx, ArrayRef<StringRef> dimNames, Type elementType,
+                           StringRef space) {
+  return Base::get(ctx, toAttrs(ctx, dimNames), elementType, StringAttr::get(ctx, space));
+}
+
+SmallVector<StringRef> MemoryType::getDimNames() const { return toRefs(getDims()); }
+
+LogicalResult MemoryType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<StringAttr> dims, Type elementType, StringAttr space) {
+  if (!elementType.isIntOrFloat())
+    return emitError() << "expected an integer or float element type, but found " << elementType;
+  if (!space || space.getValue().empty())
+    return emitError() << "expected an address space (global, shared or a symbol)";
+  return verifyDims(emitError, dims);
+}
+
+void MemoryType::print(AsmPrinter& printer) const {
+  printer << "<";
+  printShape(printer, getDims(), getElementType());
+  printer << ", " << getAddressSpace().getValue() << ">";
+}
+
+Type MemoryType::parse(AsmParser& parser) {
+  SmallVector<StringAttr> dims;
+  Type elementType;
+  std::string space;
+  if (parser.parseLess() || parseShape(parser, dims, elementType) || parser.parseComma() ||
+      parser.parseKeywordOrString(&space) || parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); }, parser.getContext(),
+                    dims, elementType, StringAttr::get(parser.getContext(), space));
+}
+
+}  // namespace wave::dialect

@@ -1,0 +1,52 @@
+//===- WaveTypes.td - wave dialect types -------------------*- tablegen -*-===//
+
+#ifndef WAVE_TYPES_TD
+#define WAVE_TYPES_TD
+
+include "WaveDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+
+class Wave_Type<string name, string typeMnemonic> : TypeDef<Wave_Dialect, name> {
+  let mnemonic = typeMnemonic;
+}
+
+def Wave_TensorType : Wave_Type<"Tensor", "tensor"> {
+  let summary = "a whole-tensor register value with symbolic dims";
+  let description = [{
+    `!wave.tensor<[M, N] of f32>`: a value the kernel computes, named by the symbols of
+    its dims (none for a scalar). Dims are matched by name, not position.
+  }];
+  let parameters = (ins ArrayRefParameter<"::mlir::StringAttr", "dim symbols">:$dims,
+                        "::mlir::Type":$elementType);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let builders = [
+    TypeBuilder<(ins "::llvm::ArrayRef<::llvm::StringRef>":$dimNames, "::mlir::Type":$elementType)>
+  ];
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::llvm::StringRef> getDimNames() const;
+  }];
+}
+
+def Wave_MemoryType : Wave_Type<"Memory", "memory"> {
+  let summary = "a tensor in device memory with symbolic dims";
+  let description = [{
+    `!wave.memory<[M, K] of f16, global>`: a kernel argument. The address space is
+    `global`, `shared` (promote tiles to shared memory), or the name of a symbol that is
+    set at compile time.
+  }];
+  let parameters = (ins ArrayRefParameter<"::mlir::StringAttr", "dim symbols">:$dims,
+                        "::mlir::Type":$elementType,
+                        "::mlir::StringAttr":$addressSpace);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let builders = [
+    TypeBuilder<(ins "::llvm::ArrayRef<::llvm::StringRef>":$dimNames, "::mlir::Type":$elementType,
+                     "::llvm::StringRef":$space)>
+  ];
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::llvm::StringRef> getDimNames() const;
+  }];
+}
+
+#endif // WAVE_TYPES_TD

@@ -1,0 +1,82 @@
+// Import into the `wave` dialect: what the verified IR of each example holds.
+#include <catch2/catch.hpp>
+
+#include "kernels/conv2d.hpp"
+#include "kernels/copy.hpp"
+#include "kernels/flash_attention.hpp"
+#include "kernels/gemm.hpp"
+
+using namespace wave;
+using Catch::Matchers::Contains;
+
+namespace {
+std::size_t count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("gemm imports with constraints, hyperparameters and resolved address spaces", "[import]") {
+  const std::string ir = examples::gemm::make_kernel().ir(examples::gemm::default_options());
+  CHECK_THAT(ir, Contains("func.func @gemm("));
+  CHECK_THAT(ir, Contains("!wave.memory<[M, K] of f16, shared>"));
+  CHECK_THAT(ir, Contains("!wave.memory<[M, N] of f32, global>"));
+  CHECK_THAT(ir, Contains("#wave.workgroup_constraint<dim = \"M\", tile = #wave.expr<\"BLOCK_M\">, workgroup_dim = 0>"));
+  CHECK_THAT(ir, Contains("#wave.wave_constraint<dim = \"N\", tile = #wave.expr<\"BLOCK_N floordiv 2\">>"));
+  CHECK_THAT(ir, Contains("#wave.assumption<#wave.expr<\"K > BLOCK_K * 4\">>"));
+  CHECK_THAT(ir, Contains("mma = #wave.mma_kind<f32_16x8x16_f16>"));
+  CHECK_THAT(ir, Contains("BLOCK_K = 64 : i64"));
+  CHECK(count(ir, "wave.read") == 2);
+  CHECK(count(ir, "= wave.mma ") == 1);
+  CHECK(count(ir, "wave.iterate") == 1);
+  CHECK(count(ir, "wave.yield") == 1);
+}
+
+TEST_CASE("without subs, the address-space symbol stays symbolic", "[import]") {
+  const std::string ir = examples::gemm::make_kernel().ir();
+  CHECK_THAT(ir, Contains("!wave.memory<[M, K] of f16, ADDRESS_SPACE>"));
+  CHECK_FALSE(count(ir, "wave.hyperparameters"));
+}
+
+TEST_CASE("conv2d's index mappings become affine expressions over iterators", "[import]") {
+  const std::string ir = examples::conv2d::make_kernel(2).ir(examples::conv2d::default_options());
+  CHECK_THAT(ir, Contains("#wave.index_mapping<"));
+  CHECK_THAT(ir, Contains("N = #wave.expr<\"$0 floordiv SZ_OUT\">"));
+  CHECK_THAT(ir, Contains("C = #wave.expr<\"$1 mod C\">"));
+  CHECK(count(ir, "mapping = #wave.index_mapping") == 3);
+}
+
+TEST_CASE("flash attention imports both mmas, reductions and the mask", "[import]") {
+  const std::string ir = examples::flash_attention::make_kernel().ir(
+      examples::flash_attention::default_options());
+  CHECK(count(ir, "= wave.mma ") == 2);
+  CHECK(count(ir, "wave.reduce_max") == 1);
+  CHECK(count(ir, "wave.reduce_sum") == 1);
+  CHECK(count(ir, "wave.exp2") == 2);
+  CHECK_THAT(ir, Contains("wave.self_index \"K2\""));
+  CHECK_THAT(ir, Contains("#wave.expr<\"$0 < K2\">"));
+  CHECK_THAT(ir, Contains("vector_shapes = {B = 0 : i64, H = 0 : i64}"));
+}
+
+TEST_CASE("debug locations point at the user's source", "[import]") {
+  const std::string ir = examples::copy::make_kernel().ir({.debug_locations = true});
+  CHECK_THAT(ir, Contains("copy.hpp\":"));
+}
+
+TEST_CASE("error: min inside an expression the dialect cannot hold", "[import][error]") {
+  WAVE_SYMBOL(M);
+  WAVE_SYMBOL(N);
+  WAVE_SYMBOL(BM);
+  const unsigned line = __LINE__ + 1;
+  auto k = kernel("copy", {WorkgroupConstraint(M, min(BM, 64) + 1, 0), HardwareConstraint{}},
+                  [](Memory<dims<M, N>, f16> a, Memory<dims<M, N>, f16> b) { write(read(a), b); });
+  try {
+    k.ir();
+    FAIL("expected a wave::Error");
+  } catch (const Error& e) {
+    CHECK(e.line() == line);
+    CHECK(e.op() == "WorkgroupConstraint");
+    CHECK_THAT(e.message(), Contains("min, max and comparisons may appear only at the top"));
+  }
+}
