@@ -36,26 +36,25 @@ struct WorkgroupConstraint {
       : dim(Symbol<D>::name), tile(to_expr(tile_size)), workgroup_dim(grid_axis), where(loc) {}
 };
 
-// Distributes a workgroup's tile of `dim` over waves, `tile` elements each.
-struct WaveConstraint {
+// A dim and a tile size: what wave and tiling constraints state.
+struct DimTile {
   std::string dim;
   Expr tile;
   std::source_location where;
 
   template <FixedString D, SymbolicOperand T>
-  WaveConstraint(Symbol<D>, T tile_size, std::source_location loc = std::source_location::current())
+  DimTile(Symbol<D>, T tile_size, std::source_location loc = std::source_location::current())
       : dim(Symbol<D>::name), tile(to_expr(tile_size)), where(loc) {}
 };
 
-// `iterate<dim>` walks `dim` sequentially in steps of `tile`.
-struct TilingConstraint {
-  std::string dim;
-  Expr tile;
-  std::source_location where;
+// Distributes a workgroup's tile of `dim` over waves, `tile` elements each.
+struct WaveConstraint : DimTile {
+  using DimTile::DimTile;
+};
 
-  template <FixedString D, SymbolicOperand T>
-  TilingConstraint(Symbol<D>, T tile_size, std::source_location loc = std::source_location::current())
-      : dim(Symbol<D>::name), tile(to_expr(tile_size)), where(loc) {}
+// `iterate<dim>` walks `dim` sequentially in steps of `tile`.
+struct TilingConstraint : DimTile {
+  using DimTile::DimTile;
 };
 
 // How many elements of `dim` one wave handles per expansion step (0: the dim is not

@@ -28,32 +28,23 @@ using reduced_dims_t = remove_dim_t<D, std::remove_cv_t<decltype(Dim)>>;
 
 }  // namespace detail
 
-template <auto Dim, Dims D, DType T>
-auto max(const Register<D, T>& x, std::source_location where = std::source_location::current()) {
-  return detail::reduce<graph::OpKind::ReduceMax, Dim>(x, nullptr, where);
-}
-
-template <auto Dim, Dims D, DType T, Dims DI>
-auto max(const Register<D, T>& x, const Register<DI, T>& init,
-         std::source_location where = std::source_location::current()) {
-  static_assert(std::is_same_v<DI, detail::reduced_dims_t<D, Dim>>,
-                "max<Dim>(x, init): init must have x's dims without Dim, in order");
-  const detail::ValueRef ref = detail::ValueAccess::ref(init);
-  return detail::reduce<graph::OpKind::ReduceMax, Dim>(x, &ref, where);
-}
-
-template <auto Dim, Dims D, DType T>
-auto sum(const Register<D, T>& x, std::source_location where = std::source_location::current()) {
-  return detail::reduce<graph::OpKind::ReduceSum, Dim>(x, nullptr, where);
-}
-
-template <auto Dim, Dims D, DType T, Dims DI>
-auto sum(const Register<D, T>& x, const Register<DI, T>& init,
-         std::source_location where = std::source_location::current()) {
-  static_assert(std::is_same_v<DI, detail::reduced_dims_t<D, Dim>>,
-                "sum<Dim>(x, init): init must have x's dims without Dim, in order");
-  const detail::ValueRef ref = detail::ValueAccess::ref(init);
-  return detail::reduce<graph::OpKind::ReduceSum, Dim>(x, &ref, where);
-}
+// max<Dim>(x), max<Dim>(x, init); sum<Dim>(x), sum<Dim>(x, init).
+#define WAVE_REDUCTION(fn, kind)                                                            \
+  template <auto Dim, Dims D, DType T>                                                      \
+  auto fn(const Register<D, T>& x,                                                          \
+          std::source_location where = std::source_location::current()) {                   \
+    return detail::reduce<graph::OpKind::kind, Dim>(x, nullptr, where);                     \
+  }                                                                                         \
+  template <auto Dim, Dims D, DType T, Dims DI>                                             \
+  auto fn(const Register<D, T>& x, const Register<DI, T>& init,                             \
+          std::source_location where = std::source_location::current()) {                   \
+    static_assert(std::is_same_v<DI, detail::reduced_dims_t<D, Dim>>,                       \
+                  #fn "<Dim>(x, init): init must have x's dims without Dim, in order");     \
+    const detail::ValueRef ref = detail::ValueAccess::ref(init);                            \
+    return detail::reduce<graph::OpKind::kind, Dim>(x, &ref, where);                        \
+  }
+WAVE_REDUCTION(max, ReduceMax)
+WAVE_REDUCTION(sum, ReduceSum)
+#undef WAVE_REDUCTION
 
 }  // namespace wave
