@@ -1,10 +1,18 @@
 # How wave-cpp targets see LLVM/MLIR.
 #
-# wave_link_mlir(<target> <PUBLIC|PRIVATE> <components...>) links the named MLIR/LLVM
-# components: the individual static archives when WAVE_STATIC_LLVM is on (the binary then
-# runs where no LLVM is installed), otherwise the shared libMLIR/libLLVM (fast links for
-# development and CI). Mixing the two in one binary duplicates every TypeID, so the choice
-# is global.
+# wave_mlir_includes(<target>) adds the LLVM/MLIR headers and LLVM's compile settings.
+#
+# wave_link_mlir(<target> <PUBLIC|PRIVATE> <MLIR components...>) links the named MLIR
+# components and what they need:
+# - by default, the shared libMLIR/libLLVM (fast links for development and CI);
+# - with WAVE_STATIC_LLVM, their static archives in one link group, so the binary runs
+#   where no LLVM is installed (a GPU machine). Debian's MLIR targets name the LLVM dylib in
+#   their link interface, so the archives are collected here by walking the targets, with
+#   the static LLVM components (WAVE_LLVM_STATIC_COMPONENTS) in place of the dylib.
+# Mixing the two in one binary duplicates every TypeID, so the choice is global.
+
+set(WAVE_LLVM_STATIC_COMPONENTS LLVMSupport LLVMDemangle LLVMRemarks
+    CACHE STRING "LLVM component libraries linked in place of the LLVM dylib when static")
 
 function(wave_mlir_includes target)
   target_include_directories(${target} SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
@@ -13,9 +21,46 @@ function(wave_mlir_includes target)
   target_compile_options(${target} PRIVATE -fno-rtti)
 endfunction()
 
+# The static archives of `components` and everything they link, and the system libraries
+# they need, in `archives_out` and `system_out`.
+function(wave_static_closure archives_out system_out)
+  set(queue ${ARGN})
+  set(seen)
+  set(archives)
+  set(system)
+  while(queue)
+    list(POP_FRONT queue lib)
+    if(lib IN_LIST seen)
+      continue()
+    endif()
+    list(APPEND seen ${lib})
+    if(lib STREQUAL "LLVM")
+      list(APPEND queue ${WAVE_LLVM_STATIC_COMPONENTS})
+    elseif(TARGET ${lib} AND EXISTS ${LLVM_LIBRARY_DIR}/lib${lib}.a)
+      list(APPEND archives ${LLVM_LIBRARY_DIR}/lib${lib}.a)
+      get_target_property(deps ${lib} INTERFACE_LINK_LIBRARIES)
+      if(deps)
+        list(APPEND queue ${deps})
+      endif()
+    elseif(lib MATCHES "z3")
+      # LLVM's optional SMT solver: never called by wave-cpp, and absent on GPU machines.
+    elseif(lib STREQUAL "ZLIB::ZLIB" AND NOT TARGET ZLIB::ZLIB)
+      list(APPEND system z)
+    elseif(lib MATCHES "^zstd::" AND NOT TARGET ${lib})
+      list(APPEND system -l:libzstd.so.1)  # Debian ships no libzstd.so without libzstd-dev
+    else()
+      list(APPEND system ${lib})
+    endif()
+  endwhile()
+  set(${archives_out} ${archives} PARENT_SCOPE)
+  set(${system_out} ${system} PARENT_SCOPE)
+endfunction()
+
 function(wave_link_mlir target visibility)
   if(WAVE_STATIC_LLVM)
-    target_link_libraries(${target} ${visibility} ${ARGN})
+    wave_static_closure(archives system ${ARGN})
+    target_link_libraries(${target} ${visibility}
+      -Wl,--start-group ${archives} -Wl,--end-group -Wl,--as-needed ${system})
   else()
     target_link_libraries(${target} ${visibility} MLIR LLVM)
   endif()
