@@ -1,0 +1,34 @@
+//===- NvptxTarget.h - upstream GPU IR -> PTX ------------------*- C++ -*-===//
+//
+// The last stage of the NVIDIA path: a module holding `gpu.module`s written in upstream
+// dialects (gpu, arith, memref, vector, scf) goes through MLIR's NVVM pipeline and LLVM's
+// NVPTX back end, and comes out as PTX text, one string per gpu.module.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WAVE_JIT_TARGET_NVPTXTARGET_H
+#define WAVE_JIT_TARGET_NVPTXTARGET_H
+
+#include <string>
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+
+namespace wave::jit {
+
+struct NvptxOptions {
+  std::string chip = "sm_90a";      // sm_80, sm_90, sm_90a
+  std::string features = "+ptx80";  // the PTX ISA version to emit
+  int optLevel = 3;
+};
+
+// Dialects, translations and target interfaces the pipeline needs; call once per registry.
+void registerNvptxTarget(mlir::DialectRegistry& registry);
+
+// Lowers `module` in place and returns the PTX of its (single) gpu.module. Fails with the
+// diagnostics MLIR emitted.
+mlir::FailureOr<std::string> compileToPtx(mlir::ModuleOp module, const NvptxOptions& options);
+
+}  // namespace wave::jit
+
+#endif
