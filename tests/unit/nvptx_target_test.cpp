@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "fixtures/masked_copy.hpp"
 #include "target/NvptxTarget.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -16,34 +17,12 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-// A masked copy of n f16 elements, 8 per thread, in the form the wave lowering will emit.
-constexpr const char* kCopyKernel = R"mlir(
-module attributes {gpu.container_module} {
-  gpu.module @kernels {
-    gpu.func @copy(%a: memref<4097xf16>, %b: memref<4097xf16>, %n: index) kernel {
-      %c8 = arith.constant 8 : index
-      %bid = gpu.block_id x
-      %bdim = gpu.block_dim x
-      %tid = gpu.thread_id x
-      %t = arith.muli %bid, %bdim : index
-      %g = arith.addi %t, %tid : index
-      %i = arith.muli %g, %c8 : index
-      %rem = arith.subi %n, %i : index
-      %mask = vector.create_mask %rem : vector<8xi1>
-      %pad = arith.constant dense<0.0> : vector<8xf16>
-      %v = vector.maskedload %a[%i], %mask, %pad : memref<4097xf16>, vector<8xi1>, vector<8xf16> into vector<8xf16>
-      vector.maskedstore %b[%i], %mask, %v : memref<4097xf16>, vector<8xi1>, vector<8xf16>
-      gpu.return
-    }
-  }
-}
-)mlir";
 
 std::string compile(const wave::jit::NvptxOptions& options) {
   mlir::DialectRegistry registry;
   wave::jit::registerNvptxTarget(registry);
   mlir::MLIRContext ctx(registry);
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(kCopyKernel, &ctx);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(wave::fixtures::kMaskedCopy, &ctx);
   REQUIRE(module);
   auto ptx = wave::jit::compileToPtx(*module, options);
   REQUIRE(mlir::succeeded(ptx));

@@ -1,0 +1,91 @@
+// The GPU runtime, in plain C++ (its CUDA backend is loaded with dlopen, so programs
+// build and start on machines without a GPU driver, and are told so when they ask for a
+// device). Link `wave::jit` to use it.
+//
+//   if (std::string why; !runtime::device_available(&why)) { std::puts(why.c_str()); return; }
+//   runtime::DeviceBuffer x(n * sizeof(float));
+//   x.copy_from_host(host.data());
+//   runtime::LoadedKernel k(ptx, "copy");
+//   k.launch({blocks, 1, 1}, {128, 1, 1}, {x.arg(), y.arg(), &n});
+//   runtime::synchronize();
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <source_location>
+#include <string>
+
+namespace wave {
+
+struct DeviceInfo {
+  std::string name;
+  int compute_major = 0;
+  int compute_minor = 0;
+  int multiprocessors = 0;
+  std::size_t memory_bytes = 0;
+  int driver_version = 0;  // e.g. 13000 for CUDA 13.0
+};
+
+namespace runtime {
+
+// True when a GPU can be used here; otherwise false, with the reason in `reason`.
+bool device_available(std::string* reason = nullptr);
+
+// Device 0. Throws wave::Error when there is none.
+DeviceInfo device_info(std::source_location where = std::source_location::current());
+
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+// Device memory, freed with the object.
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(std::size_t bytes,
+                        std::source_location where = std::source_location::current());
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  std::uint64_t address() const { return address_; }
+  std::size_t size() const { return bytes_; }
+  // The kernel argument for this buffer (a pointer to the device address).
+  void* arg() { return &address_; }
+
+  void copy_from_host(const void* src, std::source_location where = std::source_location::current());
+  void copy_to_host(void* dst, std::source_location where = std::source_location::current()) const;
+  void fill_bytes(std::uint8_t value, std::source_location where = std::source_location::current());
+
+ private:
+  std::uint64_t address_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+// A PTX module loaded on device 0, and one kernel of it.
+class LoadedKernel {
+ public:
+  LoadedKernel(const std::string& ptx, const std::string& entry,
+               std::source_location where = std::source_location::current());
+  ~LoadedKernel();
+  LoadedKernel(const LoadedKernel&) = delete;
+  LoadedKernel& operator=(const LoadedKernel&) = delete;
+
+  // Queues the kernel; `args` point at each argument's value, in order.
+  void launch(Dim3 grid, Dim3 block, std::initializer_list<void*> args,
+              std::uint32_t shared_bytes = 0,
+              std::source_location where = std::source_location::current()) const;
+
+ private:
+  void* module_ = nullptr;
+  void* function_ = nullptr;
+  std::string entry_;
+};
+
+// Waits for all queued work; reports an error a kernel raised.
+void synchronize(std::source_location where = std::source_location::current());
+
+}  // namespace runtime
+}  // namespace wave

@@ -1,0 +1,144 @@
+// wave::runtime on the CUDA driver: device 0's primary context, made current on first use.
+#include "runtime/CudaDriver.h"
+
+#include <utility>
+#include <vector>
+
+#include "wave/error.hpp"
+#include "wave/runtime.hpp"
+
+namespace wave::runtime {
+namespace {
+
+using namespace jit::cuda;
+
+[[noreturn]] void fail(const std::source_location& where, const std::string& message) {
+  throw Error("", "runtime", where, message);
+}
+
+// The driver, with device 0's primary context current on this thread.
+const Driver& ready(const std::source_location& where) {
+  const Driver& d = Driver::get();
+  if (!d.available()) fail(where, "expected a GPU, but found " + d.unavailable_reason());
+  static CUcontext context = [&] {
+    CUdevice device = 0;
+    CUcontext ctx = nullptr;
+    if (CUresult r = d.cuDeviceGet(&device, 0); r != CUDA_SUCCESS) fail(where, d.describe("cuDeviceGet", r));
+    if (CUresult r = d.cuDevicePrimaryCtxRetain(&ctx, device); r != CUDA_SUCCESS)
+      fail(where, d.describe("cuDevicePrimaryCtxRetain", r));
+    return ctx;
+  }();
+  thread_local bool current = false;
+  if (!current) {
+    if (CUresult r = d.cuCtxSetCurrent(context); r != CUDA_SUCCESS) fail(where, d.describe("cuCtxSetCurrent", r));
+    current = true;
+  }
+  return d;
+}
+
+void check(const Driver& d, CUresult r, const char* call, const std::source_location& where) {
+  if (r != CUDA_SUCCESS) fail(where, d.describe(call, r));
+}
+
+}  // namespace
+
+bool device_available(std::string* reason) {
+  const Driver& d = Driver::get();
+  if (reason) *reason = d.unavailable_reason();
+  return d.available();
+}
+
+DeviceInfo device_info(std::source_location where) {
+  const Driver& d = ready(where);
+  DeviceInfo info;
+  CUdevice device = 0;
+  check(d, d.cuDeviceGet(&device, 0), "cuDeviceGet", where);
+  char name[256] = {};
+  check(d, d.cuDeviceGetName(name, sizeof name, device), "cuDeviceGetName", where);
+  info.name = name;
+  check(d, d.cuDeviceGetAttribute(&info.compute_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device),
+        "cuDeviceGetAttribute", where);
+  check(d, d.cuDeviceGetAttribute(&info.compute_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device),
+        "cuDeviceGetAttribute", where);
+  check(d, d.cuDeviceGetAttribute(&info.multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device),
+        "cuDeviceGetAttribute", where);
+  check(d, d.cuDeviceTotalMem(&info.memory_bytes, device), "cuDeviceTotalMem", where);
+  check(d, d.cuDriverGetVersion(&info.driver_version), "cuDriverGetVersion", where);
+  return info;
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes, std::source_location where) : bytes_(bytes) {
+  const Driver& d = ready(where);
+  if (bytes == 0) fail(where, "DeviceBuffer: expected a positive size, but found 0 bytes");
+  CUdeviceptr ptr = 0;
+  if (CUresult r = d.cuMemAlloc(&ptr, bytes); r != CUDA_SUCCESS)
+    fail(where, "DeviceBuffer of " + std::to_string(bytes) + " bytes: " + d.describe("cuMemAlloc", r));
+  address_ = ptr;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (address_) Driver::get().cuMemFree(address_);
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : address_(std::exchange(other.address_, 0)), bytes_(std::exchange(other.bytes_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  std::swap(address_, other.address_);
+  std::swap(bytes_, other.bytes_);
+  return *this;
+}
+
+void DeviceBuffer::copy_from_host(const void* src, std::source_location where) {
+  const Driver& d = ready(where);
+  check(d, d.cuMemcpyHtoD(address_, src, bytes_), "cuMemcpyHtoD", where);
+}
+
+void DeviceBuffer::copy_to_host(void* dst, std::source_location where) const {
+  const Driver& d = ready(where);
+  check(d, d.cuMemcpyDtoH(dst, address_, bytes_), "cuMemcpyDtoH", where);
+}
+
+void DeviceBuffer::fill_bytes(std::uint8_t value, std::source_location where) {
+  const Driver& d = ready(where);
+  check(d, d.cuMemsetD8(address_, value, bytes_), "cuMemsetD8", where);
+}
+
+LoadedKernel::LoadedKernel(const std::string& ptx, const std::string& entry, std::source_location where)
+    : entry_(entry) {
+  const Driver& d = ready(where);
+  // The driver's JIT explains a rejected module in its error log.
+  std::vector<char> log(8192, '\0');
+  int options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* values[] = {log.data(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(log.size()))};
+  CUmodule module = nullptr;
+  if (CUresult r = d.cuModuleLoadDataEx(&module, ptx.c_str(), 2, options, values); r != CUDA_SUCCESS)
+    fail(where, "loading the PTX of '" + entry + "': " + d.describe("cuModuleLoadDataEx", r) + "\n" + log.data());
+  module_ = module;
+  CUfunction function = nullptr;
+  if (CUresult r = d.cuModuleGetFunction(&function, module, entry.c_str()); r != CUDA_SUCCESS)
+    fail(where, "expected a kernel named '" + entry + "' in the module, but found none: " +
+                    d.describe("cuModuleGetFunction", r));
+  function_ = function;
+}
+
+LoadedKernel::~LoadedKernel() {
+  if (module_) Driver::get().cuModuleUnload(static_cast<CUmodule>(module_));
+}
+
+void LoadedKernel::launch(Dim3 grid, Dim3 block, std::initializer_list<void*> args,
+                          std::uint32_t shared_bytes, std::source_location where) const {
+  const Driver& d = ready(where);
+  std::vector<void*> params(args);
+  check(d,
+        d.cuLaunchKernel(static_cast<CUfunction>(function_), grid.x, grid.y, grid.z, block.x, block.y,
+                         block.z, shared_bytes, nullptr, params.data(), nullptr),
+        "cuLaunchKernel", where);
+}
+
+void synchronize(std::source_location where) {
+  const Driver& d = ready(where);
+  check(d, d.cuCtxSynchronize(), "cuCtxSynchronize", where);
+}
+
+}  // namespace wave::runtime
