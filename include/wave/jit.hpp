@@ -2,6 +2,7 @@
 // translation unit never sees MLIR or LLVM. Link `wave::jit` to use them.
 #pragma once
 
+#include <array>
 #include <string>
 
 #include "wave/graph.hpp"
@@ -13,5 +14,19 @@ namespace wave::jit {
 // text. `options.subs` are recorded as the kernel's hyperparameters. Throws wave::Error,
 // naming the op and source line, if the IR does not verify.
 std::string import_to_mlir(const graph::KernelGraph& kernel, const CompileOptions& options);
+
+// A kernel compiled for NVIDIA GPUs, with the launch shape its constraints give.
+struct PtxKernel {
+  std::string entry;  // the kernel's name in the PTX
+  std::string ptx;
+  std::array<unsigned, 3> grid{1, 1, 1};
+  std::array<unsigned, 3> block{1, 1, 1};
+};
+
+// Imports, lowers and compiles a traced kernel to PTX for `target` (sm_80, sm_90, sm_90a).
+// Throws wave::Error naming the op and source line a stage rejected. Memory-bound kernels
+// (read, write, register, cast, elementwise math) with every dim set in `subs` for now.
+PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options,
+                         const std::string& target = "sm_90a");
 
 }  // namespace wave::jit

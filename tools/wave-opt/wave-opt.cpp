@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/WaveDialect.h"
+#include "lowering/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -13,16 +14,13 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
-namespace wave {
-// The wave passes join here as later stages land.
-static void registerWavePasses() {}
-}  // namespace wave
-
 int main(int argc, char** argv) {
   mlir::DialectRegistry registry;
-  registry.insert<wave::dialect::WaveDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect>();
+  registry.insert<wave::dialect::WaveDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect,
+                  mlir::gpu::GPUDialect, mlir::math::MathDialect, mlir::memref::MemRefDialect,
+                  mlir::scf::SCFDialect, mlir::vector::VectorDialect>();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
-  wave::registerWavePasses();
+  wave::jit::registerWavePasses();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "wave optimizer driver\n", registry));
 }
