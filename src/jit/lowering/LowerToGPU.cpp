@@ -84,8 +84,9 @@ FailureOr<KernelEmitter::Access> KernelEmitter::access(Operation* op, dialect::M
   const StringRef inner = dist_.dims.back();
   a.vectorized = !dims.empty() && dims.back() == inner;
   // Runs start at multiples of elementsPerThread along the innermost dim; with rows whose
-  // length is such a multiple too, every run is aligned to its size (base pointers are
-  // 16-byte aligned: the runtime checks), and loads can be whole 16-byte vectors.
+  // length is such a multiple too, every run is aligned to its size, and loads can be whole
+  // vectors. This assumes base pointers aligned to a run (device allocations are aligned
+  // to 256 bytes); the launch API will check pointers passed in.
   const int64_t elementBytes = std::max<int64_t>(1, memory.getElementType().getIntOrFloatBitWidth() / 8);
   const bool rowsAligned = a.vectorized && dist_.sizes[dimIndex(inner)] % dist_.elementsPerThread == 0;
   a.alignment = llvm::Align(rowsAligned ? elementBytes * dist_.elementsPerThread : elementBytes);
