@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <source_location>
 #include <string>
@@ -58,6 +59,8 @@ class DeviceBuffer {
   void copy_from_host(const void* src, std::source_location where = std::source_location::current());
   void copy_to_host(void* dst, std::source_location where = std::source_location::current()) const;
   void fill_bytes(std::uint8_t value, std::source_location where = std::source_location::current());
+  // Device-to-device copy of min(size(), src.size()) bytes.
+  void copy_from(const DeviceBuffer& src, std::source_location where = std::source_location::current());
 
  private:
   std::uint64_t address_ = 0;
@@ -83,6 +86,10 @@ class LoadedKernel {
   void* function_ = nullptr;
   std::string entry_;
 };
+
+// Milliseconds the GPU spent on the work `enqueue` queues, measured with device events.
+float elapsed_ms(const std::function<void()>& enqueue,
+                 std::source_location where = std::source_location::current());
 
 // Waits for all queued work; reports an error a kernel raised.
 void synchronize(std::source_location where = std::source_location::current());

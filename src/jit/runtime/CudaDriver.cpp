@@ -34,6 +34,9 @@ Driver::Driver() {
       bind(lib, "cuStreamSynchronize", cuStreamSynchronize) && bind(lib, "cuMemAlloc_v2", cuMemAlloc) &&
       bind(lib, "cuMemFree_v2", cuMemFree) && bind(lib, "cuMemcpyHtoD_v2", cuMemcpyHtoD) &&
       bind(lib, "cuMemcpyDtoH_v2", cuMemcpyDtoH) && bind(lib, "cuMemsetD8_v2", cuMemsetD8) &&
+      bind(lib, "cuMemcpyDtoD_v2", cuMemcpyDtoD) && bind(lib, "cuEventCreate", cuEventCreate) &&
+      bind(lib, "cuEventRecord", cuEventRecord) && bind(lib, "cuEventSynchronize", cuEventSynchronize) &&
+      bind(lib, "cuEventElapsedTime", cuEventElapsedTime) && bind(lib, "cuEventDestroy_v2", cuEventDestroy) &&
       bind(lib, "cuGetErrorName", cuGetErrorName) && bind(lib, "cuGetErrorString", cuGetErrorString);
   if (!bound) {
     reason = "the CUDA driver (libcuda.so.1) lacks a driver API entry point wave-cpp needs";

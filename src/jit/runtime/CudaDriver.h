@@ -22,6 +22,7 @@ using CUcontext = struct CUctx_st*;
 using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
+using CUevent = struct CUevent_st*;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
@@ -64,6 +65,12 @@ struct Driver {
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, std::size_t) = nullptr;
   CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, std::size_t) = nullptr;
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, std::size_t) = nullptr;
+  CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, std::size_t) = nullptr;
+  CUresult (*cuEventCreate)(CUevent*, unsigned) = nullptr;
+  CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
+  CUresult (*cuEventSynchronize)(CUevent) = nullptr;
+  CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
+  CUresult (*cuEventDestroy)(CUevent) = nullptr;
   CUresult (*cuGetErrorName)(CUresult, const char**) = nullptr;
   CUresult (*cuGetErrorString)(CUresult, const char**) = nullptr;
 

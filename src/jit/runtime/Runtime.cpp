@@ -2,6 +2,7 @@
 #include "runtime/CudaDriver.h"
 
 #include <utility>
+#include <algorithm>
 #include <vector>
 
 #include "wave/error.hpp"
@@ -104,6 +105,11 @@ void DeviceBuffer::fill_bytes(std::uint8_t value, std::source_location where) {
   check(d, d.cuMemsetD8(address_, value, bytes_), "cuMemsetD8", where);
 }
 
+void DeviceBuffer::copy_from(const DeviceBuffer& src, std::source_location where) {
+  const Driver& d = ready(where);
+  check(d, d.cuMemcpyDtoD(address_, src.address_, std::min(bytes_, src.bytes_)), "cuMemcpyDtoD", where);
+}
+
 LoadedKernel::LoadedKernel(const std::string& ptx, const std::string& entry, std::source_location where)
     : entry_(entry) {
   const Driver& d = ready(where);
@@ -134,6 +140,22 @@ void LoadedKernel::launch(Dim3 grid, Dim3 block, std::initializer_list<void*> ar
         d.cuLaunchKernel(static_cast<CUfunction>(function_), grid.x, grid.y, grid.z, block.x, block.y,
                          block.z, shared_bytes, nullptr, params.data(), nullptr),
         "cuLaunchKernel", where);
+}
+
+float elapsed_ms(const std::function<void()>& enqueue, std::source_location where) {
+  const Driver& d = ready(where);
+  CUevent start = nullptr, stop = nullptr;
+  check(d, d.cuEventCreate(&start, 0), "cuEventCreate", where);
+  check(d, d.cuEventCreate(&stop, 0), "cuEventCreate", where);
+  check(d, d.cuEventRecord(start, nullptr), "cuEventRecord", where);
+  enqueue();
+  check(d, d.cuEventRecord(stop, nullptr), "cuEventRecord", where);
+  check(d, d.cuEventSynchronize(stop), "cuEventSynchronize", where);
+  float ms = 0;
+  check(d, d.cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime", where);
+  d.cuEventDestroy(start);
+  d.cuEventDestroy(stop);
+  return ms;
 }
 
 void synchronize(std::source_location where) {

@@ -1,0 +1,109 @@
+// Memory-bound kernels against the device's own copy (cuMemcpyDtoD) in the same run:
+// GB/s counting bytes read and written, the median of many timed runs after warm-up, on
+// random data. Also: the host time to compile each kernel to PTX and to load it.
+//
+//   wave-bench-memory-bound      (prints a table; exits 77 without a GPU)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include <wave/wave.hpp>
+#include <wave/runtime.hpp>
+
+using namespace wave;
+
+namespace {
+
+WAVE_SYMBOL(M);
+WAVE_SYMBOL(N);
+WAVE_SYMBOL(BLOCK_N);
+
+constexpr int kWarmup = 3, kRuns = 25;
+
+double median_ms(const std::function<void()>& enqueue) {
+  for (int i = 0; i < kWarmup; ++i) runtime::elapsed_ms(enqueue);
+  std::vector<double> times;
+  for (int i = 0; i < kRuns; ++i) times.push_back(runtime::elapsed_ms(enqueue));
+  std::nth_element(times.begin(), times.begin() + kRuns / 2, times.end());
+  return times[kRuns / 2];
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void fill_random(runtime::DeviceBuffer& buffer, std::mt19937& rng) {
+  std::vector<std::uint16_t> host(buffer.size() / 2);
+  std::uniform_int_distribution<int> bits(0x3000, 0x3bff);  // f16 in [0.125, 1): finite, nonzero
+  for (auto& h : host) h = static_cast<std::uint16_t>(bits(rng));
+  buffer.copy_from_host(host.data());
+}
+
+}  // namespace
+
+int main() {
+  std::string why;
+  if (!runtime::device_available(&why)) {
+    std::printf("SKIP: %s\n", why.c_str());
+    return 77;
+  }
+  const DeviceInfo info = runtime::device_info();
+  std::printf("device: %s (sm_%d%d, %d SMs)\n\n", info.name.c_str(), info.compute_major, info.compute_minor,
+              info.multiprocessors);
+  std::mt19937 rng(1234);
+
+  // 1 GiB of f16 per tensor.
+  const std::int64_t m = 16384, n = 32768;
+  const std::size_t bytes = static_cast<std::size_t>(m) * n * 2;
+  runtime::DeviceBuffer a(bytes), b(bytes), c(bytes), out(bytes);
+  for (auto* buf : {&a, &b, &c}) fill_random(*buf, rng);
+
+  const double memcpy_ms = median_ms([&] { out.copy_from(a); });
+  const double memcpy_gbs = 2.0 * bytes / (memcpy_ms * 1e6);
+  std::printf("%-34s %9s %9s %8s %12s %10s\n", "kernel", "ms", "GB/s", "ratio", "compile ms", "load ms");
+  std::printf("%-34s %9.3f %9.1f %8.3f %12s %10s\n", "cuMemcpyDtoD 1 GiB", memcpy_ms, memcpy_gbs, 1.0, "-", "-");
+
+  for (int waves : {4, 8}) {
+    for (int block_n : {1024, 2048, 4096}) {
+      auto copy = kernel("copy",
+                         {WorkgroupConstraint(M, 1, 1), WorkgroupConstraint(N, BLOCK_N, 0),
+                          WaveConstraint(N, BLOCK_N / waves), HardwareConstraint{.threads_per_wave = 32}},
+                         [](Memory<dims<M, N>, f16> x, Memory<dims<M, N>, f16> y) { write(read(x), y); });
+      auto fused = kernel("fused",
+                          {WorkgroupConstraint(M, 1, 1), WorkgroupConstraint(N, BLOCK_N, 0),
+                           WaveConstraint(N, BLOCK_N / waves), HardwareConstraint{.threads_per_wave = 32}},
+                          [](Memory<dims<M, N>, f16> x, Memory<dims<M, N>, f16> y, Memory<dims<M, N>, f16> z,
+                             Memory<dims<M, N>, f16> w) { write(exp2(read(x) * read(y)) + read(z), w); });
+      const CompileOptions options{.subs = {{M, m}, {N, n}, {BLOCK_N, block_n}}};
+      for (int which = 0; which < 2; ++which) try {
+        auto t0 = std::chrono::steady_clock::now();
+        const jit::PtxKernel ptx = which == 0 ? jit::compile_to_ptx(copy.trace(), options)
+                                              : jit::compile_to_ptx(fused.trace(), options);
+        const double compile_ms = seconds_since(t0) * 1e3;
+        t0 = std::chrono::steady_clock::now();
+        runtime::LoadedKernel k(ptx.ptx, ptx.entry);
+        const double load_ms = seconds_since(t0) * 1e3;
+        const runtime::Dim3 grid{ptx.grid[0], ptx.grid[1], ptx.grid[2]}, block{ptx.block[0]};
+        double ms;
+        std::size_t moved;
+        if (which == 0) {
+          ms = median_ms([&] { k.launch(grid, block, {a.arg(), out.arg()}); });
+          moved = 2 * bytes;
+        } else {
+          ms = median_ms([&] { k.launch(grid, block, {a.arg(), b.arg(), c.arg(), out.arg()}); });
+          moved = 4 * bytes;
+        }
+        const double gbs = moved / (ms * 1e6);
+        char name[64];
+        std::snprintf(name, sizeof name, "%s BLOCK_N=%d waves=%d", which == 0 ? "copy" : "exp2(x*y)+z", block_n,
+                      waves);
+        std::printf("%-34s %9.3f %9.1f %8.3f %12.1f %10.1f\n", name, ms, gbs, gbs / memcpy_gbs, compile_ms, load_ms);
+      } catch (const Error& e) {
+        std::printf("%s: %s\n", which == 0 ? "copy" : "fused", e.what());
+      }
+    }
+  }
+  return 0;
+}
