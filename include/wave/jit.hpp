@@ -23,10 +23,10 @@ struct PtxKernel {
   std::array<unsigned, 3> block{1, 1, 1};
 };
 
-// Imports, lowers and compiles a traced kernel to PTX for `target` (sm_80, sm_90, sm_90a).
-// Throws wave::Error naming the op and source line a stage rejected. Memory-bound kernels
-// (read, write, register, cast, elementwise math) with every dim set in `subs` for now.
-PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options,
-                         const std::string& target = "sm_90a");
+// Imports, lowers and compiles a traced kernel to PTX for `options.target`, through the
+// kernel cache unless `options.cache` is off. Throws wave::Error naming the op and source
+// line a stage rejected. Memory-bound kernels (read, write, register, cast, elementwise
+// math) with every dim set in `subs` for now.
+PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options);
 
 }  // namespace wave::jit

@@ -31,6 +31,14 @@ struct CompileOptions {
   Subs subs;
   // Attach the user's source locations to the IR (printed with loc(...)).
   bool debug_locations = false;
+  // The GPU to compile for: sm_80, sm_90 or sm_90a (Hopper, the default).
+  std::string target = "sm_90a";
+  // Keep compiled kernels in memory and on disk (KernelCache: $WAVE_CACHE_DIR, else
+  // ~/.cache/wave-cpp); `cache_dir` overrides the folder.
+  bool cache = true;
+  std::string cache_dir;
+  // Print the IR after every compiler stage to stderr (also: WAVE_DUMP_IR=1).
+  bool dump_ir = false;
 };
 
 }  // namespace wave

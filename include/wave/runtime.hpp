@@ -13,9 +13,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <initializer_list>
 #include <source_location>
 #include <string>
+#include <vector>
 
 namespace wave {
 
@@ -77,7 +77,7 @@ class LoadedKernel {
   LoadedKernel& operator=(const LoadedKernel&) = delete;
 
   // Queues the kernel; `args` point at each argument's value, in order.
-  void launch(Dim3 grid, Dim3 block, std::initializer_list<void*> args,
+  void launch(Dim3 grid, Dim3 block, const std::vector<void*>& args,
               std::uint32_t shared_bytes = 0,
               std::source_location where = std::source_location::current()) const;
 

@@ -18,8 +18,11 @@
 //   index_mapping.hpp      iterator-based index mappings for read and write
 //   ops/*.hpp              read, write, mma, iterate, elementwise math, reductions, ...
 //   kernel.hpp             kernel(): tracing to a graph, and the `wave` IR through the JIT
+//   compile.hpp            compile(): a CompiledKernel to launch on device pointers
+//   runtime.hpp            the GPU runtime: devices, memory, modules (not included here)
 #pragma once
 
+#include "wave/compile.hpp"
 #include "wave/constraints.hpp"
 #include "wave/dims.hpp"
 #include "wave/dtype.hpp"

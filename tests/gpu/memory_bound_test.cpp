@@ -63,13 +63,7 @@ struct Launcher {
   }
 
   void launch(const std::vector<void*>& args) {
-    switch (args.size()) {
-      case 2: loaded.launch({ptx.grid[0], ptx.grid[1], ptx.grid[2]}, {ptx.block[0]}, {args[0], args[1]}); break;
-      case 4:
-        loaded.launch({ptx.grid[0], ptx.grid[1], ptx.grid[2]}, {ptx.block[0]}, {args[0], args[1], args[2], args[3]});
-        break;
-      default: FAIL("unexpected argument count");
-    }
+    loaded.launch({ptx.grid[0], ptx.grid[1], ptx.grid[2]}, {ptx.block[0]}, args);
   }
 };
 
@@ -148,4 +142,20 @@ TEST_CASE("cast f32 -> f16, 1-D", "[gpu][memory]") {
     }
     CHECK(wrong == 0);
   }
+}
+
+TEST_CASE("compile() and launch: the copy example end to end", "[gpu][memory]") {
+  namespace ex = examples::copy;
+  std::mt19937 rng(Catch::rngSeed());
+  const auto copy = compile(ex::make_kernel(), {.subs = {{ex::M, 33}, {ex::N, 2050}, {ex::BLOCK_M, 1}, {ex::BLOCK_N, 1024}}});
+  std::vector<std::uint16_t> a(33 * 2050);
+  for (auto& h : a) h = random_half(rng);
+  auto b = poisoned<std::uint16_t>(a.size());
+  runtime::DeviceBuffer da(a.size() * 2), db(b.size() * 2);
+  da.copy_from_host(a.data());
+  db.copy_from_host(b.data());
+  copy(reinterpret_cast<void*>(da.address()), reinterpret_cast<void*>(db.address()));
+  runtime::synchronize();
+  db.copy_to_host(b.data());
+  CHECK(a == b);
 }

@@ -1,15 +1,25 @@
 // Whole kernels to PTX: the copy example compiles to vectorized, masked code.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "kernels/copy.hpp"
 #include "kernels/gemm.hpp"
+#include "wave/runtime.hpp"
 
 using namespace wave;
 using Catch::Matchers::Contains;
 
+namespace {
+CompileOptions uncached(CompileOptions options) {
+  options.cache = false;
+  return options;
+}
+}  // namespace
+
 TEST_CASE("the copy example compiles to 16-byte loads and stores", "[compile][ptx]") {
   const auto kernel = examples::copy::make_kernel();
-  const jit::PtxKernel ptx = jit::compile_to_ptx(kernel.trace(), examples::copy::default_options());
+  const jit::PtxKernel ptx = jit::compile_to_ptx(kernel.trace(), uncached(examples::copy::default_options()));
   CHECK(ptx.entry == "copy");
   CHECK_THAT(ptx.ptx, Contains(".visible .entry copy("));
   CHECK_THAT(ptx.ptx, Contains("ld.global.v4"));
@@ -22,7 +32,9 @@ TEST_CASE("the copy example compiles to 16-byte loads and stores", "[compile][pt
 TEST_CASE("error: a target wave-cpp does not know", "[compile][error]") {
   const auto kernel = examples::copy::make_kernel();
   try {
-    jit::compile_to_ptx(kernel.trace(), examples::copy::default_options(), "sm_75x");
+    CompileOptions options = examples::copy::default_options();
+    options.target = "sm_75x";
+    jit::compile_to_ptx(kernel.trace(), options);
     FAIL("expected a wave::Error");
   } catch (const Error& e) {
     CHECK(e.kernel() == "copy");
@@ -33,7 +45,7 @@ TEST_CASE("error: a target wave-cpp does not know", "[compile][error]") {
 TEST_CASE("error: a kernel the lowering cannot handle yet names the op and line", "[compile][error]") {
   const auto kernel = examples::gemm::make_kernel();
   try {
-    jit::compile_to_ptx(kernel.trace(), examples::gemm::default_options());
+    jit::compile_to_ptx(kernel.trace(), uncached(examples::gemm::default_options()));
     FAIL("expected a wave::Error");
   } catch (const Error& e) {
     CHECK(e.op() == "wave.iterate");
@@ -41,4 +53,61 @@ TEST_CASE("error: a kernel the lowering cannot handle yet names the op and line"
     CHECK(e.line() > 0);
     CHECK_THAT(e.message(), Contains("is not yet supported by wave-lower-to-gpu"));
   }
+}
+
+TEST_CASE("compiled kernels are kept in the cache folder and served from it", "[compile][cache]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("wave-compile-cache-" + std::to_string(Catch::rngSeed()));
+  std::filesystem::remove_all(dir);
+  CompileOptions options = examples::copy::default_options();
+  options.cache_dir = dir.string();
+  const auto kernel = examples::copy::make_kernel();
+  const jit::PtxKernel first = jit::compile_to_ptx(kernel.trace(), options);
+  std::size_t entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) entries += e.path().extension() == ".kernel";
+  CHECK(entries == 1);
+  const jit::PtxKernel again = jit::compile_to_ptx(kernel.trace(), options);
+  CHECK(again.ptx == first.ptx);
+  CHECK(again.entry == first.entry);
+  CHECK(again.grid == first.grid);
+  CHECK(again.block == first.block);
+  // Other symbol values are another kernel.
+  options.subs.push_back({examples::copy::BLOCK_M, 2});
+  options.subs.erase(options.subs.begin() + 2);
+  const jit::PtxKernel other = jit::compile_to_ptx(kernel.trace(), options);
+  CHECK(other.grid != first.grid);
+  entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) entries += e.path().extension() == ".kernel";
+  CHECK(entries == 2);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("compile() gives a kernel whose launch checks its arguments first", "[compile][error]") {
+  CompileOptions options = examples::copy::default_options();
+  options.cache = false;
+  const auto copy = compile(examples::copy::make_kernel(), options);
+  CHECK(copy.name() == "copy");
+  CHECK_THAT(copy.ptx().ptx, Contains(".entry copy("));
+  alignas(16) static char device_like[64];
+  auto launch_error = [&](std::initializer_list<const void*> pointers, unsigned& line) -> Error {
+    try {
+      line = __LINE__; copy.launch(pointers);
+    } catch (const Error& e) {
+      return e;
+    }
+    FAIL("expected a wave::Error");
+    throw;
+  };
+  unsigned line = 0;
+  Error count = launch_error({device_like}, line);
+  CHECK(count.line() == line);
+  CHECK(count.op() == "launch");
+  CHECK(count.kernel() == "copy");
+  CHECK_THAT(count.message(), Contains("expected 2 device pointers, one per kernel argument, but found 1"));
+  CHECK_THAT(launch_error({device_like, nullptr}, line).message(),
+             Contains("argument 1 (f16 tensor): expected a device pointer, but found null"));
+  CHECK_THAT(launch_error({device_like, device_like + 4}, line).message(),
+             Contains("argument 1 (f16 tensor): expected a pointer aligned to 16 bytes, but found an address ending in 4"));
+  std::string why;
+  if (!runtime::device_available(&why))
+    CHECK_THAT(launch_error({device_like, device_like + 16}, line).message(), Contains("expected a GPU, but found"));
 }

@@ -86,10 +86,10 @@ FailureOr<KernelEmitter::Access> KernelEmitter::access(Operation* op, dialect::M
   // Runs start at multiples of elementsPerThread along the innermost dim; with rows whose
   // length is such a multiple too, every run is aligned to its size, and loads can be whole
   // vectors. This assumes base pointers aligned to a run (device allocations are aligned
-  // to 256 bytes); the launch API will check pointers passed in.
+  // to 256 bytes), at most 16: CompiledKernel checks pointers passed in for that.
   const int64_t elementBytes = std::max<int64_t>(1, memory.getElementType().getIntOrFloatBitWidth() / 8);
   const bool rowsAligned = a.vectorized && dist_.sizes[dimIndex(inner)] % dist_.elementsPerThread == 0;
-  a.alignment = llvm::Align(rowsAligned ? elementBytes * dist_.elementsPerThread : elementBytes);
+  a.alignment = llvm::Align(rowsAligned ? std::min<int64_t>(16, elementBytes * dist_.elementsPerThread) : elementBytes);
   if (!a.vectorized && llvm::is_contained(dims, inner))
     return op->emitOpError("is not yet supported by wave-lower-to-gpu: a tensor whose innermost dim is not ")
            << inner << " (a transposed access)";

@@ -132,10 +132,10 @@ LoadedKernel::~LoadedKernel() {
   if (module_) Driver::get().cuModuleUnload(static_cast<CUmodule>(module_));
 }
 
-void LoadedKernel::launch(Dim3 grid, Dim3 block, std::initializer_list<void*> args,
+void LoadedKernel::launch(Dim3 grid, Dim3 block, const std::vector<void*>& args,
                           std::uint32_t shared_bytes, std::source_location where) const {
   const Driver& d = ready(where);
-  std::vector<void*> params(args);
+  std::vector<void*> params(args);  // the driver takes a mutable array
   check(d,
         d.cuLaunchKernel(static_cast<CUfunction>(function_), grid.x, grid.y, grid.z, block.x, block.y,
                          block.z, shared_bytes, nullptr, params.data(), nullptr),

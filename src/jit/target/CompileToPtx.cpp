@@ -1,8 +1,16 @@
-// wave::jit::compile_to_ptx: trace graph -> wave IR -> upstream GPU IR -> PTX.
+// wave::jit::compile_to_ptx: trace graph -> wave IR -> upstream GPU IR -> PTX, through the
+// kernel cache.
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
 #include "dialect/WaveDialect.h"
 #include "import/FirstError.h"
 #include "import/ImportKernel.h"
 #include "lowering/Passes.h"
+#include "runtime/KernelCache.h"
 #include "target/NvptxTarget.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -10,6 +18,8 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/raw_ostream.h"
 #include "wave/jit.hpp"
 
 namespace wave::jit {
@@ -23,27 +33,61 @@ std::string ptxFeatures(const std::string& chip, const std::string& kernel) {
               "target: " + expected_found("sm_80, sm_90 or sm_90a", "'" + chip + "'"));
 }
 
-}  // namespace
+// One cache per folder, for the whole process.
+KernelCache& cacheFor(const std::string& dir) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<KernelCache>> caches;
+  std::lock_guard lock(mutex);
+  auto& cache = caches[dir];
+  if (!cache)
+    cache = std::make_unique<KernelCache>(
+        KernelCache::Options{.dir = dir.empty() ? KernelCache::default_dir() : std::filesystem::path(dir)});
+  return *cache;
+}
 
-PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options,
-                         const std::string& target) {
-  const NvptxOptions nvptx{.chip = target, .features = ptxFeatures(target, kernel.name)};
+// Everything the PTX depends on: the kernel's IR, the target, the compiler's versions.
+std::string cacheKey(mlir::ModuleOp module, const std::string& target) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
+  os << "\ntarget=" << target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING;
+  return key;
+}
+
+std::string serialize(const PtxKernel& k) {
+  std::ostringstream os;
+  os << k.entry << '\n' << k.grid[0] << ' ' << k.grid[1] << ' ' << k.grid[2] << '\n'
+     << k.block[0] << ' ' << k.block[1] << ' ' << k.block[2] << '\n' << k.ptx;
+  return os.str();
+}
+
+PtxKernel deserialize(const std::string& payload) {
+  std::istringstream is(payload);
+  PtxKernel k;
+  std::getline(is, k.entry);
+  is >> k.grid[0] >> k.grid[1] >> k.grid[2] >> k.block[0] >> k.block[1] >> k.block[2];
+  is.get();
+  k.ptx.assign(std::istreambuf_iterator<char>(is), std::istreambuf_iterator<char>());
+  return k;
+}
+
+PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kernel,
+                           const CompileOptions& options, const FirstError& first) {
+  mlir::MLIRContext& ctx = *module.getContext();
   mlir::DialectRegistry registry;
-  registry.insert<dialect::WaveDialect>();
   registerNvptxTarget(registry);
-  mlir::MLIRContext ctx(registry);
-  ctx.loadDialect<dialect::WaveDialect, mlir::func::FuncDialect>();
-  FirstError first(&ctx);
-
-  mlir::OwningOpRef<mlir::ModuleOp> module = importKernel(ctx, kernel, options);
-  if (mlir::failed(mlir::verify(*module)))
-    throw first.error(kernel.name, "import", "the traced kernel does not verify");
+  ctx.appendDialectRegistry(registry);
 
   mlir::PassManager lowering(&ctx);
+  const char* dump = std::getenv("WAVE_DUMP_IR");
+  if (options.dump_ir || (dump && *dump && std::string(dump) != "0")) {
+    ctx.disableMultithreading();  // IR printing needs one thread
+    lowering.enableIRPrinting();
+  }
   lowering.addPass(createWaveLowerToGPU());
   lowering.addPass(mlir::createCanonicalizerPass());
   lowering.addPass(mlir::createCSEPass());
-  if (mlir::failed(lowering.run(*module)))
+  if (mlir::failed(lowering.run(module)))
     throw first.error(kernel.name, "lowering", "cannot lower the kernel to GPU code");
 
   PtxKernel result;
@@ -54,10 +98,32 @@ PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions&
     if (auto block = f.getKnownBlockSizeAttr())
       for (int i = 0; i < 3; ++i) result.block[i] = static_cast<unsigned>(block[i]);
   });
-  auto ptx = compileToPtx(*module, nvptx);
+  const NvptxOptions nvptx{.chip = options.target, .features = ptxFeatures(options.target, kernel.name)};
+  auto ptx = compileToPtx(module, nvptx);
   if (mlir::failed(ptx)) throw first.error(kernel.name, "codegen", "cannot compile the GPU code to PTX");
   result.ptx = std::move(*ptx);
   return result;
+}
+
+}  // namespace
+
+PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options) {
+  ptxFeatures(options.target, kernel.name);  // reject an unknown target before any work
+  mlir::MLIRContext ctx;
+  ctx.loadDialect<dialect::WaveDialect, mlir::func::FuncDialect>();
+  FirstError first(&ctx);
+
+  mlir::OwningOpRef<mlir::ModuleOp> module = importKernel(ctx, kernel, options);
+  if (mlir::failed(mlir::verify(*module)))
+    throw first.error(kernel.name, "import", "the traced kernel does not verify");
+  if (!options.cache) return lowerAndGenerate(*module, kernel, options, first);
+
+  KernelCache& cache = cacheFor(options.cache_dir);
+  const std::string key = cacheKey(*module, options.target);
+  if (auto hit = cache.lookup(key)) return deserialize(*hit);
+  PtxKernel built = lowerAndGenerate(*module, kernel, options, first);
+  cache.store(key, serialize(built));
+  return built;
 }
 
 }  // namespace wave::jit

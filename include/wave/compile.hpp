@@ -1,0 +1,57 @@
+// compile(): a kernel and its symbol values, compiled for the GPU and ready to launch.
+//
+//   auto copy = compile(copy_kernel, {.subs = {{M, 4096}, {N, 4096}, {BLOCK_M, 1}, {BLOCK_N, 1024}}});
+//   copy(a_device, b_device);               // one device pointer per kernel argument
+//   copy.launch({a_device, b_device});      // the same, with errors naming this line
+//
+// Compiled kernels are cached in memory and on disk (see CompileOptions). Link `wave::jit`.
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "wave/jit.hpp"
+#include "wave/kernel.hpp"
+
+namespace wave {
+
+class CompiledKernel {
+ public:
+  CompiledKernel(jit::PtxKernel ptx, std::vector<graph::MemoryType> args, std::string name,
+                 std::source_location compiled_at);
+
+  const std::string& name() const { return name_; }
+  const jit::PtxKernel& ptx() const { return ptx_; }
+
+  // Queues the kernel on device 0. Checks first: one pointer per argument, none null, each
+  // aligned to 16 bytes (device allocations are).
+  void launch(std::initializer_list<const void*> pointers,
+              std::source_location where = std::source_location::current()) const;
+
+  template <class... Pointers>
+  void operator()(Pointers*... pointers) const {
+    launch({static_cast<const void*>(pointers)...}, compiled_at_);
+  }
+
+ private:
+  struct Loaded;
+  jit::PtxKernel ptx_;
+  std::vector<graph::MemoryType> args_;
+  std::string name_;
+  std::source_location compiled_at_;
+  std::shared_ptr<Loaded> loaded_;  // the module, loaded on first launch
+};
+
+template <class Fn>
+CompiledKernel compile(const Kernel<Fn>& kernel, const CompileOptions& options = {},
+                       std::source_location where = std::source_location::current()) {
+  graph::KernelGraph graph = kernel.trace(options, where);
+  std::vector<graph::MemoryType> args;
+  for (const graph::Argument& a : graph.args) args.push_back(a.type);
+  return CompiledKernel(jit::compile_to_ptx(graph, options), std::move(args), graph.name, where);
+}
+
+}  // namespace wave
