@@ -1,38 +1,74 @@
-// The shared main() of the examples: compile the kernel with its default symbol values and
-// show the result. Today that is the verified `wave` IR; later stages add PTX and a launch.
+// The shared main() of the examples.
 //
-//   wave-example-<name> [--symbolic] [--debug-locations]
+//   wave-example-<name> [--symbolic] [--debug-locations]   print the verified `wave` IR
+//   wave-example-<name> --run [--ptx]                       compile for the GPU, show the
+//       PTX (all of it with --ptx), and run and check it where a GPU exists
+//
 //     --symbolic         leave every symbol unset (the kernel as written)
 //     --debug-locations  print the user's source locations with the IR
 #pragma once
 
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <iostream>
+#include <sstream>
 
+#include <wave/runtime.hpp>
 #include <wave/wave.hpp>
 
 namespace examples {
 
+// Runs the compiled kernel on random data and checks it; returns a process exit code.
+using DeviceCheck = std::function<int(const wave::CompiledKernel&)>;
+
 template <class Kernel>
-int run_example(const Kernel& kernel, wave::CompileOptions options, int argc, char** argv) {
+int run_example(const Kernel& kernel, wave::CompileOptions options, int argc, char** argv,
+                const DeviceCheck& check = {}) {
+  bool run = false, full_ptx = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--symbolic")) {
       options.subs.clear();
     } else if (!std::strcmp(argv[i], "--debug-locations")) {
       options.debug_locations = true;
+    } else if (!std::strcmp(argv[i], "--run")) {
+      run = true;
+    } else if (!std::strcmp(argv[i], "--ptx")) {
+      full_ptx = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--symbolic] [--debug-locations]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--symbolic] [--debug-locations] [--run [--ptx]]\n", argv[0]);
       return 2;
     }
   }
   try {
-    std::cout << kernel.ir(options);
+    if (!run) {
+      std::cout << kernel.ir(options);
+      return 0;
+    }
+    std::cout << "--- wave IR\n" << kernel.ir(options);
+    const wave::CompiledKernel compiled = wave::compile(kernel, options);
+    std::cout << "--- PTX (" << options.target << "), grid " << compiled.ptx().grid[0] << "x"
+              << compiled.ptx().grid[1] << "x" << compiled.ptx().grid[2] << ", block "
+              << compiled.ptx().block[0] << "\n";
+    std::istringstream ptx(compiled.ptx().ptx);
+    std::string line;
+    for (int n = 0; std::getline(ptx, line) && (full_ptx || n < 40); ++n) std::cout << line << "\n";
+    if (!full_ptx) std::cout << "... (--ptx prints all of it)\n";
+    std::string why;
+    if (!wave::runtime::device_available(&why)) {
+      std::cout << "--- not run: no GPU here (" << why << ")\n";
+      return 0;
+    }
+    if (!check) {
+      std::cout << "--- not run: this example has no device check yet\n";
+      return 0;
+    }
+    return check(compiled);
   } catch (const wave::Error& e) {
+    // Compilation stops at the first stage that cannot handle the kernel yet: say which.
     std::cerr << e.what() << "\n";
-    return 1;
+    return run ? 0 : 1;
   }
-  return 0;
 }
 
 }  // namespace examples
