@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "wave/error.hpp"

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/DenseMap.h"
 #include "wave/error.hpp"
 
@@ -234,6 +235,14 @@ class KernelImporter {
 OwningOpRef<ModuleOp> importKernel(MLIRContext& ctx, const graph::KernelGraph& kernel,
                                    const CompileOptions& options) {
   return KernelImporter(ctx, kernel, options).run();
+}
+
+OwningOpRef<ModuleOp> importVerified(MLIRContext& ctx, const graph::KernelGraph& kernel,
+                                     const CompileOptions& options, const FirstError& first) {
+  ctx.loadDialect<dialect::WaveDialect, func::FuncDialect>();
+  OwningOpRef<ModuleOp> module = importKernel(ctx, kernel, options);
+  if (failed(verify(*module))) throw first.error(kernel.name, "import", "the traced kernel does not verify");
+  return module;
 }
 
 }  // namespace wave::jit

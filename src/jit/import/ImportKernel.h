@@ -3,6 +3,7 @@
 #ifndef WAVE_JIT_IMPORT_IMPORTKERNEL_H
 #define WAVE_JIT_IMPORT_IMPORTKERNEL_H
 
+#include "import/FirstError.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "wave/graph.hpp"
@@ -15,6 +16,13 @@ namespace wave::jit {
 mlir::OwningOpRef<mlir::ModuleOp> importKernel(mlir::MLIRContext& ctx,
                                                const graph::KernelGraph& kernel,
                                                const CompileOptions& options);
+
+// Loads the dialects import needs, imports and verifies: the start of every pipeline. A
+// verifier error becomes the wave::Error that `first` (installed on `ctx`) recorded.
+mlir::OwningOpRef<mlir::ModuleOp> importVerified(mlir::MLIRContext& ctx,
+                                                 const graph::KernelGraph& kernel,
+                                                 const CompileOptions& options,
+                                                 const FirstError& first);
 
 }  // namespace wave::jit
 

@@ -110,12 +110,8 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
 PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options) {
   ptxFeatures(options.target, kernel.name);  // reject an unknown target before any work
   mlir::MLIRContext ctx;
-  ctx.loadDialect<dialect::WaveDialect, mlir::func::FuncDialect>();
   FirstError first(&ctx);
-
-  mlir::OwningOpRef<mlir::ModuleOp> module = importKernel(ctx, kernel, options);
-  if (mlir::failed(mlir::verify(*module)))
-    throw first.error(kernel.name, "import", "the traced kernel does not verify");
+  mlir::OwningOpRef<mlir::ModuleOp> module = importVerified(ctx, kernel, options, first);
   if (!options.cache) return lowerAndGenerate(*module, kernel, options, first);
 
   KernelCache& cache = cacheFor(options.cache_dir);
