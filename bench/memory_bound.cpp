@@ -1,6 +1,7 @@
 // Memory-bound kernels against the device's own copy (cuMemcpyDtoD) in the same run:
 // GB/s counting bytes read and written, the median of many timed runs after warm-up, on
-// random data. Also: the host time to compile each kernel to PTX and to load it.
+// random data. Also host times: compiling each kernel to PTX cold (no cache), a kernel-cache
+// hit (trace, import and key included), and the driver loading the PTX.
 //
 //   wave-bench-memory-bound      (prints a table; exits 77 without a GPU)
 #include <algorithm>
@@ -62,8 +63,10 @@ int main() {
 
   const double memcpy_ms = median_ms([&] { out.copy_from(a); });
   const double memcpy_gbs = 2.0 * bytes / (memcpy_ms * 1e6);
-  std::printf("%-34s %9s %9s %8s %12s %10s\n", "kernel", "ms", "GB/s", "ratio", "compile ms", "load ms");
-  std::printf("%-34s %9.3f %9.1f %8.3f %12s %10s\n", "cuMemcpyDtoD 1 GiB", memcpy_ms, memcpy_gbs, 1.0, "-", "-");
+  std::printf("%-34s %9s %9s %8s %12s %10s %10s\n", "kernel", "ms", "GB/s", "ratio", "compile ms", "hit ms",
+              "load ms");
+  std::printf("%-34s %9.3f %9.1f %8.3f %12s %10s %10s\n", "cuMemcpyDtoD 1 GiB", memcpy_ms, memcpy_gbs, 1.0, "-", "-",
+              "-");
 
   for (int waves : {4, 8}) {
     for (int block_n : {1024, 2048, 4096}) {
@@ -78,10 +81,20 @@ int main() {
                              Memory<dims<M, N>, f16> w) { write(exp2(read(x) * read(y)) + read(z), w); });
       const CompileOptions options{.subs = {{M, m}, {N, n}, {BLOCK_N, block_n}}};
       for (int which = 0; which < 2; ++which) try {
+        // Cold: no cache. Then through the cache: one miss that stores, one hit (in memory).
+        auto compile_once = [&](const CompileOptions& o) {
+          return which == 0 ? jit::compile_to_ptx(copy.trace(), o) : jit::compile_to_ptx(fused.trace(), o);
+        };
+        CompileOptions cold = options, cached = options;
+        cold.cache = false;
+        cached.cache_dir = "/tmp/wave-bench-cache";
         auto t0 = std::chrono::steady_clock::now();
-        const jit::PtxKernel ptx = which == 0 ? jit::compile_to_ptx(copy.trace(), options)
-                                              : jit::compile_to_ptx(fused.trace(), options);
+        const jit::PtxKernel ptx = compile_once(cold);
         const double compile_ms = seconds_since(t0) * 1e3;
+        compile_once(cached);
+        t0 = std::chrono::steady_clock::now();
+        compile_once(cached);
+        const double hit_ms = seconds_since(t0) * 1e3;
         t0 = std::chrono::steady_clock::now();
         runtime::LoadedKernel k(ptx.ptx, ptx.entry);
         const double load_ms = seconds_since(t0) * 1e3;
@@ -99,7 +112,8 @@ int main() {
         char name[64];
         std::snprintf(name, sizeof name, "%s BLOCK_N=%d waves=%d", which == 0 ? "copy" : "exp2(x*y)+z", block_n,
                       waves);
-        std::printf("%-34s %9.3f %9.1f %8.3f %12.1f %10.1f\n", name, ms, gbs, gbs / memcpy_gbs, compile_ms, load_ms);
+        std::printf("%-34s %9.3f %9.1f %8.3f %12.1f %10.2f %10.1f\n", name, ms, gbs, gbs / memcpy_gbs, compile_ms,
+                    hit_ms, load_ms);
       } catch (const Error& e) {
         std::printf("%s: %s\n", which == 0 ? "copy" : "fused", e.what());
       }
