@@ -7,6 +7,7 @@
 // Compiled kernels are cached in memory and on disk (see CompileOptions). Link `wave::jit`.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <source_location>
@@ -18,9 +19,21 @@
 
 namespace wave {
 
+// A tensor argument as a launch can check it: where its data is, its element type, shape
+// and strides (in elements; empty: contiguous, row-major). wave/dlpack.hpp makes one from
+// a DLPack tensor.
+struct TensorArg {
+  const void* data = nullptr;
+  DataType dtype{};
+  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> strides;
+};
+
 class CompiledKernel {
  public:
-  CompiledKernel(jit::PtxKernel ptx, std::vector<graph::MemoryType> args, std::string name,
+  // `sizes` holds each argument's dim sizes as compiled (-1: set at launch).
+  CompiledKernel(jit::PtxKernel ptx, std::vector<graph::MemoryType> args,
+                 std::vector<std::vector<std::int64_t>> sizes, std::string name,
                  std::source_location compiled_at);
 
   const std::string& name() const { return name_; }
@@ -31,15 +44,23 @@ class CompiledKernel {
   void launch(std::initializer_list<const void*> pointers,
               std::source_location where = std::source_location::current()) const;
 
+  // The same, for tensors whose dtype, shape and layout are checked against the kernel's
+  // arguments and the sizes it was compiled for.
+  void launch(const std::vector<TensorArg>& tensors,
+              std::source_location where = std::source_location::current()) const;
+
   template <class... Pointers>
   void operator()(Pointers*... pointers) const {
     launch({static_cast<const void*>(pointers)...}, compiled_at_);
   }
 
  private:
+  void launch_pointers(const std::vector<const void*>& pointers, std::source_location where) const;
+
   struct Loaded;
   jit::PtxKernel ptx_;
   std::vector<graph::MemoryType> args_;
+  std::vector<std::vector<std::int64_t>> sizes_;
   std::string name_;
   std::source_location compiled_at_;
   std::shared_ptr<Loaded> loaded_;  // the module, loaded on first launch
@@ -50,8 +71,19 @@ CompiledKernel compile(const Kernel<Fn>& kernel, const CompileOptions& options =
                        std::source_location where = std::source_location::current()) {
   graph::KernelGraph graph = kernel.trace(options, where);
   std::vector<graph::MemoryType> args;
-  for (const graph::Argument& a : graph.args) args.push_back(a.type);
-  return CompiledKernel(jit::compile_to_ptx(graph, options), std::move(args), graph.name, where);
+  std::vector<std::vector<std::int64_t>> sizes;
+  for (const graph::Argument& a : graph.args) {
+    args.push_back(a.type);
+    sizes.emplace_back();
+    for (const std::string& dim : a.type.dims) {
+      std::int64_t size = -1;
+      for (const Sub& s : options.subs)
+        if (s.symbol == dim && !s.is_address_space) size = s.value;
+      sizes.back().push_back(size);
+    }
+  }
+  return CompiledKernel(jit::compile_to_ptx(graph, options), std::move(args), std::move(sizes),
+                        graph.name, where);
 }
 
 }  // namespace wave

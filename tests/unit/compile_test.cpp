@@ -5,6 +5,7 @@
 
 #include "kernels/copy.hpp"
 #include "kernels/gemm.hpp"
+#include "wave/dlpack.hpp"
 #include "wave/runtime.hpp"
 
 using namespace wave;
@@ -110,4 +111,50 @@ TEST_CASE("compile() gives a kernel whose launch checks its arguments first", "[
   std::string why;
   if (!runtime::device_available(&why))
     CHECK_THAT(launch_error({device_like, device_like + 16}, line).message(), Contains("expected a GPU, but found"));
+}
+
+TEST_CASE("DLPack tensors are checked against the kernel's arguments and subs", "[compile][dlpack][error]") {
+  CompileOptions options = examples::copy::default_options();  // M = N = 4096
+  options.cache = false;
+  const auto copy = compile(examples::copy::make_kernel(), options);
+  alignas(16) static char storage[64];
+  std::int64_t shape[2] = {4096, 4096}, strides[2] = {4096, 1};
+  auto tensor = [&](DLDataTypeCode code, std::uint8_t bits) {
+    DLTensor t{};
+    t.data = storage;
+    t.device = {kDLCUDA, 0};
+    t.ndim = 2;
+    t.dtype = {static_cast<std::uint8_t>(code), bits, 1};
+    t.shape = shape;
+    t.strides = strides;
+    return t;
+  };
+  const DLTensor good = tensor(kDLFloat, 16);
+  auto error_of = [&](const std::vector<TensorArg>& args) -> std::string {
+    try {
+      copy.launch(args);
+    } catch (const Error& e) {
+      return e.op() + ": " + e.message();
+    }
+    return "no error";
+  };
+  CHECK_THAT(error_of({from_dlpack(good), from_dlpack(tensor(kDLFloat, 32))}),
+             Contains("launch: argument 1: expected f16 elements, but found f32"));
+  std::int64_t wrong_shape[2] = {4096, 4097};
+  DLTensor wide = good;
+  wide.shape = wrong_shape;
+  CHECK_THAT(error_of({from_dlpack(good), from_dlpack(wide)}),
+             Contains("argument 1, dim N: expected 4096 (its value in subs), but found 4097"));
+  std::int64_t transposed[2] = {1, 4096};
+  DLTensor t = good;
+  t.strides = transposed;
+  CHECK_THAT(error_of({from_dlpack(t), from_dlpack(good)}),
+             Contains("argument 0, dim N: expected a contiguous row-major layout (stride 1), but found stride 4096"));
+  CHECK_THAT(error_of({from_dlpack(good)}), Contains("expected 2 tensors, one per kernel argument, but found 1"));
+  DLTensor on_host = good;
+  on_host.device = {kDLCPU, 0};
+  CHECK_THROWS_WITH(from_dlpack(on_host), Contains("expected a CUDA device tensor, but found device type 1"));
+  std::string why;
+  if (!runtime::device_available(&why))
+    CHECK_THAT(error_of({from_dlpack(good), from_dlpack(good)}), Contains("runtime: expected a GPU, but found"));
 }

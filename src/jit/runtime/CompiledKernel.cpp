@@ -12,12 +12,51 @@ struct CompiledKernel::Loaded {
   std::unique_ptr<runtime::LoadedKernel> kernel;
 };
 
-CompiledKernel::CompiledKernel(jit::PtxKernel ptx, std::vector<graph::MemoryType> args, std::string name,
+CompiledKernel::CompiledKernel(jit::PtxKernel ptx, std::vector<graph::MemoryType> args,
+                               std::vector<std::vector<std::int64_t>> sizes, std::string name,
                                std::source_location compiled_at)
-    : ptx_(std::move(ptx)), args_(std::move(args)), name_(std::move(name)), compiled_at_(compiled_at),
-      loaded_(std::make_shared<Loaded>()) {}
+    : ptx_(std::move(ptx)), args_(std::move(args)), sizes_(std::move(sizes)), name_(std::move(name)),
+      compiled_at_(compiled_at), loaded_(std::make_shared<Loaded>()) {}
+
+void CompiledKernel::launch(const std::vector<TensorArg>& tensors, std::source_location where) const {
+  auto fail = [&](const std::string& message) { throw Error(name_, "launch", where, message); };
+  if (tensors.size() != args_.size())
+    fail(expected_found(std::to_string(args_.size()) + " tensors, one per kernel argument",
+                        std::to_string(tensors.size())));
+  std::vector<const void*> pointers;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const TensorArg& t = tensors[i];
+    const graph::MemoryType& arg = args_[i];
+    const std::string which = "argument " + std::to_string(i);
+    if (t.dtype != arg.dtype)
+      fail(which + ": " + expected_found(std::string(wave::name(arg.dtype)) + " elements",
+                                         std::string(wave::name(t.dtype))));
+    if (t.shape.size() != arg.dims.size())
+      fail(which + ": " + expected_found(std::to_string(arg.dims.size()) + " dims", std::to_string(t.shape.size())));
+    for (std::size_t d = 0; d < arg.dims.size(); ++d)
+      if (sizes_[i][d] >= 0 && t.shape[d] != sizes_[i][d])
+        fail(which + ", dim " + arg.dims[d] + ": " +
+             expected_found(std::to_string(sizes_[i][d]) + " (its value in subs)", std::to_string(t.shape[d])));
+    if (!t.strides.empty()) {
+      std::int64_t expected = 1;
+      for (std::size_t d = arg.dims.size(); d-- > 0;) {
+        if (t.shape[d] != 1 && t.strides[d] != expected)
+          fail(which + ", dim " + arg.dims[d] + ": " +
+               expected_found("a contiguous row-major layout (stride " + std::to_string(expected) + ")",
+                              "stride " + std::to_string(t.strides[d])));
+        expected *= t.shape[d];
+      }
+    }
+    pointers.push_back(t.data);
+  }
+  launch_pointers(pointers, where);
+}
 
 void CompiledKernel::launch(std::initializer_list<const void*> pointers, std::source_location where) const {
+  launch_pointers(std::vector<const void*>(pointers), where);
+}
+
+void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, std::source_location where) const {
   auto fail = [&](const std::string& message) { throw Error(name_, "launch", where, message); };
   if (pointers.size() != args_.size())
     fail(expected_found(std::to_string(args_.size()) + " device pointers, one per kernel argument",
