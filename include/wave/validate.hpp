@@ -201,14 +201,18 @@ inline void validate_subs(const graph::KernelGraph& k, const Subs& subs,
                                       }())
                                   .str() +
                               ", which is false"));
-  for (const auto& arg : k.args) {
-    const std::string& space = arg.type.address_space;
-    if (space == "global" || space == "shared") continue;
-    auto it = std::find_if(subs.begin(), subs.end(), [&](const Sub& s) { return s.symbol == space; });
-    if (it != subs.end() && !it->is_address_space)
+  std::set<std::string> spaces;
+  for (const auto& arg : k.args)
+    if (arg.type.address_space != "global" && arg.type.address_space != "shared")
+      spaces.insert(arg.type.address_space);
+  for (const Sub& s : subs) {
+    if (spaces.count(s.symbol) && !s.is_address_space)
       fail("subs", where,
-           space + ": " + expected_found("an address space (GLOBAL_ADDRESS_SPACE or SHARED_ADDRESS_SPACE)",
-                                         std::to_string(it->value)));
+           s.symbol + ": " + expected_found("an address space (GLOBAL_ADDRESS_SPACE or SHARED_ADDRESS_SPACE)",
+                                            std::to_string(s.value)));
+    if (!spaces.count(s.symbol) && s.is_address_space)
+      fail("subs", where, s.symbol + ": " + expected_found("a size (it is not a Memory's address space)",
+                                                            "an address space"));
   }
 }
 

@@ -81,6 +81,13 @@ TEST_CASE("error: an address-space symbol given a number", "[error]") {
   check_error(e, line, "gemm", "subs", "SPACE: expected an address space");
 }
 
+TEST_CASE("error: an address space given to a size symbol", "[error]") {
+  auto k = kernel("gemm", gemm_constraints(), gemm_body);
+  unsigned line = 0;
+  auto e = caught([&] { line = __LINE__; k.trace({.subs = {{M, SHARED_ADDRESS_SPACE}}}); });
+  check_error(e, line, "gemm", "subs", "M: expected a size (it is not a Memory's address space), but found an address space");
+}
+
 TEST_CASE("error: a wave tile that does not divide the workgroup tile", "[error]") {
   const unsigned line = __LINE__ + 2;
   auto k = kernel("gemm",
