@@ -3,6 +3,7 @@
 #include "dialect/WaveDialect.h"
 
 #include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -34,6 +35,18 @@ void wave::dialect::printIntList(AsmPrinter& printer, ArrayRef<int64_t> values) 
   printer << "[";
   llvm::interleaveComma(values, printer);
   printer << "]";
+}
+
+MMAShape wave::dialect::getMMAShape(MLIRContext* ctx, MMAKind kind) {
+  Builder b(ctx);
+  switch (kind) {
+    case MMAKind::f32_16x8x16_f16: return {16, 8, 16, b.getF16Type(), b.getF32Type()};
+    case MMAKind::f32_16x8x16_bf16: return {16, 8, 16, b.getBF16Type(), b.getF32Type()};
+    case MMAKind::f16_16x8x16_f16: return {16, 8, 16, b.getF16Type(), b.getF16Type()};
+    case MMAKind::f32_16x16x16_f16: return {16, 16, 16, b.getF16Type(), b.getF32Type()};
+    case MMAKind::f32_32x32x8_f16: return {32, 32, 8, b.getF16Type(), b.getF32Type()};
+  }
+  llvm_unreachable("every MMA kind has a shape");
 }
 
 //===----------------------------------------------------------------------===//
@@ -90,7 +103,7 @@ Attribute ExprAttr::parse(AsmParser& parser, Type) {
   std::string text;
   SMLoc loc = parser.getCurrentLocation();
   if (parser.parseLess() || parser.parseString(&text) || parser.parseGreater()) return {};
-  auto attr = parseText(parser.getContext(), text, [&] { return parser.emitError(loc); });
+  auto attr = parse(parser.getContext(), text, [&] { return parser.emitError(loc); });
   if (failed(attr)) return {};
   return *attr;
 }
@@ -109,10 +122,14 @@ LogicalResult IndexMappingAttr::verify(function_ref<InFlightDiagnostic()> emitEr
       if (!expr || expr.getKind() != ExprKind::value)
         return emitError() << "expected " << entry.getName()
                            << " to map to a #wave.expr value, but found " << entry.getValue();
-      if (expr.getMap().getNumDims() > iterators)
-        return emitError() << "expected " << entry.getName() << " to use iterators $0..$"
-                           << (static_cast<int>(iterators) - 1) << ", but found $"
-                           << (expr.getMap().getNumDims() - 1);
+      // Parsed text has one dim per variable up to the last one used, so an
+      // expression may have fewer dims than the mapping has iterators.
+      if (expr.getMap().getNumDims() > iterators) {
+        auto diag = emitError() << "expected " << entry.getName() << " to use ";
+        if (iterators == 0) diag << "no iterators";
+        else diag << "iterators $0..$" << iterators - 1;
+        return diag << ", but found $" << expr.getMap().getNumDims() - 1;
+      }
     }
   }
   return success();

@@ -62,8 +62,9 @@ def Wave_ExprAttr : AttrDef<Wave_Dialect, "Expr"> {
   let extraClassDeclaration = [{
     // The expression in the text form of the attribute (without quotes).
     std::string str() const;
-    // Parses the text form; `emitError` reports what was expected where.
-    static ::mlir::FailureOr<ExprAttr> parseText(
+    // Parses the text form (without quotes); `emitError` reports what was expected
+    // where.
+    static ::mlir::FailureOr<ExprAttr> parse(
         ::mlir::MLIRContext *ctx, ::llvm::StringRef text,
         ::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError);
     bool isComparison() const { return getKind() >= ExprKind::lt; }

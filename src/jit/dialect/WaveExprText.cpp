@@ -203,6 +203,14 @@ class ExprParser {
   llvm::StringMap<unsigned> symbolIndex_;
 };
 
+// `x * c` with a negative constant c: printed as a negation or a subtraction.
+std::optional<int64_t> negativeFactor(AffineExpr e) {
+  if (e.getKind() != AffineExprKind::Mul) return std::nullopt;
+  auto c = dyn_cast<AffineConstantExpr>(cast<AffineBinaryOpExpr>(e).getRHS());
+  if (!c || c.getValue() >= 0) return std::nullopt;
+  return c.getValue();
+}
+
 // Binding strength, for parentheses: sums bind loosest, atoms tightest.
 int precedence(AffineExpr e) {
   switch (e.getKind()) {
@@ -221,23 +229,30 @@ class ExprPrinter {
 
   std::string print(AffineExpr e) {
     if (auto c = dyn_cast<AffineConstantExpr>(e)) return std::to_string(c.getValue());
-    if (auto d = dyn_cast<AffineDimExpr>(e)) return "$" + std::to_string(d.getPosition());
+    if (auto d = dyn_cast<AffineDimExpr>(e)) return std::string("$").append(std::to_string(d.getPosition()));
     if (auto s = dyn_cast<AffineSymbolExpr>(e)) return symbols_[s.getPosition()].str();
     auto bin = cast<AffineBinaryOpExpr>(e);
     AffineExpr lhs = bin.getLHS(), rhs = bin.getRHS();
     const char* op = nullptr;
     switch (e.getKind()) {
       case AffineExprKind::Add: {
-        // a + b * -1 prints as a - b, and a + -c as a - c.
+        // Affine maps store a - b as a + b * -1 (and a - 3 as a + -3); print what was
+        // written.
         if (auto c = dyn_cast<AffineConstantExpr>(rhs); c && c.getValue() < 0)
           return side(lhs, 1, false) + " - " + std::to_string(-c.getValue());
-        if (auto mul = dyn_cast<AffineBinaryOpExpr>(rhs); mul && mul.getKind() == AffineExprKind::Mul)
-          if (auto c = dyn_cast<AffineConstantExpr>(mul.getRHS()); c && c.getValue() == -1)
-            return side(lhs, 1, false) + " - " + side(mul.getLHS(), 1, true);
+        if (auto factor = negativeFactor(rhs)) {
+          AffineExpr negated = cast<AffineBinaryOpExpr>(rhs).getLHS();
+          if (*factor == -1) return side(lhs, 1, false) + " - " + side(negated, 1, true);
+          return side(lhs, 1, false) + " - " + side(negated, 2, false) + " * " + std::to_string(-*factor);
+        }
         op = " + ";
         break;
       }
-      case AffineExprKind::Mul: op = " * "; break;
+      case AffineExprKind::Mul:
+        // x * -1 is -x.
+        if (negativeFactor(e) == -1) return "-" + side(lhs, 3, false);
+        op = " * ";
+        break;
       case AffineExprKind::FloorDiv: op = " floordiv "; break;
       case AffineExprKind::CeilDiv: op = " ceildiv "; break;
       case AffineExprKind::Mod: op = " mod "; break;
@@ -249,11 +264,17 @@ class ExprPrinter {
 
  private:
   // Operators are left-associative: the right side needs parentheses at equal strength.
+  // A negative number or negation on the right is parenthesized too (`a * (-2)`), and
+  // a negation anywhere inside another operator, so it reads as one operand.
   std::string side(AffineExpr e, int parent, bool right) {
     std::string text = print(e);
     const int p = precedence(e);
     const bool negative = isa<AffineConstantExpr>(e) && cast<AffineConstantExpr>(e).getValue() < 0;
-    return (p < parent || (right && p == parent) || (right && negative)) ? "(" + text + ")" : text;
+    const bool negation = negativeFactor(e) == -1;
+    const bool parenthesize =
+        p < parent || (right && p == parent) || (right && negative) || (negation && parent > 1) ||
+        (negation && right);
+    return parenthesize ? "(" + text + ")" : text;
   }
 
   ArrayRef<StringAttr> symbols_;
@@ -261,7 +282,7 @@ class ExprPrinter {
 
 }  // namespace
 
-FailureOr<ExprAttr> ExprAttr::parseText(MLIRContext* ctx, StringRef text,
+FailureOr<ExprAttr> ExprAttr::parse(MLIRContext* ctx, StringRef text,
                                         function_ref<InFlightDiagnostic()> emitError) {
   return ExprParser(ctx, text, emitError).parse();
 }

@@ -7,6 +7,7 @@
 #include "dialect/WaveDialect.h"
 
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Error.h"
 
 using namespace mlir;
 
@@ -122,31 +123,72 @@ void RegisterOp::print(OpAsmPrinter& p) {
   p << " : " << getResult().getType();
 }
 
+namespace {
+// The constant `text` (as printed by printAttributeWithoutType: a decimal integer or
+// float, `true`/`false`, or the hex bits of a float such as -inf) typed as `elt`.
+FailureOr<TypedAttr> typeLiteral(StringRef text, Type elt, function_ref<InFlightDiagnostic()> emitError) {
+  if (auto intType = dyn_cast<IntegerType>(elt)) {
+    const unsigned width = intType.getWidth();
+    if (text == "true" || text == "false") {
+      if (width != 1) return emitError() << "expected an integer for elements of type " << elt << ", but found " << text;
+      return TypedAttr(IntegerAttr::get(elt, text == "true" ? 1 : 0));
+    }
+    const bool negative = text.consume_front("-");
+    APInt magnitude;
+    if (text.ltrim().getAsInteger(0, magnitude))
+      return emitError() << "expected an integer for elements of type " << elt << ", but found " << text;
+    // Signless: both the signed and the unsigned range of the width fit.
+    auto outOfRange = [&] {
+      return emitError() << "expected a constant that fits in " << elt << ", but found "
+                         << (negative ? "-" : "") << text;
+    };
+    if (magnitude.getActiveBits() > width) return outOfRange();
+    APInt value = magnitude.zext(width + 1);
+    if (negative) value.negate();
+    if (!value.isSignedIntN(width) && (negative || !value.isIntN(width))) return outOfRange();
+    return TypedAttr(IntegerAttr::get(elt, value.trunc(width)));
+  }
+  auto floatType = cast<FloatType>(elt);
+  const llvm::fltSemantics& semantics = floatType.getFloatSemantics();
+  if (text.starts_with("0x")) {
+    // Hex digits are the bit pattern, as MLIR prints infinities and NaNs.
+    APInt bits;
+    if (text.drop_front(2).getAsInteger(16, bits) || bits.getActiveBits() > floatType.getWidth())
+      return emitError() << "expected the " << floatType.getWidth() << " bits of a " << elt << ", but found " << text;
+    return TypedAttr(FloatAttr::get(elt, APFloat(semantics, bits.zextOrTrunc(floatType.getWidth()))));
+  }
+  APFloat value(semantics);
+  std::string digits = text.str();
+  llvm::erase(digits, ' ');
+  auto status = value.convertFromString(digits, APFloat::rmNearestTiesToEven);
+  if (!status) {
+    llvm::consumeError(status.takeError());
+    return emitError() << "expected a number for elements of type " << elt << ", but found " << text;
+  }
+  return TypedAttr(FloatAttr::get(elt, value));
+}
+}  // namespace
+
 ParseResult RegisterOp::parse(OpAsmParser& parser, OperationState& result) {
-  // The literal comes before the type that gives it meaning, so it is read as a number
-  // and typed afterwards: an integer or a float, with an optional sign.
-  SMLoc loc = parser.getCurrentLocation();
-  const bool negative = succeeded(parser.parseOptionalMinus());
-  APInt integer;
-  double real = 0;
-  OptionalParseResult isInteger = parser.parseOptionalInteger(integer);
-  if (isInteger.has_value() && failed(*isInteger)) return failure();
-  if (!isInteger.has_value() && parser.parseFloat(real)) return failure();
+  // The literal comes before the type that gives it meaning: take in its token, keep
+  // its spelling, and type it once the element type is known.
+  SMLoc start = parser.getCurrentLocation();
+  if (failed(parser.parseOptionalKeyword("true")) && failed(parser.parseOptionalKeyword("false"))) {
+    (void)parser.parseOptionalMinus();
+    APInt integer;
+    double real;
+    OptionalParseResult isInteger = parser.parseOptionalInteger(integer);
+    if (isInteger.has_value() ? failed(*isInteger) : failed(parser.parseFloat(real)))
+      return failure();
+  }
+  SMLoc end = parser.getCurrentLocation();
+  StringRef spelling = StringRef(start.getPointer(), end.getPointer() - start.getPointer()).rtrim();
   TensorType type;
   if (parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() || parser.parseType(type))
     return failure();
-  Type elt = type.getElementType();
-  Attribute value;
-  if (isa<FloatType>(elt)) {
-    double v = isInteger.has_value() ? static_cast<double>(integer.getSExtValue()) : real;
-    value = FloatAttr::get(elt, negative ? -v : v);
-  } else if (isInteger.has_value()) {
-    int64_t v = integer.getSExtValue();
-    value = IntegerAttr::get(elt, negative ? -v : v);
-  } else {
-    return parser.emitError(loc, "expected an integer for elements of type ") << elt;
-  }
-  result.addAttribute("value", value);
+  auto value = typeLiteral(spelling, type.getElementType(), [&] { return parser.emitError(start); });
+  if (failed(value)) return failure();
+  result.addAttribute("value", *value);
   result.addTypes(type);
   return success();
 }
@@ -190,21 +232,36 @@ LogicalResult WriteOp::verify() {
 // IterateOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult IterateOp::verifyRegions() {
-  Block& body = getBody().front();
+// The carried values keep their types: iter_args, block arguments, yielded values and
+// results. The yield checks its own side, so its error points at it.
+LogicalResult IterateOp::verify() {
   TypeRange carried = getIterArgs().getTypes();
-  if (body.getArgumentTypes() != carried)
-    return emitOpError("expected block arguments of the iter_args' types, but found ")
-           << body.getNumArguments() << " argument(s) of other types";
+  TypeRange arguments = getBody().front().getArgumentTypes();
+  if (arguments != carried)
+    return emitOpError("expected block arguments of the iter_args' types (") << carried << "), but found ("
+                                                                             << arguments << ")";
   if (getResultTypes() != carried)
-    return emitOpError("expected results of the iter_args' types");
-  auto yield = dyn_cast<YieldOp>(body.getTerminator());
-  if (!yield) return emitOpError("expected the body to end with wave.yield");
-  if (yield.getValues().getTypes() != carried)
-    return yield.emitOpError("expected to yield the iter_args' types, but found ")
-           << yield.getValues().size() << " value(s) of other types";
+    return emitOpError("expected results of the iter_args' types (") << carried << "), but found ("
+                                                                     << getResultTypes() << ")";
   return success();
 }
+
+LogicalResult YieldOp::verify() {
+  TypeRange carried = getParentOp().getIterArgs().getTypes();
+  if (getValues().getTypes() != carried)
+    return emitOpError("expected to yield the iter_args' types (") << carried << "), but found ("
+                                                                   << getValues().getTypes() << ")";
+  return success();
+}
+
+// Control enters the body or, for a dim with no tiles, goes straight to the results;
+// from the body it loops back or leaves.
+void IterateOp::getSuccessorRegions(RegionBranchPoint, SmallVectorImpl<RegionSuccessor>& regions) {
+  regions.push_back(RegionSuccessor(&getBody(), getBody().getArguments()));
+  regions.push_back(RegionSuccessor(getOperation(), getResults()));
+}
+
+OperandRange IterateOp::getEntrySuccessorOperands(RegionSuccessor) { return getIterArgs(); }
 
 //===----------------------------------------------------------------------===//
 // MmaOp
@@ -235,24 +292,13 @@ LogicalResult MmaOp::verify() {
   if (failed(verifySameElementType(*this, elementOf(getLhs()), elementOf(getRhs()), "rhs")))
     return failure();
   if (auto kind = getKindAttr()) {
-    auto [operand, accumulator] = mmaElementTypes(getContext(), kind.getValue());
-    if (elementOf(getLhs()) != operand || elementOf(getAcc()) != accumulator)
-      return emitOpError("expected operands of ") << operand << " and an accumulator of " << accumulator
-             << " for " << kind << ", but found " << elementOf(getLhs()) << " and " << elementOf(getAcc());
+    MMAShape shape = getMMAShape(getContext(), kind.getValue());
+    if (elementOf(getLhs()) != shape.operandType || elementOf(getAcc()) != shape.accumulatorType)
+      return emitOpError("expected operands of ") << shape.operandType << " and an accumulator of "
+             << shape.accumulatorType << " for " << kind << ", but found " << elementOf(getLhs())
+             << " and " << elementOf(getAcc());
   }
   return success();
-}
-
-std::pair<Type, Type> mmaElementTypes(MLIRContext* ctx, MMAKind kind) {
-  Builder b(ctx);
-  switch (kind) {
-    case MMAKind::f32_16x8x16_f16:
-    case MMAKind::f32_16x16x16_f16:
-    case MMAKind::f32_32x32x8_f16: return {b.getF16Type(), b.getF32Type()};
-    case MMAKind::f32_16x8x16_bf16: return {b.getBF16Type(), b.getF32Type()};
-    case MMAKind::f16_16x8x16_f16: return {b.getF16Type(), b.getF16Type()};
-  }
-  llvm_unreachable("every MMA kind has element types");
 }
 
 //===----------------------------------------------------------------------===//
@@ -317,7 +363,8 @@ LogicalResult SelectOp::verify() {
     return emitOpError("expected condition dims within ") << list(dimsOf(getIfTrue())) << ", but found "
                                                           << list(dimsOf(getCond()));
   if (getResult().getType() != getIfTrue().getType())
-    return emitOpError("expected the choices' type as result");
+    return emitOpError("expected the choices' type ") << getIfTrue().getType() << " as result, but found "
+                                                       << getResult().getType();
   return success();
 }
 
@@ -334,7 +381,8 @@ LogicalResult ApplyExprOp::verify() {
   if (getExpr().getMap().getNumDims() > 1)
     return emitOpError("expected an expression of $0 alone, but found ") << getExpr();
   if (dimsOf(getInput()) != dimsOf(getResult()))
-    return emitOpError("expected the input's dims as result");
+    return emitOpError("expected the input's dims ") << list(dimsOf(getInput())) << " as result, but found "
+                                                     << list(dimsOf(getResult()));
   if (!isa<IntegerType>(elementOf(getInput())))
     return emitOpError("expected an integer element type, but found ") << elementOf(getInput());
   return success();

@@ -11,9 +11,9 @@
 include "WaveAttrs.td"
 include "WaveTypes.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
-include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 //===----------------------------------------------------------------------===//
@@ -35,8 +35,10 @@ def Wave_RegisterOp : Wave_Op<"register", [Pure]> {
 def Wave_ReadOp : Wave_Op<"read"> {
   let summary = "reads a whole tensor from memory";
   let description = [{
-    Without a mapping the result has the memory's dims; with one, the mapping's
-    register-side (`outputs`) dims. `elements_per_thread` is a hint for expansion.
+    `%r = wave.read %a {elements_per_thread = 8 : i64} : !wave.memory<[M, K] of f16, global>
+    -> !wave.tensor<[M, K] of f16>`. Without a mapping the result has the memory's dims,
+    in order; with one, the mapping's register-side (`outputs`) dims, and its `inputs` are
+    the memory's. `elements_per_thread` is a hint for expansion.
   }];
   let arguments = (ins Arg<Wave_MemoryType, "source", [MemRead]>:$memory,
                        OptionalAttr<Wave_IndexMappingAttr>:$mapping,
@@ -49,6 +51,7 @@ def Wave_ReadOp : Wave_Op<"read"> {
 def Wave_WriteOp : Wave_Op<"write"> {
   let summary = "writes a whole tensor to memory";
   let description = [{
+    `wave.write %v, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>`.
     Without a mapping the value's dims are the memory's, in any order; with one, the
     mapping's `inputs` are the value's dims and its `outputs` the memory's.
   }];
@@ -64,11 +67,22 @@ def Wave_WriteOp : Wave_Op<"write"> {
 // Loops
 //===----------------------------------------------------------------------===//
 
-def Wave_IterateOp : Wave_Op<"iterate", [RecursiveMemoryEffects]> {
+def Wave_IterateOp : Wave_Op<"iterate", [
+    RecursiveMemoryEffects, SingleBlock,
+    DeclareOpInterfaceMethods<RegionBranchOpInterface, ["getEntrySuccessorOperands"]>]> {
   let summary = "a loop over the tiles of a dim, with loop-carried values";
   let description = [{
+    ```
+    %r = wave.iterate "K" iter_args(%acc0) : (!wave.tensor<[M, N] of f32>)
+                                          -> !wave.tensor<[M, N] of f32> {
+    ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+      ...
+      wave.yield %next : !wave.tensor<[M, N] of f32>
+    }
+    ```
     The body runs once per tile of `dim` (its TilingConstraint's size); its block
-    arguments are the carried values, and `wave.yield` gives their next values.
+    arguments are the carried values, and `wave.yield` gives their next values. The
+    results are the values after the last tile.
   }];
   let arguments = (ins StrAttr:$dim, Variadic<Wave_TensorType>:$iter_args);
   let results = (outs Variadic<Wave_TensorType>:$results);
@@ -76,13 +90,18 @@ def Wave_IterateOp : Wave_Op<"iterate", [RecursiveMemoryEffects]> {
   let assemblyFormat = [{
     $dim `iter_args` `(` $iter_args `)` attr-dict `:` functional-type($iter_args, $results) $body
   }];
-  let hasRegionVerifier = 1;
+  let hasVerifier = 1;
 }
 
 def Wave_YieldOp : Wave_Op<"yield", [Pure, Terminator, ReturnLike, HasParent<"IterateOp">]> {
   let summary = "the next values of an iterate's loop-carried values";
+  let description = [{
+    `wave.yield %a2, %b2 : !wave.tensor<[M, N] of f32>, !wave.tensor<[M] of f32>` ends an
+    iterate's body; the types are the iter_args' types.
+  }];
   let arguments = (ins Variadic<Wave_TensorType>:$values);
   let assemblyFormat = "($values^ `:` qualified(type($values)))? attr-dict";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -92,6 +111,9 @@ def Wave_YieldOp : Wave_Op<"yield", [Pure, Terminator, ReturnLike, HasParent<"It
 def Wave_MmaOp : Wave_Op<"mma", [Pure]> {
   let summary = "matrix multiply-accumulate on whole tensors";
   let description = [{
+    `%d = wave.mma %a, %b, %c {kind = #wave.mma_kind<f32_16x8x16_f16>} : (!wave.tensor<[M, K]
+    of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N]
+    of f32>` computes
     `acc[..., M, N] + lhs[.., M, .., K] * rhs[.., N, .., K]`: the accumulator's last two
     dims are the output rows (held by lhs) and columns (held by rhs), leading dims are
     batch dims, and the contraction dim is the one dim lhs and rhs share that the
@@ -111,8 +133,10 @@ def Wave_MmaOp : Wave_Op<"mma", [Pure]> {
 class Wave_BinaryOp<string mnemonic, string what> : Wave_Op<mnemonic, [Pure]> {
   let summary = "elementwise " # what # ", broadcasting the operand with fewer dims";
   let description = [{
-    Both operands have one element type; one's dims are a subset of the other's, and it
-    is broadcast along the rest. The result has the larger operand's type.
+    `%r = wave.add %x, %y : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M] of f32>)
+    -> !wave.tensor<[M, N] of f32>`. Both operands have one element type; one's dims are
+    a subset of the other's (a scalar's are a subset of any), and it is broadcast along
+    the rest. The result has the larger operand's type (the lhs's when the sets are equal).
   }];
   let arguments = (ins Wave_TensorType:$lhs, Wave_TensorType:$rhs);
   let results = (outs Wave_TensorType:$result);
@@ -130,6 +154,10 @@ def Wave_MinimumOp : Wave_BinaryOp<"minimum", "minimum">;
 class Wave_UnaryOp<string mnemonic, string what, bit floatOnly = 1>
     : Wave_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
   let summary = "elementwise " # what;
+  let description = [{
+    `%r = wave.exp2 %x : !wave.tensor<[M, N] of f32>`: one type for operand and result.
+    Float elements only, but for `neg` and `abs`, which take integers too.
+  }];
   let arguments = (ins Wave_TensorType:$input);
   let results = (outs Wave_TensorType:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input))";
@@ -152,6 +180,8 @@ def Wave_TanhOp : Wave_UnaryOp<"tanh", "hyperbolic tangent">;
 class Wave_ReduceOp<string mnemonic, string what> : Wave_Op<mnemonic, [Pure]> {
   let summary = what # " over one dim";
   let description = [{
+    `%m = wave.reduce_max %x init(%m0) along "K2" : (!wave.tensor<[M, K2] of f32>,
+    !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>`.
     The result has the input's dims without `dim`, in order. The optional `init` (of the
     result's type) takes part in the reduction, as a running value does across tiles.
   }];
@@ -172,6 +202,11 @@ def Wave_ReduceSumOp : Wave_ReduceOp<"reduce_sum", "sum">;
 
 def Wave_CastOp : Wave_Op<"cast", [Pure]> {
   let summary = "converts every element to another type";
+  let description = [{
+    `%h = wave.cast %x : !wave.tensor<[M, N] of f32> to !wave.tensor<[M, N] of f16>`:
+    same dims, any numeric element types (float rounding, integer truncation or
+    extension, float <-> integer).
+  }];
   let arguments = (ins Wave_TensorType:$input);
   let results = (outs Wave_TensorType:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `to` qualified(type($result))";
@@ -180,6 +215,10 @@ def Wave_CastOp : Wave_Op<"cast", [Pure]> {
 
 def Wave_PermuteOp : Wave_Op<"permute", [Pure]> {
   let summary = "reorders the dims of a tensor";
+  let description = [{
+    `%t = wave.permute %x : !wave.tensor<[M, N] of f32> to !wave.tensor<[N, M] of f32>`:
+    the result's dims are the input's in another order; values follow their indices.
+  }];
   let arguments = (ins Wave_TensorType:$input);
   let results = (outs Wave_TensorType:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `to` qualified(type($result))";
@@ -188,6 +227,10 @@ def Wave_PermuteOp : Wave_Op<"permute", [Pure]> {
 
 def Wave_BroadcastOp : Wave_Op<"broadcast", [Pure]> {
   let summary = "adds dims to a tensor; its values repeat along them";
+  let description = [{
+    `%b = wave.broadcast %x : !wave.tensor<[N] of f32> to !wave.tensor<[M, N] of f32>`:
+    the result's dims include the input's, in any order.
+  }];
   let arguments = (ins Wave_TensorType:$input);
   let results = (outs Wave_TensorType:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `to` qualified(type($result))";
@@ -196,6 +239,11 @@ def Wave_BroadcastOp : Wave_Op<"broadcast", [Pure]> {
 
 def Wave_SelectOp : Wave_Op<"select", [Pure]> {
   let summary = "elementwise choice: cond ? if_true : if_false";
+  let description = [{
+    `%r = wave.select %c, %t, %f : (!wave.tensor<[N] of i1>, !wave.tensor<[M, N] of f32>,
+    !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>`: an i1 condition,
+    broadcast along the choices' other dims; the choices and result have one type.
+  }];
   let arguments = (ins Wave_TensorType:$cond, Wave_TensorType:$if_true, Wave_TensorType:$if_false);
   let results = (outs Wave_TensorType:$result);
   let assemblyFormat = [{
@@ -210,6 +258,10 @@ def Wave_SelectOp : Wave_Op<"select", [Pure]> {
 
 def Wave_SelfIndexOp : Wave_Op<"self_index", [Pure]> {
   let summary = "the index along a dim: element k holds k";
+  let description = [{
+    `%i = wave.self_index "K2" : !wave.tensor<[K2] of i64>`: a one-dim integer tensor
+    over `dim`, used to build masks with wave.apply_expr.
+  }];
   let arguments = (ins StrAttr:$dim);
   let results = (outs Wave_TensorType:$result);
   let assemblyFormat = "$dim attr-dict `:` qualified(type($result))";
@@ -219,8 +271,10 @@ def Wave_SelfIndexOp : Wave_Op<"self_index", [Pure]> {
 def Wave_ApplyExprOp : Wave_Op<"apply_expr", [Pure]> {
   let summary = "a symbolic function of each integer element";
   let description = [{
-    `expr` is over one bound variable, `$0`, the element, and the kernel's symbols; a
-    comparison yields 0 or 1.
+    `%lt = wave.apply_expr %i {expr = #wave.expr<"$0 < N">} : !wave.tensor<[N] of i64>
+    -> !wave.tensor<[N] of i1>`. `expr` is over one bound variable, `$0`, the element,
+    and the kernel's symbols; a comparison yields 0 or 1. Integer elements; the result
+    has the input's dims.
   }];
   let arguments = (ins Wave_TensorType:$input, Wave_ExprAttr:$expr);
   let results = (outs Wave_TensorType:$result);

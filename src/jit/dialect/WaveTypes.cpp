@@ -27,6 +27,20 @@ static SmallVector<StringRef> toRefs(ArrayRef<StringAttr> names) {
   return llvm::map_to_vector(names, [](StringAttr n) { return n.getValue(); });
 }
 
+bool isSupportedElementType(Type type) {
+  return isa<Float16Type, BFloat16Type, Float32Type, Float64Type, Float8E4M3FNType, Float8E5M2Type>(type) ||
+         type.isSignlessInteger(1) || type.isSignlessInteger(8) || type.isSignlessInteger(32) ||
+         type.isSignlessInteger(64);
+}
+
+static LogicalResult verifyElementType(function_ref<InFlightDiagnostic()> emitError, Type elementType) {
+  if (!isSupportedElementType(elementType))
+    return emitError() << "expected an element type of f16, bf16, f32, f64, f8E4M3FN, f8E5M2, i1, i8, "
+                          "i32 or i64, but found "
+                       << elementType;
+  return success();
+}
+
 // Dims are symbol names, each at most once.
 static LogicalResult verifyDims(function_ref<InFlightDiagnostic()> emitError,
                                 ArrayRef<StringAttr> dims) {
@@ -65,8 +79,7 @@ SmallVector<StringRef> TensorType::getDimNames() const { return toRefs(getDims()
 
 LogicalResult TensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                                  ArrayRef<StringAttr> dims, Type elementType) {
-  if (!elementType.isIntOrFloat())
-    return emitError() << "expected an integer or float element type, but found " << elementType;
+  if (failed(verifyElementType(emitError, elementType))) return failure();
   return verifyDims(emitError, dims);
 }
 
@@ -94,8 +107,7 @@ SmallVector<StringRef> MemoryType::getDimNames() const { return toRefs(getDims()
 
 LogicalResult MemoryType::verify(function_ref<InFlightDiagnostic()> emitError,
                                  ArrayRef<StringAttr> dims, Type elementType, StringAttr space) {
-  if (!elementType.isIntOrFloat())
-    return emitError() << "expected an integer or float element type, but found " << elementType;
+  if (failed(verifyElementType(emitError, elementType))) return failure();
   if (!space || space.getValue().empty())
     return emitError() << "expected an address space (global, shared or a symbol)";
   return verifyDims(emitError, dims);

@@ -1,6 +1,7 @@
 // #wave.expr: parsed into affine maps over named symbols, printed canonically.
 // RUN: wave-opt %s | FileCheck %s
 // RUN: wave-opt %s | wave-opt | FileCheck %s
+// RUN: wave-opt %s > %t.once && wave-opt %t.once > %t.twice && diff %t.once %t.twice
 
 // CHECK-LABEL: func.func @exprs
 func.func @exprs() attributes {
@@ -35,7 +36,30 @@ func.func @exprs() attributes {
   // CHECK-SAME: m = #wave.expr<"M * (-2)">
   m = #wave.expr<"-(M * 2)">,
   // CHECK-SAME: n = #wave.expr<"$1 != 0">
-  n = #wave.expr<"$1 != 0">
+  n = #wave.expr<"$1 != 0">,
+  // Negations and scaled subtractions read as written; constants go last.
+  // CHECK-SAME: o = #wave.expr<"-M">
+  o = #wave.expr<"-M">,
+  // CHECK-SAME: p = #wave.expr<"$0 - M * 2">
+  p = #wave.expr<"$0 - 2 * M">,
+  // CHECK-SAME: q = #wave.expr<"-M + 4">
+  q = #wave.expr<"4 - M">,
+  // CHECK-SAME: r = #wave.expr<"M - (K + N)">
+  r = #wave.expr<"M-(N+K)">,
+  // CHECK-SAME: s = #wave.expr<"-(M floordiv 2)">
+  s = #wave.expr<"-(M floordiv 2)">,
+  // CHECK-SAME: t = #wave.expr<"(-M) floordiv 2">
+  t = #wave.expr<"-M floordiv 2">,
+  // CHECK-SAME: u = #wave.expr<"min(M, N - 1)">
+  u = #wave.expr<"min(M, N - 1)">,
+  // CHECK-SAME: v = #wave.expr<"M ceildiv 4 < N">
+  v = #wave.expr<"M ceildiv 4 < N">,
+  // CHECK-SAME: w = #wave.expr<"M <= N">
+  w = #wave.expr<"M <= N">,
+  // CHECK-SAME: x = #wave.expr<"M == N * 2">
+  x = #wave.expr<"M == N * 2">,
+  // CHECK-SAME: y = #wave.expr<"$0 floordiv 4 * 4 + $0 mod 4">
+  y = #wave.expr<"$0 floordiv 4 * 4 + $0 mod 4">
 } {
   return
 }

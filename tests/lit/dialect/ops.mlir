@@ -1,84 +1,157 @@
-// Every op, type and attribute prints in the form it parses from.
+// Every op prints in the form it parses from.
 // RUN: wave-opt %s | FileCheck %s
 // RUN: wave-opt %s | wave-opt | FileCheck %s
+// RUN: wave-opt %s > %t.once && wave-opt %t.once > %t.twice && diff %t.once %t.twice
+// The generic form verifies the same way.
+// RUN: wave-opt %s -mlir-print-op-generic | wave-opt | FileCheck %s
 
-// CHECK-LABEL: func.func @all_ops
-// CHECK-SAME: (%[[A:.*]]: !wave.memory<[M, K] of f16, global>, %[[B:.*]]: !wave.memory<[K, N] of bf16, SPACE>, %[[C:.*]]: !wave.memory<[M, N] of f32, shared>)
-func.func @all_ops(%a: !wave.memory<[M, K] of f16, global>, %b: !wave.memory<[K, N] of bf16, SPACE>,
-                   %c: !wave.memory<[M, N] of f32, shared>) {
-  // CHECK: %[[ZERO:.*]] = wave.register 0.000000e+00 : !wave.tensor<[M, N] of f32>
-  %zero = wave.register 0.0 : !wave.tensor<[M, N] of f32>
-  // CHECK: wave.register 3 : !wave.tensor<[] of i32>
-  %three = wave.register 3 : !wave.tensor<[] of i32>
-  // CHECK: wave.register 2.500000e+00 : !wave.tensor<[] of f16>
-  %half = wave.register 2.5 : !wave.tensor<[] of f16>
-  // CHECK: %[[R:.*]]:2 = wave.iterate "K" iter_args(%[[ZERO]], %[[ZERO]]) : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>)
-  %r:2 = wave.iterate "K" iter_args(%zero, %zero) : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) {
-  ^bb0(%acc: !wave.tensor<[M, N] of f32>, %other: !wave.tensor<[M, N] of f32>):
-    // CHECK: wave.read %[[A]] {elements_per_thread = 8 : i64} : !wave.memory<[M, K] of f16, global> -> !wave.tensor<[M, K] of f16>
-    %ra = wave.read %a {elements_per_thread = 8 : i64} : !wave.memory<[M, K] of f16, global> -> !wave.tensor<[M, K] of f16>
-    %rb = wave.read %b : !wave.memory<[K, N] of bf16, SPACE> -> !wave.tensor<[K, N] of bf16>
-    %rbf = wave.cast %rb : !wave.tensor<[K, N] of bf16> to !wave.tensor<[K, N] of f16>
-    // CHECK: wave.mma %{{.*}}, %{{.*}}, %{{.*}} {kind = #wave.mma_kind<f32_16x8x16_f16>} : (!wave.tensor<[M, K] of f16>, !wave.tensor<[K, N] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
-    %d = wave.mma %ra, %rbf, %acc {kind = #wave.mma_kind<f32_16x8x16_f16>} : (!wave.tensor<[M, K] of f16>, !wave.tensor<[K, N] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
-    // CHECK: wave.yield %{{.*}}, %{{.*}} : !wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>
-    wave.yield %d, %other : !wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>
-  }
-  // CHECK: wave.reduce_max %[[R]]#0 along "N" : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M] of f32>
-  %rowmax = wave.reduce_max %r#0 along "N" : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M] of f32>
-  // CHECK: wave.reduce_sum %[[R]]#1 init(%{{.*}}) along "N"
-  %rowsum = wave.reduce_sum %r#1 init(%rowmax) along "N" : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
-  // CHECK: wave.sub %[[R]]#0, %{{.*}} : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M, N] of f32>
-  %centered = wave.sub %r#0, %rowmax : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M, N] of f32>
-  %e = wave.exp2 %centered : !wave.tensor<[M, N] of f32>
-  %l = wave.log2 %e : !wave.tensor<[M, N] of f32>
-  %rc = wave.reciprocal %rowsum : !wave.tensor<[M] of f32>
-  %s = wave.sqrt %e : !wave.tensor<[M, N] of f32>
-  %rs = wave.rsqrt %s : !wave.tensor<[M, N] of f32>
-  %t = wave.tanh %rs : !wave.tensor<[M, N] of f32>
-  %ab = wave.abs %t : !wave.tensor<[M, N] of f32>
-  %ng = wave.neg %ab : !wave.tensor<[M, N] of f32>
-  %ni = wave.neg %three : !wave.tensor<[] of i32>
-  // CHECK: wave.mul %{{.*}}, %{{.*}} : (!wave.tensor<[M] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
-  %scaled = wave.mul %rc, %ng : (!wave.tensor<[M] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
-  %sum = wave.add %scaled, %l : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
-  %q = wave.div %sum, %l : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
-  %mx = wave.maximum %q, %sum : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
-  %mn = wave.minimum %mx, %q : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
-  // CHECK: wave.permute %{{.*}} : !wave.tensor<[M, N] of f32> to !wave.tensor<[N, M] of f32>
-  %p = wave.permute %mn : !wave.tensor<[M, N] of f32> to !wave.tensor<[N, M] of f32>
-  // CHECK: wave.self_index "N" : !wave.tensor<[N] of i64>
-  %idx = wave.self_index "N" : !wave.tensor<[N] of i64>
-  // CHECK: wave.apply_expr %{{.*}} {expr = #wave.expr<"$0 < N">} : !wave.tensor<[N] of i64> -> !wave.tensor<[N] of i64>
-  %lt = wave.apply_expr %idx {expr = #wave.expr<"$0 < N">} : !wave.tensor<[N] of i64> -> !wave.tensor<[N] of i64>
-  // CHECK: wave.broadcast %{{.*}} : !wave.tensor<[N] of i64> to !wave.tensor<[N, M] of i64>
-  %bl = wave.broadcast %lt : !wave.tensor<[N] of i64> to !wave.tensor<[N, M] of i64>
-  %mask = wave.cast %bl : !wave.tensor<[N, M] of i64> to !wave.tensor<[N, M] of i1>
-  // CHECK: wave.select %{{.*}}, %{{.*}}, %{{.*}} : (!wave.tensor<[N, M] of i1>, !wave.tensor<[N, M] of f32>, !wave.tensor<[N, M] of f32>) -> !wave.tensor<[N, M] of f32>
-  %sel = wave.select %mask, %p, %p : (!wave.tensor<[N, M] of i1>, !wave.tensor<[N, M] of f32>, !wave.tensor<[N, M] of f32>) -> !wave.tensor<[N, M] of f32>
+// CHECK-LABEL: func.func @memory
+// CHECK-SAME: (%[[A:.*]]: !wave.memory<[M, K] of f16, global>, %[[C:.*]]: !wave.memory<[M, N] of f32, shared>)
+func.func @memory(%a: !wave.memory<[M, K] of f16, global>, %c: !wave.memory<[M, N] of f32, shared>) {
+  // CHECK: %[[RA:.*]] = wave.read %[[A]] : !wave.memory<[M, K] of f16, global> -> !wave.tensor<[M, K] of f16>
+  %ra = wave.read %a : !wave.memory<[M, K] of f16, global> -> !wave.tensor<[M, K] of f16>
+  // CHECK: wave.read %[[A]] {elements_per_thread = 8 : i64} : !wave.memory<[M, K] of f16, global> -> !wave.tensor<[M, K] of f16>
+  %rb = wave.read %a {elements_per_thread = 8 : i64} : !wave.memory<[M, K] of f16, global> -> !wave.tensor<[M, K] of f16>
+  %v = wave.register 1.0 : !wave.tensor<[N, M] of f32>
+  // A write may take the memory's dims in another order.
   // CHECK: wave.write %{{.*}}, %[[C]] : !wave.tensor<[N, M] of f32>, !wave.memory<[M, N] of f32, shared>
-  wave.write %sel, %c : !wave.tensor<[N, M] of f32>, !wave.memory<[M, N] of f32, shared>
+  wave.write %v, %c : !wave.tensor<[N, M] of f32>, !wave.memory<[M, N] of f32, shared>
+  // CHECK: wave.write %{{.*}}, %[[C]] {elements_per_thread = 4 : i64} : !wave.tensor<[N, M] of f32>, !wave.memory<[M, N] of f32, shared>
+  wave.write %v, %c {elements_per_thread = 4 : i64} : !wave.tensor<[N, M] of f32>, !wave.memory<[M, N] of f32, shared>
   return
 }
 
 // CHECK-LABEL: func.func @mapped
 func.func @mapped(%x: !wave.memory<[N, C] of f16, global>, %y: !wave.memory<[C, N] of f16, global>) {
-  // CHECK: wave.read %{{.*}} {mapping = #wave.index_mapping<iterators = 2, inputs = {C = #wave.expr<"$1 mod C">, N = #wave.expr<"$0">}, outputs = {K = #wave.expr<"$1">, M = #wave.expr<"$0">}>}
-  %r = wave.read %x {mapping = #wave.index_mapping<iterators = 2, inputs = {N = #wave.expr<"$0">, C = #wave.expr<"$1 mod C">}, outputs = {M = #wave.expr<"$0">, K = #wave.expr<"$1">}>} : !wave.memory<[N, C] of f16, global> -> !wave.tensor<[M, K] of f16>
-  // CHECK: wave.write %{{.*}} {mapping = #wave.index_mapping<iterators = 2
+  // CHECK: %[[R:.*]] = wave.read %{{.*}} {elements_per_thread = 8 : i64, mapping = #wave.index_mapping<iterators = 2, inputs = {C = #wave.expr<"$1 mod C">, N = #wave.expr<"$0">}, outputs = {K = #wave.expr<"$1">, M = #wave.expr<"$0">}>} : !wave.memory<[N, C] of f16, global> -> !wave.tensor<[M, K] of f16>
+  %r = wave.read %x {mapping = #wave.index_mapping<iterators = 2, inputs = {N = #wave.expr<"$0">, C = #wave.expr<"$1 mod C">}, outputs = {M = #wave.expr<"$0">, K = #wave.expr<"$1">}>, elements_per_thread = 8 : i64} : !wave.memory<[N, C] of f16, global> -> !wave.tensor<[M, K] of f16>
+  // CHECK: wave.write %[[R]], %{{.*}} {mapping = #wave.index_mapping<iterators = 2, inputs = {K = #wave.expr<"$1">, M = #wave.expr<"$0">}, outputs = {C = #wave.expr<"$1">, N = #wave.expr<"$0">}>} : !wave.tensor<[M, K] of f16>, !wave.memory<[C, N] of f16, global>
   wave.write %r, %y {mapping = #wave.index_mapping<iterators = 2, inputs = {M = #wave.expr<"$0">, K = #wave.expr<"$1">}, outputs = {N = #wave.expr<"$0">, C = #wave.expr<"$1">}>} : !wave.tensor<[M, K] of f16>, !wave.memory<[C, N] of f16, global>
   return
 }
 
-// CHECK-LABEL: func.func @kernel_attributes
-// CHECK-SAME: wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"BLOCK_M">, workgroup_dim = 0>, #wave.wave_constraint<dim = "M", tile = #wave.expr<"BLOCK_M floordiv 2">>, #wave.tiling_constraint<dim = "K", tile = #wave.expr<"BLOCK_K">>, #wave.hardware_constraint<threads_per_wave = 64, waves_per_block = [2, 2, 1], mma = #wave.mma_kind<f32_32x32x8_f16>, vector_shapes = {B = 0 : i64}>, #wave.assumption<#wave.expr<"K > BLOCK_K * 4">>]
-// CHECK-SAME: wave.hyperparameters = {BLOCK_M = 128 : i64}
-func.func @kernel_attributes() attributes {
-    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"BLOCK_M">, workgroup_dim = 0>,
-                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"BLOCK_M floordiv 2">>,
-                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"BLOCK_K">>,
-                        #wave.hardware_constraint<threads_per_wave = 64, waves_per_block = [2, 2, 1], mma = #wave.mma_kind<f32_32x32x8_f16>, vector_shapes = {B = 0 : i64}>,
-                        #wave.assumption<#wave.expr<"K > BLOCK_K * 4">>],
-    wave.hyperparameters = {BLOCK_M = 128 : i64}} {
+// CHECK-LABEL: func.func @gemm_loop
+func.func @gemm_loop(%a: !wave.memory<[M, K] of f16, global>, %b: !wave.memory<[N, K] of f16, global>) -> !wave.tensor<[M, N] of f32> {
+  // CHECK: %[[ZERO:.*]] = wave.register 0.000000e+00 : !wave.tensor<[M, N] of f32>
+  %zero = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  // CHECK: %[[LOOP:.*]]:2 = wave.iterate "K" iter_args(%[[ZERO]], %[[ZERO]]) : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) {
+  // CHECK-NEXT: ^bb0(%[[ACC:.*]]: !wave.tensor<[M, N] of f32>, %[[OTHER:.*]]: !wave.tensor<[M, N] of f32>):
+  %r:2 = wave.iterate "K" iter_args(%zero, %zero) : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>, %other: !wave.tensor<[M, N] of f32>):
+    %ra = wave.read %a : !wave.memory<[M, K] of f16, global> -> !wave.tensor<[M, K] of f16>
+    %rb = wave.read %b : !wave.memory<[N, K] of f16, global> -> !wave.tensor<[N, K] of f16>
+    // CHECK: %[[D:.*]] = wave.mma %{{.*}}, %{{.*}}, %[[ACC]] {kind = #wave.mma_kind<f32_16x8x16_f16>} : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    %d = wave.mma %ra, %rb, %acc {kind = #wave.mma_kind<f32_16x8x16_f16>} : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    // The kind is optional.
+    // CHECK: wave.mma %{{.*}}, %{{.*}}, %[[OTHER]] : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    %e = wave.mma %ra, %rb, %other : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    // CHECK: wave.yield %[[D]], %{{.*}} : !wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>
+    wave.yield %d, %e : !wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>
+  }
+  // CHECK: return %[[LOOP]]#0
+  return %r#0 : !wave.tensor<[M, N] of f32>
+}
+
+// Batch dims lead the accumulator; the operands may hold their dims in any order.
+// CHECK-LABEL: func.func @batched_mma
+func.func @batched_mma(%q: !wave.tensor<[B, M, K1] of f16>, %k: !wave.tensor<[B, K2, K1] of f16>, %acc: !wave.tensor<[B, M, K2] of f32>) {
+  // CHECK: wave.mma %{{.*}}, %{{.*}}, %{{.*}} : (!wave.tensor<[B, M, K1] of f16>, !wave.tensor<[B, K2, K1] of f16>, !wave.tensor<[B, M, K2] of f32>) -> !wave.tensor<[B, M, K2] of f32>
+  %s = wave.mma %q, %k, %acc : (!wave.tensor<[B, M, K1] of f16>, !wave.tensor<[B, K2, K1] of f16>, !wave.tensor<[B, M, K2] of f32>) -> !wave.tensor<[B, M, K2] of f32>
+  return
+}
+
+// A loop with no carried values.
+// CHECK-LABEL: func.func @empty_loop
+func.func @empty_loop() {
+  // CHECK: wave.iterate "K" iter_args() : () -> () {
+  // CHECK-NEXT: wave.yield
+  wave.iterate "K" iter_args() : () -> () {
+    wave.yield
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @elementwise
+func.func @elementwise(%x: !wave.tensor<[M, N] of f32>, %row: !wave.tensor<[M] of f32>, %s: !wave.tensor<[] of f32>, %i: !wave.tensor<[M] of i32>) {
+  // CHECK: wave.add %{{.*}}, %{{.*}} : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+  %add = wave.add %x, %x : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+  // The operand with fewer dims is broadcast, on either side.
+  // CHECK: wave.sub %{{.*}}, %{{.*}} : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M, N] of f32>
+  %sub = wave.sub %x, %row : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M, N] of f32>
+  // CHECK: wave.mul %{{.*}}, %{{.*}} : (!wave.tensor<[M] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+  %mul = wave.mul %row, %x : (!wave.tensor<[M] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+  // CHECK: wave.div %{{.*}}, %{{.*}} : (!wave.tensor<[M, N] of f32>, !wave.tensor<[] of f32>) -> !wave.tensor<[M, N] of f32>
+  %div = wave.div %x, %s : (!wave.tensor<[M, N] of f32>, !wave.tensor<[] of f32>) -> !wave.tensor<[M, N] of f32>
+  // Equal dim sets in another order: the result is the lhs's type.
+  // CHECK: wave.maximum %{{.*}}, %{{.*}} : (!wave.tensor<[M, N] of f32>, !wave.tensor<[N, M] of f32>) -> !wave.tensor<[M, N] of f32>
+  %t = wave.permute %x : !wave.tensor<[M, N] of f32> to !wave.tensor<[N, M] of f32>
+  %max = wave.maximum %x, %t : (!wave.tensor<[M, N] of f32>, !wave.tensor<[N, M] of f32>) -> !wave.tensor<[M, N] of f32>
+  // CHECK: wave.minimum %{{.*}}, %{{.*}} : (!wave.tensor<[M] of i32>, !wave.tensor<[M] of i32>) -> !wave.tensor<[M] of i32>
+  %min = wave.minimum %i, %i : (!wave.tensor<[M] of i32>, !wave.tensor<[M] of i32>) -> !wave.tensor<[M] of i32>
+  // CHECK: wave.neg %{{.*}} : !wave.tensor<[M, N] of f32>
+  %neg = wave.neg %x : !wave.tensor<[M, N] of f32>
+  // CHECK: wave.neg %{{.*}} : !wave.tensor<[M] of i32>
+  %negi = wave.neg %i : !wave.tensor<[M] of i32>
+  // CHECK: wave.abs %{{.*}} : !wave.tensor<[M] of i32>
+  %absi = wave.abs %i : !wave.tensor<[M] of i32>
+  // CHECK: wave.abs %{{.*}} : !wave.tensor<[M, N] of f32>
+  %abs = wave.abs %x : !wave.tensor<[M, N] of f32>
+  // CHECK: wave.exp2 %{{.*}} : !wave.tensor<[M, N] of f32>
+  %exp2 = wave.exp2 %x : !wave.tensor<[M, N] of f32>
+  // CHECK: wave.log2 %{{.*}} : !wave.tensor<[M, N] of f32>
+  %log2 = wave.log2 %x : !wave.tensor<[M, N] of f32>
+  // CHECK: wave.reciprocal %{{.*}} : !wave.tensor<[M] of f32>
+  %rcp = wave.reciprocal %row : !wave.tensor<[M] of f32>
+  // CHECK: wave.sqrt %{{.*}} : !wave.tensor<[] of f32>
+  %sqrt = wave.sqrt %s : !wave.tensor<[] of f32>
+  // CHECK: wave.rsqrt %{{.*}} : !wave.tensor<[M, N] of f32>
+  %rsqrt = wave.rsqrt %x : !wave.tensor<[M, N] of f32>
+  // CHECK: wave.tanh %{{.*}} : !wave.tensor<[M, N] of f32>
+  %tanh = wave.tanh %x : !wave.tensor<[M, N] of f32>
+  return
+}
+
+// CHECK-LABEL: func.func @reductions
+func.func @reductions(%x: !wave.tensor<[B, M, K2] of f32>, %init: !wave.tensor<[B, K2] of f32>) {
+  // CHECK: wave.reduce_max %{{.*}} along "K2" : (!wave.tensor<[B, M, K2] of f32>) -> !wave.tensor<[B, M] of f32>
+  %max = wave.reduce_max %x along "K2" : (!wave.tensor<[B, M, K2] of f32>) -> !wave.tensor<[B, M] of f32>
+  // The result keeps the remaining dims in order.
+  // CHECK: wave.reduce_sum %{{.*}} init(%{{.*}}) along "M" : (!wave.tensor<[B, M, K2] of f32>, !wave.tensor<[B, K2] of f32>) -> !wave.tensor<[B, K2] of f32>
+  %sum = wave.reduce_sum %x init(%init) along "M" : (!wave.tensor<[B, M, K2] of f32>, !wave.tensor<[B, K2] of f32>) -> !wave.tensor<[B, K2] of f32>
+  // CHECK: wave.reduce_max %{{.*}} init(%{{.*}}) along "M" : (!wave.tensor<[B, M, K2] of f32>, !wave.tensor<[B, K2] of f32>) -> !wave.tensor<[B, K2] of f32>
+  %max2 = wave.reduce_max %x init(%init) along "M" : (!wave.tensor<[B, M, K2] of f32>, !wave.tensor<[B, K2] of f32>) -> !wave.tensor<[B, K2] of f32>
+  // A reduction to a scalar.
+  // CHECK: wave.reduce_sum %{{.*}} along "M" : (!wave.tensor<[M] of f32>) -> !wave.tensor<[] of f32>
+  %row = wave.reduce_max %max along "B" : (!wave.tensor<[B, M] of f32>) -> !wave.tensor<[M] of f32>
+  %total = wave.reduce_sum %row along "M" : (!wave.tensor<[M] of f32>) -> !wave.tensor<[] of f32>
+  return
+}
+
+// CHECK-LABEL: func.func @shapes_and_types
+func.func @shapes_and_types(%x: !wave.tensor<[M, N] of f32>) {
+  // CHECK: wave.cast %{{.*}} : !wave.tensor<[M, N] of f32> to !wave.tensor<[M, N] of f16>
+  %h = wave.cast %x : !wave.tensor<[M, N] of f32> to !wave.tensor<[M, N] of f16>
+  // CHECK: wave.cast %{{.*}} : !wave.tensor<[M, N] of f16> to !wave.tensor<[M, N] of i8>
+  %q = wave.cast %h : !wave.tensor<[M, N] of f16> to !wave.tensor<[M, N] of i8>
+  // CHECK: wave.permute %{{.*}} : !wave.tensor<[M, N] of f32> to !wave.tensor<[N, M] of f32>
+  %p = wave.permute %x : !wave.tensor<[M, N] of f32> to !wave.tensor<[N, M] of f32>
+  // CHECK: wave.broadcast %{{.*}} : !wave.tensor<[M, N] of f32> to !wave.tensor<[B, N, M] of f32>
+  %b = wave.broadcast %x : !wave.tensor<[M, N] of f32> to !wave.tensor<[B, N, M] of f32>
+  return
+}
+
+// Masking a tile: an index, compared with a bound, selects between two values.
+// CHECK-LABEL: func.func @masking
+func.func @masking(%x: !wave.tensor<[M, N] of f32>) {
+  // CHECK: %[[IDX:.*]] = wave.self_index "N" : !wave.tensor<[N] of i64>
+  %idx = wave.self_index "N" : !wave.tensor<[N] of i64>
+  // CHECK: %[[LT:.*]] = wave.apply_expr %[[IDX]] {expr = #wave.expr<"$0 < N">} : !wave.tensor<[N] of i64> -> !wave.tensor<[N] of i1>
+  %lt = wave.apply_expr %idx {expr = #wave.expr<"$0 < N">} : !wave.tensor<[N] of i64> -> !wave.tensor<[N] of i1>
+  // CHECK: wave.apply_expr %[[IDX]] {expr = #wave.expr<"$0 * 4 + BLOCK_N">} : !wave.tensor<[N] of i64> -> !wave.tensor<[N] of i64>
+  %off = wave.apply_expr %idx {expr = #wave.expr<"$0 * 4 + BLOCK_N">} : !wave.tensor<[N] of i64> -> !wave.tensor<[N] of i64>
+  %zero = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  // The condition is broadcast to the choices' dims.
+  // CHECK: wave.select %[[LT]], %{{.*}}, %{{.*}} : (!wave.tensor<[N] of i1>, !wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+  %sel = wave.select %lt, %x, %zero : (!wave.tensor<[N] of i1>, !wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
   return
 }

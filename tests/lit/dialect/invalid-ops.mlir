@@ -1,0 +1,464 @@
+// Each op verifier rule, broken once.
+// RUN: wave-opt %s -split-input-file -verify-diagnostics
+
+//===----------------------------------------------------------------------===//
+// wave.register
+//===----------------------------------------------------------------------===//
+
+func.func @register_float_for_int() {
+  // expected-error @+1 {{expected an integer for elements of type 'i32', but found 1.5}}
+  %r = wave.register 1.5 : !wave.tensor<[M] of i32>
+  return
+}
+
+// -----
+
+func.func @register_bool_for_int() {
+  // expected-error @+1 {{expected an integer for elements of type 'i32', but found true}}
+  %r = wave.register true : !wave.tensor<[M] of i32>
+  return
+}
+
+// -----
+
+func.func @register_out_of_range() {
+  // expected-error @+1 {{expected a constant that fits in 'i8', but found 256}}
+  %r = wave.register 256 : !wave.tensor<[M] of i8>
+  return
+}
+
+// -----
+
+func.func @register_bits() {
+  // expected-error @+1 {{expected the 16 bits of a 'f16', but found 0xFF800000}}
+  %r = wave.register 0xFF800000 : !wave.tensor<[M] of f16>
+  return
+}
+
+// -----
+
+func.func @register_constant_type() {
+  // expected-error @+1 {{expected a constant of element type 'f32', but found 'f16'}}
+  %r = "wave.register"() {value = 1.0 : f16} : () -> !wave.tensor<[M] of f32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// wave.read and wave.write
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @read_dims(%a: !wave.memory<[M, K] of f16, global>) {
+  // expected-error @+1 {{expected the memory's dims [M, K], but found [K, M]}}
+  %r = wave.read %a : !wave.memory<[M, K] of f16, global> -> !wave.tensor<[K, M] of f16>
+  return
+}
+
+// -----
+
+func.func @read_element_type(%a: !wave.memory<[M] of f16, global>) {
+  // expected-error @+1 {{expected a result of element type 'f16', but found 'f32'}}
+  %r = wave.read %a : !wave.memory<[M] of f16, global> -> !wave.tensor<[M] of f32>
+  return
+}
+
+// -----
+
+func.func @read_mapping_iterators(%a: !wave.memory<[N, C] of f16, global>) {
+  // expected-error @+1 {{expected one mapping iterator per register dim (2), but found 1}}
+  %r = wave.read %a {mapping = #wave.index_mapping<iterators = 1, inputs = {N = #wave.expr<"$0">, C = #wave.expr<"$0">}, outputs = {M = #wave.expr<"$0">, K = #wave.expr<"$0">}>} : !wave.memory<[N, C] of f16, global> -> !wave.tensor<[M, K] of f16>
+  return
+}
+
+// -----
+
+func.func @read_mapping_outputs(%a: !wave.memory<[N, C] of f16, global>) {
+  // expected-error @+1 {{expected the mapping's outputs to be the register dims [M, K], but found [M, Q]}}
+  %r = wave.read %a {mapping = #wave.index_mapping<iterators = 2, inputs = {N = #wave.expr<"$0">, C = #wave.expr<"$1">}, outputs = {M = #wave.expr<"$0">, Q = #wave.expr<"$1">}>} : !wave.memory<[N, C] of f16, global> -> !wave.tensor<[M, K] of f16>
+  return
+}
+
+// -----
+
+func.func @read_mapping_inputs(%a: !wave.memory<[N, C] of f16, global>) {
+  // expected-error @+1 {{expected the mapping's inputs to be the memory dims [N, C], but found [N]}}
+  %r = wave.read %a {mapping = #wave.index_mapping<iterators = 2, inputs = {N = #wave.expr<"$0">}, outputs = {M = #wave.expr<"$0">, K = #wave.expr<"$1">}>} : !wave.memory<[N, C] of f16, global> -> !wave.tensor<[M, K] of f16>
+  return
+}
+
+// -----
+
+func.func @write_dims(%v: !wave.tensor<[M, K] of f32>, %c: !wave.memory<[M, N] of f32, global>) {
+  // expected-error @+1 {{expected a value with the memory's dims [M, N] (in any order), but found [M, K]}}
+  wave.write %v, %c : !wave.tensor<[M, K] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
+
+// -----
+
+func.func @write_element_type(%v: !wave.tensor<[M] of f32>, %c: !wave.memory<[M] of f16, global>) {
+  // expected-error @+1 {{expected a value of element type 'f16', but found 'f32'}}
+  wave.write %v, %c : !wave.tensor<[M] of f32>, !wave.memory<[M] of f16, global>
+  return
+}
+
+// -----
+
+func.func @write_mapping_iterators(%v: !wave.tensor<[M, K] of f16>, %c: !wave.memory<[N, C] of f16, global>) {
+  // expected-error @+1 {{expected one mapping iterator per register dim (2), but found 3}}
+  wave.write %v, %c {mapping = #wave.index_mapping<iterators = 3, inputs = {M = #wave.expr<"$0">, K = #wave.expr<"$1">}, outputs = {N = #wave.expr<"$0">, C = #wave.expr<"$1">}>} : !wave.tensor<[M, K] of f16>, !wave.memory<[N, C] of f16, global>
+  return
+}
+
+// -----
+
+func.func @write_mapping_inputs(%v: !wave.tensor<[M, K] of f16>, %c: !wave.memory<[N, C] of f16, global>) {
+  // expected-error @+1 {{expected the mapping's inputs to be the register dims [M, K], but found [C, N]}}
+  wave.write %v, %c {mapping = #wave.index_mapping<iterators = 2, inputs = {N = #wave.expr<"$0">, C = #wave.expr<"$1">}, outputs = {M = #wave.expr<"$0">, K = #wave.expr<"$1">}>} : !wave.tensor<[M, K] of f16>, !wave.memory<[N, C] of f16, global>
+  return
+}
+
+// -----
+
+func.func @write_mapping_outputs(%v: !wave.tensor<[M, K] of f16>, %c: !wave.memory<[N, C] of f16, global>) {
+  // expected-error @+1 {{expected the mapping's outputs to be the memory dims [N, C], but found [C]}}
+  wave.write %v, %c {mapping = #wave.index_mapping<iterators = 2, inputs = {M = #wave.expr<"$0">, K = #wave.expr<"$1">}, outputs = {C = #wave.expr<"$1">}>} : !wave.tensor<[M, K] of f16>, !wave.memory<[N, C] of f16, global>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// wave.iterate and wave.yield
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @iterate_block_arguments(%x: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected block arguments of the iter_args' types ('!wave.tensor<[M] of f32>'), but found ('!wave.tensor<[N] of f32>')}}
+  %r = wave.iterate "K" iter_args(%x) : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
+  ^bb0(%a: !wave.tensor<[N] of f32>):
+    wave.yield %x : !wave.tensor<[M] of f32>
+  }
+  return
+}
+
+// -----
+
+func.func @iterate_results(%x: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected results of the iter_args' types ('!wave.tensor<[M] of f32>'), but found ('!wave.tensor<[M] of f16>')}}
+  %r = wave.iterate "K" iter_args(%x) : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f16> {
+  ^bb0(%a: !wave.tensor<[M] of f32>):
+    wave.yield %a : !wave.tensor<[M] of f32>
+  }
+  return
+}
+
+// -----
+
+func.func @iterate_yield(%x: !wave.tensor<[M] of f32>, %y: !wave.tensor<[N] of f32>) {
+  %r = wave.iterate "K" iter_args(%x) : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
+  ^bb0(%a: !wave.tensor<[M] of f32>):
+    // expected-error @+1 {{expected to yield the iter_args' types ('!wave.tensor<[M] of f32>'), but found ('!wave.tensor<[N] of f32>')}}
+    wave.yield %y : !wave.tensor<[N] of f32>
+  }
+  return
+}
+
+// -----
+
+func.func @yield_outside_iterate(%x: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expects parent op 'wave.iterate'}}
+  wave.yield %x : !wave.tensor<[M] of f32>
+}
+
+//===----------------------------------------------------------------------===//
+// wave.mma
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @mma_result(%a: !wave.tensor<[M, K] of f16>, %b: !wave.tensor<[N, K] of f16>, %c: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected the result to have the accumulator's type '!wave.tensor<[M, N] of f32>', but found '!wave.tensor<[N, M] of f32>'}}
+  %d = wave.mma %a, %b, %c : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[N, M] of f32>
+  return
+}
+
+// -----
+
+func.func @mma_accumulator_rank(%a: !wave.tensor<[M, K] of f16>, %b: !wave.tensor<[M, K] of f16>, %c: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected an accumulator with at least two dims [..., M, N], but found [M]}}
+  %d = wave.mma %a, %b, %c : (!wave.tensor<[M, K] of f16>, !wave.tensor<[M, K] of f16>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
+  return
+}
+
+// -----
+
+func.func @mma_no_contraction(%a: !wave.tensor<[M, K] of f16>, %b: !wave.tensor<[N, K2] of f16>, %c: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected lhs and rhs to share exactly one contraction dim that the accumulator lacks, but found [] in lhs [M, K] and rhs [N, K2]}}
+  %d = wave.mma %a, %b, %c : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K2] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+  return
+}
+
+// -----
+
+func.func @mma_two_contractions(%a: !wave.tensor<[M, K, L] of f16>, %b: !wave.tensor<[N, K, L] of f16>, %c: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{but found [K, L] in lhs [M, K, L] and rhs [N, K, L]}}
+  %d = wave.mma %a, %b, %c : (!wave.tensor<[M, K, L] of f16>, !wave.tensor<[N, K, L] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+  return
+}
+
+// -----
+
+func.func @mma_rows(%a: !wave.tensor<[P, K] of f16>, %b: !wave.tensor<[N, K] of f16>, %c: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected lhs to hold the accumulator's dim M, but found [P, K]}}
+  %d = wave.mma %a, %b, %c : (!wave.tensor<[P, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+  return
+}
+
+// -----
+
+func.func @mma_columns(%a: !wave.tensor<[M, K] of f16>, %b: !wave.tensor<[M, K] of f16>, %c: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected rhs to hold the accumulator's dim N, but found [M, K]}}
+  %d = wave.mma %a, %b, %c : (!wave.tensor<[M, K] of f16>, !wave.tensor<[M, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+  return
+}
+
+// -----
+
+func.func @mma_stray_dim(%a: !wave.tensor<[M, K, X] of f16>, %b: !wave.tensor<[N, K] of f16>, %c: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected every operand dim to be the contraction dim K or an accumulator dim, but found X}}
+  %d = wave.mma %a, %b, %c : (!wave.tensor<[M, K, X] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+  return
+}
+
+// -----
+
+func.func @mma_operand_types(%a: !wave.tensor<[M, K] of f16>, %b: !wave.tensor<[N, K] of bf16>, %c: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected rhs of element type 'f16', but found 'bf16'}}
+  %d = wave.mma %a, %b, %c : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of bf16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+  return
+}
+
+// -----
+
+func.func @mma_kind(%a: !wave.tensor<[M, K] of bf16>, %b: !wave.tensor<[N, K] of bf16>, %c: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected operands of 'f16' and an accumulator of 'f32' for #wave.mma_kind<f32_16x8x16_f16>, but found 'bf16' and 'f32'}}
+  %d = wave.mma %a, %b, %c {kind = #wave.mma_kind<f32_16x8x16_f16>} : (!wave.tensor<[M, K] of bf16>, !wave.tensor<[N, K] of bf16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+  return
+}
+
+// -----
+
+func.func @mma_kind_accumulator(%a: !wave.tensor<[M, K] of f16>, %b: !wave.tensor<[N, K] of f16>, %c: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected operands of 'f16' and an accumulator of 'f16' for #wave.mma_kind<f16_16x8x16_f16>, but found 'f16' and 'f32'}}
+  %d = wave.mma %a, %b, %c {kind = #wave.mma_kind<f16_16x8x16_f16>} : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @binary_element_types(%x: !wave.tensor<[M] of f32>, %y: !wave.tensor<[M] of f16>) {
+  // expected-error @+1 {{expected operands of element type 'f32', but found 'f16'}}
+  %z = wave.add %x, %y : (!wave.tensor<[M] of f32>, !wave.tensor<[M] of f16>) -> !wave.tensor<[M] of f32>
+  return
+}
+
+// -----
+
+func.func @binary_broadcast(%x: !wave.tensor<[M, N] of f32>, %y: !wave.tensor<[M, K] of f32>) {
+  // expected-error @+1 {{expected one operand's dims to be a subset of the other's, but found [M, N] and [M, K]}}
+  %z = wave.maximum %x, %y : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, K] of f32>) -> !wave.tensor<[M, N] of f32>
+  return
+}
+
+// -----
+
+func.func @binary_result(%x: !wave.tensor<[M, N] of f32>, %y: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected result type '!wave.tensor<[M, N] of f32>', but found '!wave.tensor<[M] of f32>'}}
+  %z = wave.mul %x, %y : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
+  return
+}
+
+// -----
+
+func.func @binary_equal_sets(%x: !wave.tensor<[M, N] of f32>, %y: !wave.tensor<[N, M] of f32>) {
+  // expected-error @+1 {{expected result type '!wave.tensor<[M, N] of f32>', but found '!wave.tensor<[N, M] of f32>'}}
+  %z = wave.sub %x, %y : (!wave.tensor<[M, N] of f32>, !wave.tensor<[N, M] of f32>) -> !wave.tensor<[N, M] of f32>
+  return
+}
+
+// -----
+
+func.func @unary_float(%x: !wave.tensor<[M] of i32>) {
+  // expected-error @+1 {{expected a float element type, but found 'i32'}}
+  %y = wave.exp2 %x : !wave.tensor<[M] of i32>
+  return
+}
+
+// -----
+
+func.func @unary_type(%x: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %y = "wave.neg"(%x) : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reduce_missing_dim(%x: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected the input to have the dim K, but found [M, N]}}
+  %y = wave.reduce_max %x along "K" : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M] of f32>
+  return
+}
+
+// -----
+
+func.func @reduce_result_dims(%x: !wave.tensor<[M, N, K] of f32>) {
+  // expected-error @+1 {{expected result dims [M, K], but found [K, M]}}
+  %y = wave.reduce_sum %x along "N" : (!wave.tensor<[M, N, K] of f32>) -> !wave.tensor<[K, M] of f32>
+  return
+}
+
+// -----
+
+func.func @reduce_result_element_type(%x: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected a result of element type 'f32', but found 'f16'}}
+  %y = wave.reduce_sum %x along "N" : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M] of f16>
+  return
+}
+
+// -----
+
+func.func @reduce_init(%x: !wave.tensor<[M, N] of f32>, %i: !wave.tensor<[N] of f32>) {
+  // expected-error @+1 {{expected init of the result type '!wave.tensor<[M] of f32>', but found '!wave.tensor<[N] of f32>'}}
+  %y = wave.reduce_sum %x init(%i) along "N" : (!wave.tensor<[M, N] of f32>, !wave.tensor<[N] of f32>) -> !wave.tensor<[M] of f32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Shape and type changes
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @cast_dims(%x: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected the input's dims [M, N], but found [N, M]}}
+  %y = wave.cast %x : !wave.tensor<[M, N] of f32> to !wave.tensor<[N, M] of f16>
+  return
+}
+
+// -----
+
+func.func @permute_dims(%x: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected a reordering of [M, N], but found [N, K]}}
+  %y = wave.permute %x : !wave.tensor<[M, N] of f32> to !wave.tensor<[N, K] of f32>
+  return
+}
+
+// -----
+
+func.func @permute_element_type(%x: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected a result of element type 'f32', but found 'f16'}}
+  %y = wave.permute %x : !wave.tensor<[M, N] of f32> to !wave.tensor<[N, M] of f16>
+  return
+}
+
+// -----
+
+func.func @broadcast_dims(%x: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected result dims that include [M, N], but found [M, K]}}
+  %y = wave.broadcast %x : !wave.tensor<[M, N] of f32> to !wave.tensor<[M, K] of f32>
+  return
+}
+
+// -----
+
+func.func @broadcast_element_type(%x: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected a result of element type 'f32', but found 'i32'}}
+  %y = wave.broadcast %x : !wave.tensor<[M] of f32> to !wave.tensor<[M, N] of i32>
+  return
+}
+
+// -----
+
+func.func @select_cond(%c: !wave.tensor<[M] of i32>, %x: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected an i1 condition, but found 'i32'}}
+  %y = wave.select %c, %x, %x : (!wave.tensor<[M] of i32>, !wave.tensor<[M] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
+  return
+}
+
+// -----
+
+func.func @select_choices(%c: !wave.tensor<[M] of i1>, %x: !wave.tensor<[M] of f32>, %y: !wave.tensor<[M] of f16>) {
+  // expected-error @+1 {{expected both choices of one type, but found '!wave.tensor<[M] of f32>' and '!wave.tensor<[M] of f16>'}}
+  %z = wave.select %c, %x, %y : (!wave.tensor<[M] of i1>, !wave.tensor<[M] of f32>, !wave.tensor<[M] of f16>) -> !wave.tensor<[M] of f32>
+  return
+}
+
+// -----
+
+func.func @select_cond_dims(%c: !wave.tensor<[K] of i1>, %x: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected condition dims within [M], but found [K]}}
+  %z = wave.select %c, %x, %x : (!wave.tensor<[K] of i1>, !wave.tensor<[M] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
+  return
+}
+
+// -----
+
+func.func @select_result(%c: !wave.tensor<[M] of i1>, %x: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected the choices' type '!wave.tensor<[M] of f32>' as result, but found '!wave.tensor<[M] of f16>'}}
+  %z = wave.select %c, %x, %x : (!wave.tensor<[M] of i1>, !wave.tensor<[M] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Index arithmetic
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @self_index_dims() {
+  // expected-error @+1 {{expected result dims [K2], but found [M]}}
+  %i = wave.self_index "K2" : !wave.tensor<[M] of i64>
+  return
+}
+
+// -----
+
+func.func @self_index_element_type() {
+  // expected-error @+1 {{expected an integer element type, but found 'f32'}}
+  %i = wave.self_index "K2" : !wave.tensor<[K2] of f32>
+  return
+}
+
+// -----
+
+func.func @apply_expr_variables(%x: !wave.tensor<[M] of i64>) {
+  // expected-error @+1 {{expected an expression of $0 alone, but found #wave.expr<"$1 < M">}}
+  %y = wave.apply_expr %x {expr = #wave.expr<"$1 < M">} : !wave.tensor<[M] of i64> -> !wave.tensor<[M] of i64>
+  return
+}
+
+// -----
+
+func.func @apply_expr_dims(%x: !wave.tensor<[M] of i64>) {
+  // expected-error @+1 {{expected the input's dims [M] as result, but found [N]}}
+  %y = wave.apply_expr %x {expr = #wave.expr<"$0 + 1">} : !wave.tensor<[M] of i64> -> !wave.tensor<[N] of i64>
+  return
+}
+
+// -----
+
+func.func @apply_expr_element_type(%x: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected an integer element type, but found 'f32'}}
+  %y = wave.apply_expr %x {expr = #wave.expr<"$0 + 1">} : !wave.tensor<[M] of f32> -> !wave.tensor<[M] of f32>
+  return
+}
