@@ -9,10 +9,13 @@
 #include <random>
 #include <vector>
 
+#include "fixtures/half.hpp"
 #include "kernels/copy.hpp"
 #include "wave/runtime.hpp"
 
 using namespace wave;
+using fixtures::half_to_float;
+using fixtures::random_half;
 
 namespace {
 
@@ -22,19 +25,6 @@ WAVE_SYMBOL(N);
 WAVE_SYMBOL(BLOCK_B);
 WAVE_SYMBOL(BLOCK_M);
 WAVE_SYMBOL(BLOCK_N);
-
-float half_to_float(std::uint16_t h) {
-  const std::uint32_t sign = (h >> 15) & 1, exponent = (h >> 10) & 31, mantissa = h & 1023;
-  float magnitude = exponent == 0 ? std::ldexp(static_cast<float>(mantissa), -24)
-                                  : std::ldexp(static_cast<float>(mantissa | 1024), static_cast<int>(exponent) - 25);
-  return sign ? -magnitude : magnitude;
-}
-
-// f16 bits of a value in [-2, 2): never NaN or infinity.
-std::uint16_t random_half(std::mt19937& rng) {
-  std::uniform_int_distribution<int> mantissa(0, 1023), exponent(1, 15), sign(0, 1);
-  return static_cast<std::uint16_t>(sign(rng) << 15 | exponent(rng) << 10 | mantissa(rng));
-}
 
 template <class T>
 std::vector<T> poisoned(std::size_t n) {

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "fixtures/half.hpp"
 #include "fixtures/masked_copy.hpp"
 #include "target/NvptxTarget.h"
 
@@ -16,6 +17,7 @@
 #include "wave/runtime.hpp"
 
 using namespace wave;
+using fixtures::random_half;
 using Catch::Matchers::Contains;
 
 namespace {
@@ -29,12 +31,6 @@ std::string masked_copy_ptx() {
   auto ptx = jit::compileToPtx(*module, {});
   REQUIRE(mlir::succeeded(ptx));
   return *ptx;
-}
-
-// f16 bits of a float in [-2, 2): sign, exponent and mantissa, never NaN or infinity.
-std::uint16_t random_half(std::mt19937& rng) {
-  std::uniform_int_distribution<int> mantissa(0, 1023), exponent(1, 15), sign(0, 1);
-  return static_cast<std::uint16_t>(sign(rng) << 15 | exponent(rng) << 10 | mantissa(rng));
 }
 
 }  // namespace
