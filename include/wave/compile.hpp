@@ -4,11 +4,19 @@
 //   copy(a_device, b_device);               // one device pointer per kernel argument
 //   copy.launch({a_device, b_device});      // the same, with errors naming this line
 //
+// A dim left out of `subs` is dynamic: one compiled kernel serves every size, given at
+// launch (tile sizes must be in `subs`):
+//
+//   auto copy = compile(copy_kernel, {.subs = {{BLOCK_M, 1}, {BLOCK_N, 1024}}});
+//   copy.launch({a_device, b_device}, {.sizes = {{M, rows}, {N, cols}}, .stream = &stream});
+//   copy.launch({from_dlpack(a), from_dlpack(b)});   // sizes from the tensors' shapes
+//
 // Compiled kernels are cached in memory and on disk (see CompileOptions). Link `wave::jit`.
 #pragma once
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <source_location>
 #include <string>
@@ -29,6 +37,17 @@ struct TensorArg {
   std::vector<std::int64_t> strides;
 };
 
+namespace runtime {
+class Stream;
+}
+
+// How a launch runs: the sizes of the kernel's dynamic dims (those left out of `subs`;
+// tensors with shapes give them too) and the stream to queue on (null: the default one).
+struct LaunchOptions {
+  Subs sizes;
+  const runtime::Stream* stream = nullptr;
+};
+
 class CompiledKernel {
  public:
   // `sizes` holds each argument's dim sizes as compiled (-1: set at launch).
@@ -39,23 +58,32 @@ class CompiledKernel {
   const std::string& name() const { return name_; }
   const jit::PtxKernel& ptx() const { return ptx_; }
 
+  // The dims left out of `subs`, whose sizes each launch gives.
+  std::vector<std::string> dynamic_dims() const;
+
   // Queues the kernel on device 0. Checks first: one pointer per argument, none null, each
-  // aligned to 16 bytes (device allocations are).
-  void launch(std::initializer_list<const void*> pointers,
+  // aligned to 16 bytes (device allocations are); a size for every dynamic dim.
+  void launch(std::initializer_list<const void*> pointers, const LaunchOptions& how = {},
               std::source_location where = std::source_location::current()) const;
 
   // The same, for tensors whose dtype, shape and layout are checked against the kernel's
-  // arguments and the sizes it was compiled for.
-  void launch(const std::vector<TensorArg>& tensors,
+  // arguments and the sizes it was compiled for; their shapes give the dynamic dims.
+  void launch(const std::vector<TensorArg>& tensors, const LaunchOptions& how = {},
               std::source_location where = std::source_location::current()) const;
 
   template <class... Pointers>
   void operator()(Pointers*... pointers) const {
-    launch({static_cast<const void*>(pointers)...}, compiled_at_);
+    launch({static_cast<const void*>(pointers)...}, {}, compiled_at_);
   }
 
  private:
-  void launch_pointers(const std::vector<const void*>& pointers, std::source_location where) const;
+  using DimSizes = std::map<std::string, std::int64_t>;
+  // LaunchOptions::sizes, checked to name dynamic dims with positive sizes.
+  DimSizes given_sizes(const Subs& given, std::source_location where) const;
+  // Every dim's size: the compiled ones and the dynamic `sizes`, which must cover them all.
+  DimSizes all_sizes(DimSizes sizes, std::source_location where) const;
+  void launch_pointers(const std::vector<const void*>& pointers, const DimSizes& sizes,
+                       const runtime::Stream* stream, std::source_location where) const;
 
   struct Loaded;
   jit::PtxKernel ptx_;

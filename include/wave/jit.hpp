@@ -16,17 +16,38 @@ namespace wave::jit {
 std::string import_to_mlir(const graph::KernelGraph& kernel, const CompileOptions& options);
 
 // A kernel compiled for NVIDIA GPUs, with the launch shape its constraints give.
+//
+// Its parameters are one memref descriptor per tensor argument, in order: the base
+// pointer twice, an offset (0), then each dim's size and stride (row-major) as 64-bit
+// integers. CompiledKernel fills them.
 struct PtxKernel {
+  // A grid axis that splits a dim: ceil(size of `dim` / `tile`) workgroups.
+  struct GridDim {
+    std::string dim;  // empty: the axis has one workgroup
+    unsigned tile = 1;
+  };
+
   std::string entry;  // the kernel's name in the PTX
   std::string ptx;
-  std::array<unsigned, 3> grid{1, 1, 1};
+  std::array<unsigned, 3> grid{1, 1, 1};  // 0 on an axis over a dynamic dim
   std::array<unsigned, 3> block{1, 1, 1};
+  std::array<GridDim, 3> grid_dims{};
+
+  // The grid for these dim sizes (the dynamic ones at least).
+  template <class Sizes>  // a map from dim name to size
+  std::array<unsigned, 3> grid_for(const Sizes& sizes) const {
+    std::array<unsigned, 3> g = grid;
+    for (int axis = 0; axis < 3; ++axis)
+      if (auto it = sizes.find(grid_dims[axis].dim); !grid_dims[axis].dim.empty() && it != sizes.end())
+        g[axis] = static_cast<unsigned>((it->second + grid_dims[axis].tile - 1) / grid_dims[axis].tile);
+    return g;
+  }
 };
 
 // Imports, lowers and compiles a traced kernel to PTX for `options.target`, through the
 // kernel cache unless `options.cache` is off. Throws wave::Error naming the op and source
 // line a stage rejected. Memory-bound kernels (read, write, register, cast, elementwise
-// math) with every dim set in `subs` for now.
+// math) for now; dims left out of `subs` are dynamic (tile sizes must be set).
 PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options);
 
 }  // namespace wave::jit

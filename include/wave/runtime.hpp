@@ -67,6 +67,24 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
+// A queue of work on device 0 (a CUDA stream): launches on one stream run in order,
+// launches on different streams may overlap. Work given no stream goes to the default
+// (null) stream.
+class Stream {
+ public:
+  explicit Stream(std::source_location where = std::source_location::current());
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  // Waits for the work queued on this stream; reports an error a kernel raised.
+  void synchronize(std::source_location where = std::source_location::current()) const;
+  void* handle() const { return handle_; }
+
+ private:
+  void* handle_ = nullptr;
+};
+
 // A PTX module loaded on device 0, and one kernel of it.
 class LoadedKernel {
  public:
@@ -76,9 +94,10 @@ class LoadedKernel {
   LoadedKernel(const LoadedKernel&) = delete;
   LoadedKernel& operator=(const LoadedKernel&) = delete;
 
-  // Queues the kernel; `args` point at each argument's value, in order.
+  // Queues the kernel on `stream` (null: the default stream); `args` point at each
+  // argument's value, in order.
   void launch(Dim3 grid, Dim3 block, const std::vector<void*>& args,
-              std::uint32_t shared_bytes = 0,
+              std::uint32_t shared_bytes = 0, const Stream* stream = nullptr,
               std::source_location where = std::source_location::current()) const;
 
  private:

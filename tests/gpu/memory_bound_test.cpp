@@ -33,29 +33,42 @@ std::vector<T> poisoned(std::size_t n) {
   return v;
 }
 
-// Runs a compiled kernel on host vectors: inputs copied in, outputs poisoned then copied out.
-struct Launcher {
-  jit::PtxKernel ptx;
-  runtime::LoadedKernel loaded{ptx.ptx, ptx.entry};
-
-  template <class... Buffers>
-  void run(Buffers&... buffers) {
-    std::vector<runtime::DeviceBuffer> device;
-    std::vector<void*> args;
-    (device.emplace_back(buffers.size() * sizeof(buffers[0])), ...);
-    std::size_t i = 0;
-    ((device[i++].copy_from_host(buffers.data())), ...);
-    for (auto& d : device) args.push_back(d.arg());
-    launch(args);
-    runtime::synchronize();
-    i = 0;
-    ((device[i++].copy_to_host(buffers.data())), ...);
+// Runs a compiled kernel on host vectors: each copied to the device (outputs poisoned
+// beforehand by the caller), the kernel launched, each copied back.
+template <class... Buffers>
+void run(const CompiledKernel& kernel, const LaunchOptions& how, Buffers&... buffers) {
+  std::vector<runtime::DeviceBuffer> device;
+  (device.emplace_back(buffers.size() * sizeof(buffers[0])), ...);
+  std::size_t i = 0;
+  ((device[i++].copy_from_host(buffers.data())), ...);
+  std::vector<const void*> pointers;
+  for (auto& d : device) pointers.push_back(reinterpret_cast<const void*>(d.address()));
+  switch (pointers.size()) {  // launch() takes an initializer list, as users write it
+    case 2: kernel.launch({pointers[0], pointers[1]}, how); break;
+    case 4: kernel.launch({pointers[0], pointers[1], pointers[2], pointers[3]}, how); break;
+    default: FAIL("no launch for " << pointers.size() << " arguments");
   }
+  if (how.stream) how.stream->synchronize();
+  else runtime::synchronize();
+  i = 0;
+  ((device[i++].copy_to_host(buffers.data())), ...);
+}
 
-  void launch(const std::vector<void*>& args) {
-    loaded.launch({ptx.grid[0], ptx.grid[1], ptx.grid[2]}, {ptx.block[0]}, args);
-  }
-};
+template <class... Buffers>
+void run(const CompiledKernel& kernel, Buffers&... buffers) {
+  run(kernel, LaunchOptions{}, buffers...);
+}
+
+// Copies [m, n] f16 with `copy` and counts elements that differ from the input.
+std::size_t copy_errors(const CompiledKernel& copy, int m, int n, const LaunchOptions& how, std::mt19937& rng) {
+  std::vector<std::uint16_t> a(static_cast<std::size_t>(m) * n);
+  for (auto& h : a) h = random_half(rng);
+  auto b = poisoned<std::uint16_t>(a.size());
+  run(copy, how, a, b);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) wrong += a[i] != b[i];
+  return wrong;
+}
 
 }  // namespace
 
@@ -65,15 +78,28 @@ TEST_CASE("copy f16, 2-D, aligned and unaligned", "[gpu][memory]") {
   for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {7, 1000}, {3, 4096}, {64, 4097}, {1000, 7}}) {
     INFO("M = " << m << ", N = " << n);
     namespace ex = examples::copy;
-    Launcher launcher{jit::compile_to_ptx(copy.trace(), {.subs = {{ex::M, m}, {ex::N, n}, {ex::BLOCK_M, 1}, {ex::BLOCK_N, 1024}}})};
-    std::vector<std::uint16_t> a(static_cast<std::size_t>(m) * n);
-    for (auto& h : a) h = random_half(rng);
-    auto b = poisoned<std::uint16_t>(a.size());
-    launcher.run(a, b);
-    std::size_t wrong = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) wrong += a[i] != b[i];
-    CHECK(wrong == 0);
+    const auto compiled = compile(copy, {.subs = {{ex::M, m}, {ex::N, n}, {ex::BLOCK_M, 1}, {ex::BLOCK_N, 1024}}});
+    CHECK(copy_errors(compiled, m, n, {}, rng) == 0);
   }
+}
+
+TEST_CASE("copy f16 with dynamic dims: one kernel for every size", "[gpu][memory][dynamic]") {
+  namespace ex = examples::copy;
+  std::mt19937 rng(Catch::rngSeed());
+  const auto copy = compile(ex::make_kernel(), {.subs = {{ex::BLOCK_M, 1}, {ex::BLOCK_N, 1024}}});
+  REQUIRE(copy.dynamic_dims() == std::vector<std::string>{"M", "N"});
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {1, 7}, {2, 1000}, {3, 4097}, {7, 4096}, {1000, 7}, {5, 2049}}) {
+    INFO("M = " << m << ", N = " << n);
+    CHECK(copy_errors(copy, m, n, {.sizes = {{ex::M, m}, {ex::N, n}}}, rng) == 0);
+  }
+}
+
+TEST_CASE("a launch on a stream runs there", "[gpu][memory][stream]") {
+  namespace ex = examples::copy;
+  std::mt19937 rng(Catch::rngSeed());
+  const auto copy = compile(ex::make_kernel(), {.subs = {{ex::BLOCK_M, 1}, {ex::BLOCK_N, 1024}}});
+  runtime::Stream stream;
+  CHECK(copy_errors(copy, 64, 4097, {.sizes = {{ex::M, 64}, {ex::N, 4097}}, .stream = &stream}, rng) == 0);
 }
 
 TEST_CASE("fused exp2(a * b) + c in f32, 1-D to 3-D", "[gpu][memory]") {
@@ -91,13 +117,18 @@ TEST_CASE("fused exp2(a * b) + c in f32, 1-D to 3-D", "[gpu][memory]") {
   for (Shape s : {Shape{1, 1, 1, 256}, Shape{1, 1, 4097, 256}, Shape{1, 7, 1000, 512}, Shape{3, 5, 7, 64},
                   Shape{2, 16, 4096, 1024}}) {
     INFO("B = " << s.b << ", M = " << s.m << ", N = " << s.n);
-    Launcher launcher{jit::compile_to_ptx(
-        fused3.trace(), {.subs = {{B, s.b}, {M, s.m}, {N, s.n}, {BLOCK_B, 1}, {BLOCK_M, 1}, {BLOCK_N, s.block_n}}})};
+    // Sizes set in subs, or left dynamic and given at launch.
+    const bool dynamic = s.n % 2 == 1;
+    const auto fused = dynamic ? compile(fused3, {.subs = {{BLOCK_B, 1}, {BLOCK_M, 1}, {BLOCK_N, s.block_n}}})
+                               : compile(fused3, {.subs = {{B, s.b}, {M, s.m}, {N, s.n}, {BLOCK_B, 1}, {BLOCK_M, 1},
+                                                           {BLOCK_N, s.block_n}}});
+    const LaunchOptions how{.sizes = dynamic ? Subs{{B, s.b}, {M, s.m}, {N, s.n}} : Subs{}};
+    INFO((dynamic ? "dynamic dims" : "static dims"));
     const std::size_t size = static_cast<std::size_t>(s.b) * s.m * s.n;
     std::vector<float> a(size), b(size), c(size);
     for (std::size_t i = 0; i < size; ++i) a[i] = uniform(rng), b[i] = uniform(rng), c[i] = uniform(rng);
     auto out = poisoned<float>(size);
-    launcher.run(a, b, c, out);
+    run(fused, how, a, b, c, out);
     double err2 = 0, ref2 = 0;
     std::size_t unwritten = 0;
     for (std::size_t i = 0; i < size; ++i) {
@@ -119,11 +150,11 @@ TEST_CASE("cast f32 -> f16, 1-D", "[gpu][memory]") {
                         [](Memory<dims<N>, f32> x, Memory<dims<N>, f16> y) { write(cast<f16>(read(x)), y); });
   for (int n : {1, 7, 1000, 4097}) {
     INFO("N = " << n);
-    Launcher launcher{jit::compile_to_ptx(to_half.trace(), {.subs = {{N, n}, {BLOCK_N, 256}}})};
+    const auto compiled = compile(to_half, {.subs = {{N, n}, {BLOCK_N, 256}}});
     std::vector<float> x(n);
     for (float& v : x) v = uniform(rng);
     auto y = poisoned<std::uint16_t>(n);
-    launcher.run(x, y);
+    run(compiled, x, y);
     std::size_t wrong = 0;
     for (int i = 0; i < n; ++i) {
       // Round to nearest: within half an f16 ulp (2^-11 relative) of the input.

@@ -56,8 +56,17 @@ TEST_CASE("a masked copy writes exactly its n elements", "[gpu]") {
     a.copy_from_host(input.data());
     b.fill_bytes(0xFF);
     const unsigned threads = 128, per_block = threads * 8;
-    copy.launch({static_cast<unsigned>((n + per_block - 1) / per_block)}, {threads},
-                {a.arg(), b.arg(), &n});
+    // Each memref<4097xf16> is a descriptor: pointer, pointer, offset, size, stride.
+    std::int64_t descriptors[2][5];
+    std::vector<void*> args;
+    for (int i = 0; i < 2; ++i) {
+      const auto address = static_cast<std::int64_t>((i == 0 ? a : b).address());
+      const std::int64_t words[5] = {address, address, 0, 4097, 1};
+      std::memcpy(descriptors[i], words, sizeof words);
+      for (std::int64_t& w : descriptors[i]) args.push_back(&w);
+    }
+    args.push_back(&n);
+    copy.launch({static_cast<unsigned>((n + per_block - 1) / per_block)}, {threads}, args);
     runtime::synchronize();
     b.copy_to_host(output.data());
     std::size_t wrong = 0, stray = 0;

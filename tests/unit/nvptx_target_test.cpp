@@ -37,9 +37,10 @@ TEST_CASE("upstream GPU IR compiles to PTX for the chosen target", "[target][ptx
   CHECK_THAT(ptx, Contains(".visible .entry copy("));
   CHECK_THAT(ptx, Contains("ld.global"));
   CHECK_THAT(ptx, Contains("st.global"));
-  // Bare-pointer calling convention: two pointers and the count, no memref descriptors.
-  CHECK_THAT(ptx, Contains("copy_param_2"));
-  CHECK_FALSE(ptx.find("copy_param_3") != std::string::npos);
+  // Memref descriptors (pointer, pointer, offset, size, stride) for the two buffers, then
+  // the count: 11 parameters.
+  CHECK_THAT(ptx, Contains("copy_param_10"));
+  CHECK_FALSE(ptx.find("copy_param_11") != std::string::npos);
 
   const std::string sm80 = compile({.chip = "sm_80", .features = "+ptx70"});
   CHECK_THAT(sm80, Contains(".target sm_80"));

@@ -7,6 +7,7 @@
 
 #include "dialect/WaveDialect.h"
 #include "lowering/Passes.h"
+#include "transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,11 +17,12 @@
 
 int main(int argc, char** argv) {
   mlir::DialectRegistry registry;
-  registry.insert<wave::dialect::WaveDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect,
+  registry.insert<wave::dialect::WaveDialect, mlir::affine::AffineDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect,
                   mlir::gpu::GPUDialect, mlir::math::MathDialect, mlir::memref::MemRefDialect,
                   mlir::scf::SCFDialect, mlir::vector::VectorDialect>();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
-  wave::jit::registerWavePasses();
+  wave::jit::registerWaveTransformsPasses();
+  wave::jit::registerWaveLoweringPasses();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "wave optimizer driver\n", registry));
 }

@@ -181,3 +181,36 @@ LogicalResult AssumptionAttr::verify(function_ref<InFlightDiagnostic()> emitErro
     return emitError() << "expected a comparison, but found " << predicate;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// ThreadLayoutAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult ThreadLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, ArrayAttr dims,
+                                       DenseI64ArrayAttr blockTile, DenseI64ArrayAttr waveTile,
+                                       DenseI64ArrayAttr gridAxis, int64_t threadsPerWave,
+                                       int64_t elementsPerThread, int64_t steps) {
+  const size_t rank = dims.size();
+  if (!llvm::all_of(dims, [](Attribute d) { return isa<StringAttr>(d); }))
+    return emitError() << "expected dims to be dim names, but found " << dims;
+  if (blockTile.size() != rank || waveTile.size() != rank || gridAxis.size() != rank)
+    return emitError() << "expected block_tile, wave_tile and grid_axis to have one entry per dim (" << rank << ")";
+  for (size_t i = 0; i < rank; ++i) {
+    if (waveTile[i] <= 0 || blockTile[i] % waveTile[i] != 0)
+      return emitError() << "expected the wave tile of " << dims[i] << " (" << waveTile[i]
+                         << ") to be positive and divide its workgroup tile (" << blockTile[i] << ")";
+    if (gridAxis[i] < -1 || gridAxis[i] > 2)
+      return emitError() << "expected grid_axis -1, 0, 1 or 2, but found " << gridAxis[i];
+  }
+  if (threadsPerWave != 32 && threadsPerWave != 64)
+    return emitError() << "expected threads_per_wave 32 or 64, but found " << threadsPerWave;
+  if (elementsPerThread <= 0 || steps <= 0)
+    return emitError() << "expected positive elements_per_thread and steps";
+  return success();
+}
+
+int64_t ThreadLayoutAttr::getWavesPerBlock() const {
+  int64_t waves = 1;
+  for (auto [block, wave] : llvm::zip(getBlockTile().asArrayRef(), getWaveTile().asArrayRef())) waves *= block / wave;
+  return waves;
+}

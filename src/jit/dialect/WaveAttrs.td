@@ -158,4 +158,33 @@ def Wave_AssumptionAttr : AttrDef<Wave_Dialect, "Assumption"> {
   let genVerifyDecl = 1;
 }
 
-#endif // WAVE_ATTRS_TD
+//===----------------------------------------------------------------------===//
+// Thread layout (the result of index analysis)
+//===----------------------------------------------------------------------===//
+
+def Wave_ThreadLayoutAttr : AttrDef<Wave_Dialect, "ThreadLayout"> {
+  let mnemonic = "thread_layout";
+  let summary = "how a kernel's iteration space is split over workgroups, waves and threads";
+  let description = [{
+    Set on a kernel by `wave-infer-index`. `dims` is the iteration space, outermost
+    first; per dim, `block_tile` elements go to a workgroup (over grid axis `grid_axis`,
+    or -1 for none) and `wave_tile` to a wave. Within a wave, each thread handles
+    `elements_per_thread` contiguous elements along the innermost dim per step, for
+    `steps` steps. The block has (block_tile / wave_tile) waves of `threads_per_wave`.
+  }];
+  let parameters = (ins "::mlir::ArrayAttr":$dims,
+                        "::mlir::DenseI64ArrayAttr":$block_tile,
+                        "::mlir::DenseI64ArrayAttr":$wave_tile,
+                        "::mlir::DenseI64ArrayAttr":$grid_axis,
+                        "int64_t":$threads_per_wave,
+                        "int64_t":$elements_per_thread,
+                        "int64_t":$steps);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getWavesPerBlock() const;
+    int64_t getThreadsPerBlock() const { return getWavesPerBlock() * getThreadsPerWave(); }
+  }];
+}
+
+#endif

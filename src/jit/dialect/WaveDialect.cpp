@@ -62,9 +62,27 @@ static LogicalResult verifyHyperparameters(Operation* op, Attribute value) {
   return success();
 }
 
+// `wave.index`: dim -> the first element of the thread's run along it (wave-infer-index).
+static LogicalResult verifyIndex(Operation* op, Attribute value) {
+  auto dict = dyn_cast<DictionaryAttr>(value);
+  if (!dict) return op->emitOpError("expected wave.index to be a dictionary");
+  for (NamedAttribute entry : dict) {
+    auto e = dyn_cast<ExprAttr>(entry.getValue());
+    if (!e || e.getKind() != ExprKind::value || e.getMap().getNumDims() != 0)
+      return op->emitOpError("expected the index of ")
+             << entry.getName() << " to be an expression over symbols, but found " << entry.getValue();
+  }
+  return success();
+}
+
 LogicalResult WaveDialect::verifyOperationAttribute(Operation* op, NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
   if (name == "wave.constraints") return verifyConstraints(op, attr.getValue());
   if (name == "wave.hyperparameters") return verifyHyperparameters(op, attr.getValue());
+  if (name == "wave.index") return verifyIndex(op, attr.getValue());
+  if (name == "wave.thread_layout") {
+    if (isa<ThreadLayoutAttr>(attr.getValue())) return success();
+    return op->emitOpError("expected wave.thread_layout to be a #wave.thread_layout, but found ") << attr.getValue();
+  }
   return op->emitOpError("unknown wave dialect attribute ") << attr.getName();
 }

@@ -7,12 +7,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/WaveDialect.h"
-#include "lowering/Distribution.h"
+#include "analysis/ThreadLayout.h"
 #include "lowering/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace wave::jit {
 
@@ -25,8 +27,8 @@ using namespace mlir;
 
 class KernelEmitter {
  public:
-  KernelEmitter(func::FuncOp kernel, const Distribution& dist)
-      : kernel_(kernel), dist_(dist), b_(kernel.getContext()), loc_(kernel.getLoc()) {}
+  KernelEmitter(func::FuncOp kernel, dialect::ThreadLayoutAttr layout)
+      : kernel_(kernel), layout_(layout), b_(kernel.getContext()), loc_(kernel.getLoc()) {}
 
   // Builds the gpu.func inside `module` (a gpu.module).
   LogicalResult emit(gpu::GPUModuleOp module);
@@ -38,92 +40,123 @@ class KernelEmitter {
     for (Value c : conditions) all = b_.create<arith::AndIOp>(loc_, all, c);
     return all;
   }
+  Value lessThan(Value a, Value b) { return b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, a, b); }
   int dimIndex(StringRef dim) const {
-    for (auto [i, name] : llvm::enumerate(dist_.dims))
-      if (name == dim) return static_cast<int>(i);
+    for (auto [i, name] : llvm::enumerate(layout_.getDims()))
+      if (cast<StringAttr>(name).getValue() == dim) return static_cast<int>(i);
     return -1;
   }
-  VectorType vectorOf(Type element) { return VectorType::get({dist_.elementsPerThread}, element); }
+  size_t rank() const { return layout_.getDims().size(); }
+  StringRef dimName(size_t k) const { return cast<StringAttr>(layout_.getDims()[k]).getValue(); }
+  int64_t ept() const { return layout_.getElementsPerThread(); }
+  VectorType vectorOf(Type element) { return VectorType::get({ept()}, element); }
+  // Whether dim `k` may run past its size in the last tile (then accesses are masked).
+  bool mayOverrun(size_t k) const {
+    return !staticSizes_[k] || *staticSizes_[k] % layout_.getBlockTile()[k] != 0;
+  }
+
+  // `expr` over the thread symbols, as an affine.apply on their values.
+  Value apply(AffineExpr expr, ArrayRef<StringAttr> symbols);
+  LogicalResult lookupSizes(gpu::GPUFuncOp func);
 
   // Where this step's run of each tensor lies, and whether it may be touched.
   struct Access {
     SmallVector<Value> indices;
     bool vectorized;        // the memory's innermost dim is the iteration's innermost dim
     llvm::Align alignment;  // of a whole run's first element, in bytes
+    Value whole;            // the run can be one aligned vector access
   };
   FailureOr<Access> access(Operation* op, dialect::MemoryType memory);
-  void emitStepPrologue(Value step, Value lane);
+  void emitStepPrologue(Value step);
 
   LogicalResult emitRead(dialect::ReadOp read);
   LogicalResult emitWrite(dialect::WriteOp write);
   LogicalResult emitOp(Operation* op);
 
   func::FuncOp kernel_;
-  const Distribution& dist_;
+  dialect::ThreadLayoutAttr layout_;
   OpBuilder b_;
   Location loc_;
-  IRMapping memrefs_;              // kernel argument -> gpu.func memref argument
-  DenseMap<Value, Value> vectors_; // wave value -> this step's per-thread vector
-  SmallVector<Value> base_;        // per dim: the wave tile's first index in this block
-  SmallVector<Value> global_;      // per dim: this step's first element
-  Value inBounds_;                 // the whole run is inside every tensor
-  Value outerInBounds_;            // the run's row is inside (all but the innermost dim)
-  Value innerCount_;               // elements of the run inside the innermost dim
+  IRMapping memrefs_;                                 // kernel argument -> gpu.func memref argument
+  DenseMap<Value, Value> vectors_;                    // wave value -> this step's per-thread vector
+  llvm::StringMap<Value> symbols_;                    // thread symbol -> its value
+  SmallVector<std::optional<int64_t>> staticSizes_;   // per dim: its size, when known at compile time
+  SmallVector<Value> sizes_;                          // per dim: its size
+  Value rowsAligned_;                                 // the innermost dim's size is a multiple of a run
+  SmallVector<Value> global_;                         // per dim: this step's first element
+  Value inBounds_;                                    // the whole run is inside every tensor
+  Value outerInBounds_;                               // the run's row is inside (all but the innermost dim)
+  Value innerCount_;                                  // elements of the run inside the innermost dim
 };
 
+Value KernelEmitter::apply(AffineExpr expr, ArrayRef<StringAttr> symbols) {
+  // Symbols become dims: affine.apply takes any index value as a dim.
+  SmallVector<AffineExpr> dims;
+  SmallVector<Value> operands;
+  for (auto [i, s] : llvm::enumerate(symbols)) {
+    dims.push_back(getAffineDimExpr(i, b_.getContext()));
+    operands.push_back(symbols_.lookup(s.getValue()));
+  }
+  AffineMap map = AffineMap::get(symbols.size(), 0, expr.replaceSymbols(dims));
+  return b_.create<affine::AffineApplyOp>(loc_, map, operands);
+}
+
 FailureOr<KernelEmitter::Access> KernelEmitter::access(Operation* op, dialect::MemoryType memory) {
+  auto index = op->getAttrOfType<DictionaryAttr>("wave.index");
+  if (!index) return op->emitOpError("expected a wave.index attribute (from wave-infer-index), but found none");
   Access a;
   SmallVector<StringRef> dims = memory.getDimNames();
   for (StringRef d : dims) {
-    int i = dimIndex(d);
-    if (i < 0)
+    auto e = index.getAs<dialect::ExprAttr>(d);
+    if (dimIndex(d) < 0 || !e)
       return op->emitOpError("is not yet supported by wave-lower-to-gpu: memory dim ")
              << d << " is not a dim of the written tensors";
-    a.indices.push_back(global_[i]);
+    for (StringAttr s : e.getSymbols())
+      if (!symbols_.count(s.getValue()))
+        return op->emitOpError("expected an index over thread symbols, but found ") << s << " in " << e;
+    a.indices.push_back(apply(e.getMap().getResult(0), e.getSymbols()));
   }
-  const StringRef inner = dist_.dims.back();
-  a.vectorized = !dims.empty() && dims.back() == inner;
-  // Runs start at multiples of elementsPerThread along the innermost dim; with rows whose
-  // length is such a multiple too, every run is aligned to its size, and loads can be whole
-  // vectors. This assumes base pointers aligned to a run (device allocations are aligned
-  // to 256 bytes), at most 16: CompiledKernel checks pointers passed in for that.
-  const int64_t elementBytes = std::max<int64_t>(1, memory.getElementType().getIntOrFloatBitWidth() / 8);
-  const bool rowsAligned = a.vectorized && dist_.sizes[dimIndex(inner)] % dist_.elementsPerThread == 0;
-  a.alignment = llvm::Align(rowsAligned ? std::min<int64_t>(16, elementBytes * dist_.elementsPerThread) : elementBytes);
-  if (!a.vectorized && llvm::is_contained(dims, inner))
+  const size_t inner = rank() - 1;
+  a.vectorized = !dims.empty() && dims.back() == dimName(inner);
+  if (!a.vectorized && llvm::is_contained(dims, dimName(inner)))
     return op->emitOpError("is not yet supported by wave-lower-to-gpu: a tensor whose innermost dim is not ")
-           << inner << " (a transposed access)";
+           << dimName(inner) << " (a transposed access)";
+  // Runs start at multiples of a run along the innermost dim; when rows are a multiple of
+  // a run too, every run is aligned to its size, and loads can be whole vectors. This
+  // assumes base pointers aligned to a run (device allocations are aligned to 256 bytes),
+  // at most 16: CompiledKernel checks pointers passed in for that. Rows of a dynamic
+  // length are checked at run time.
+  const int64_t elementBytes = std::max<int64_t>(1, memory.getElementType().getIntOrFloatBitWidth() / 8);
+  const bool oneRow = dims.size() == 1;
+  const bool rowsAligned = oneRow || (staticSizes_[inner] && *staticSizes_[inner] % ept() == 0);
+  const bool rowsChecked = !oneRow && !staticSizes_[inner];
+  a.alignment = llvm::Align(a.vectorized && (rowsAligned || rowsChecked) ? std::min<int64_t>(16, elementBytes * ept())
+                                                                        : elementBytes);
+  a.whole = rowsChecked && a.vectorized ? b_.create<arith::AndIOp>(loc_, inBounds_, rowsAligned_).getResult() : inBounds_;
   return a;
 }
 
-void KernelEmitter::emitStepPrologue(Value step, Value lane) {
-  const int64_t ept = dist_.elementsPerThread, perStep = dist_.threadsPerWave * ept;
-  const size_t rank = dist_.dims.size();
-  // Offset of the thread's run in the wave tile, row-major over the wave tile.
-  Value offset = b_.create<arith::AddIOp>(loc_, b_.create<arith::MulIOp>(loc_, step, index(perStep)),
-                                          b_.create<arith::MulIOp>(loc_, lane, index(ept)));
-  SmallVector<Value> conditions, outer;
-  if (dist_.waveElements() % perStep != 0)
-    outer.push_back(b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, offset, index(dist_.waveElements())));
-  global_.assign(rank, Value());
-  Value rest = offset;
-  for (size_t k = rank; k-- > 0;) {
-    Value local = b_.create<arith::RemUIOp>(loc_, rest, index(dist_.waveTile[k]));
-    rest = b_.create<arith::DivUIOp>(loc_, rest, index(dist_.waveTile[k]));
-    global_[k] = b_.create<arith::AddIOp>(loc_, base_[k], local);
-    if (k + 1 != rank && dist_.mayOverrun(k))
-      outer.push_back(b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, global_[k], index(dist_.sizes[k])));
-  }
+void KernelEmitter::emitStepPrologue(Value step) {
+  symbols_[thread_symbol::step] = step;
+  SmallVector<StringAttr> symbols = indexSymbols(b_.getContext());
+  SmallVector<Value> outer;
+  const int64_t perStep = layout_.getThreadsPerWave() * ept();
+  if (waveElements(layout_) % perStep != 0)
+    outer.push_back(lessThan(apply(runOffset(layout_), symbols), index(waveElements(layout_))));
+  global_.clear();
+  for (AffineExpr start : runStart(layout_)) global_.push_back(apply(start, symbols));
+  const size_t inner = rank() - 1;
+  for (size_t k = 0; k < inner; ++k)
+    if (mayOverrun(k)) outer.push_back(lessThan(global_[k], sizes_[k]));
   outerInBounds_ = andAll(outer);
-  const size_t inner = rank - 1;
-  Value count = index(ept);
-  conditions = outer;
-  if (dist_.mayOverrun(inner)) {
+  Value count = index(ept());
+  SmallVector<Value> conditions = outer;
+  if (mayOverrun(inner)) {
     // Elements left in the innermost dim, clamped to [0, ept].
-    Value left = b_.create<arith::SubIOp>(loc_, index(dist_.sizes[inner]), global_[inner]);
+    Value left = b_.create<arith::SubIOp>(loc_, sizes_[inner], global_[inner]);
     Value signedLeft = b_.create<arith::MaxSIOp>(loc_, left, index(0));
-    count = b_.create<arith::MinSIOp>(loc_, signedLeft, index(ept));
-    conditions.push_back(b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, count, index(ept)));
+    count = b_.create<arith::MinSIOp>(loc_, signedLeft, index(ept()));
+    conditions.push_back(b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, count, index(ept())));
   }
   inBounds_ = andAll(conditions);
   innerCount_ = b_.create<arith::SelectOp>(loc_, outerInBounds_, count, index(0));
@@ -140,7 +173,7 @@ LogicalResult KernelEmitter::emitRead(dialect::ReadOp read) {
   Value result;
   if (a->vectorized) {
     // Whole runs take one vector load; runs at the edge a masked one.
-    auto branch = b_.create<scf::IfOp>(loc_, TypeRange{vec}, inBounds_, /*withElse=*/true);
+    auto branch = b_.create<scf::IfOp>(loc_, TypeRange{vec}, a->whole, /*withElse=*/true);
     {
       OpBuilder::InsertionGuard guard(b_);
       b_.setInsertionPointToStart(branch.thenBlock());
@@ -175,16 +208,16 @@ LogicalResult KernelEmitter::emitWrite(dialect::WriteOp write) {
   if (failed(a)) return failure();
   if (!a->vectorized)
     return write.emitOpError("is not yet supported by wave-lower-to-gpu: a tensor without the innermost dim ")
-           << dist_.dims.back();
+           << dimName(rank() - 1);
   Value memref = memrefs_.lookup(write.getMemory());
   Value value = vectors_.lookup(write.getValue());
-  auto branch = b_.create<scf::IfOp>(loc_, TypeRange{}, inBounds_, /*withElse=*/true);
+  auto branch = b_.create<scf::IfOp>(loc_, TypeRange{}, a->whole, /*withElse=*/true);
   OpBuilder::InsertionGuard guard(b_);
   b_.setInsertionPointToStart(branch.thenBlock());
   b_.create<vector::StoreOp>(loc_, value, memref, a->indices, /*nontemporal=*/false, a->alignment);
   b_.setInsertionPointToStart(branch.elseBlock());
   Value mask = b_.create<vector::CreateMaskOp>(
-      loc_, VectorType::get({dist_.elementsPerThread}, b_.getI1Type()), ValueRange{innerCount_});
+      loc_, VectorType::get({ept()}, b_.getI1Type()), ValueRange{innerCount_});
   b_.create<vector::MaskedStoreOp>(loc_, memref, a->indices, mask, value);
   return success();
 }
@@ -271,8 +304,36 @@ LogicalResult KernelEmitter::emitOp(Operation* op) {
   return success();
 }
 
+// The size of each dim: from wave.hyperparameters, or for a dynamic dim, from the
+// descriptor of the first argument that has it.
+LogicalResult KernelEmitter::lookupSizes(gpu::GPUFuncOp func) {
+  auto hyper = kernel_->getAttrOfType<DictionaryAttr>("wave.hyperparameters");
+  for (size_t k = 0; k < rank(); ++k) {
+    auto value = hyper ? hyper.getAs<IntegerAttr>(dimName(k)) : IntegerAttr();
+    staticSizes_.push_back(value ? std::optional<int64_t>(value.getInt()) : std::nullopt);
+    if (value) {
+      sizes_.push_back(index(value.getInt()));
+      continue;
+    }
+    Value size;
+    for (auto [arg, memref] : llvm::zip(kernel_.getArguments(), func.getArguments())) {
+      SmallVector<StringRef> dims = cast<dialect::MemoryType>(arg.getType()).getDimNames();
+      if (auto it = llvm::find(dims, dimName(k)); it != dims.end()) {
+        size = b_.create<memref::DimOp>(loc_, memref, it - dims.begin());
+        break;
+      }
+    }
+    if (!size) return kernel_.emitError("expected a value in subs for ") << dimName(k) << ", but found none";
+    sizes_.push_back(size);
+  }
+  const size_t inner = rank() - 1;
+  rowsAligned_ = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq,
+                                          b_.create<arith::RemUIOp>(loc_, sizes_[inner], index(ept())), index(0));
+  return success();
+}
+
 LogicalResult KernelEmitter::emit(gpu::GPUModuleOp module) {
-  // One static memref per tensor argument, its sizes from the symbol values.
+  // One memref per tensor argument; a dim left out of the hyperparameters is dynamic.
   auto hyper = kernel_->getAttrOfType<DictionaryAttr>("wave.hyperparameters");
   SmallVector<Type> argTypes;
   for (BlockArgument arg : kernel_.getArguments()) {
@@ -280,64 +341,45 @@ LogicalResult KernelEmitter::emit(gpu::GPUModuleOp module) {
     SmallVector<int64_t> shape;
     for (StringRef d : memory.getDimNames()) {
       auto v = hyper ? hyper.getAs<IntegerAttr>(d) : IntegerAttr();
-      if (!v) return kernel_.emitError("expected a value for dim ") << d << " in wave.hyperparameters, but found none";
-      shape.push_back(v.getInt());
+      shape.push_back(v ? v.getInt() : ShapedType::kDynamic);
     }
     argTypes.push_back(MemRefType::get(shape, memory.getElementType()));
   }
   b_.setInsertionPointToEnd(module.getBody());
   auto func = b_.create<gpu::GPUFuncOp>(loc_, kernel_.getName(), b_.getFunctionType(argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b_.getUnitAttr());
+  // The runtime derives the grid from the layout when a dim is dynamic.
+  func->setAttr("wave.thread_layout", layout_);
   auto i32s = [&](std::array<int64_t, 3> v) {
     return b_.getDenseI32ArrayAttr({static_cast<int32_t>(v[0]), static_cast<int32_t>(v[1]), static_cast<int32_t>(v[2])});
   };
-  func.setKnownBlockSizeAttr(i32s(dist_.block));
-  func.setKnownGridSizeAttr(i32s(dist_.grid));
+  func.setKnownBlockSizeAttr(i32s({layout_.getThreadsPerBlock(), 1, 1}));
   for (auto [from, to] : llvm::zip(kernel_.getArguments(), func.getArguments())) memrefs_.map(from, to);
 
   b_.setInsertionPointToStart(&func.getBody().front());
-  Value tid = b_.create<gpu::ThreadIdOp>(loc_, gpu::Dimension::x);
-  Value lane = b_.create<arith::RemUIOp>(loc_, tid, index(dist_.threadsPerWave));
-  Value wave = b_.create<arith::DivUIOp>(loc_, tid, index(dist_.threadsPerWave));
-  const gpu::Dimension axes[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
-  // Waves tile the workgroup tile, the innermost dim fastest.
-  for (size_t k = dist_.dims.size(); k-- > 0;) {
-    const int64_t waves = dist_.blockTile[k] / dist_.waveTile[k];
-    Value waveIndex = b_.create<arith::RemUIOp>(loc_, wave, index(waves));
-    wave = b_.create<arith::DivUIOp>(loc_, wave, index(waves));
-    Value start = b_.create<arith::MulIOp>(loc_, waveIndex, index(dist_.waveTile[k]));
-    if (dist_.gridAxis[k] >= 0) {
-      Value block = b_.create<gpu::BlockIdOp>(loc_, axes[dist_.gridAxis[k]]);
-      start = b_.create<arith::AddIOp>(loc_, start, b_.create<arith::MulIOp>(loc_, block, index(dist_.blockTile[k])));
-    }
-    base_.insert(base_.begin(), start);
+  if (failed(lookupSizes(func))) return failure();
+  std::array<int64_t, 3> grid{1, 1, 1};
+  bool staticGrid = true;
+  for (size_t k = 0; k < rank(); ++k) {
+    if (layout_.getGridAxis()[k] < 0) continue;
+    if (!staticSizes_[k]) staticGrid = false;
+    else grid[layout_.getGridAxis()[k]] = llvm::divideCeil(*staticSizes_[k], layout_.getBlockTile()[k]);
   }
+  if (staticGrid) func.setKnownGridSizeAttr(i32s(grid));
 
-  auto loop = b_.create<scf::ForOp>(loc_, index(0), index(dist_.steps), index(1));
+  symbols_[thread_symbol::thread] = b_.create<gpu::ThreadIdOp>(loc_, gpu::Dimension::x);
+  const gpu::Dimension axes[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
+  for (int axis = 0; axis < 3; ++axis)
+    symbols_[thread_symbol::workgroup[axis]] = b_.create<gpu::BlockIdOp>(loc_, axes[axis]);
+
+  auto loop = b_.create<scf::ForOp>(loc_, index(0), index(layout_.getSteps()), index(1));
   b_.setInsertionPointToStart(loop.getBody());
-  emitStepPrologue(loop.getInductionVar(), lane);
+  emitStepPrologue(loop.getInductionVar());
   for (Operation& op : kernel_.getBody().front().without_terminator())
     if (failed(emitOp(&op))) return failure();
   b_.setInsertionPointAfter(loop);
   b_.create<gpu::ReturnOp>(loc_);
   return success();
-}
-
-// The dims the kernel writes: its iteration space.
-FailureOr<SmallVector<StringRef>> iterationDims(func::FuncOp kernel) {
-  std::optional<SmallVector<StringRef>> dims;
-  WalkResult walk = kernel.walk([&](dialect::WriteOp write) {
-    SmallVector<StringRef> these = write.getMemory().getType().getDimNames();
-    if (dims && *dims != these) {
-      write.emitOpError("is not yet supported by wave-lower-to-gpu: writes of different dims ");
-      return WalkResult::interrupt();
-    }
-    dims = these;
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted()) return failure();
-  if (!dims || dims->empty()) return kernel.emitError("expected a kernel that writes a tensor with dims");
-  return *dims;
 }
 
 struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
@@ -353,14 +395,12 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
     b.setInsertionPointToEnd(module.getBody());
     auto gpuModule = b.create<gpu::GPUModuleOp>(module.getLoc(), "wave_kernels");
     for (func::FuncOp kernel : kernels) {
-      auto dims = iterationDims(kernel);
-      if (failed(dims)) return signalPassFailure();
-      unsigned bits = 8;
-      kernel.walk([&](dialect::WriteOp w) {
-        bits = std::max(bits, w.getMemory().getType().getElementType().getIntOrFloatBitWidth());
-      });
-      auto dist = Distribution::compute(kernel, *dims, bits);
-      if (failed(dist) || failed(KernelEmitter(kernel, *dist).emit(gpuModule))) return signalPassFailure();
+      auto layout = kernel->getAttrOfType<dialect::ThreadLayoutAttr>("wave.thread_layout");
+      if (!layout) {
+        kernel.emitError("expected a wave.thread_layout attribute (from wave-infer-index), but found none");
+        return signalPassFailure();
+      }
+      if (failed(KernelEmitter(kernel, layout).emit(gpuModule))) return signalPassFailure();
       kernel.erase();
     }
   }

@@ -8,19 +8,20 @@ include "mlir/Pass/PassBase.td"
 def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
   let summary = "Lower memory-bound wave kernels to a gpu.func of per-thread vector code";
   let description = [{
-    Each kernel (a func.func with `wave.constraints`) becomes a `gpu.func` in a
-    `gpu.module`, with one static memref argument per tensor (sizes from
-    `wave.hyperparameters`). The work is split as the constraints say: workgroup tiles
-    over the grid, wave tiles over the waves of a block, and within a wave, runs of
-    contiguous elements along the innermost dim, one vector per thread and step. Accesses
-    that may cross a tensor's edge take a masked path; the rest use whole vector loads
-    and stores.
+    Each kernel (a func.func with `wave.constraints`, annotated by `wave-infer-index`)
+    becomes a `gpu.func` in a `gpu.module`, with one memref argument per tensor: static
+    sizes from `wave.hyperparameters`, dynamic (`?`) for dims left out of them. Each
+    thread walks its steps in an `scf.for`, one vector of the layout's run per value;
+    reads and writes address memory at their `wave.index` (as `affine.apply`). Runs that
+    may cross a tensor's edge (a size that its tile does not divide, or a dynamic one)
+    take a masked path; the rest use whole vector loads and stores, aligned to the run
+    (up to 16 bytes) where rows are a multiple of a run, or checked to be at run time.
 
     Handles read, write, register, cast and elementwise math. Kernels with loops, MMAs,
     reductions or layout changes are rejected with a diagnostic (later stages).
   }];
   let dependentDialects = [
-    "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::affine::AffineDialect", "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
 }

@@ -1,4 +1,5 @@
 // CompiledKernel: argument checks, then a launch through the runtime.
+#include <algorithm>
 #include <cstdint>
 #include <mutex>
 
@@ -18,11 +19,54 @@ CompiledKernel::CompiledKernel(jit::PtxKernel ptx, std::vector<graph::MemoryType
     : ptx_(std::move(ptx)), args_(std::move(args)), sizes_(std::move(sizes)), name_(std::move(name)),
       compiled_at_(compiled_at), loaded_(std::make_shared<Loaded>()) {}
 
-void CompiledKernel::launch(const std::vector<TensorArg>& tensors, std::source_location where) const {
+std::vector<std::string> CompiledKernel::dynamic_dims() const {
+  std::vector<std::string> dims;
+  for (std::size_t i = 0; i < args_.size(); ++i)
+    for (std::size_t d = 0; d < args_[i].dims.size(); ++d)
+      if (sizes_[i][d] < 0 && std::find(dims.begin(), dims.end(), args_[i].dims[d]) == dims.end())
+        dims.push_back(args_[i].dims[d]);
+  return dims;
+}
+
+CompiledKernel::DimSizes CompiledKernel::given_sizes(const Subs& given, std::source_location where) const {
+  auto fail = [&](const std::string& message) { throw Error(name_, "launch", where, message); };
+  const std::vector<std::string> dynamic = dynamic_dims();
+  auto list = [](const std::vector<std::string>& names) {
+    std::string s;
+    for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+    return s.empty() ? std::string("none: every dim was set in subs") : s;
+  };
+  DimSizes sizes;
+  for (const Sub& s : given) {
+    if (std::find(dynamic.begin(), dynamic.end(), s.symbol) == dynamic.end() || s.is_address_space)
+      fail("sizes: " + expected_found("a dynamic dim of the kernel (" + list(dynamic) + ")", "'" + s.symbol + "'"));
+    if (s.value <= 0) fail("sizes: " + s.symbol + ": " + expected_found("a positive size", std::to_string(s.value)));
+    if (!sizes.emplace(s.symbol, s.value).second)
+      fail("sizes: " + expected_found("one size per dim", "two for " + s.symbol));
+  }
+  return sizes;
+}
+
+CompiledKernel::DimSizes CompiledKernel::all_sizes(DimSizes sizes, std::source_location where) const {
+  for (const std::string& dim : dynamic_dims())
+    if (!sizes.count(dim))
+      throw Error(name_, "launch", where, "dim " + dim + " is dynamic (left out of subs): " +
+           expected_found("its size at launch (LaunchOptions::sizes, or a tensor's shape)", "none"));
+  for (std::size_t i = 0; i < args_.size(); ++i)
+    for (std::size_t d = 0; d < args_[i].dims.size(); ++d)
+      if (sizes_[i][d] >= 0) sizes[args_[i].dims[d]] = sizes_[i][d];
+  return sizes;
+}
+
+void CompiledKernel::launch(const std::vector<TensorArg>& tensors, const LaunchOptions& how,
+                            std::source_location where) const {
   auto fail = [&](const std::string& message) { throw Error(name_, "launch", where, message); };
   if (tensors.size() != args_.size())
     fail(expected_found(std::to_string(args_.size()) + " tensors, one per kernel argument",
                         std::to_string(tensors.size())));
+  DimSizes seen = given_sizes(how.sizes, where);
+  std::map<std::string, std::string> source;  // dim -> where its size came from
+  for (const auto& [dim, size] : seen) source[dim] = "its size in LaunchOptions::sizes";
   std::vector<const void*> pointers;
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const TensorArg& t = tensors[i];
@@ -33,10 +77,20 @@ void CompiledKernel::launch(const std::vector<TensorArg>& tensors, std::source_l
                                          std::string(wave::name(t.dtype))));
     if (t.shape.size() != arg.dims.size())
       fail(which + ": " + expected_found(std::to_string(arg.dims.size()) + " dims", std::to_string(t.shape.size())));
-    for (std::size_t d = 0; d < arg.dims.size(); ++d)
-      if (sizes_[i][d] >= 0 && t.shape[d] != sizes_[i][d])
-        fail(which + ", dim " + arg.dims[d] + ": " +
-             expected_found(std::to_string(sizes_[i][d]) + " (its value in subs)", std::to_string(t.shape[d])));
+    for (std::size_t d = 0; d < arg.dims.size(); ++d) {
+      const std::string& dim = arg.dims[d];
+      if (sizes_[i][d] >= 0) {
+        if (t.shape[d] != sizes_[i][d])
+          fail(which + ", dim " + dim + ": " +
+               expected_found(std::to_string(sizes_[i][d]) + " (its value in subs)", std::to_string(t.shape[d])));
+        continue;
+      }
+      auto [it, fresh] = seen.emplace(dim, t.shape[d]);
+      if (fresh) source[dim] = "the size " + which + " has";
+      else if (it->second != t.shape[d])
+        fail(which + ", dim " + dim + ": " +
+             expected_found(std::to_string(it->second) + " (" + source[dim] + ")", std::to_string(t.shape[d])));
+    }
     if (!t.strides.empty()) {
       std::int64_t expected = 1;
       for (std::size_t d = arg.dims.size(); d-- > 0;) {
@@ -49,21 +103,27 @@ void CompiledKernel::launch(const std::vector<TensorArg>& tensors, std::source_l
     }
     pointers.push_back(t.data);
   }
-  launch_pointers(pointers, where);
+  for (const auto& [dim, size] : seen)
+    if (size <= 0) fail("dim " + dim + ": " + expected_found("a positive size", std::to_string(size)));
+  launch_pointers(pointers, all_sizes(std::move(seen), where), how.stream, where);
 }
 
-void CompiledKernel::launch(std::initializer_list<const void*> pointers, std::source_location where) const {
-  launch_pointers(std::vector<const void*>(pointers), where);
+void CompiledKernel::launch(std::initializer_list<const void*> pointers, const LaunchOptions& how,
+                            std::source_location where) const {
+  launch_pointers(std::vector<const void*>(pointers), all_sizes(given_sizes(how.sizes, where), where), how.stream,
+                  where);
 }
 
-void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, std::source_location where) const {
+void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, const DimSizes& sizes,
+                                     const runtime::Stream* stream, std::source_location where) const {
   auto fail = [&](const std::string& message) { throw Error(name_, "launch", where, message); };
   if (pointers.size() != args_.size())
     fail(expected_found(std::to_string(args_.size()) + " device pointers, one per kernel argument",
                         std::to_string(pointers.size())));
-  std::vector<std::uint64_t> addresses;
-  for (const void* p : pointers) {
-    const std::size_t i = addresses.size();
+  // One memref descriptor per argument: pointer, pointer, offset, sizes, strides.
+  std::vector<std::int64_t> words;
+  for (std::size_t i = 0; i < pointers.size(); ++i) {
+    const void* p = pointers[i];
     const std::string which = "argument " + std::to_string(i) + " (" + std::string(wave::name(args_[i].dtype)) +
                               " tensor)";
     if (!p) fail(which + ": " + expected_found("a device pointer", "null"));
@@ -71,14 +131,22 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, s
     if (address % 16 != 0)
       fail(which + ": " + expected_found("a pointer aligned to 16 bytes", "an address ending in " +
                                                                               std::to_string(address % 16)));
-    addresses.push_back(address);
+    words.push_back(static_cast<std::int64_t>(address));
+    words.push_back(static_cast<std::int64_t>(address));
+    words.push_back(0);
+    const std::vector<std::string>& dims = args_[i].dims;
+    std::vector<std::int64_t> strides(dims.size(), 1);
+    for (std::size_t d = dims.size(); d-- > 1;) strides[d - 1] = strides[d] * sizes.at(dims[d]);
+    for (const std::string& dim : dims) words.push_back(sizes.at(dim));
+    words.insert(words.end(), strides.begin(), strides.end());
   }
   std::call_once(loaded_->once, [&] { loaded_->kernel = std::make_unique<runtime::LoadedKernel>(ptx_.ptx, ptx_.entry, where); });
   std::vector<void*> args;
-  for (std::uint64_t& a : addresses) args.push_back(&a);
-  const runtime::Dim3 grid{ptx_.grid[0], ptx_.grid[1], ptx_.grid[2]};
+  for (std::int64_t& w : words) args.push_back(&w);
+  const std::array<unsigned, 3> g = ptx_.grid_for(sizes);
+  const runtime::Dim3 grid{g[0], g[1], g[2]};
   const runtime::Dim3 block{ptx_.block[0], ptx_.block[1], ptx_.block[2]};
-  loaded_->kernel->launch(grid, block, args, 0, where);
+  loaded_->kernel->launch(grid, block, args, 0, stream, where);
 }
 
 }  // namespace wave

@@ -133,13 +133,30 @@ LoadedKernel::~LoadedKernel() {
 }
 
 void LoadedKernel::launch(Dim3 grid, Dim3 block, const std::vector<void*>& args,
-                          std::uint32_t shared_bytes, std::source_location where) const {
+                          std::uint32_t shared_bytes, const Stream* stream, std::source_location where) const {
   const Driver& d = ready(where);
   std::vector<void*> params(args);  // the driver takes a mutable array
   check(d,
         d.cuLaunchKernel(static_cast<CUfunction>(function_), grid.x, grid.y, grid.z, block.x, block.y,
-                         block.z, shared_bytes, nullptr, params.data(), nullptr),
+                         block.z, shared_bytes, stream ? static_cast<CUstream>(stream->handle()) : nullptr,
+                         params.data(), nullptr),
         "cuLaunchKernel", where);
+}
+
+Stream::Stream(std::source_location where) {
+  const Driver& d = ready(where);
+  CUstream stream = nullptr;
+  check(d, d.cuStreamCreate(&stream, 0), "cuStreamCreate", where);
+  handle_ = stream;
+}
+
+Stream::~Stream() {
+  if (handle_) Driver::get().cuStreamDestroy(static_cast<CUstream>(handle_));
+}
+
+void Stream::synchronize(std::source_location where) const {
+  const Driver& d = ready(where);
+  check(d, d.cuStreamSynchronize(static_cast<CUstream>(handle_)), "cuStreamSynchronize", where);
 }
 
 float elapsed_ms(const std::function<void()>& enqueue, std::source_location where) {

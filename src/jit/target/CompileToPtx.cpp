@@ -10,9 +10,11 @@
 #include "import/FirstError.h"
 #include "import/ImportKernel.h"
 #include "lowering/Passes.h"
+#include "transforms/Passes.h"
 #include "runtime/KernelCache.h"
 #include "target/NvptxTarget.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -57,7 +59,9 @@ std::string cacheKey(mlir::ModuleOp module, const std::string& target) {
 std::string serialize(const PtxKernel& k) {
   std::ostringstream os;
   os << k.entry << '\n' << k.grid[0] << ' ' << k.grid[1] << ' ' << k.grid[2] << '\n'
-     << k.block[0] << ' ' << k.block[1] << ' ' << k.block[2] << '\n' << k.ptx;
+     << k.block[0] << ' ' << k.block[1] << ' ' << k.block[2] << '\n';
+  for (const PtxKernel::GridDim& g : k.grid_dims) os << (g.dim.empty() ? "-" : g.dim) << ' ' << g.tile << ' ';
+  os << '\n' << k.ptx;
   return os.str();
 }
 
@@ -66,7 +70,11 @@ PtxKernel deserialize(const std::string& payload) {
   PtxKernel k;
   std::getline(is, k.entry);
   is >> k.grid[0] >> k.grid[1] >> k.grid[2] >> k.block[0] >> k.block[1] >> k.block[2];
-  is.get();
+  for (PtxKernel::GridDim& g : k.grid_dims) {
+    is >> g.dim >> g.tile;
+    if (g.dim == "-") g.dim.clear();
+  }
+  is.ignore(2);  // " \n"
   k.ptx.assign(std::istreambuf_iterator<char>(is), std::istreambuf_iterator<char>());
   return k;
 }
@@ -84,17 +92,27 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
     ctx.disableMultithreading();  // IR printing needs one thread
     lowering.enableIRPrinting();
   }
+  lowering.addNestedPass<mlir::func::FuncOp>(createWaveInferIndex());
   lowering.addPass(createWaveLowerToGPU());
   lowering.addPass(mlir::createCanonicalizerPass());
   lowering.addPass(mlir::createCSEPass());
+  lowering.addPass(mlir::createLowerAffinePass());
   if (mlir::failed(lowering.run(module)))
     throw first.error(kernel.name, "lowering", "cannot lower the kernel to GPU code");
 
   PtxKernel result;
   module->walk([&](mlir::gpu::GPUFuncOp f) {
     result.entry = f.getName().str();
-    if (auto grid = f.getKnownGridSizeAttr())
-      for (int i = 0; i < 3; ++i) result.grid[i] = static_cast<unsigned>(grid[i]);
+    if (auto layout = f->getAttrOfType<dialect::ThreadLayoutAttr>("wave.thread_layout")) {
+      f->removeAttr("wave.thread_layout");  // read here; LLVM IR has no place for it
+      for (auto [dim, tile, axis] : llvm::zip(layout.getDims(), layout.getBlockTile().asArrayRef(),
+                                              layout.getGridAxis().asArrayRef()))
+        if (axis >= 0)
+          result.grid_dims[axis] = {llvm::cast<mlir::StringAttr>(dim).getValue().str(), static_cast<unsigned>(tile)};
+    }
+    auto grid = f.getKnownGridSizeAttr();
+    for (int i = 0; i < 3; ++i)
+      result.grid[i] = grid ? static_cast<unsigned>(grid[i]) : result.grid_dims[i].dim.empty() ? 1 : 0;
     if (auto block = f.getKnownBlockSizeAttr())
       for (int i = 0; i < 3; ++i) result.block[i] = static_cast<unsigned>(block[i]);
   });

@@ -35,7 +35,9 @@ mlir::FailureOr<std::string> compileToPtx(mlir::ModuleOp module, const NvptxOpti
   pipeline.cubinFeatures = options.features;
   pipeline.cubinFormat = "isa";  // PTX text: the driver assembles it for the exact GPU
   pipeline.optLevel = options.optLevel;
-  pipeline.kernelUseBarePtrCallConv = true;  // kernel parameters are plain pointers
+  // Kernel parameters are memref descriptors (pointer, pointer, offset, sizes, strides),
+  // so dims can be dynamic; CompiledKernel fills them.
+  pipeline.kernelUseBarePtrCallConv = false;
 
   mlir::PassManager pm(module.getContext());
   // The NVVM pipeline leaves an index-typed `vector.create_mask` half converted (an

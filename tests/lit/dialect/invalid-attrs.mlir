@@ -111,3 +111,32 @@ func.func private @hyperparameter_integer() attributes {wave.hyperparameters = {
 
 // expected-error @+1 {{unknown wave dialect attribute "wave.constraint"}}
 func.func private @unknown() attributes {wave.constraint = []}
+
+//===----------------------------------------------------------------------===//
+// #wave.thread_layout, wave.thread_layout and wave.index
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{expected block_tile, wave_tile and grid_axis to have one entry per dim (2)}}
+func.func private @layout_rank() attributes {l = #wave.thread_layout<dims = ["M", "N"], block_tile = [1], wave_tile = [1, 256], grid_axis = [1, 0], threads_per_wave = 32, elements_per_thread = 8, steps = 1>}
+
+// -----
+
+// expected-error @+1 {{expected the wave tile of "N" (96) to be positive and divide its workgroup tile (256)}}
+func.func private @layout_nest() attributes {l = #wave.thread_layout<dims = ["N"], block_tile = [256], wave_tile = [96], grid_axis = [0], threads_per_wave = 32, elements_per_thread = 8, steps = 1>}
+
+// -----
+
+// expected-error @+1 {{expected grid_axis -1, 0, 1 or 2, but found 3}}
+func.func private @layout_axis() attributes {l = #wave.thread_layout<dims = ["N"], block_tile = [256], wave_tile = [256], grid_axis = [3], threads_per_wave = 32, elements_per_thread = 8, steps = 1>}
+
+// -----
+
+// expected-error @+1 {{expected wave.thread_layout to be a #wave.thread_layout, but found 1 : i64}}
+func.func private @layout_kind() attributes {wave.thread_layout = 1}
+
+// -----
+
+// expected-error @+1 {{expected the index of "N" to be an expression over symbols, but found #wave.expr<"$0 + 1">}}
+func.func private @index_variable() attributes {wave.index = {N = #wave.expr<"$0 + 1">}}

@@ -1,5 +1,6 @@
-// wave-lower-to-gpu: a memory-bound kernel becomes a gpu.func of per-thread vector code.
-// RUN: wave-opt %s --wave-lower-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
+// wave-lower-to-gpu: a memory-bound kernel, annotated by wave-infer-index, becomes a
+// gpu.func of per-thread vector code.
+// RUN: wave-opt %s --wave-infer-index --wave-lower-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
 
 // [M, N] f16 in 1 x 1024 workgroup tiles, 4 waves of 256: 8 halves (16 bytes) per thread
 // and step, one step. 1000 = 125 x 8 keeps rows aligned to 16 bytes; N = 1000 does not
@@ -7,12 +8,15 @@
 // CHECK-LABEL: gpu.module @wave_kernels
 // CHECK: gpu.func @scale(%[[X:.*]]: memref<7x1000xf16>, %[[Y:.*]]: memref<7x1000xf16>) kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 7, 1>
-// CHECK: gpu.thread_id x
-// CHECK: gpu.block_id x
-// CHECK: gpu.block_id y
+// CHECK: %[[T:.*]] = gpu.thread_id x
+// CHECK: %[[BX:.*]] = gpu.block_id x
+// CHECK: %[[BY:.*]] = gpu.block_id y
 // CHECK: scf.for
+// The read's wave.index, as affine.apply on the thread and block ids:
+// CHECK: %[[ROW:.*]] = affine.apply #{{.*}}(%[[BY]])
+// CHECK: %[[COL:.*]] = affine.apply #{{.*}}(%[[T]], %[[BX]])
 // CHECK: %[[V:.*]] = scf.if %{{.*}} -> (vector<8xf16>) {
-// CHECK-NEXT: vector.load %[[X]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<7x1000xf16>, vector<8xf16>
+// CHECK-NEXT: vector.load %[[X]][%[[ROW]], %[[COL]]] {alignment = 16 : i64} : memref<7x1000xf16>, vector<8xf16>
 // CHECK: } else {
 // CHECK: vector.create_mask %{{.*}} : vector<8xi1>
 // CHECK: vector.maskedload %[[X]]
@@ -71,9 +75,47 @@ func.func @loop(%x: !wave.memory<[M, K] of f32, global>, %y: !wave.memory<[M] of
 
 // -----
 
-// expected-error @+1 {{expected a value for dim N in wave.hyperparameters, but found none}}
+// expected-error @+1 {{expected a value in subs for N (a dim without a workgroup constraint is one tile), but found none}}
 func.func @unknown_size(%x: !wave.memory<[N] of f32, global>, %y: !wave.memory<[N] of f32, global>) attributes {
     wave.constraints = [#wave.hardware_constraint<threads_per_wave = 32>]} {
+  %v = wave.read %x : !wave.memory<[N] of f32, global> -> !wave.tensor<[N] of f32>
+  wave.write %v, %y : !wave.tensor<[N] of f32>, !wave.memory<[N] of f32, global>
+  return
+}
+
+// -----
+
+// N left out of the hyperparameters: dynamic memrefs, N read from the first argument's
+// descriptor, no static grid, and whole vectors only where rows are a multiple of a run.
+// CHECK-LABEL: gpu.func @dynamic_rows
+// CHECK-SAME: (%[[X:.*]]: memref<4x?xf32>, %{{.*}}: memref<4x?xf32>)
+// CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
+// CHECK-NOT: known_grid_size
+// CHECK: %[[N:.*]] = memref.dim %[[X]], %{{.*}} : memref<4x?xf32>
+// CHECK: %[[REM:.*]] = arith.remui %[[N]], %{{.*}} : index
+// CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %[[REM]]
+// CHECK: %[[WHOLE:.*]] = arith.andi %{{.*}}, %[[ALIGNED]] : i1
+// CHECK: scf.if %[[WHOLE]] -> (vector<4xf32>)
+// CHECK: vector.load %[[X]]{{.*}} {alignment = 16 : i64}
+// CHECK: vector.maskedload %[[X]]
+func.func @dynamic_rows(%x: !wave.memory<[M, N] of f32, global>, %y: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"1">, workgroup_dim = 1>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"BLOCK_N">, workgroup_dim = 0>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"BLOCK_N floordiv 2">>,
+                        #wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {M = 4 : i64, BLOCK_N = 256 : i64}} {
+  %v = wave.read %x : !wave.memory<[M, N] of f32, global> -> !wave.tensor<[M, N] of f32>
+  wave.write %v, %y : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
+
+// -----
+
+// Tiles are compile-time constants.
+// expected-error @+1 {{expected a value in subs for BLOCK_N (the workgroup tile of N: tiles are fixed at compile time), but found none}}
+func.func @dynamic_tile(%x: !wave.memory<[N] of f32, global>, %y: !wave.memory<[N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "N", tile = #wave.expr<"BLOCK_N">, workgroup_dim = 0>,
+                        #wave.hardware_constraint<threads_per_wave = 32>]} {
   %v = wave.read %x : !wave.memory<[N] of f32, global> -> !wave.tensor<[N] of f32>
   wave.write %v, %y : !wave.tensor<[N] of f32>, !wave.memory<[N] of f32, global>
   return
