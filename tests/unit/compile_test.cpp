@@ -158,3 +158,63 @@ TEST_CASE("DLPack tensors are checked against the kernel's arguments and subs", 
   if (!runtime::device_available(&why))
     CHECK_THAT(error_of({from_dlpack(good), from_dlpack(good)}), Contains("runtime: expected a GPU, but found"));
 }
+
+TEST_CASE("dynamic dims: sizes at launch are required, named and consistent", "[compile][dynamic][error]") {
+  namespace ex = examples::copy;
+  const auto copy = compile(ex::make_kernel(), {.subs = {{ex::M, 8}, {ex::BLOCK_M, 1}, {ex::BLOCK_N, 1024}}, .cache = false});
+  CHECK(copy.dynamic_dims() == std::vector<std::string>{"N"});
+  CHECK(copy.ptx().grid == std::array<unsigned, 3>{0, 8, 1});  // N's axis waits for N
+  CHECK(copy.ptx().grid_for(std::map<std::string, std::int64_t>{{"N", 2049}}) == std::array<unsigned, 3>{3, 8, 1});
+  CHECK_THAT(copy.ptx().ptx, Contains("copy_param_13"));  // two rank-2 descriptors: 7 words each
+
+  alignas(16) static char device_like[64];
+  auto error_of = [&](const LaunchOptions& how) -> std::string {
+    try {
+      copy.launch({device_like, device_like + 16}, how);
+    } catch (const Error& e) {
+      return e.kernel() + ": " + e.op() + ": " + e.message();
+    }
+    return "no error";
+  };
+  CHECK_THAT(error_of({}), Contains("copy: launch: dim N is dynamic (left out of subs): expected its size at launch "
+                                    "(LaunchOptions::sizes, or a tensor's shape), but found none"));
+  CHECK_THAT(error_of({.sizes = {{ex::M, 8}, {ex::N, 4}}}),
+             Contains("sizes: expected a dynamic dim of the kernel (N), but found 'M'"));
+  CHECK_THAT(error_of({.sizes = {{ex::N, 0}}}), Contains("sizes: N: expected a positive size, but found 0"));
+  CHECK_THAT(error_of({.sizes = {{ex::N, 4}, {ex::N, 5}}}), Contains("expected one size per dim, but found two for N"));
+
+  // With tensors, shapes give N, and must agree with each other.
+  std::int64_t a_shape[2] = {8, 100}, b_shape[2] = {8, 101};
+  DLTensor a{};
+  a.data = device_like;
+  a.device = {kDLCUDA, 0};
+  a.ndim = 2;
+  a.dtype = {kDLFloat, 16, 1};
+  a.shape = a_shape;
+  DLTensor b = a;
+  b.shape = b_shape;
+  try {
+    copy.launch({from_dlpack(a), from_dlpack(b)});
+    FAIL("expected a wave::Error");
+  } catch (const Error& e) {
+    CHECK_THAT(e.message(), Contains("argument 1, dim N: expected 100 (the size argument 0 has), but found 101"));
+  }
+  try {
+    copy.launch({from_dlpack(a), from_dlpack(a)}, {.sizes = {{ex::N, 64}}});
+    FAIL("expected a wave::Error");
+  } catch (const Error& e) {
+    CHECK_THAT(e.message(), Contains("argument 0, dim N: expected 64 (its size in LaunchOptions::sizes), but found 100"));
+  }
+}
+
+TEST_CASE("a tile left out of subs is a compile error naming it", "[compile][dynamic][error]") {
+  namespace ex = examples::copy;
+  try {
+    (void)compile(ex::make_kernel(), {.subs = {{ex::M, 8}, {ex::N, 64}, {ex::BLOCK_M, 1}}, .cache = false});
+    FAIL("expected a wave::Error");
+  } catch (const Error& e) {
+    CHECK(e.kernel() == "copy");
+    CHECK_THAT(e.message(), Contains("expected a value in subs for BLOCK_N (the workgroup tile of N: tiles are fixed "
+                                     "at compile time), but found none"));
+  }
+}

@@ -110,9 +110,13 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
         if (axis >= 0)
           result.grid_dims[axis] = {llvm::cast<mlir::StringAttr>(dim).getValue().str(), static_cast<unsigned>(tile)};
     }
-    auto grid = f.getKnownGridSizeAttr();
+    // Axes over a dim set in subs have a fixed size; those over a dynamic dim wait (0).
+    std::map<std::string, std::int64_t> known;
+    for (const Sub& s : options.subs)
+      if (!s.is_address_space) known[s.symbol] = s.value;
+    result.grid = result.grid_for(known);
     for (int i = 0; i < 3; ++i)
-      result.grid[i] = grid ? static_cast<unsigned>(grid[i]) : result.grid_dims[i].dim.empty() ? 1 : 0;
+      if (!result.grid_dims[i].dim.empty() && !known.count(result.grid_dims[i].dim)) result.grid[i] = 0;
     if (auto block = f.getKnownBlockSizeAttr())
       for (int i = 0; i < 3; ++i) result.block[i] = static_cast<unsigned>(block[i]);
   });
