@@ -8,6 +8,7 @@
 
 #include "dialect/WaveDialect.h"
 #include "analysis/ThreadLayout.h"
+#include "lowering/KernelSignature.h"
 #include "lowering/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -304,27 +305,13 @@ LogicalResult KernelEmitter::emitOp(Operation* op) {
   return success();
 }
 
-// The size of each dim: from wave.hyperparameters, or for a dynamic dim, from the
-// descriptor of the first argument that has it.
+// The size of each dim of the iteration space.
 LogicalResult KernelEmitter::lookupSizes(gpu::GPUFuncOp func) {
-  auto hyper = kernel_->getAttrOfType<DictionaryAttr>("wave.hyperparameters");
   for (size_t k = 0; k < rank(); ++k) {
-    auto value = hyper ? hyper.getAs<IntegerAttr>(dimName(k)) : IntegerAttr();
-    staticSizes_.push_back(value ? std::optional<int64_t>(value.getInt()) : std::nullopt);
-    if (value) {
-      sizes_.push_back(index(value.getInt()));
-      continue;
-    }
-    Value size;
-    for (auto [arg, memref] : llvm::zip(kernel_.getArguments(), func.getArguments())) {
-      SmallVector<StringRef> dims = cast<dialect::MemoryType>(arg.getType()).getDimNames();
-      if (auto it = llvm::find(dims, dimName(k)); it != dims.end()) {
-        size = b_.create<memref::DimOp>(loc_, memref, it - dims.begin());
-        break;
-      }
-    }
-    if (!size) return kernel_.emitError("expected a value in subs for ") << dimName(k) << ", but found none";
-    sizes_.push_back(size);
+    staticSizes_.push_back(staticSize(kernel_, dimName(k)));
+    auto size = dimSize(b_, kernel_, func, dimName(k));
+    if (failed(size)) return failure();
+    sizes_.push_back(*size);
   }
   const size_t inner = rank() - 1;
   rowsAligned_ = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq,
@@ -333,39 +320,10 @@ LogicalResult KernelEmitter::lookupSizes(gpu::GPUFuncOp func) {
 }
 
 LogicalResult KernelEmitter::emit(gpu::GPUModuleOp module) {
-  // One memref per tensor argument; a dim left out of the hyperparameters is dynamic.
-  auto hyper = kernel_->getAttrOfType<DictionaryAttr>("wave.hyperparameters");
-  SmallVector<Type> argTypes;
-  for (BlockArgument arg : kernel_.getArguments()) {
-    auto memory = cast<dialect::MemoryType>(arg.getType());
-    SmallVector<int64_t> shape;
-    for (StringRef d : memory.getDimNames()) {
-      auto v = hyper ? hyper.getAs<IntegerAttr>(d) : IntegerAttr();
-      shape.push_back(v ? v.getInt() : ShapedType::kDynamic);
-    }
-    argTypes.push_back(MemRefType::get(shape, memory.getElementType()));
-  }
-  b_.setInsertionPointToEnd(module.getBody());
-  auto func = b_.create<gpu::GPUFuncOp>(loc_, kernel_.getName(), b_.getFunctionType(argTypes, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b_.getUnitAttr());
-  // The runtime derives the grid from the layout when a dim is dynamic.
-  func->setAttr("wave.thread_layout", layout_);
-  auto i32s = [&](std::array<int64_t, 3> v) {
-    return b_.getDenseI32ArrayAttr({static_cast<int32_t>(v[0]), static_cast<int32_t>(v[1]), static_cast<int32_t>(v[2])});
-  };
-  func.setKnownBlockSizeAttr(i32s({layout_.getThreadsPerBlock(), 1, 1}));
+  auto func = createKernelFunc(b_, kernel_, module, layout_.getThreadsPerBlock());
+  setLaunchShape(b_, kernel_, func, layout_);
   for (auto [from, to] : llvm::zip(kernel_.getArguments(), func.getArguments())) memrefs_.map(from, to);
-
-  b_.setInsertionPointToStart(&func.getBody().front());
   if (failed(lookupSizes(func))) return failure();
-  std::array<int64_t, 3> grid{1, 1, 1};
-  bool staticGrid = true;
-  for (size_t k = 0; k < rank(); ++k) {
-    if (layout_.getGridAxis()[k] < 0) continue;
-    if (!staticSizes_[k]) staticGrid = false;
-    else grid[layout_.getGridAxis()[k]] = llvm::divideCeil(*staticSizes_[k], layout_.getBlockTile()[k]);
-  }
-  if (staticGrid) func.setKnownGridSizeAttr(i32s(grid));
 
   symbols_[thread_symbol::thread] = b_.create<gpu::ThreadIdOp>(loc_, gpu::Dimension::x);
   const gpu::Dimension axes[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};

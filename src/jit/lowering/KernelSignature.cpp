@@ -1,0 +1,61 @@
+#include "lowering/KernelSignature.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace wave::jit {
+
+using namespace mlir;
+
+std::optional<int64_t> staticSize(func::FuncOp kernel, StringRef dim) {
+  auto hyper = kernel->getAttrOfType<DictionaryAttr>("wave.hyperparameters");
+  if (auto v = hyper ? hyper.getAs<IntegerAttr>(dim) : IntegerAttr()) return v.getInt();
+  return std::nullopt;
+}
+
+SmallVector<Type> memrefArgumentTypes(func::FuncOp kernel) {
+  SmallVector<Type> types;
+  for (BlockArgument arg : kernel.getArguments()) {
+    auto memory = cast<dialect::MemoryType>(arg.getType());
+    SmallVector<int64_t> shape;
+    for (StringRef d : memory.getDimNames()) shape.push_back(staticSize(kernel, d).value_or(ShapedType::kDynamic));
+    types.push_back(MemRefType::get(shape, memory.getElementType()));
+  }
+  return types;
+}
+
+gpu::GPUFuncOp createKernelFunc(OpBuilder& b, func::FuncOp kernel, gpu::GPUModuleOp module, int64_t threads,
+                                TypeRange workgroup) {
+  b.setInsertionPointToEnd(module.getBody());
+  auto func = b.create<gpu::GPUFuncOp>(kernel.getLoc(), kernel.getName(),
+                                       b.getFunctionType(memrefArgumentTypes(kernel), {}), workgroup);
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+  b.setInsertionPointToStart(&func.getBody().front());
+  return func;
+}
+
+FailureOr<Value> dimSize(OpBuilder& b, func::FuncOp kernel, gpu::GPUFuncOp func, StringRef dim) {
+  if (auto size = staticSize(kernel, dim)) return b.create<arith::ConstantIndexOp>(kernel.getLoc(), *size).getResult();
+  for (auto [arg, memref] : llvm::zip(kernel.getArguments(), func.getArguments())) {
+    SmallVector<StringRef> dims = cast<dialect::MemoryType>(arg.getType()).getDimNames();
+    if (auto it = llvm::find(dims, dim); it != dims.end())
+      return b.create<memref::DimOp>(kernel.getLoc(), memref, it - dims.begin()).getResult();
+  }
+  return kernel.emitError("expected a value in subs for ") << dim << ", but found none";
+}
+
+void setLaunchShape(OpBuilder& b, func::FuncOp kernel, gpu::GPUFuncOp func, dialect::ThreadLayoutAttr layout) {
+  func->setAttr("wave.thread_layout", layout);
+  std::array<int32_t, 3> grid{1, 1, 1};
+  for (auto [dim, tile, axis] : llvm::zip(layout.getDims(), layout.getBlockTile().asArrayRef(),
+                                          layout.getGridAxis().asArrayRef())) {
+    if (axis < 0) continue;
+    auto size = staticSize(kernel, cast<StringAttr>(dim).getValue());
+    if (!size) return;
+    grid[axis] = static_cast<int32_t>(llvm::divideCeil(*size, tile));
+  }
+  func.setKnownGridSizeAttr(b.getDenseI32ArrayAttr(grid));
+}
+
+}  // namespace wave::jit

@@ -1,0 +1,65 @@
+// The MMA layout table against what the instructions need: every tile element held by
+// exactly one (lane, register element), and each register's two elements adjacent in a
+// row (so one 32-bit load fills a register).
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "analysis/MMALayout.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+using namespace wave;
+
+namespace {
+
+void checkOperand(const jit::MMAOperandLayout& op, int64_t lanes) {
+  std::set<std::pair<int64_t, int64_t>> seen;
+  for (int64_t lane = 0; lane < lanes; ++lane)
+    for (int64_t e = 0; e < op.elementsPerLane(); ++e) {
+      llvm::SmallVector<int64_t> rc = op.map.compose({lane, e});
+      REQUIRE(rc.size() == 2);
+      CHECK(rc[0] >= 0);
+      CHECK(rc[0] < op.rows);
+      CHECK(rc[1] >= 0);
+      CHECK(rc[1] < op.cols);
+      CHECK(seen.insert({rc[0], rc[1]}).second);
+      if (e % 2 == 1) {
+        llvm::SmallVector<int64_t> prev = op.map.compose({lane, e - 1});
+        CHECK(prev[0] == rc[0]);
+        CHECK(prev[1] + 1 == rc[1]);
+      }
+    }
+  CHECK(static_cast<int64_t>(seen.size()) == op.rows * op.cols);
+}
+
+}  // namespace
+
+TEST_CASE("mma.sync m16n8k16 layouts cover each tile once, in register pairs", "[mma][layout]") {
+  mlir::MLIRContext ctx;
+  ctx.loadDialect<dialect::WaveDialect>();
+  for (auto kind : {dialect::MMAKind::f32_16x8x16_f16, dialect::MMAKind::f32_16x8x16_bf16,
+                    dialect::MMAKind::f16_16x8x16_f16}) {
+    INFO(dialect::stringifyMMAKind(kind).str());
+    auto layout = jit::getMMALayout(&ctx, kind);
+    REQUIRE(mlir::succeeded(layout));
+    CHECK(layout->a.rows == layout->m);
+    CHECK(layout->a.cols == layout->k);
+    CHECK(layout->b.rows == layout->n);
+    CHECK(layout->c.cols == layout->n);
+    checkOperand(layout->a, layout->lanes);
+    checkOperand(layout->b, layout->lanes);
+    checkOperand(layout->c, layout->lanes);
+  }
+  // Lane 5 is in group 1, place 1: A's first register holds row 1, columns 2 and 3.
+  auto f16 = jit::getMMALayout(&ctx, dialect::MMAKind::f32_16x8x16_f16);
+  CHECK(f16->a.map.compose({5, 0}) == llvm::SmallVector<int64_t>{1, 2});
+  CHECK(f16->a.map.compose({5, 7}) == llvm::SmallVector<int64_t>{9, 11});
+  CHECK(f16->c.map.compose({31, 3}) == llvm::SmallVector<int64_t>{15, 7});
+}
+
+TEST_CASE("AMD MMA kinds have no NVIDIA layout", "[mma][layout]") {
+  mlir::MLIRContext ctx;
+  CHECK(mlir::failed(jit::getMMALayout(&ctx, dialect::MMAKind::f32_16x16x16_f16)));
+  CHECK(mlir::failed(jit::getMMALayout(&ctx, dialect::MMAKind::f32_32x32x8_f16)));
+}
