@@ -15,6 +15,7 @@ WAVE_SYMBOL(BLOCK_M);
 WAVE_SYMBOL(BLOCK_N);
 WAVE_SYMBOL(BLOCK_K);
 WAVE_SYMBOL(ADDRESS_SPACE);
+WAVE_SYMBOL(BATCH);
 
 inline auto make_kernel() {
   return kernel(
@@ -30,6 +31,32 @@ inline auto make_kernel() {
         auto result = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
         write(result, c);
       });
+}
+
+// The variants: In inputs (f16 or bf16); Out output (f32, or f16/bf16 cast from the f32
+// accumulator); B as [N, K] (the seed's form) or [K, N] with `KMajorB`; a leading BATCH
+// dim on every tensor, one per workgroup along grid z, with `Batched`. A and B go through
+// shared memory.
+template <class In, class Out, bool KMajorB = false, bool Batched = false>
+auto make_variant() {
+  constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
+  Constraints constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1),
+                          TilingConstraint(K, BLOCK_K), WaveConstraint(M, BLOCK_M / 2),
+                          WaveConstraint(N, BLOCK_N / 2),
+                          HardwareConstraint{.threads_per_wave = 32, .mma = kind}};
+  if constexpr (Batched) constraints += WorkgroupConstraint(BATCH, 1, 2);
+  using ADims = std::conditional_t<Batched, dims<BATCH, M, K>, dims<M, K>>;
+  using BDims = std::conditional_t<KMajorB, std::conditional_t<Batched, dims<BATCH, K, N>, dims<K, N>>,
+                                   std::conditional_t<Batched, dims<BATCH, N, K>, dims<N, K>>>;
+  using CDims = std::conditional_t<Batched, dims<BATCH, M, N>, dims<M, N>>;
+  return kernel("gemm", constraints,
+                [](Memory<ADims, In, SHARED_ADDRESS_SPACE> a, Memory<BDims, In, SHARED_ADDRESS_SPACE> b,
+                   Memory<CDims, Out> c) {
+                  Register<CDims, f32> acc(0.0);
+                  auto result = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
+                  if constexpr (std::is_same_v<Out, f32>) write(result, c);
+                  else write(cast<Out>(result), c);
+                });
 }
 
 inline CompileOptions default_options() {

@@ -9,13 +9,20 @@
 #include <random>
 #include <vector>
 
+#include "fixtures/device_run.hpp"
 #include "fixtures/half.hpp"
 #include "kernels/copy.hpp"
 #include "wave/runtime.hpp"
 
 using namespace wave;
 using fixtures::half_to_float;
+using fixtures::poisoned;
 using fixtures::random_half;
+
+template <class... Buffers>
+void run(const CompiledKernel& kernel, const LaunchOptions& how, Buffers&... buffers) {
+  fixtures::run_on_device(kernel, how, buffers...);
+}
 
 namespace {
 
@@ -25,39 +32,6 @@ WAVE_SYMBOL(N);
 WAVE_SYMBOL(BLOCK_B);
 WAVE_SYMBOL(BLOCK_M);
 WAVE_SYMBOL(BLOCK_N);
-
-template <class T>
-std::vector<T> poisoned(std::size_t n) {
-  std::vector<T> v(n);
-  std::memset(v.data(), 0xFF, n * sizeof(T));  // NaN for floats, -1 for integers
-  return v;
-}
-
-// Runs a compiled kernel on host vectors: each copied to the device (outputs poisoned
-// beforehand by the caller), the kernel launched, each copied back.
-template <class... Buffers>
-void run(const CompiledKernel& kernel, const LaunchOptions& how, Buffers&... buffers) {
-  std::vector<runtime::DeviceBuffer> device;
-  (device.emplace_back(buffers.size() * sizeof(buffers[0])), ...);
-  std::size_t i = 0;
-  ((device[i++].copy_from_host(buffers.data())), ...);
-  std::vector<const void*> pointers;
-  for (auto& d : device) pointers.push_back(reinterpret_cast<const void*>(d.address()));
-  switch (pointers.size()) {  // launch() takes an initializer list, as users write it
-    case 2: kernel.launch({pointers[0], pointers[1]}, how); break;
-    case 4: kernel.launch({pointers[0], pointers[1], pointers[2], pointers[3]}, how); break;
-    default: FAIL("no launch for " << pointers.size() << " arguments");
-  }
-  if (how.stream) how.stream->synchronize();
-  else runtime::synchronize();
-  i = 0;
-  ((device[i++].copy_to_host(buffers.data())), ...);
-}
-
-template <class... Buffers>
-void run(const CompiledKernel& kernel, Buffers&... buffers) {
-  run(kernel, LaunchOptions{}, buffers...);
-}
 
 // Copies [m, n] f16 with `copy` and counts elements that differ from the input.
 std::size_t copy_errors(const CompiledKernel& copy, int m, int n, const LaunchOptions& how, std::mt19937& rng) {
@@ -154,7 +128,7 @@ TEST_CASE("cast f32 -> f16, 1-D", "[gpu][memory]") {
     std::vector<float> x(n);
     for (float& v : x) v = uniform(rng);
     auto y = poisoned<std::uint16_t>(n);
-    run(compiled, x, y);
+    run(compiled, {}, x, y);
     std::size_t wrong = 0;
     for (int i = 0; i < n; ++i) {
       // Round to nearest: within half an f16 ulp (2^-11 relative) of the input.

@@ -33,6 +33,25 @@ std::string unknownSymbols(dialect::ExprAttr expr, const llvm::StringMap<int64_t
 
 }  // namespace
 
+static llvm::StringMap<int64_t> hyperparameters(func::FuncOp kernel) {
+  llvm::StringMap<int64_t> values;
+  if (auto hyper = kernel->getAttrOfType<DictionaryAttr>("wave.hyperparameters"))
+    for (NamedAttribute entry : hyper)
+      if (auto v = dyn_cast<IntegerAttr>(entry.getValue())) values[entry.getName()] = v.getInt();
+  return values;
+}
+
+FailureOr<int64_t> tileSize(func::FuncOp kernel, dialect::ExprAttr tile, StringRef dim, StringRef constraint) {
+  const llvm::StringMap<int64_t> values = hyperparameters(kernel);
+  auto v = evaluate(tile, values);
+  if (!v)
+    return kernel.emitError("expected a value in subs for ")
+           << unknownSymbols(tile, values) << " (the " << constraint << " tile of " << dim
+           << ": tiles are fixed at compile time), but found none";
+  if (*v <= 0) return kernel.emitError("expected a positive tile for ") << dim << ", but found " << tile;
+  return *v;
+}
+
 FailureOr<SmallVector<StringRef>> iterationDims(func::FuncOp kernel) {
   std::optional<SmallVector<StringRef>> dims;
   WalkResult walk = kernel.walk([&](dialect::WriteOp write) {
@@ -51,11 +70,7 @@ FailureOr<SmallVector<StringRef>> iterationDims(func::FuncOp kernel) {
 
 FailureOr<dialect::ThreadLayoutAttr> inferThreadLayout(func::FuncOp kernel, ArrayRef<StringRef> dims,
                                                        unsigned elementBits) {
-  llvm::StringMap<int64_t> values;
-  if (auto hyper = kernel->getAttrOfType<DictionaryAttr>("wave.hyperparameters"))
-    for (NamedAttribute entry : hyper)
-      if (auto v = dyn_cast<IntegerAttr>(entry.getValue())) values[entry.getName()] = v.getInt();
-
+  const llvm::StringMap<int64_t> values = hyperparameters(kernel);
   const size_t rank = dims.size();
   // Undistributed dims: one tile covers the dim, which must then be known.
   SmallVector<int64_t> blockTile(rank, 0), waveTile(rank, 0), gridAxis(rank, -1);
@@ -63,14 +78,8 @@ FailureOr<dialect::ThreadLayoutAttr> inferThreadLayout(func::FuncOp kernel, Arra
     auto it = llvm::find(dims, dim);
     return it == dims.end() ? -1 : static_cast<int>(it - dims.begin());
   };
-  auto tileValue = [&](dialect::ExprAttr tile, StringRef dim, StringRef constraint) -> FailureOr<int64_t> {
-    auto v = evaluate(tile, values);
-    if (!v)
-      return kernel.emitError("expected a value in subs for ")
-             << unknownSymbols(tile, values) << " (the " << constraint << " tile of " << dim
-             << ": tiles are fixed at compile time), but found none";
-    if (*v <= 0) return kernel.emitError("expected a positive tile for ") << dim << ", but found " << tile;
-    return *v;
+  auto tileValue = [&](dialect::ExprAttr tile, StringRef dim, StringRef constraint) {
+    return tileSize(kernel, tile, dim, constraint);
   };
 
   int64_t threadsPerWave = 32;

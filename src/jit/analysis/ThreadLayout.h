@@ -24,6 +24,12 @@ inline constexpr llvm::StringLiteral thread = "_T0";      // thread in the workg
 inline constexpr llvm::StringLiteral workgroup[3] = {"_WG0", "_WG1", "_WG2"};
 }  // namespace thread_symbol
 
+// The value of a constraint's tile of `dim` ("workgroup", "wave" or "tiling"), from the
+// kernel's wave.hyperparameters. Emits a diagnostic naming the symbols without a value,
+// or a tile that is not positive, and fails.
+mlir::FailureOr<int64_t> tileSize(mlir::func::FuncOp kernel, dialect::ExprAttr tile, llvm::StringRef dim,
+                                  llvm::StringRef constraint);
+
 // The iteration space of a memory-bound kernel: the dims of the tensors it writes (all
 // writes must agree). Emits a diagnostic and fails otherwise.
 mlir::FailureOr<llvm::SmallVector<llvm::StringRef>> iterationDims(mlir::func::FuncOp kernel);

@@ -9,6 +9,7 @@
 #include "dialect/WaveDialect.h"
 #include "analysis/ThreadLayout.h"
 #include "lowering/KernelSignature.h"
+#include "lowering/LowerMMAKernel.h"
 #include "lowering/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -353,6 +354,11 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
     b.setInsertionPointToEnd(module.getBody());
     auto gpuModule = b.create<gpu::GPUModuleOp>(module.getLoc(), "wave_kernels");
     for (func::FuncOp kernel : kernels) {
+      if (isMMAKernel(kernel)) {
+        if (failed(emitMMAKernel(kernel, gpuModule))) return signalPassFailure();
+        kernel.erase();
+        continue;
+      }
       auto layout = kernel->getAttrOfType<dialect::ThreadLayoutAttr>("wave.thread_layout");
       if (!layout) {
         kernel.emitError("expected a wave.thread_layout attribute (from wave-infer-index), but found none");

@@ -17,12 +17,16 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     take a masked path; the rest use whole vector loads and stores, aligned to the run
     (up to 16 bytes) where rows are a multiple of a run, or checked to be at run time.
 
-    Handles read, write, register, cast and elementwise math. Kernels with loops, MMAs,
-    reductions or layout changes are rejected with a diagnostic (later stages).
+    Handles read, write, register, cast and elementwise math. Kernels that compute with
+    `wave.mma` take another path: a GEMM-shaped kernel (an accumulator carried through
+    an `iterate` of `mma(read(a), read(b), acc)`, then written) becomes tensor-core code:
+    shared-memory tiles of A and B per K tile, `nvgpu.mma.sync` on fragments placed by the
+    MMA layout table, masked edges. Other loops, reductions and layout changes are rejected
+    with a diagnostic (later stages).
   }];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+    "::mlir::memref::MemRefDialect", "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
 }
 

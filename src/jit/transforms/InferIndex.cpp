@@ -27,6 +27,9 @@ struct WaveInferIndexPass : impl::WaveInferIndexBase<WaveInferIndexPass> {
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
     if (!kernel->hasAttr("wave.constraints")) return;
+    // MMA kernels place each thread's elements by the MMA layout table; their lowering
+    // applies it (analysis/MMALayout).
+    if (kernel.walk([](dialect::MmaOp) { return WalkResult::interrupt(); }).wasInterrupted()) return;
     auto dims = iterationDims(kernel);
     if (failed(dims)) return signalPassFailure();
     unsigned bits = 8;

@@ -1,0 +1,86 @@
+// GEMM on tensor cores (f16 in, f32 out, C = A[M,K] x B[N,K]^T): TFLOP/s per shape and tile
+// configuration, the median of many timed runs after warm-up (device events), on random
+// data; and the cold compile time. bench/gemm_vs_cublas.py runs this next to cuBLAS
+// (through PyTorch) in the same process tree and prints the ratios.
+//
+//   wave-bench-gemm     one line per shape and configuration; exits 77 without a GPU
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include <wave/wave.hpp>
+#include <wave/runtime.hpp>
+
+#include "kernels/gemm.hpp"
+
+using namespace wave;
+namespace ex = examples::gemm;
+
+namespace {
+
+constexpr int kWarmup = 3, kRuns = 20;
+
+double median_ms(const std::function<void()>& enqueue) {
+  for (int i = 0; i < kWarmup; ++i) runtime::elapsed_ms(enqueue);
+  std::vector<double> times;
+  for (int i = 0; i < kRuns; ++i) times.push_back(runtime::elapsed_ms(enqueue));
+  std::nth_element(times.begin(), times.begin() + kRuns / 2, times.end());
+  return times[kRuns / 2];
+}
+
+void fill_random(runtime::DeviceBuffer& buffer, std::mt19937& rng) {
+  std::vector<std::uint16_t> host(buffer.size() / 2);
+  std::uniform_int_distribution<int> bits(0x3000, 0x3bff);  // f16 in [0.125, 1)
+  std::uniform_int_distribution<int> sign(0, 1);
+  for (auto& h : host) h = static_cast<std::uint16_t>(bits(rng) | sign(rng) << 15);
+  buffer.copy_from_host(host.data());
+}
+
+}  // namespace
+
+int main() {
+  std::string why;
+  if (!runtime::device_available(&why)) {
+    std::printf("SKIP: %s\n", why.c_str());
+    return 77;
+  }
+  const DeviceInfo info = runtime::device_info();
+  std::printf("device: %s (sm_%d%d, %d SMs)\n", info.name.c_str(), info.compute_major, info.compute_minor,
+              info.multiprocessors);
+  std::printf("%-6s %6s %6s %6s %5s %5s %5s %10s %9s %11s\n", "", "M", "N", "K", "BM", "BN", "BK", "ms", "TFLOP/s",
+              "compile ms");
+  std::mt19937 rng(7);
+  struct Shape { int m, n, k; };
+  struct Tiles { int m, n, k; };
+  const auto gemm = ex::make_kernel();
+  for (Shape s : {Shape{4096, 4096, 4096}, Shape{8192, 8192, 8192}, Shape{2048, 10240, 1280}, Shape{128, 1280, 5120}}) {
+    runtime::DeviceBuffer a(std::size_t(s.m) * s.k * 2), b(std::size_t(s.n) * s.k * 2), c(std::size_t(s.m) * s.n * 4);
+    fill_random(a, rng);
+    fill_random(b, rng);
+    for (Tiles t : {Tiles{128, 128, 32}, Tiles{128, 128, 64}, Tiles{64, 128, 32}, Tiles{128, 64, 32}, Tiles{64, 64, 64}}) {
+      try {
+        CompileOptions o = ex::default_options();
+        o.cache = false;
+        o.subs = {{ex::M, s.m}, {ex::N, s.n}, {ex::K, s.k}, {ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n},
+                  {ex::BLOCK_K, t.k}, {ex::ADDRESS_SPACE, SHARED_ADDRESS_SPACE}};
+        const auto t0 = std::chrono::steady_clock::now();
+        const CompiledKernel k = compile(gemm, o);
+        const double compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        const void* pa = reinterpret_cast<const void*>(a.address());
+        const void* pb = reinterpret_cast<const void*>(b.address());
+        const void* pc = reinterpret_cast<const void*>(c.address());
+        const double ms = median_ms([&] { k.launch({pa, pb, pc}); });
+        const double tflops = 2.0 * s.m * s.n * s.k / (ms * 1e9);
+        std::printf("gemm   %6d %6d %6d %5d %5d %5d %10.3f %9.1f %11.1f\n", s.m, s.n, s.k, t.m, t.n, t.k, ms, tflops,
+                    compile_ms);
+      } catch (const Error& e) {
+        std::printf("error  %6d %6d %6d %5d %5d %5d: %s\n", s.m, s.n, s.k, t.m, t.n, t.k, e.what());
+      }
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}

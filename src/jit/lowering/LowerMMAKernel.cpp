@@ -1,0 +1,444 @@
+//===- LowerMMAKernel.cpp - GEMM-shaped wave kernels -> tensor cores -------===//
+//
+// A kernel of the form
+//
+//   acc = register(init)
+//   r = iterate<K>(acc) { yield mma(read(a), read(b), acc) }
+//   write(r or cast(r), c)
+//
+// becomes a gpu.func in which each workgroup computes a BLOCK_M x BLOCK_N tile of c, each
+// wave a WAVE_M x WAVE_N part of it as a grid of MMA tiles. Per K tile, the workgroup
+// copies its A and B tiles to shared memory (16-byte vectors, zero-filled past the
+// tensors' edges, rows padded by 16 bytes so fragment loads are free of bank conflicts),
+// waits, and each wave loads its MMA fragments at the places the MMA layout table gives
+// (analysis/MMALayout) and issues nvgpu.mma.sync. Leading dims of c that A and B share
+// are batch dims, one per workgroup along their grid axis.
+//
+//===----------------------------------------------------------------------===//
+
+#include "analysis/MMALayout.h"
+#include "analysis/ThreadLayout.h"
+#include "lowering/KernelSignature.h"
+#include "lowering/LowerMMAKernel.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace wave::jit {
+namespace {
+
+using namespace mlir;
+
+// The ops of a GEMM-shaped kernel and how its work is split.
+struct GemmKernel {
+  dialect::RegisterOp init;
+  dialect::IterateOp loop;
+  dialect::ReadOp readA, readB;
+  dialect::WriteOp write;
+  StringRef m, n, k;
+  SmallVector<StringRef> batch;  // leading dims of the accumulator
+  MMALayout mma;
+  int64_t blockM = 0, blockN = 0, blockK = 0, waveM = 0, waveN = 0;
+  llvm::StringMap<int64_t> gridAxis;  // dim -> workgroup axis
+
+  int64_t wavesM() const { return blockM / waveM; }
+  int64_t threads() const { return wavesM() * (blockN / waveN) * mma.lanes; }
+  int64_t tilesM() const { return waveM / mma.m; }
+  int64_t tilesN() const { return waveN / mma.n; }
+};
+
+InFlightDiagnostic unsupported(Operation* op, const Twine& what) {
+  return op->emitOpError("is not yet supported by the MMA lowering: ") << what;
+}
+
+// Recognizes the GEMM form and reads its tiles from the constraints.
+FailureOr<GemmKernel> matchGemm(func::FuncOp kernel) {
+  GemmKernel g;
+  for (Operation& op : kernel.getBody().front().without_terminator()) {
+    if (auto reg = dyn_cast<dialect::RegisterOp>(op); reg && !g.init) g.init = reg;
+    else if (auto loop = dyn_cast<dialect::IterateOp>(op); loop && !g.loop) g.loop = loop;
+    else if (auto write = dyn_cast<dialect::WriteOp>(op); write && !g.write) g.write = write;
+    else if (!isa<dialect::CastOp>(op)) return unsupported(&op, "expected only register, iterate, cast and write around the MMA loop");
+  }
+  if (!g.init || !g.loop || !g.write) return kernel.emitError("expected a register, an iterate and a write in an MMA kernel");
+  if (g.loop.getIterArgs().size() != 1 || g.loop.getIterArgs()[0] != g.init.getResult())
+    return unsupported(g.loop, "expected one carried value, the accumulator register");
+  Value written = g.write.getValue();
+  if (auto cast = written.getDefiningOp<dialect::CastOp>()) written = cast.getOperand();
+  if (written != g.loop.getResult(0)) return unsupported(g.write, "expected to write the loop's result (or its cast)");
+
+  Block& body = g.loop.getBody().front();
+  auto yield = cast<dialect::YieldOp>(body.getTerminator());
+  auto mma = yield->getOperand(0).getDefiningOp<dialect::MmaOp>();
+  if (!mma || mma.getAcc() != body.getArgument(0)) return unsupported(g.loop, "expected the loop to yield mma(..., acc)");
+  g.readA = mma.getLhs().getDefiningOp<dialect::ReadOp>();
+  g.readB = mma.getRhs().getDefiningOp<dialect::ReadOp>();
+  if (!g.readA || !g.readB || g.readA.getMapping() || g.readB.getMapping())
+    return unsupported(mma, "expected both operands to be reads without index mappings");
+  for (Operation& op : body.without_terminator())
+    if (&op != mma && &op != g.readA && &op != g.readB) return unsupported(&op, "expected only the two reads and the mma in the loop");
+
+  // Kind and layout.
+  std::optional<dialect::MMAKind> kind;
+  if (auto k = mma.getKindAttr()) kind = k.getValue();
+  auto constraints = kernel->getAttrOfType<ArrayAttr>("wave.constraints");
+  for (Attribute c : constraints.getValue())
+    if (auto hw = dyn_cast<dialect::HardwareConstraintAttr>(c); hw && hw.getMma() && !kind) kind = hw.getMma().getValue();
+  if (!kind) return mma.emitOpError("expected an MMA kind (on the op or the hardware constraint), but found none");
+  auto layout = getMMALayout(kernel.getContext(), *kind);
+  if (failed(layout))
+    return mma.emitOpError("expected an MMA kind with an NVIDIA instruction (mma.sync m16n8k16), but found ")
+           << dialect::stringifyMMAKind(*kind);
+  g.mma = *layout;
+  if (g.mma.inputType.isBF16())
+    return unsupported(mma, "bf16 operands (MLIR 22's nvgpu.mma.sync lowering has no bf16; a direct nvvm.mma.sync "
+                            "path is next)");
+  auto lhsType = cast<dialect::TensorType>(mma.getLhs().getType());
+  auto accType = cast<dialect::TensorType>(mma.getAcc().getType());
+  if (lhsType.getElementType() != g.mma.inputType || accType.getElementType() != g.mma.accType)
+    return mma.emitOpError("expected ") << g.mma.inputType << " operands and a " << g.mma.accType
+                                        << " accumulator for " << dialect::stringifyMMAKind(*kind) << ", but found "
+                                        << lhsType.getElementType() << " and " << accType.getElementType();
+
+  // Dims: the accumulator's last two are M and N, the rest batch; K is the loop's.
+  SmallVector<StringRef> accDims = accType.getDimNames();
+  g.m = accDims[accDims.size() - 2];
+  g.n = accDims.back();
+  g.k = g.loop.getDim();
+  g.batch.assign(accDims.begin(), accDims.end() - 2);
+  auto operandDims = [&](dialect::ReadOp read, StringRef row) -> LogicalResult {
+    SmallVector<StringRef> dims = read.getMemory().getType().getDimNames();
+    for (StringRef d : dims)
+      if (d != row && d != g.k && !llvm::is_contained(g.batch, d))
+        return unsupported(read, "expected memory dims among the batch dims, ") << row << " and " << g.k << ", but found " << d;
+    if (!llvm::is_contained(dims, row) || !llvm::is_contained(dims, g.k))
+      return unsupported(read, "expected memory with dims ") << row << " and " << g.k;
+    if (read.getMemory().getType().getAddressSpace().getValue() != "shared")
+      return unsupported(read, "MMA operands in global memory (give the memory SHARED_ADDRESS_SPACE)");
+    return success();
+  };
+  if (failed(operandDims(g.readA, g.m)) || failed(operandDims(g.readB, g.n))) return failure();
+  if (g.write.getMemory().getType().getDimNames().back() != g.n)
+    return unsupported(g.write, "an output whose innermost dim is not ") << g.n;
+
+  // Tiles.
+  g.blockM = g.waveM = g.blockN = g.waveN = 0;
+  for (Attribute c : constraints.getValue()) {
+    auto setTile = [&](StringRef dim, dialect::ExprAttr tile, StringRef what, int64_t& into) -> LogicalResult {
+      auto v = tileSize(kernel, tile, dim, what);
+      if (failed(v)) return failure();
+      into = *v;
+      return success();
+    };
+    LogicalResult ok = success();
+    if (auto wg = dyn_cast<dialect::WorkgroupConstraintAttr>(c)) {
+      StringRef d = wg.getDim().getValue();
+      g.gridAxis[d] = static_cast<int>(wg.getWorkgroupDim());
+      int64_t batchTile = 0;
+      ok = setTile(d, wg.getTile(), "workgroup", d == g.m ? g.blockM : d == g.n ? g.blockN : batchTile);
+      if (succeeded(ok) && d != g.m && d != g.n && batchTile != 1)
+        return kernel.emitError("expected a workgroup tile of 1 for batch dim ") << d << ", but found " << batchTile;
+    } else if (auto w = dyn_cast<dialect::WaveConstraintAttr>(c)) {
+      StringRef d = w.getDim().getValue();
+      if (d == g.m || d == g.n) ok = setTile(d, w.getTile(), "wave", d == g.m ? g.waveM : g.waveN);
+    } else if (auto t = dyn_cast<dialect::TilingConstraintAttr>(c); t && t.getDim().getValue() == g.k) {
+      ok = setTile(g.k, t.getTile(), "tiling", g.blockK);
+    }
+    if (failed(ok)) return failure();
+  }
+  for (StringRef d : g.batch)
+    if (!g.gridAxis.count(d)) return kernel.emitError("expected a workgroup constraint on batch dim ") << d;
+  if (!g.blockM || !g.blockN || !g.blockK)
+    return kernel.emitError("expected workgroup constraints on ") << g.m << " and " << g.n << " and a tiling constraint on " << g.k;
+  if (!g.waveM) g.waveM = g.blockM;
+  if (!g.waveN) g.waveN = g.blockN;
+  auto divides = [&](int64_t part, int64_t whole, StringRef what, StringRef dim) -> LogicalResult {
+    if (whole % part == 0) return success();
+    return kernel.emitError("expected the ") << what << " of " << dim << " (" << whole << ") to be a multiple of "
+                                             << part << ", but it is not";
+  };
+  if (failed(divides(g.waveM, g.blockM, "workgroup tile", g.m)) || failed(divides(g.waveN, g.blockN, "workgroup tile", g.n)) ||
+      failed(divides(g.mma.m, g.waveM, "wave tile", g.m)) || failed(divides(g.mma.n, g.waveN, "wave tile", g.n)) ||
+      failed(divides(g.mma.k, g.blockK, "tiling tile", g.k)))
+    return failure();
+  if (g.threads() > 1024)
+    return kernel.emitError("expected at most 1024 threads per workgroup, but the constraints make ") << g.threads();
+  return g;
+}
+
+class MMAKernelEmitter {
+ public:
+  MMAKernelEmitter(func::FuncOp kernel, GemmKernel g) : kernel_(kernel), g_(std::move(g)), b_(kernel.getContext()), loc_(kernel.getLoc()) {}
+
+  LogicalResult emit(gpu::GPUModuleOp module);
+
+ private:
+  Value index(int64_t v) { return b_.create<arith::ConstantIndexOp>(loc_, v); }
+  // `expr` over dims d0, d1, ... bound to `operands`.
+  Value apply(AffineExpr expr, ValueRange operands) {
+    return b_.create<affine::AffineApplyOp>(loc_, AffineMap::get(operands.size(), 0, expr), operands);
+  }
+  Value add(Value a, int64_t c) { return c ? b_.create<arith::AddIOp>(loc_, a, index(c)).getResult() : a; }
+  Value lessThan(Value a, Value b) { return b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, a, b); }
+  Value both(Value a, Value b) { return b_.create<arith::AndIOp>(loc_, a, b); }
+  template <class Build>
+  void ifThen(Value cond, Build build) {
+    auto branch = b_.create<scf::IfOp>(loc_, TypeRange{}, cond, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(branch.thenBlock());
+    build();
+  }
+  int64_t extent(StringRef dim) const { return dim == g_.m ? g_.blockM : dim == g_.n ? g_.blockN : g_.blockK; }
+  // The two non-batch dims of an operand's memory, outer first.
+  SmallVector<StringRef> tileDims(dialect::ReadOp read) const {
+    SmallVector<StringRef> dims;
+    for (StringRef d : read.getMemory().getType().getDimNames())
+      if (!llvm::is_contained(g_.batch, d)) dims.push_back(d);
+    return dims;
+  }
+  MemRefType sharedTileType(dialect::ReadOp read) {
+    SmallVector<StringRef> dims = tileDims(read);
+    // 16 bytes of padding per row: consecutive rows start 4 banks apart.
+    const int64_t pad = 128 / g_.mma.inputType.getIntOrFloatBitWidth();
+    return MemRefType::get({extent(dims[0]), extent(dims[1]) + pad}, g_.mma.inputType, AffineMap(),
+                           gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup));
+  }
+  // Indices into an argument's memory: batch dims at this workgroup's, the others given.
+  SmallVector<Value> memoryIndices(dialect::MemoryType type, const llvm::StringMap<Value>& at) {
+    SmallVector<Value> indices;
+    for (StringRef d : type.getDimNames()) indices.push_back(at.lookup(d));
+    return indices;
+  }
+
+  void copyToShared(dialect::ReadOp read, Value shared, Value k0);
+  Value loadFragment(const MMAOperandLayout& layout, dialect::ReadOp read, Value shared, StringRef rowDim,
+                     Value rowBase, int64_t colBase);
+  void writeResult(ValueRange accs);
+
+  func::FuncOp kernel_;
+  GemmKernel g_;
+  OpBuilder b_;
+  Location loc_;
+  gpu::GPUFuncOp func_;
+  Value tid_, lane_, waveRow_, waveCol_;
+  llvm::StringMap<Value> sizes_, tileStart_;  // per dim: its size; the workgroup's first index
+};
+
+// The workgroup copies its BLOCK x BLOCK_K tile of an operand into shared memory, 16
+// bytes per thread and step, zero past the tensor's edges.
+void MMAKernelEmitter::copyToShared(dialect::ReadOp read, Value shared, Value k0) {
+  dialect::MemoryType type = read.getMemory().getType();
+  Value memref = func_.getArgument(cast<BlockArgument>(read.getMemory()).getArgNumber());
+  SmallVector<StringRef> dims = tileDims(read);
+  const StringRef outer = dims[0], inner = dims[1];
+  const int64_t vec = 128 / g_.mma.inputType.getIntOrFloatBitWidth();
+  const int64_t perRow = extent(inner) / vec, chunks = extent(outer) * perRow, threads = g_.threads();
+  auto vecType = VectorType::get({vec}, g_.mma.inputType);
+  auto start = [&](StringRef d) { return d == g_.k ? k0 : tileStart_.lookup(d); };
+  const auto innerSize = staticSize(kernel_, inner);
+  Value innerAligned = innerSize ? Value() : b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq,
+                                                                      b_.create<arith::RemUIOp>(loc_, sizes_.lookup(inner), index(vec)), index(0));
+  const bool alignedRows = innerSize && *innerSize % vec == 0;
+  for (int64_t step = 0; step * threads < chunks; ++step) {
+    Value chunk = add(tid_, step * threads);
+    auto body = [&] {
+      AffineExpr c = getAffineDimExpr(0, b_.getContext());
+      Value row = apply(c.floorDiv(perRow), chunk), col = apply(c % perRow * vec, chunk);
+      llvm::StringMap<Value> at;
+      for (StringRef d : g_.batch) at[d] = tileStart_.lookup(d);
+      at[outer] = b_.create<arith::AddIOp>(loc_, start(outer), row);
+      at[inner] = b_.create<arith::AddIOp>(loc_, start(inner), col);
+      SmallVector<Value> indices = memoryIndices(type, at);
+      Value rowInside = lessThan(at[outer], sizes_.lookup(outer));
+      Value left = b_.create<arith::SubIOp>(loc_, sizes_.lookup(inner), at[inner]);
+      Value count = b_.create<arith::MinSIOp>(loc_, b_.create<arith::MaxSIOp>(loc_, left, index(0)), index(vec));
+      Value whole = both(rowInside, b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, count, index(vec)));
+      if (innerAligned) whole = both(whole, innerAligned);
+      else if (!alignedRows) whole = b_.create<arith::ConstantIntOp>(loc_, 0, 1);
+      auto branch = b_.create<scf::IfOp>(loc_, TypeRange{vecType}, whole, /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard guard(b_);
+        b_.setInsertionPointToStart(branch.thenBlock());
+        Value v = b_.create<vector::LoadOp>(loc_, vecType, memref, indices, /*nontemporal=*/false, llvm::Align(16));
+        b_.create<scf::YieldOp>(loc_, v);
+        b_.setInsertionPointToStart(branch.elseBlock());
+        Value n = b_.create<arith::SelectOp>(loc_, rowInside, count, index(0));
+        Value mask = b_.create<vector::CreateMaskOp>(loc_, VectorType::get({vec}, b_.getI1Type()), ValueRange{n});
+        Value zero = b_.create<arith::ConstantOp>(loc_, vecType, b_.getZeroAttr(vecType));
+        b_.create<scf::YieldOp>(loc_, b_.create<vector::MaskedLoadOp>(loc_, vecType, memref, indices, mask, zero).getResult());
+      }
+      b_.create<vector::StoreOp>(loc_, branch.getResult(0), shared, ValueRange{row, col}, /*nontemporal=*/false,
+                                 llvm::Align(16));
+    };
+    if ((step + 1) * threads > chunks) ifThen(lessThan(chunk, index(chunks)), body);
+    else body();
+  }
+}
+
+// One MMA operand's registers for this lane, read from the shared tile at the places
+// the layout gives, offset by (rowBase, colBase) along (rowDim, K).
+Value MMAKernelEmitter::loadFragment(const MMAOperandLayout& layout, dialect::ReadOp read, Value shared,
+                                     StringRef rowDim, Value rowBase, int64_t colBase) {
+  const bool rowOuter = tileDims(read)[0] == rowDim;  // else the tile is K-major
+  Type element = g_.mma.inputType;
+  auto fragType = VectorType::get(layout.registers, element);
+  auto pairType = VectorType::get({2}, element);
+  Value frag = b_.create<arith::ConstantOp>(loc_, fragType, b_.getZeroAttr(fragType));
+  MLIRContext* ctx = b_.getContext();
+  AffineExpr lane = getAffineDimExpr(0, ctx), base = getAffineDimExpr(1, ctx);
+  for (int64_t r = 0; r < layout.registers[0]; ++r) {
+    // The register's first element; the second is the next along K.
+    AffineMap at = layout.map.replaceDimsAndSymbols({lane, getAffineConstantExpr(r * 2, ctx)}, {}, 2, 0);
+    Value row = apply(at.getResult(0) + base, {lane_, rowBase});
+    Value col = apply(at.getResult(1) + colBase, {lane_});
+    Value pair;
+    if (rowOuter) {
+      pair = b_.create<vector::LoadOp>(loc_, pairType, shared, ValueRange{row, col}, /*nontemporal=*/false,
+                                       llvm::Align(element.getIntOrFloatBitWidth() / 4));
+    } else {
+      Value first = b_.create<memref::LoadOp>(loc_, shared, ValueRange{col, row});
+      Value second = b_.create<memref::LoadOp>(loc_, shared, ValueRange{add(col, 1), row});
+      pair = b_.create<vector::FromElementsOp>(loc_, pairType, ValueRange{first, second});
+    }
+    frag = b_.create<vector::InsertOp>(loc_, pair, frag, ArrayRef<int64_t>{r});
+  }
+  return frag;
+}
+
+// Each lane's accumulator elements to the output, cast to its type, inside its bounds.
+void MMAKernelEmitter::writeResult(ValueRange accs) {
+  dialect::MemoryType type = g_.write.getMemory().getType();
+  Value memref = func_.getArgument(cast<BlockArgument>(g_.write.getMemory()).getArgNumber());
+  Type out = type.getElementType();
+  auto pairType = VectorType::get({2}, out);
+  const auto nSize = staticSize(kernel_, g_.n);
+  Value evenN = nSize ? b_.create<arith::ConstantIntOp>(loc_, *nSize % 2 == 0, 1).getResult()
+                      : b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq,
+                                                 b_.create<arith::RemUIOp>(loc_, sizes_.lookup(g_.n), index(2)), index(0)).getResult();
+  MLIRContext* ctx = b_.getContext();
+  AffineExpr lane = getAffineDimExpr(0, ctx), base = getAffineDimExpr(1, ctx);
+  const MMAOperandLayout& c = g_.mma.c;
+  for (int64_t i = 0; i < g_.tilesM(); ++i)
+    for (int64_t j = 0; j < g_.tilesN(); ++j) {
+      Value acc = accs[i * g_.tilesN() + j];
+      Value rowBase = add(b_.create<arith::AddIOp>(loc_, tileStart_.lookup(g_.m), waveRow_), i * g_.mma.m);
+      Value colBase = add(b_.create<arith::AddIOp>(loc_, tileStart_.lookup(g_.n), waveCol_), j * g_.mma.n);
+      for (int64_t r = 0; r < c.registers[0]; ++r) {
+        AffineMap at = c.map.replaceDimsAndSymbols({lane, getAffineConstantExpr(r * 2, ctx)}, {}, 2, 0);
+        llvm::StringMap<Value> where;
+        for (StringRef d : g_.batch) where[d] = tileStart_.lookup(d);
+        where[g_.m] = apply(at.getResult(0) + base, {lane_, rowBase});
+        where[g_.n] = apply(at.getResult(1) + base, {lane_, colBase});
+        Value pair = b_.create<vector::ExtractOp>(loc_, acc, ArrayRef<int64_t>{r});
+        if (out != g_.mma.accType) pair = b_.create<arith::TruncFOp>(loc_, pairType, pair);
+        Value rowInside = lessThan(where[g_.m], sizes_.lookup(g_.m));
+        Value pairInside = lessThan(add(where[g_.n], 1), sizes_.lookup(g_.n));
+        auto branch = b_.create<scf::IfOp>(loc_, TypeRange{}, both(both(rowInside, pairInside), evenN), true);
+        OpBuilder::InsertionGuard guard(b_);
+        b_.setInsertionPointToStart(branch.thenBlock());
+        const int64_t bytes = out.getIntOrFloatBitWidth() / 8;
+        b_.create<vector::StoreOp>(loc_, pair, memref, memoryIndices(type, where), /*nontemporal=*/false,
+                                   llvm::Align(2 * bytes));
+        b_.setInsertionPointToStart(branch.elseBlock());
+        for (int64_t e = 0; e < 2; ++e) {
+          llvm::StringMap<Value> elementAt = where;
+          elementAt[g_.n] = add(where[g_.n], e);
+          ifThen(both(rowInside, lessThan(elementAt[g_.n], sizes_.lookup(g_.n))), [&] {
+            Value x = b_.create<vector::ExtractOp>(loc_, pair, ArrayRef<int64_t>{e});
+            b_.create<memref::StoreOp>(loc_, x, memref, memoryIndices(type, elementAt));
+          });
+        }
+      }
+    }
+}
+
+LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
+  MemRefType sharedA = sharedTileType(g_.readA), sharedB = sharedTileType(g_.readB);
+  func_ = createKernelFunc(b_, kernel_, module, g_.threads(), TypeRange{sharedA, sharedB});
+
+  // The launch: batch dims, M and N over the grid; what the runtime needs to size it.
+  SmallVector<Attribute> dims;
+  SmallVector<int64_t> blockTile, waveTile, gridAxis;
+  auto addDim = [&](StringRef d, int64_t block, int64_t wave) {
+    dims.push_back(b_.getStringAttr(d));
+    blockTile.push_back(block);
+    waveTile.push_back(wave);
+    gridAxis.push_back(g_.gridAxis.lookup(d));
+  };
+  for (StringRef d : g_.batch) addDim(d, 1, 1);
+  addDim(g_.m, g_.blockM, g_.waveM);
+  addDim(g_.n, g_.blockN, g_.waveN);
+  setLaunchShape(b_, kernel_, func_,
+                 dialect::ThreadLayoutAttr::get(b_.getContext(), b_.getArrayAttr(dims), b_.getDenseI64ArrayAttr(blockTile),
+                                                b_.getDenseI64ArrayAttr(waveTile), b_.getDenseI64ArrayAttr(gridAxis),
+                                                g_.mma.lanes, g_.mma.c.elementsPerLane(), g_.tilesM() * g_.tilesN()));
+
+  for (StringRef d : {g_.m, g_.n, g_.k}) {
+    auto size = dimSize(b_, kernel_, func_, d);
+    if (failed(size)) return failure();
+    sizes_[d] = *size;
+  }
+  const gpu::Dimension axes[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
+  for (auto [d, block] : {std::pair{g_.m, g_.blockM}, std::pair{g_.n, g_.blockN}})
+    tileStart_[d] = b_.create<arith::MulIOp>(loc_, b_.create<gpu::BlockIdOp>(loc_, axes[g_.gridAxis.lookup(d)]), index(block));
+  for (StringRef d : g_.batch) tileStart_[d] = b_.create<gpu::BlockIdOp>(loc_, axes[g_.gridAxis.lookup(d)]);
+  tid_ = b_.create<gpu::ThreadIdOp>(loc_, gpu::Dimension::x);
+  AffineExpr t = getAffineDimExpr(0, b_.getContext());
+  lane_ = apply(t % g_.mma.lanes, tid_);
+  waveRow_ = apply(t.floorDiv(g_.mma.lanes) % g_.wavesM() * g_.waveM, tid_);
+  waveCol_ = apply(t.floorDiv(g_.mma.lanes).floorDiv(g_.wavesM()) * g_.waveN, tid_);
+
+  // The accumulators: one MMA tile each, loop-carried over the K tiles.
+  auto accType = VectorType::get(g_.mma.c.registers, g_.mma.accType);
+  auto initValue = cast<TypedAttr>(g_.init.getValue());
+  Value init = b_.create<arith::ConstantOp>(loc_, accType, DenseElementsAttr::get(accType, initValue));
+  SmallVector<Value> inits(g_.tilesM() * g_.tilesN(), init);
+  Value kTiles = apply(t.ceilDiv(g_.blockK), sizes_[g_.k]);
+  auto loop = b_.create<scf::ForOp>(loc_, index(0), kTiles, index(1), inits);
+  {
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(loop.getBody());
+    Value k0 = b_.create<arith::MulIOp>(loc_, loop.getInductionVar(), index(g_.blockK));
+    Value tileA = func_.getWorkgroupAttributions()[0], tileB = func_.getWorkgroupAttributions()[1];
+    copyToShared(g_.readA, tileA, k0);
+    copyToShared(g_.readB, tileB, k0);
+    b_.create<gpu::BarrierOp>(loc_);  // the tiles are complete
+    SmallVector<Value> accs(loop.getRegionIterArgs());
+    for (int64_t kk = 0; kk < g_.blockK; kk += g_.mma.k) {
+      SmallVector<Value> a, bs;
+      for (int64_t i = 0; i < g_.tilesM(); ++i)
+        a.push_back(loadFragment(g_.mma.a, g_.readA, tileA, g_.m, add(waveRow_, i * g_.mma.m), kk));
+      for (int64_t j = 0; j < g_.tilesN(); ++j)
+        bs.push_back(loadFragment(g_.mma.b, g_.readB, tileB, g_.n, add(waveCol_, j * g_.mma.n), kk));
+      for (int64_t i = 0; i < g_.tilesM(); ++i)
+        for (int64_t j = 0; j < g_.tilesN(); ++j) {
+          Value& acc = accs[i * g_.tilesN() + j];
+          acc = b_.create<nvgpu::MmaSyncOp>(loc_, a[i], bs[j], acc,
+                                            ArrayRef<int64_t>{g_.mma.m, g_.mma.n, g_.mma.k});
+        }
+    }
+    b_.create<gpu::BarrierOp>(loc_);  // every wave is done with the tiles before the next copy
+    b_.create<scf::YieldOp>(loc_, accs);
+  }
+  writeResult(loop.getResults());
+  b_.create<gpu::ReturnOp>(loc_);
+  return success();
+}
+
+}  // namespace
+
+bool isMMAKernel(func::FuncOp kernel) {
+  return kernel.walk([](dialect::MmaOp) { return WalkResult::interrupt(); }).wasInterrupted();
+}
+
+LogicalResult emitMMAKernel(func::FuncOp kernel, gpu::GPUModuleOp module) {
+  auto gemm = matchGemm(kernel);
+  if (failed(gemm)) return failure();
+  return MMAKernelEmitter(kernel, *gemm).emit(module);
+}
+
+}  // namespace wave::jit

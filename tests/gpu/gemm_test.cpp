@@ -1,0 +1,136 @@
+// GEMM on tensor cores, traced, compiled and run: outputs poisoned first, every element
+// checked to be written, and (all of them for small shapes, a random sample for large
+// ones) compared with a float64 host reference on random data, under several tile
+// configurations, for aligned and unaligned shapes.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "fixtures/device_run.hpp"
+#include "fixtures/half.hpp"
+#include "kernels/gemm.hpp"
+
+using namespace wave;
+using fixtures::poisoned;
+
+namespace {
+
+struct Tiles {
+  int m, n, k;
+};
+const Tiles kTileConfigs[] = {{128, 128, 64}, {64, 64, 32}, {64, 128, 16}};
+
+namespace ex = examples::gemm;
+using ex::make_variant;
+
+float to_float(std::uint16_t bits, bool bf16) {
+  return bf16 ? fixtures::bfloat16_to_float(bits) : fixtures::half_to_float(bits);
+}
+
+struct Problem {
+  int batch, m, n, k;
+};
+
+// Runs `compiled` on random inputs and checks the output, of 32-bit (f32) or 16-bit words.
+template <class OutWord>
+void check_gemm(const CompiledKernel& compiled, Problem p, bool bf16_in, bool k_major_b, bool bf16_out,
+                std::mt19937& rng) {
+  const std::size_t a_size = std::size_t(p.batch) * p.m * p.k, b_size = std::size_t(p.batch) * p.n * p.k,
+                    c_size = std::size_t(p.batch) * p.m * p.n, slack = 256;
+  std::vector<std::uint16_t> a(a_size), b(b_size);
+  for (auto& x : a) x = bf16_in ? fixtures::random_bfloat16(rng) : fixtures::random_half(rng);
+  for (auto& x : b) x = bf16_in ? fixtures::random_bfloat16(rng) : fixtures::random_half(rng);
+  auto c = poisoned<OutWord>(c_size + slack);  // slack past the end catches stray writes
+  fixtures::run_on_device(compiled, {}, a, b, c);
+  std::vector<float> af(a_size), bf(b_size);
+  for (std::size_t i = 0; i < a_size; ++i) af[i] = to_float(a[i], bf16_in);
+  for (std::size_t i = 0; i < b_size; ++i) bf[i] = to_float(b[i], bf16_in);
+
+  auto out = [&](std::size_t i) -> double {
+    if constexpr (sizeof(OutWord) == 4) {
+      float f;
+      std::memcpy(&f, &c[i], 4);
+      return f;
+    } else {
+      return to_float(c[i], bf16_out);
+    }
+  };
+  std::size_t unwritten = 0, stray = 0;
+  for (std::size_t i = 0; i < c_size; ++i) unwritten += std::isnan(out(i));
+  for (std::size_t i = c_size; i < c.size(); ++i) stray += c[i] != static_cast<OutWord>(~OutWord{0});
+  CHECK(unwritten == 0);
+  CHECK(stray == 0);
+
+  // Every element of small outputs, 4096 random ones of large outputs.
+  const bool all = c_size <= (1u << 18);
+  std::uniform_int_distribution<std::size_t> pick(0, c_size - 1);
+  const double out_ulp = sizeof(OutWord) == 4 ? 0.0 : (bf16_out ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11));
+  std::size_t wrong = 0, checked = 0;
+  for (std::size_t s = 0; s < (all ? c_size : 4096); ++s, ++checked) {
+    const std::size_t idx = all ? s : pick(rng);
+    const std::size_t bi = idx / (std::size_t(p.m) * p.n), i = idx / p.n % p.m, j = idx % p.n;
+    double ref = 0, magnitude = 0;
+    for (int kk = 0; kk < p.k; ++kk) {
+      const double x = af[(bi * p.m + i) * p.k + kk];
+      const std::size_t b_index = k_major_b ? (bi * p.k + kk) * p.n + j : (bi * p.n + j) * p.k + kk;
+      const double y = bf[b_index];
+      ref += x * y;
+      magnitude += std::abs(x * y);
+    }
+    // f32 accumulation of K products (each exact in f32): rounding grows like sqrt(K)
+    // ulps of the running sum, far below one wrong product (magnitude / K for K <= 4096);
+    // then the output's own rounding.
+    const double tolerance = 5e-5 * magnitude + out_ulp * std::abs(ref) + 1e-6;
+    if (!(std::abs(out(idx) - ref) <= tolerance)) {
+      if (wrong < 5) UNSCOPED_INFO("C[" << bi << ", " << i << ", " << j << "] = " << out(idx) << ", expected " << ref);
+      ++wrong;
+    }
+  }
+  CHECK(wrong == 0);
+  CHECK(checked > 0);
+}
+
+CompileOptions options_for(Problem p, Tiles t, bool batched) {
+  CompileOptions o{.subs = {{ex::M, p.m}, {ex::N, p.n}, {ex::K, p.k}, {ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n},
+                            {ex::BLOCK_K, t.k}}};
+  if (batched) o.subs.push_back({ex::BATCH, p.batch});
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("GEMM f16 -> f32, A[M,K] x B[N,K]: shapes under three tile configurations", "[gpu][gemm]") {
+  std::mt19937 rng(Catch::rngSeed());
+  const auto gemm = make_variant<f16, f32, false, false>();
+  for (Problem p : {Problem{1, 129, 257, 65}, Problem{1, 1000, 1000, 1000}, Problem{1, 1, 4096, 4096},
+                    Problem{1, 4096, 4096, 4096}, Problem{1, 2048, 10240, 1280}}) {
+    for (Tiles t : kTileConfigs) {
+      INFO("M x N x K = " << p.m << " x " << p.n << " x " << p.k << ", tiles " << t.m << " x " << t.n << " x " << t.k);
+      check_gemm<std::uint32_t>(compile(gemm, options_for(p, t, false)), p, false, false, false, rng);
+    }
+  }
+}
+
+TEST_CASE("GEMM: the example kernel, its default options", "[gpu][gemm]") {
+  std::mt19937 rng(Catch::rngSeed());
+  check_gemm<std::uint32_t>(compile(ex::make_kernel(), ex::default_options()), {1, 4096, 4096, 4096}, false, false,
+                            false, rng);
+}
+
+TEST_CASE("GEMM variants: B[K,N], f16 output, batched", "[gpu][gemm]") {
+  std::mt19937 rng(Catch::rngSeed());
+  for (Tiles t : kTileConfigs) {
+    INFO("tiles " << t.m << " x " << t.n << " x " << t.k);
+    const Problem p{1, 129, 257, 65};
+    check_gemm<std::uint32_t>(compile(make_variant<f16, f32, true, false>(), options_for(p, t, false)), p, false, true,
+                              false, rng);
+    check_gemm<std::uint16_t>(compile(make_variant<f16, f16, false, false>(), options_for(p, t, false)), p, false, false,
+                              false, rng);
+    const Problem batched{8, 512, 512, 128};
+    check_gemm<std::uint32_t>(compile(make_variant<f16, f32, false, true>(), options_for(batched, t, true)), batched,
+                              false, false, false, rng);
+  }
+}
