@@ -236,3 +236,22 @@ TEST_CASE("GEMM variants compile to PTX with mma.sync", "[compile][gemm]") {
   CHECK(b.ptx().grid == std::array<unsigned, 3>{3, 5, 8});  // ceil(129/64), ceil(257/64), the batch
   CHECK(b.ptx().block == std::array<unsigned, 3>{128, 1, 1});
 }
+
+TEST_CASE("GEMM with aligned K: cp.async into two stages, ldmatrix fragments", "[compile][gemm]") {
+  namespace ex = examples::gemm;
+  CompileOptions o = ex::default_options();
+  o.cache = false;
+  o.subs = {{ex::M, 4096}, {ex::N, 4096}, {ex::K, 4096}, {ex::BLOCK_M, 128}, {ex::BLOCK_N, 128}, {ex::BLOCK_K, 32},
+            {ex::ADDRESS_SPACE, SHARED_ADDRESS_SPACE}};
+  const std::string ptx = compile(ex::make_kernel(), o).ptx().ptx;
+  CHECK_THAT(ptx, Contains("cp.async.cg.shared.global"));
+  CHECK_THAT(ptx, Contains("cp.async.wait_group \t1;"));
+  CHECK_THAT(ptx, Contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
+  CHECK_THAT(ptx, Contains("ldmatrix.sync.aligned.m8n8.x2.shared.b16"));
+  CHECK_THAT(ptx, Contains(".shared .align 16 .b8"));
+  // K = 201: rows are not whole 16-byte pieces, so copies are synchronous and masked.
+  o.subs[2] = {ex::K, 201};
+  const std::string unaligned = compile(ex::make_kernel(), o).ptx().ptx;
+  CHECK_FALSE(unaligned.find("cp.async") != std::string::npos);
+  CHECK_THAT(unaligned, Contains("ldmatrix"));
+}

@@ -58,6 +58,25 @@ TEST_CASE("mma.sync m16n8k16 layouts cover each tile once, in register pairs", "
   CHECK(f16->c.map.compose({31, 3}) == llvm::SmallVector<int64_t>{15, 7});
 }
 
+// ldmatrix gives lane L, in register r, the pair at (row L/4, columns 2(L%4)) of matrix r,
+// whose row i lane 8r+i addresses; that must be where the fragment map puts it.
+TEST_CASE("ldmatrix addresses reproduce the A and B fragment layouts", "[mma][layout]") {
+  mlir::MLIRContext ctx;
+  ctx.loadDialect<dialect::WaveDialect>();
+  auto layout = jit::getMMALayout(&ctx, dialect::MMAKind::f32_16x8x16_f16);
+  REQUIRE(mlir::succeeded(layout));
+  for (const jit::MMAOperandLayout* op : {&layout->a, &layout->b}) {
+    REQUIRE(op->ldmatrixTiles == op->registers[0]);
+    for (int64_t lane = 0; lane < 32; ++lane)
+      for (int64_t r = 0; r < op->ldmatrixTiles; ++r) {
+        llvm::SmallVector<int64_t> rowStart = op->ldmatrix.compose({8 * r + lane / 4});
+        llvm::SmallVector<int64_t> expected = op->map.compose({lane, 2 * r});
+        CHECK(rowStart[0] == expected[0]);
+        CHECK(rowStart[1] + 2 * (lane % 4) == expected[1]);
+      }
+  }
+}
+
 TEST_CASE("AMD MMA kinds have no NVIDIA layout", "[mma][layout]") {
   mlir::MLIRContext ctx;
   CHECK(mlir::failed(jit::getMMALayout(&ctx, dialect::MMAKind::f32_16x16x16_f16)));

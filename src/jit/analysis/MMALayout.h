@@ -25,6 +25,12 @@ struct MMAOperandLayout {
   // `registers`.
   mlir::AffineMap map;
 
+  // ldmatrix: lane -> (row, col) of the 8-element row it addresses, so that a
+  // non-transposed ldmatrix of `ldmatrixTiles` 8x8 matrices fills the registers above
+  // from a row-major tile. Empty for the accumulator.
+  mlir::AffineMap ldmatrix;
+  int64_t ldmatrixTiles = 0;
+
   int64_t elementsPerLane() const { return registers[0] * registers[1]; }
 };
 

@@ -30,6 +30,8 @@ gpu::GPUFuncOp createKernelFunc(OpBuilder& b, func::FuncOp kernel, gpu::GPUModul
   auto func = b.create<gpu::GPUFuncOp>(kernel.getLoc(), kernel.getName(),
                                        b.getFunctionType(memrefArgumentTypes(kernel), {}), workgroup);
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  // 16-byte aligned, for vector accesses, cp.async and ldmatrix.
+  for (unsigned i = 0; i < workgroup.size(); ++i) func.setWorkgroupAttributionAttr(i, "llvm.align", b.getI64IntegerAttr(16));
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
   b.setInsertionPointToStart(&func.getBody().front());
   return func;

@@ -24,7 +24,8 @@ std::optional<int64_t> staticSize(mlir::func::FuncOp kernel, llvm::StringRef dim
 llvm::SmallVector<mlir::Type> memrefArgumentTypes(mlir::func::FuncOp kernel);
 
 // Creates the gpu.func for `kernel` at the end of `module`, its arguments the memrefs of
-// memrefArgumentTypes, with `workgroup` buffers; marks it a kernel of `threads` threads.
+// memrefArgumentTypes, with `workgroup` buffers (shared memory, 16-byte aligned); marks
+// it a kernel of `threads` threads.
 mlir::gpu::GPUFuncOp createKernelFunc(mlir::OpBuilder& b, mlir::func::FuncOp kernel, mlir::gpu::GPUModuleOp module,
                                       int64_t threads, mlir::TypeRange workgroup = {});
 

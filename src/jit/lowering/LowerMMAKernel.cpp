@@ -8,11 +8,14 @@
 //
 // becomes a gpu.func in which each workgroup computes a BLOCK_M x BLOCK_N tile of c, each
 // wave a WAVE_M x WAVE_N part of it as a grid of MMA tiles. Per K tile, the workgroup
-// copies its A and B tiles to shared memory (16-byte vectors, zero-filled past the
-// tensors' edges, rows padded by 16 bytes so fragment loads are free of bank conflicts),
-// waits, and each wave loads its MMA fragments at the places the MMA layout table gives
-// (analysis/MMALayout) and issues nvgpu.mma.sync. Leading dims of c that A and B share
-// are batch dims, one per workgroup along their grid axis.
+// copies its A and B tiles to shared memory (16-byte pieces, zero-filled past the
+// tensors' edges, rows padded by 16 bytes so ldmatrix is free of bank conflicts), waits,
+// and each wave loads its MMA fragments at the places the MMA layout table gives
+// (analysis/MMALayout: ldmatrix where the tile is K-contiguous) and issues
+// nvgpu.mma.sync. Where rows are whole 16-byte pieces, copies are asynchronous (cp.async)
+// into two stages, the next K tile's copy in flight while the current one is multiplied.
+// Leading dims of c that A and B share are batch dims, one per workgroup along their grid
+// axis.
 //
 //===----------------------------------------------------------------------===//
 
@@ -204,7 +207,7 @@ class MMAKernelEmitter {
     SmallVector<StringRef> dims = tileDims(read);
     // 16 bytes of padding per row: consecutive rows start 4 banks apart.
     const int64_t pad = 128 / g_.mma.inputType.getIntOrFloatBitWidth();
-    return MemRefType::get({extent(dims[0]), extent(dims[1]) + pad}, g_.mma.inputType, AffineMap(),
+    return MemRefType::get({stages(), extent(dims[0]), extent(dims[1]) + pad}, g_.mma.inputType, AffineMap(),
                            gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup));
   }
   // Indices into an argument's memory: batch dims at this workgroup's, the others given.
@@ -214,9 +217,13 @@ class MMAKernelEmitter {
     return indices;
   }
 
-  void copyToShared(dialect::ReadOp read, Value shared, Value k0);
-  Value loadFragment(const MMAOperandLayout& layout, dialect::ReadOp read, Value shared, StringRef rowDim,
-                     Value rowBase, int64_t colBase);
+  // Elements per 16-byte piece of a tile row.
+  int64_t pieceElements() const { return 128 / g_.mma.inputType.getIntOrFloatBitWidth(); }
+  int64_t stages() const { return async_ ? 2 : 1; }
+  void copyToShared(dialect::ReadOp read, Value shared, Value stage, Value k0);
+  Value loadFragment(const MMAOperandLayout& layout, dialect::ReadOp read, Value shared, Value stage,
+                     StringRef rowDim, Value rowBase, int64_t colBase);
+  void multiplyTile(Value stage, MutableArrayRef<Value> accs);
   void writeResult(ValueRange accs);
 
   func::FuncOp kernel_;
@@ -224,18 +231,20 @@ class MMAKernelEmitter {
   OpBuilder b_;
   Location loc_;
   gpu::GPUFuncOp func_;
+  bool async_ = false;             // cp.async into two stages
+  SmallVector<Value> copyTokens_;  // the cp.async copies of the K tile being issued
   Value tid_, lane_, waveRow_, waveCol_;
   llvm::StringMap<Value> sizes_, tileStart_;  // per dim: its size; the workgroup's first index
 };
 
-// The workgroup copies its BLOCK x BLOCK_K tile of an operand into shared memory, 16
-// bytes per thread and step, zero past the tensor's edges.
-void MMAKernelEmitter::copyToShared(dialect::ReadOp read, Value shared, Value k0) {
+// The workgroup copies its BLOCK x BLOCK_K tile of an operand into shared memory (at
+// `stage`), 16 bytes per thread and step, zero past the tensor's edges.
+void MMAKernelEmitter::copyToShared(dialect::ReadOp read, Value shared, Value stage, Value k0) {
   dialect::MemoryType type = read.getMemory().getType();
   Value memref = func_.getArgument(cast<BlockArgument>(read.getMemory()).getArgNumber());
   SmallVector<StringRef> dims = tileDims(read);
   const StringRef outer = dims[0], inner = dims[1];
-  const int64_t vec = 128 / g_.mma.inputType.getIntOrFloatBitWidth();
+  const int64_t vec = pieceElements();
   const int64_t perRow = extent(inner) / vec, chunks = extent(outer) * perRow, threads = g_.threads();
   auto vecType = VectorType::get({vec}, g_.mma.inputType);
   auto start = [&](StringRef d) { return d == g_.k ? k0 : tileStart_.lookup(d); };
@@ -256,7 +265,18 @@ void MMAKernelEmitter::copyToShared(dialect::ReadOp read, Value shared, Value k0
       Value rowInside = lessThan(at[outer], sizes_.lookup(outer));
       Value left = b_.create<arith::SubIOp>(loc_, sizes_.lookup(inner), at[inner]);
       Value count = b_.create<arith::MinSIOp>(loc_, b_.create<arith::MaxSIOp>(loc_, left, index(0)), index(vec));
-      Value whole = both(rowInside, b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, count, index(vec)));
+      Value valid = b_.create<arith::SelectOp>(loc_, rowInside, count, index(0));
+      if (async_) {
+        // Reads `valid` elements and zero-fills the rest; with none to read, the source
+        // address moves to the tensor's first element (never read, but kept in bounds).
+        Value any = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ugt, valid, index(0));
+        for (Value& i : indices) i = b_.create<arith::SelectOp>(loc_, any, i, index(0));
+        copyTokens_.push_back(b_.create<nvgpu::DeviceAsyncCopyOp>(
+            loc_, nvgpu::DeviceAsyncTokenType::get(b_.getContext()), shared, ValueRange{stage, row, col}, memref,
+            indices, b_.getIndexAttr(vec), valid, b_.getUnitAttr()));
+        return;
+      }
+      Value whole = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, valid, index(vec));
       if (innerAligned) whole = both(whole, innerAligned);
       else if (!alignedRows) whole = b_.create<arith::ConstantIntOp>(loc_, 0, 1);
       auto branch = b_.create<scf::IfOp>(loc_, TypeRange{vecType}, whole, /*withElse=*/true);
@@ -266,12 +286,11 @@ void MMAKernelEmitter::copyToShared(dialect::ReadOp read, Value shared, Value k0
         Value v = b_.create<vector::LoadOp>(loc_, vecType, memref, indices, /*nontemporal=*/false, llvm::Align(16));
         b_.create<scf::YieldOp>(loc_, v);
         b_.setInsertionPointToStart(branch.elseBlock());
-        Value n = b_.create<arith::SelectOp>(loc_, rowInside, count, index(0));
-        Value mask = b_.create<vector::CreateMaskOp>(loc_, VectorType::get({vec}, b_.getI1Type()), ValueRange{n});
+        Value mask = b_.create<vector::CreateMaskOp>(loc_, VectorType::get({vec}, b_.getI1Type()), ValueRange{valid});
         Value zero = b_.create<arith::ConstantOp>(loc_, vecType, b_.getZeroAttr(vecType));
         b_.create<scf::YieldOp>(loc_, b_.create<vector::MaskedLoadOp>(loc_, vecType, memref, indices, mask, zero).getResult());
       }
-      b_.create<vector::StoreOp>(loc_, branch.getResult(0), shared, ValueRange{row, col}, /*nontemporal=*/false,
+      b_.create<vector::StoreOp>(loc_, branch.getResult(0), shared, ValueRange{stage, row, col}, /*nontemporal=*/false,
                                  llvm::Align(16));
     };
     if ((step + 1) * threads > chunks) ifThen(lessThan(chunk, index(chunks)), body);
@@ -282,14 +301,20 @@ void MMAKernelEmitter::copyToShared(dialect::ReadOp read, Value shared, Value k0
 // One MMA operand's registers for this lane, read from the shared tile at the places
 // the layout gives, offset by (rowBase, colBase) along (rowDim, K).
 Value MMAKernelEmitter::loadFragment(const MMAOperandLayout& layout, dialect::ReadOp read, Value shared,
-                                     StringRef rowDim, Value rowBase, int64_t colBase) {
+                                     Value stage, StringRef rowDim, Value rowBase, int64_t colBase) {
   const bool rowOuter = tileDims(read)[0] == rowDim;  // else the tile is K-major
   Type element = g_.mma.inputType;
   auto fragType = VectorType::get(layout.registers, element);
   auto pairType = VectorType::get({2}, element);
-  Value frag = b_.create<arith::ConstantOp>(loc_, fragType, b_.getZeroAttr(fragType));
   MLIRContext* ctx = b_.getContext();
   AffineExpr lane = getAffineDimExpr(0, ctx), base = getAffineDimExpr(1, ctx);
+  if (rowOuter && layout.ldmatrixTiles) {
+    Value row = apply(layout.ldmatrix.getResult(0) + base, {lane_, rowBase});
+    Value col = apply(layout.ldmatrix.getResult(1) + colBase, {lane_});
+    return b_.create<nvgpu::LdMatrixOp>(loc_, fragType, shared, ValueRange{stage, row, col}, /*transpose=*/false,
+                                        static_cast<uint32_t>(layout.ldmatrixTiles));
+  }
+  Value frag = b_.create<arith::ConstantOp>(loc_, fragType, b_.getZeroAttr(fragType));
   for (int64_t r = 0; r < layout.registers[0]; ++r) {
     // The register's first element; the second is the next along K.
     AffineMap at = layout.map.replaceDimsAndSymbols({lane, getAffineConstantExpr(r * 2, ctx)}, {}, 2, 0);
@@ -297,11 +322,11 @@ Value MMAKernelEmitter::loadFragment(const MMAOperandLayout& layout, dialect::Re
     Value col = apply(at.getResult(1) + colBase, {lane_});
     Value pair;
     if (rowOuter) {
-      pair = b_.create<vector::LoadOp>(loc_, pairType, shared, ValueRange{row, col}, /*nontemporal=*/false,
+      pair = b_.create<vector::LoadOp>(loc_, pairType, shared, ValueRange{stage, row, col}, /*nontemporal=*/false,
                                        llvm::Align(element.getIntOrFloatBitWidth() / 4));
     } else {
-      Value first = b_.create<memref::LoadOp>(loc_, shared, ValueRange{col, row});
-      Value second = b_.create<memref::LoadOp>(loc_, shared, ValueRange{add(col, 1), row});
+      Value first = b_.create<memref::LoadOp>(loc_, shared, ValueRange{stage, col, row});
+      Value second = b_.create<memref::LoadOp>(loc_, shared, ValueRange{stage, add(col, 1), row});
       pair = b_.create<vector::FromElementsOp>(loc_, pairType, ValueRange{first, second});
     }
     frag = b_.create<vector::InsertOp>(loc_, pair, frag, ArrayRef<int64_t>{r});
@@ -356,7 +381,35 @@ void MMAKernelEmitter::writeResult(ValueRange accs) {
     }
 }
 
+// Every MMA of this wave for one K tile (in shared memory at `stage`), into `accs`.
+void MMAKernelEmitter::multiplyTile(Value stage, MutableArrayRef<Value> accs) {
+  Value tileA = func_.getWorkgroupAttributions()[0], tileB = func_.getWorkgroupAttributions()[1];
+  for (int64_t kk = 0; kk < g_.blockK; kk += g_.mma.k) {
+    SmallVector<Value> a, bs;
+    for (int64_t i = 0; i < g_.tilesM(); ++i)
+      a.push_back(loadFragment(g_.mma.a, g_.readA, tileA, stage, g_.m, add(waveRow_, i * g_.mma.m), kk));
+    for (int64_t j = 0; j < g_.tilesN(); ++j)
+      bs.push_back(loadFragment(g_.mma.b, g_.readB, tileB, stage, g_.n, add(waveCol_, j * g_.mma.n), kk));
+    for (int64_t i = 0; i < g_.tilesM(); ++i)
+      for (int64_t j = 0; j < g_.tilesN(); ++j) {
+        Value& acc = accs[i * g_.tilesN() + j];
+        acc = b_.create<nvgpu::MmaSyncOp>(loc_, a[i], bs[j], acc, ArrayRef<int64_t>{g_.mma.m, g_.mma.n, g_.mma.k});
+      }
+  }
+}
+
 LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
+  // cp.async needs every 16-byte piece of a tile row to be 16-byte aligned in memory.
+  async_ = llvm::all_of(SmallVector<dialect::ReadOp>{g_.readA, g_.readB}, [&](dialect::ReadOp read) {
+    auto size = staticSize(kernel_, tileDims(read)[1]);
+    return size && *size % pieceElements() == 0;
+  });
+  // Two stages must fit the 48 KiB of static shared memory a workgroup may have.
+  if (async_) {
+    int64_t bytes = 0;
+    for (dialect::ReadOp read : {g_.readA, g_.readB}) bytes += sharedTileType(read).getNumElements() * 2;
+    async_ = bytes <= 48 * 1024;
+  }
   MemRefType sharedA = sharedTileType(g_.readA), sharedB = sharedTileType(g_.readB);
   func_ = createKernelFunc(b_, kernel_, module, g_.threads(), TypeRange{sharedA, sharedB});
 
@@ -398,30 +451,38 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
   Value init = b_.create<arith::ConstantOp>(loc_, accType, DenseElementsAttr::get(accType, initValue));
   SmallVector<Value> inits(g_.tilesM() * g_.tilesN(), init);
   Value kTiles = apply(t.ceilDiv(g_.blockK), sizes_[g_.k]);
+  Value tileA = func_.getWorkgroupAttributions()[0], tileB = func_.getWorkgroupAttributions()[1];
+  auto copyTile = [&](Value stage, Value kTile) {
+    Value k0 = b_.create<arith::MulIOp>(loc_, kTile, index(g_.blockK));
+    copyToShared(g_.readA, tileA, stage, k0);
+    copyToShared(g_.readB, tileB, stage, k0);
+    if (!async_) return;
+    auto tokenType = nvgpu::DeviceAsyncTokenType::get(b_.getContext());
+    b_.create<nvgpu::DeviceAsyncCreateGroupOp>(loc_, tokenType, copyTokens_);
+    copyTokens_.clear();
+  };
+  if (async_) copyTile(index(0), index(0));  // the first K tile, in flight before the loop
   auto loop = b_.create<scf::ForOp>(loc_, index(0), kTiles, index(1), inits);
   {
     OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToStart(loop.getBody());
-    Value k0 = b_.create<arith::MulIOp>(loc_, loop.getInductionVar(), index(g_.blockK));
-    Value tileA = func_.getWorkgroupAttributions()[0], tileB = func_.getWorkgroupAttributions()[1];
-    copyToShared(g_.readA, tileA, k0);
-    copyToShared(g_.readB, tileB, k0);
+    Value kt = loop.getInductionVar();
+    Value stage = index(0);
+    if (async_) {
+      // Issue the next tile's copy (past the last tile it reads nothing and fills zeros),
+      // then wait for all copies but that one: this tile's.
+      stage = apply(t % 2, kt);
+      copyTile(apply((t + 1) % 2, kt), add(kt, 1));
+      auto tokenType = nvgpu::DeviceAsyncTokenType::get(b_.getContext());
+      Value token = b_.create<nvgpu::DeviceAsyncCreateGroupOp>(loc_, tokenType, ValueRange{});
+      b_.create<nvgpu::DeviceAsyncWaitOp>(loc_, token, b_.getI32IntegerAttr(1));
+    } else {
+      copyTile(stage, kt);
+    }
     b_.create<gpu::BarrierOp>(loc_);  // the tiles are complete
     SmallVector<Value> accs(loop.getRegionIterArgs());
-    for (int64_t kk = 0; kk < g_.blockK; kk += g_.mma.k) {
-      SmallVector<Value> a, bs;
-      for (int64_t i = 0; i < g_.tilesM(); ++i)
-        a.push_back(loadFragment(g_.mma.a, g_.readA, tileA, g_.m, add(waveRow_, i * g_.mma.m), kk));
-      for (int64_t j = 0; j < g_.tilesN(); ++j)
-        bs.push_back(loadFragment(g_.mma.b, g_.readB, tileB, g_.n, add(waveCol_, j * g_.mma.n), kk));
-      for (int64_t i = 0; i < g_.tilesM(); ++i)
-        for (int64_t j = 0; j < g_.tilesN(); ++j) {
-          Value& acc = accs[i * g_.tilesN() + j];
-          acc = b_.create<nvgpu::MmaSyncOp>(loc_, a[i], bs[j], acc,
-                                            ArrayRef<int64_t>{g_.mma.m, g_.mma.n, g_.mma.k});
-        }
-    }
-    b_.create<gpu::BarrierOp>(loc_);  // every wave is done with the tiles before the next copy
+    multiplyTile(stage, accs);
+    b_.create<gpu::BarrierOp>(loc_);  // every wave is done with the tiles before they are refilled
     b_.create<scf::YieldOp>(loc_, accs);
   }
   writeResult(loop.getResults());
