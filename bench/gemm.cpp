@@ -21,6 +21,25 @@ namespace ex = examples::gemm;
 
 namespace {
 
+WAVE_SYMBOL(WAVE_M);
+WAVE_SYMBOL(WAVE_N);
+
+// The example's GEMM with the wave tiles as symbols too, so the number of waves is a
+// hyperparameter.
+auto make_gemm() {
+  using namespace ex;
+  return kernel("gemm",
+                {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
+                 WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N),
+                 HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
+                [](Memory<dims<M, K>, f16, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, f16, SHARED_ADDRESS_SPACE> b,
+                   Memory<dims<M, N>, f32> c) {
+                  Register<dims<M, N>, f32> acc(0.0);
+                  auto result = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
+                  write(result, c);
+                });
+}
+
 constexpr int kWarmup = 3, kRuns = 20;
 
 double median_ms(const std::function<void()>& enqueue) {
@@ -50,22 +69,24 @@ int main() {
   const DeviceInfo info = runtime::device_info();
   std::printf("device: %s (sm_%d%d, %d SMs)\n", info.name.c_str(), info.compute_major, info.compute_minor,
               info.multiprocessors);
-  std::printf("%-6s %6s %6s %6s %5s %5s %5s %10s %9s %11s\n", "", "M", "N", "K", "BM", "BN", "BK", "ms", "TFLOP/s",
-              "compile ms");
+  std::printf("%-6s %6s %6s %6s %5s %5s %5s %5s %5s %10s %9s %11s\n", "", "M", "N", "K", "BM", "BN", "BK", "WM", "WN",
+              "ms", "TFLOP/s", "compile ms");
   std::mt19937 rng(7);
   struct Shape { int m, n, k; };
-  struct Tiles { int m, n, k; };
-  const auto gemm = ex::make_kernel();
+  struct Tiles { int m, n, k, wm, wn; };
+  const auto gemm = make_gemm();
   for (Shape s : {Shape{4096, 4096, 4096}, Shape{8192, 8192, 8192}, Shape{2048, 10240, 1280}, Shape{128, 1280, 5120}}) {
     runtime::DeviceBuffer a(std::size_t(s.m) * s.k * 2), b(std::size_t(s.n) * s.k * 2), c(std::size_t(s.m) * s.n * 4);
     fill_random(a, rng);
     fill_random(b, rng);
-    for (Tiles t : {Tiles{128, 128, 32}, Tiles{128, 128, 64}, Tiles{64, 128, 32}, Tiles{128, 64, 32}, Tiles{64, 64, 64}}) {
+    for (Tiles t : {Tiles{128, 128, 32, 64, 64}, Tiles{128, 128, 32, 64, 32}, Tiles{128, 128, 32, 32, 64},
+                    Tiles{128, 256, 32, 64, 64}, Tiles{256, 128, 32, 64, 64}, Tiles{128, 128, 64, 64, 64},
+                    Tiles{64, 128, 32, 32, 64}, Tiles{64, 64, 64, 32, 32}}) {
       try {
         CompileOptions o = ex::default_options();
         o.cache = false;
         o.subs = {{ex::M, s.m}, {ex::N, s.n}, {ex::K, s.k}, {ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n},
-                  {ex::BLOCK_K, t.k}, {ex::ADDRESS_SPACE, SHARED_ADDRESS_SPACE}};
+                  {ex::BLOCK_K, t.k}, {WAVE_M, t.wm}, {WAVE_N, t.wn}};
         const auto t0 = std::chrono::steady_clock::now();
         const CompiledKernel k = compile(gemm, o);
         const double compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -74,10 +95,10 @@ int main() {
         const void* pc = reinterpret_cast<const void*>(c.address());
         const double ms = median_ms([&] { k.launch({pa, pb, pc}); });
         const double tflops = 2.0 * s.m * s.n * s.k / (ms * 1e9);
-        std::printf("gemm   %6d %6d %6d %5d %5d %5d %10.3f %9.1f %11.1f\n", s.m, s.n, s.k, t.m, t.n, t.k, ms, tflops,
-                    compile_ms);
+        std::printf("gemm   %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f %11.1f\n", s.m, s.n, s.k, t.m, t.n, t.k, t.wm,
+                    t.wn, ms, tflops, compile_ms);
       } catch (const Error& e) {
-        std::printf("error  %6d %6d %6d %5d %5d %5d: %s\n", s.m, s.n, s.k, t.m, t.n, t.k, e.what());
+        std::printf("error  %6d %6d %6d %5d %5d %5d %5d %5d: %s\n", s.m, s.n, s.k, t.m, t.n, t.k, t.wm, t.wn, e.what());
       }
       std::fflush(stdout);
     }

@@ -51,14 +51,14 @@ def main():
         f = line.split()
         if f and f[0] == "gemm":
             key = (int(f[1]), int(f[2]), int(f[3]))
-            tflops = float(f[8])
+            tflops = float(f[10])
             if tflops > best.get(key, (0, ""))[0]:
-                best[key] = (tflops, f"{f[4]}x{f[5]}x{f[6]}")
-    print(f"{'M':>6} {'N':>6} {'K':>6} {'wave TFLOP/s':>13} {'tiles':>10} {'cuBLAS f16':>11} {'ratio':>6}"
+                best[key] = (tflops, f"{f[4]}x{f[5]}x{f[6]}/{f[7]}x{f[8]}")
+    print(f"{'M':>6} {'N':>6} {'K':>6} {'wave TFLOP/s':>13} {'tiles':>16} {'cuBLAS f16':>11} {'ratio':>6}"
           f" {'cuBLAS f32':>11} {'ratio':>6}")
     for key, (tflops, tiles) in best.items():
         c16, c32 = cublas[key]
-        print(f"{key[0]:6d} {key[1]:6d} {key[2]:6d} {tflops:13.1f} {tiles:>10} {c16:11.1f} {tflops / c16:6.3f}"
+        print(f"{key[0]:6d} {key[1]:6d} {key[2]:6d} {tflops:13.1f} {tiles:>16} {c16:11.1f} {tflops / c16:6.3f}"
               f" {c32:11.1f} {tflops / c32:6.3f}")
 
 

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "kernels/conv2d.hpp"
 #include "kernels/copy.hpp"
 #include "kernels/gemm.hpp"
 #include "wave/dlpack.hpp"
@@ -44,15 +45,17 @@ TEST_CASE("error: a target wave-cpp does not know", "[compile][error]") {
 }
 
 TEST_CASE("error: a kernel the lowering cannot handle yet names the op and line", "[compile][error]") {
-  const auto kernel = examples::gemm::make_kernel();
+  // conv2d reads through index mappings, which the MMA lowering does not take yet.
+  const auto kernel = examples::conv2d::make_kernel();
   try {
-    jit::compile_to_ptx(kernel.trace(), uncached(examples::gemm::default_options()));
+    jit::compile_to_ptx(kernel.trace(), uncached(examples::conv2d::default_options()));
     FAIL("expected a wave::Error");
   } catch (const Error& e) {
-    CHECK(e.op() == "wave.iterate");
-    CHECK_THAT(e.file(), Contains("gemm.hpp"));
+    CHECK(e.op() == "wave.mma");
+    CHECK_THAT(e.file(), Contains("conv2d.hpp"));
     CHECK(e.line() > 0);
-    CHECK_THAT(e.message(), Contains("is not yet supported by wave-lower-to-gpu"));
+    CHECK_THAT(e.message(), Contains("is not yet supported by the MMA lowering: expected both operands to be reads "
+                                     "without index mappings"));
   }
 }
 
@@ -254,4 +257,69 @@ TEST_CASE("GEMM with aligned K: cp.async into two stages, ldmatrix fragments", "
   const std::string unaligned = compile(ex::make_kernel(), o).ptx().ptx;
   CHECK_FALSE(unaligned.find("cp.async") != std::string::npos);
   CHECK_THAT(unaligned, Contains("ldmatrix"));
+}
+
+namespace {
+// compile()'s error for `kernel` with the GEMM example's symbols at these values.
+template <class K>
+Error gemm_error(const K& kernel, int block_m, int block_n, int block_k) {
+  namespace ex = examples::gemm;
+  try {
+    (void)compile(kernel, {.subs = {{ex::M, 256}, {ex::N, 256}, {ex::K, 256}, {ex::BLOCK_M, block_m},
+                                    {ex::BLOCK_N, block_n}, {ex::BLOCK_K, block_k}},
+                           .cache = false});
+  } catch (const Error& e) {
+    return e;
+  }
+  FAIL("expected a wave::Error");
+  throw;
+}
+}  // namespace
+
+TEST_CASE("GEMM bad input: an MMA tile that does not divide the wave tile", "[compile][gemm][error]") {
+  // BLOCK_M = 40 gives waves of 20 rows; mma.sync tiles are 16 rows.
+  const Error e = gemm_error(examples::gemm::make_variant<f16, f32>(), 40, 64, 32);
+  CHECK(e.kernel() == "gemm");
+  CHECK_THAT(e.message(), Contains("expected the wave tile of M (20) to be a multiple of 16, but it is not"));
+  CHECK_THAT(gemm_error(examples::gemm::make_variant<f16, f32>(), 64, 64, 24).message(),
+             Contains("expected the tiling tile of K (24) to be a multiple of 16, but it is not"));
+}
+
+TEST_CASE("GEMM bad input: an MMA kind the dtypes do not fit", "[compile][gemm][error]") {
+  namespace ex = examples::gemm;
+  using namespace ex;
+  auto mismatched = kernel(
+      "gemm",
+      {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
+       HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_BF16}},
+      [](Memory<dims<M, K>, f16, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, f16, SHARED_ADDRESS_SPACE> b,
+         Memory<dims<M, N>, f32> c) {
+        Register<dims<M, N>, f32> acc(0.0);
+        write(iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
+      });
+  // Caught while tracing, at the mma's line.
+  const Error e = gemm_error(mismatched, 64, 64, 32);
+  CHECK(e.line() > 0);
+  CHECK_THAT(e.message(), Contains("MMA kind f32_16x8x16_bf16: expected operands of bf16 and an accumulator of f32, "
+                                   "but found operands of f16 and an accumulator of f32"));
+}
+
+TEST_CASE("GEMM bad input: a loop over a dim the MMA does not contract", "[compile][gemm][error]") {
+  namespace ex = examples::gemm;
+  using namespace ex;
+  // The body iterates over N, but a and b share K: known once the body is traced.
+  auto wrong_loop = kernel(
+      "gemm",
+      {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(K, BLOCK_N, 1), TilingConstraint(N, BLOCK_K),
+       HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
+      [](Memory<dims<M, K>, f16, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, f16, SHARED_ADDRESS_SPACE> b,
+         Memory<dims<M, N>, f32> c) {
+        Register<dims<M, N>, f32> acc(0.0);
+        write(iterate<N>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
+      });
+  const Error e = gemm_error(wrong_loop, 64, 64, 32);
+  CHECK(e.op() == "wave.mma");
+  CHECK(e.line() > 0);
+  CHECK_THAT(e.message(), Contains("expected its contraction dim K to be the dim its iterate walks, but the iterate "
+                                   "walks N"));
 }

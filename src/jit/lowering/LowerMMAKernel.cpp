@@ -113,6 +113,12 @@ FailureOr<GemmKernel> matchGemm(func::FuncOp kernel) {
   g.n = accDims.back();
   g.k = g.loop.getDim();
   g.batch.assign(accDims.begin(), accDims.end() - 2);
+  // The contraction dim: the one lhs and rhs share that the accumulator lacks.
+  SmallVector<StringRef> rhsDims = cast<dialect::TensorType>(mma.getRhs().getType()).getDimNames();
+  for (StringRef d : lhsType.getDimNames())
+    if (llvm::is_contained(rhsDims, d) && !llvm::is_contained(accDims, d) && d != g.k)
+      return mma.emitOpError("expected its contraction dim ")
+             << d << " to be the dim its iterate walks, but the iterate walks " << g.k;
   auto operandDims = [&](dialect::ReadOp read, StringRef row) -> LogicalResult {
     SmallVector<StringRef> dims = read.getMemory().getType().getDimNames();
     for (StringRef d : dims)
