@@ -32,6 +32,7 @@ struct PtxKernel {
   std::array<unsigned, 3> grid{1, 1, 1};  // 0 on an axis over a dynamic dim
   std::array<unsigned, 3> block{1, 1, 1};
   std::array<GridDim, 3> grid_dims{};
+  unsigned shared_bytes = 0;  // dynamic shared memory per workgroup
 
   // The grid for these dim sizes (the dynamic ones at least).
   template <class Sizes>  // a map from dim name to size

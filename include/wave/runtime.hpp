@@ -94,8 +94,8 @@ class LoadedKernel {
   LoadedKernel(const LoadedKernel&) = delete;
   LoadedKernel& operator=(const LoadedKernel&) = delete;
 
-  // Queues the kernel on `stream` (null: the default stream); `args` point at each
-  // argument's value, in order.
+  // Queues the kernel on `stream` (null: the default stream) with `shared_bytes` of
+  // dynamic shared memory; `args` point at each argument's value, in order.
   void launch(Dim3 grid, Dim3 block, const std::vector<void*>& args,
               std::uint32_t shared_bytes = 0, const Stream* stream = nullptr,
               std::source_location where = std::source_location::current()) const;

@@ -240,7 +240,7 @@ TEST_CASE("GEMM variants compile to PTX with mma.sync", "[compile][gemm]") {
   CHECK(b.ptx().block == std::array<unsigned, 3>{128, 1, 1});
 }
 
-TEST_CASE("GEMM with aligned K: cp.async into two stages, ldmatrix fragments", "[compile][gemm]") {
+TEST_CASE("GEMM with aligned K: cp.async in stages, ldmatrix fragments, dynamic shared memory", "[compile][gemm]") {
   namespace ex = examples::gemm;
   CompileOptions o = ex::default_options();
   o.cache = false;
@@ -248,10 +248,13 @@ TEST_CASE("GEMM with aligned K: cp.async into two stages, ldmatrix fragments", "
             {ex::ADDRESS_SPACE, SHARED_ADDRESS_SPACE}};
   const std::string ptx = compile(ex::make_kernel(), o).ptx().ptx;
   CHECK_THAT(ptx, Contains("cp.async.cg.shared.global"));
-  CHECK_THAT(ptx, Contains("cp.async.wait_group \t1;"));
+  // 128 x 128 x 32 tiles: 20 KiB a stage, three stages.
+  const auto gemm = compile(ex::make_kernel(), o);
+  CHECK(gemm.ptx().shared_bytes == 3 * (128 + 128) * (32 + 8) * 2);
+  CHECK_THAT(ptx, Contains("cp.async.wait_group \t2;"));
   CHECK_THAT(ptx, Contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
   CHECK_THAT(ptx, Contains("ldmatrix.sync.aligned.m8n8.x2.shared.b16"));
-  CHECK_THAT(ptx, Contains(".shared .align 16 .b8"));
+  CHECK_THAT(ptx, Contains(".shared .align 16 .b8 __dynamic_shmem__"));
   // K = 201: rows are not whole 16-byte pieces, so copies are synchronous and masked.
   o.subs[2] = {ex::K, 201};
   const std::string unaligned = compile(ex::make_kernel(), o).ptx().ptx;

@@ -80,6 +80,10 @@ LogicalResult WaveDialect::verifyOperationAttribute(Operation* op, NamedAttribut
   if (name == "wave.constraints") return verifyConstraints(op, attr.getValue());
   if (name == "wave.hyperparameters") return verifyHyperparameters(op, attr.getValue());
   if (name == "wave.index") return verifyIndex(op, attr.getValue());
+  if (name == "wave.shared_memory_bytes") {
+    if (auto bytes = dyn_cast<IntegerAttr>(attr.getValue()); bytes && bytes.getInt() >= 0) return success();
+    return op->emitOpError("expected wave.shared_memory_bytes to be a size in bytes, but found ") << attr.getValue();
+  }
   if (name == "wave.thread_layout") {
     if (isa<ThreadLayoutAttr>(attr.getValue())) return success();
     return op->emitOpError("expected wave.thread_layout to be a #wave.thread_layout, but found ") << attr.getValue();

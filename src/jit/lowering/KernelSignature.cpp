@@ -24,14 +24,11 @@ SmallVector<Type> memrefArgumentTypes(func::FuncOp kernel) {
   return types;
 }
 
-gpu::GPUFuncOp createKernelFunc(OpBuilder& b, func::FuncOp kernel, gpu::GPUModuleOp module, int64_t threads,
-                                TypeRange workgroup) {
+gpu::GPUFuncOp createKernelFunc(OpBuilder& b, func::FuncOp kernel, gpu::GPUModuleOp module, int64_t threads) {
   b.setInsertionPointToEnd(module.getBody());
   auto func = b.create<gpu::GPUFuncOp>(kernel.getLoc(), kernel.getName(),
-                                       b.getFunctionType(memrefArgumentTypes(kernel), {}), workgroup);
+                                       b.getFunctionType(memrefArgumentTypes(kernel), {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  // 16-byte aligned, for vector accesses, cp.async and ldmatrix.
-  for (unsigned i = 0; i < workgroup.size(); ++i) func.setWorkgroupAttributionAttr(i, "llvm.align", b.getI64IntegerAttr(16));
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
   b.setInsertionPointToStart(&func.getBody().front());
   return func;

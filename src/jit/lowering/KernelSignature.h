@@ -24,10 +24,9 @@ std::optional<int64_t> staticSize(mlir::func::FuncOp kernel, llvm::StringRef dim
 llvm::SmallVector<mlir::Type> memrefArgumentTypes(mlir::func::FuncOp kernel);
 
 // Creates the gpu.func for `kernel` at the end of `module`, its arguments the memrefs of
-// memrefArgumentTypes, with `workgroup` buffers (shared memory, 16-byte aligned); marks
-// it a kernel of `threads` threads.
+// memrefArgumentTypes; marks it a kernel of `threads` threads.
 mlir::gpu::GPUFuncOp createKernelFunc(mlir::OpBuilder& b, mlir::func::FuncOp kernel, mlir::gpu::GPUModuleOp module,
-                                      int64_t threads, mlir::TypeRange workgroup = {});
+                                      int64_t threads);
 
 // The size of `dim` inside `func`: a constant, or for a dynamic dim, read from the
 // descriptor of the first argument that has it. Fails (with a diagnostic) when no

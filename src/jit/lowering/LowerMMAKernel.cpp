@@ -13,7 +13,9 @@
 // and each wave loads its MMA fragments at the places the MMA layout table gives
 // (analysis/MMALayout: ldmatrix where the tile is K-contiguous) and issues
 // nvgpu.mma.sync. Where rows are whole 16-byte pieces, copies are asynchronous (cp.async)
-// into two stages, the next K tile's copy in flight while the current one is multiplied.
+// into two or three stages, later K tiles' copies in flight while one is multiplied. The
+// tiles live in dynamic shared memory (its size goes to the runtime), so stages may take
+// more than the 48 KiB of static shared memory.
 // Leading dims of c that A and B share are batch dims, one per workgroup along their grid
 // axis.
 //
@@ -225,7 +227,7 @@ class MMAKernelEmitter {
 
   // Elements per 16-byte piece of a tile row.
   int64_t pieceElements() const { return 128 / g_.mma.inputType.getIntOrFloatBitWidth(); }
-  int64_t stages() const { return async_ ? 2 : 1; }
+  int64_t stages() const { return stages_; }
   void copyToShared(dialect::ReadOp read, Value shared, Value stage, Value k0);
   Value loadFragment(const MMAOperandLayout& layout, dialect::ReadOp read, Value shared, Value stage,
                      StringRef rowDim, Value rowBase, int64_t colBase);
@@ -237,7 +239,9 @@ class MMAKernelEmitter {
   OpBuilder b_;
   Location loc_;
   gpu::GPUFuncOp func_;
-  bool async_ = false;             // cp.async into two stages
+  bool async_ = false;             // cp.async into stages_ stages
+  int64_t stages_ = 1;
+  Value tileA_, tileB_;            // the shared tiles: [stage][outer][inner + pad]
   SmallVector<Value> copyTokens_;  // the cp.async copies of the K tile being issued
   Value tid_, lane_, waveRow_, waveCol_;
   llvm::StringMap<Value> sizes_, tileStart_;  // per dim: its size; the workgroup's first index
@@ -389,7 +393,7 @@ void MMAKernelEmitter::writeResult(ValueRange accs) {
 
 // Every MMA of this wave for one K tile (in shared memory at `stage`), into `accs`.
 void MMAKernelEmitter::multiplyTile(Value stage, MutableArrayRef<Value> accs) {
-  Value tileA = func_.getWorkgroupAttributions()[0], tileB = func_.getWorkgroupAttributions()[1];
+  Value tileA = tileA_, tileB = tileB_;
   for (int64_t kk = 0; kk < g_.blockK; kk += g_.mma.k) {
     SmallVector<Value> a, bs;
     for (int64_t i = 0; i < g_.tilesM(); ++i)
@@ -410,14 +414,24 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
     auto size = staticSize(kernel_, tileDims(read)[1]);
     return size && *size % pieceElements() == 0;
   });
-  // Two stages must fit the 48 KiB of static shared memory a workgroup may have.
-  if (async_) {
-    int64_t bytes = 0;
-    for (dialect::ReadOp read : {g_.readA, g_.readB}) bytes += sharedTileType(read).getNumElements() * 2;
-    async_ = bytes <= 48 * 1024;
-  }
+  // Three stages where two workgroups still fit an SM's 228 KiB, else two, else one.
+  stages_ = 1;
+  auto bytes = [&] {
+    return (sharedTileType(g_.readA).getNumElements() + sharedTileType(g_.readB).getNumElements()) *
+           (g_.mma.inputType.getIntOrFloatBitWidth() / 8);
+  };
+  const int64_t stageBytes = bytes();
+  if (async_) stages_ = 3 * stageBytes <= 113 * 1024 ? 3 : 2 * stageBytes <= 227 * 1024 ? 2 : 1;
+  async_ = stages_ > 1;
+  func_ = createKernelFunc(b_, kernel_, module, g_.threads());
+  func_->setAttr("wave.shared_memory_bytes", b_.getI64IntegerAttr(bytes()));
+  auto workgroup = gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup);
+  Value dynamic = b_.create<gpu::DynamicSharedMemoryOp>(
+      loc_, MemRefType::get({ShapedType::kDynamic}, b_.getI8Type(), AffineMap(), workgroup));
   MemRefType sharedA = sharedTileType(g_.readA), sharedB = sharedTileType(g_.readB);
-  func_ = createKernelFunc(b_, kernel_, module, g_.threads(), TypeRange{sharedA, sharedB});
+  tileA_ = b_.create<memref::ViewOp>(loc_, sharedA, dynamic, index(0), ValueRange{});
+  const int64_t offsetB = sharedA.getNumElements() * (g_.mma.inputType.getIntOrFloatBitWidth() / 8);
+  tileB_ = b_.create<memref::ViewOp>(loc_, sharedB, dynamic, index(offsetB), ValueRange{});
 
   // The launch: batch dims, M and N over the grid; what the runtime needs to size it.
   SmallVector<Attribute> dims;
@@ -457,17 +471,17 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
   Value init = b_.create<arith::ConstantOp>(loc_, accType, DenseElementsAttr::get(accType, initValue));
   SmallVector<Value> inits(g_.tilesM() * g_.tilesN(), init);
   Value kTiles = apply(t.ceilDiv(g_.blockK), sizes_[g_.k]);
-  Value tileA = func_.getWorkgroupAttributions()[0], tileB = func_.getWorkgroupAttributions()[1];
   auto copyTile = [&](Value stage, Value kTile) {
     Value k0 = b_.create<arith::MulIOp>(loc_, kTile, index(g_.blockK));
-    copyToShared(g_.readA, tileA, stage, k0);
-    copyToShared(g_.readB, tileB, stage, k0);
+    copyToShared(g_.readA, tileA_, stage, k0);
+    copyToShared(g_.readB, tileB_, stage, k0);
     if (!async_) return;
     auto tokenType = nvgpu::DeviceAsyncTokenType::get(b_.getContext());
     b_.create<nvgpu::DeviceAsyncCreateGroupOp>(loc_, tokenType, copyTokens_);
     copyTokens_.clear();
   };
-  if (async_) copyTile(index(0), index(0));  // the first K tile, in flight before the loop
+  // The first stages_ - 1 K tiles are in flight before the loop.
+  for (int64_t s = 0; async_ && s + 1 < stages_; ++s) copyTile(index(s), index(s));
   auto loop = b_.create<scf::ForOp>(loc_, index(0), kTiles, index(1), inits);
   {
     OpBuilder::InsertionGuard guard(b_);
@@ -475,13 +489,13 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
     Value kt = loop.getInductionVar();
     Value stage = index(0);
     if (async_) {
-      // Issue the next tile's copy (past the last tile it reads nothing and fills zeros),
-      // then wait for all copies but that one: this tile's.
-      stage = apply(t % 2, kt);
-      copyTile(apply((t + 1) % 2, kt), add(kt, 1));
+      // Issue the copy of the tile stages_ - 1 ahead (past the last tile it reads nothing
+      // and fills zeros), then wait for all copies but the newest stages_ - 1: this tile's.
+      stage = apply(t % stages_, kt);
+      copyTile(apply((t + stages_ - 1) % stages_, kt), add(kt, stages_ - 1));
       auto tokenType = nvgpu::DeviceAsyncTokenType::get(b_.getContext());
       Value token = b_.create<nvgpu::DeviceAsyncCreateGroupOp>(loc_, tokenType, ValueRange{});
-      b_.create<nvgpu::DeviceAsyncWaitOp>(loc_, token, b_.getI32IntegerAttr(1));
+      b_.create<nvgpu::DeviceAsyncWaitOp>(loc_, token, b_.getI32IntegerAttr(stages_ - 1));
     } else {
       copyTile(stage, kt);
     }

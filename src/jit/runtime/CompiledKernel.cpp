@@ -146,7 +146,7 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
   const std::array<unsigned, 3> g = ptx_.grid_for(sizes);
   const runtime::Dim3 grid{g[0], g[1], g[2]};
   const runtime::Dim3 block{ptx_.block[0], ptx_.block[1], ptx_.block[2]};
-  loaded_->kernel->launch(grid, block, args, 0, stream, where);
+  loaded_->kernel->launch(grid, block, args, ptx_.shared_bytes, stream, where);
 }
 
 }  // namespace wave

@@ -136,6 +136,12 @@ void LoadedKernel::launch(Dim3 grid, Dim3 block, const std::vector<void*>& args,
                           std::uint32_t shared_bytes, const Stream* stream, std::source_location where) const {
   const Driver& d = ready(where);
   std::vector<void*> params(args);  // the driver takes a mutable array
+  // Beyond 48 KiB of dynamic shared memory, a kernel must opt in.
+  if (shared_bytes > 48 * 1024)
+    check(d,
+          d.cuFuncSetAttribute(static_cast<CUfunction>(function_), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               static_cast<int>(shared_bytes)),
+          "cuFuncSetAttribute", where);
   check(d,
         d.cuLaunchKernel(static_cast<CUfunction>(function_), grid.x, grid.y, grid.z, block.x, block.y,
                          block.z, shared_bytes, stream ? static_cast<CUstream>(stream->handle()) : nullptr,

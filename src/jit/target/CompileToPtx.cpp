@@ -47,12 +47,17 @@ KernelCache& cacheFor(const std::string& dir) {
   return *cache;
 }
 
+// The kernel ABI and cache payload layout: a change to either must not serve old entries
+// (2: memref-descriptor parameters, grid dims and dynamic shared memory in the payload).
+constexpr int kCacheFormat = 2;
+
 // Everything the PTX depends on: the kernel's IR, the target, the compiler's versions.
 std::string cacheKey(mlir::ModuleOp module, const std::string& target) {
   std::string key;
   llvm::raw_string_ostream os(key);
   module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
-  os << "\ntarget=" << target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING;
+  os << "\ntarget=" << target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
+     << ", format " << kCacheFormat;
   return key;
 }
 
@@ -61,7 +66,7 @@ std::string serialize(const PtxKernel& k) {
   os << k.entry << '\n' << k.grid[0] << ' ' << k.grid[1] << ' ' << k.grid[2] << '\n'
      << k.block[0] << ' ' << k.block[1] << ' ' << k.block[2] << '\n';
   for (const PtxKernel::GridDim& g : k.grid_dims) os << (g.dim.empty() ? "-" : g.dim) << ' ' << g.tile << ' ';
-  os << '\n' << k.ptx;
+  os << k.shared_bytes << '\n' << k.ptx;
   return os.str();
 }
 
@@ -74,7 +79,8 @@ PtxKernel deserialize(const std::string& payload) {
     is >> g.dim >> g.tile;
     if (g.dim == "-") g.dim.clear();
   }
-  is.ignore(2);  // " \n"
+  is >> k.shared_bytes;
+  is.ignore(1);  // the newline
   k.ptx.assign(std::istreambuf_iterator<char>(is), std::istreambuf_iterator<char>());
   return k;
 }
@@ -117,6 +123,10 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
     result.grid = result.grid_for(known);
     for (int i = 0; i < 3; ++i)
       if (!result.grid_dims[i].dim.empty() && !known.count(result.grid_dims[i].dim)) result.grid[i] = 0;
+    if (auto shared = f->getAttrOfType<mlir::IntegerAttr>("wave.shared_memory_bytes")) {
+      result.shared_bytes = static_cast<unsigned>(shared.getInt());
+      f->removeAttr("wave.shared_memory_bytes");
+    }
     if (auto block = f.getKnownBlockSizeAttr())
       for (int i = 0; i < 3; ++i) result.block[i] = static_cast<unsigned>(block[i]);
   });

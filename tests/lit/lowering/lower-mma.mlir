@@ -1,22 +1,26 @@
-// wave-lower-to-gpu on a GEMM-shaped kernel: shared-memory tiles, cp.async in two stages,
+// wave-lower-to-gpu on a GEMM-shaped kernel: shared-memory tiles, cp.async in stages,
 // ldmatrix fragments, mma.sync, a masked epilogue.
 // RUN: wave-opt %s --wave-infer-index --wave-lower-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
 
 // 64 x 64 workgroup tiles, 2 x 2 waves of 32 x 32 (2 x 4 MMA tiles each), K tiles of 32:
-// K = 96 rows are whole 16-byte pieces, so copies are asynchronous, into 2 stages of
-// 64 x (32 + 8) halves (rows padded by 16 bytes).
+// K = 96 rows are whole 16-byte pieces, so copies are asynchronous, into 3 stages of
+// 64 x (32 + 8) halves (rows padded by 16 bytes) per operand, in dynamic shared memory:
+// 2 x 3 x 64 x 40 x 2 bytes.
 // CHECK-LABEL: gpu.func @gemm
-// CHECK-SAME: workgroup(%[[SA:.*]] : memref<2x64x40xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SB:.*]] : memref<2x64x40xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
-// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 3, 1>
-// The first K tile is in flight before the loop.
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 3, 1>, wave.shared_memory_bytes = 30720 : i64
+// CHECK: %[[DYN:.*]] = gpu.dynamic_shared_memory
+// CHECK: %[[SA:.*]] = memref.view %[[DYN]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x64x40xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[SB:.*]] = memref.view %[[DYN]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x64x40xf16, #gpu.address_space<workgroup>>
+// The first two K tiles are in flight before the loop.
 // CHECK: nvgpu.device_async_copy {{.*}}, %[[SA]]
+// CHECK: nvgpu.device_async_create_group
 // CHECK: nvgpu.device_async_create_group
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
 // CHECK: nvgpu.device_async_copy {{.*}}, %[[SB]]
-// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 1 : i32}
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 2 : i32}
 // CHECK-NEXT: gpu.barrier
-// CHECK: nvgpu.ldmatrix %[[SA]]{{.*}} {numTiles = 4 : i32, transpose = false} : memref<2x64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
-// CHECK: nvgpu.ldmatrix %[[SB]]{{.*}} {numTiles = 2 : i32, transpose = false} : memref<2x64x40xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// CHECK: nvgpu.ldmatrix %[[SA]]{{.*}} {numTiles = 4 : i32, transpose = false} : memref<3x64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: nvgpu.ldmatrix %[[SB]]{{.*}} {numTiles = 2 : i32, transpose = false} : memref<3x64x40xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 // CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK: gpu.barrier
 // CHECK-NEXT: scf.yield
@@ -48,7 +52,8 @@ func.func @gemm(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K]
 
 // K = 100 is not whole 16-byte pieces: one stage, synchronous masked copies.
 // CHECK-LABEL: gpu.func @unaligned
-// CHECK-SAME: workgroup(%{{.*}} : memref<1x64x40xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
+// CHECK-SAME: wave.shared_memory_bytes = 10240
+// CHECK: memref.view {{.*}} to memref<1x64x40xf16, #gpu.address_space<workgroup>>
 // CHECK-NOT: nvgpu.device_async_copy
 // CHECK: vector.maskedload
 // CHECK: nvgpu.mma.sync
