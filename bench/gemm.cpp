@@ -1,4 +1,4 @@
-// GEMM on tensor cores (f16 in, f32 out, C = A[M,K] x B[N,K]^T): TFLOP/s per shape and tile
+// GEMM on tensor cores (f16 or bf16 in, f32 out, C = A[M,K] x B[N,K]^T): TFLOP/s per shape and tile
 // configuration, the median of many timed runs after warm-up (device events), on random
 // data; and the cold compile time. bench/gemm_vs_cublas.py runs this next to cuBLAS
 // (through PyTorch) in the same process tree and prints the ratios.
@@ -25,14 +25,16 @@ WAVE_SYMBOL(WAVE_M);
 WAVE_SYMBOL(WAVE_N);
 
 // The example's GEMM with the wave tiles as symbols too, so the number of waves is a
-// hyperparameter.
+// hyperparameter; In (f16 or bf16) inputs, f32 output.
+template <class In>
 auto make_gemm() {
   using namespace ex;
+  constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
   return kernel("gemm",
                 {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
                  WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N),
-                 HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
-                [](Memory<dims<M, K>, f16, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, f16, SHARED_ADDRESS_SPACE> b,
+                 HardwareConstraint{.threads_per_wave = 32, .mma = kind}},
+                [](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b,
                    Memory<dims<M, N>, f32> c) {
                   Register<dims<M, N>, f32> acc(0.0);
                   auto result = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
@@ -52,7 +54,8 @@ double median_ms(const std::function<void()>& enqueue) {
 
 void fill_random(runtime::DeviceBuffer& buffer, std::mt19937& rng) {
   std::vector<std::uint16_t> host(buffer.size() / 2);
-  std::uniform_int_distribution<int> bits(0x3000, 0x3bff);  // f16 in [0.125, 1)
+  // Bits that are in [0.125, 1) as f16 and a finite, nonzero value as bf16.
+  std::uniform_int_distribution<int> bits(0x3000, 0x3bff);
   std::uniform_int_distribution<int> sign(0, 1);
   for (auto& h : host) h = static_cast<std::uint16_t>(bits(rng) | sign(rng) << 15);
   buffer.copy_from_host(host.data());
@@ -69,39 +72,42 @@ int main() {
   const DeviceInfo info = runtime::device_info();
   std::printf("device: %s (sm_%d%d, %d SMs)\n", info.name.c_str(), info.compute_major, info.compute_minor,
               info.multiprocessors);
-  std::printf("%-6s %6s %6s %6s %5s %5s %5s %5s %5s %10s %9s %11s\n", "", "M", "N", "K", "BM", "BN", "BK", "WM", "WN",
-              "ms", "TFLOP/s", "compile ms");
+  std::printf("%-6s %4s %6s %6s %6s %5s %5s %5s %5s %5s %10s %9s %11s\n", "", "in", "M", "N", "K", "BM", "BN", "BK",
+              "WM", "WN", "ms", "TFLOP/s", "compile ms");
   std::mt19937 rng(7);
   struct Shape { int m, n, k; };
   struct Tiles { int m, n, k, wm, wn; };
-  const auto gemm = make_gemm();
+  const auto gemm_f16 = make_gemm<f16>();
+  const auto gemm_bf16 = make_gemm<bf16>();
   for (Shape s : {Shape{4096, 4096, 4096}, Shape{8192, 8192, 8192}, Shape{2048, 10240, 1280}, Shape{128, 1280, 5120}}) {
     runtime::DeviceBuffer a(std::size_t(s.m) * s.k * 2), b(std::size_t(s.n) * s.k * 2), c(std::size_t(s.m) * s.n * 4);
     fill_random(a, rng);
     fill_random(b, rng);
     for (Tiles t : {Tiles{128, 128, 32, 64, 64}, Tiles{128, 128, 32, 64, 32}, Tiles{128, 128, 32, 32, 64},
                     Tiles{128, 256, 32, 64, 64}, Tiles{256, 128, 32, 64, 64}, Tiles{128, 128, 64, 64, 64},
-                    Tiles{64, 128, 32, 32, 64}, Tiles{64, 64, 64, 32, 32}}) {
-      try {
+                    Tiles{64, 128, 32, 32, 64}, Tiles{64, 64, 64, 32, 32}})
+      for (bool is_bf16 : {false, true}) try {
+        // bf16 at the two configurations best for f16, to keep the run short.
+        if (is_bf16 && !(t.m == 128 && t.n == 128 && t.wm == 64 && t.wn == 64) && !(t.m == 64 && t.n == 64)) continue;
         CompileOptions o = ex::default_options();
         o.cache = false;
         o.subs = {{ex::M, s.m}, {ex::N, s.n}, {ex::K, s.k}, {ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n},
                   {ex::BLOCK_K, t.k}, {WAVE_M, t.wm}, {WAVE_N, t.wn}};
         const auto t0 = std::chrono::steady_clock::now();
-        const CompiledKernel k = compile(gemm, o);
+        const CompiledKernel k = is_bf16 ? compile(gemm_bf16, o) : compile(gemm_f16, o);
         const double compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         const void* pa = reinterpret_cast<const void*>(a.address());
         const void* pb = reinterpret_cast<const void*>(b.address());
         const void* pc = reinterpret_cast<const void*>(c.address());
         const double ms = median_ms([&] { k.launch({pa, pb, pc}); });
         const double tflops = 2.0 * s.m * s.n * s.k / (ms * 1e9);
-        std::printf("gemm   %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f %11.1f\n", s.m, s.n, s.k, t.m, t.n, t.k, t.wm,
-                    t.wn, ms, tflops, compile_ms);
+        std::printf("gemm   %4s %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f %11.1f\n", is_bf16 ? "bf16" : "f16", s.m,
+                    s.n, s.k, t.m, t.n, t.k, t.wm, t.wn, ms, tflops, compile_ms);
+        std::fflush(stdout);
       } catch (const Error& e) {
-        std::printf("error  %6d %6d %6d %5d %5d %5d %5d %5d: %s\n", s.m, s.n, s.k, t.m, t.n, t.k, t.wm, t.wn, e.what());
+        std::printf("error  %4s %6d %6d %6d %5d %5d %5d %5d %5d: %s\n", is_bf16 ? "bf16" : "f16", s.m, s.n, s.k, t.m, t.n,
+                    t.k, t.wm, t.wn, e.what());
       }
-      std::fflush(stdout);
-    }
   }
   return 0;
 }

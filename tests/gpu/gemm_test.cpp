@@ -120,15 +120,21 @@ TEST_CASE("GEMM: the example kernel, its default options", "[gpu][gemm]") {
                             false, rng);
 }
 
-TEST_CASE("GEMM variants: B[K,N], f16 output, batched", "[gpu][gemm]") {
+TEST_CASE("GEMM variants: B[K,N], bf16 inputs, f16 and bf16 outputs, batched", "[gpu][gemm]") {
   std::mt19937 rng(Catch::rngSeed());
   for (Tiles t : kTileConfigs) {
     INFO("tiles " << t.m << " x " << t.n << " x " << t.k);
-    const Problem p{1, 129, 257, 65};
+    const Problem p{1, 129, 257, 65}, q{1, 512, 384, 256};
     check_gemm<std::uint32_t>(compile(make_variant<f16, f32, true, false>(), options_for(p, t, false)), p, false, true,
                               false, rng);
     check_gemm<std::uint16_t>(compile(make_variant<f16, f16, false, false>(), options_for(p, t, false)), p, false, false,
                               false, rng);
+    check_gemm<std::uint32_t>(compile(make_variant<bf16, f32, false, false>(), options_for(q, t, false)), q, true, false,
+                              false, rng);
+    check_gemm<std::uint32_t>(compile(make_variant<bf16, f32, false, false>(), options_for(p, t, false)), p, true, false,
+                              false, rng);
+    check_gemm<std::uint16_t>(compile(make_variant<bf16, bf16, false, false>(), options_for(q, t, false)), q, true,
+                              false, true, rng);
     const Problem batched{8, 512, 512, 128};
     check_gemm<std::uint32_t>(compile(make_variant<f16, f32, false, true>(), options_for(batched, t, true)), batched,
                               false, false, false, rng);

@@ -231,8 +231,9 @@ TEST_CASE("GEMM variants compile to PTX with mma.sync", "[compile][gemm]") {
   batched.subs.push_back({ex::BATCH, 8});
   auto ptx_of = [](const CompiledKernel& k) { return k.ptx().ptx; };
   CHECK_THAT(ptx_of(compile(ex::make_variant<f16, f32>(), base)), Contains("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
-  // Not yet: bf16 operands say so at the mma.
-  CHECK_THROWS_WITH(compile(ex::make_variant<bf16, f32>(), base), Contains("bf16 operands"));
+  CHECK_THAT(ptx_of(compile(ex::make_variant<bf16, f32>(), base)),
+             Contains("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
+  CHECK_THAT(ptx_of(compile(ex::make_variant<bf16, bf16>(), base)), Contains("cvt.rn.bf16.f32"));
   CHECK_THAT(ptx_of(compile(ex::make_variant<f16, f32, true>(), base)), Contains("mma.sync"));
   CHECK_THAT(ptx_of(compile(ex::make_variant<f16, f16>(), base)), Contains("cvt.rn.f16.f32"));
   const auto b = compile(ex::make_variant<f16, f32, false, true>(), batched);

@@ -28,6 +28,8 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -99,9 +101,6 @@ FailureOr<GemmKernel> matchGemm(func::FuncOp kernel) {
     return mma.emitOpError("expected an MMA kind with an NVIDIA instruction (mma.sync m16n8k16), but found ")
            << dialect::stringifyMMAKind(*kind);
   g.mma = *layout;
-  if (g.mma.inputType.isBF16())
-    return unsupported(mma, "bf16 operands (MLIR 22's nvgpu.mma.sync lowering has no bf16; a direct nvvm.mma.sync "
-                            "path is next)");
   auto lhsType = cast<dialect::TensorType>(mma.getLhs().getType());
   auto accType = cast<dialect::TensorType>(mma.getAcc().getType());
   if (lhsType.getElementType() != g.mma.inputType || accType.getElementType() != g.mma.accType)
@@ -232,6 +231,7 @@ class MMAKernelEmitter {
   Value loadFragment(const MMAOperandLayout& layout, dialect::ReadOp read, Value shared, Value stage,
                      StringRef rowDim, Value rowBase, int64_t colBase);
   void multiplyTile(Value stage, MutableArrayRef<Value> accs);
+  Value mmaSync(Value a, Value b, Value acc);
   void writeResult(ValueRange accs);
 
   func::FuncOp kernel_;
@@ -391,6 +391,38 @@ void MMAKernelEmitter::writeResult(ValueRange accs) {
     }
 }
 
+// One mma.sync. MLIR 22 lowers nvgpu.mma.sync for f16 but not for bf16 operands; those
+// go to nvvm.mma.sync directly, with the registers packed as the instruction takes them
+// (two bf16 per 32-bit register).
+Value MMAKernelEmitter::mmaSync(Value a, Value b, Value acc) {
+  if (!g_.mma.inputType.isBF16())
+    return b_.create<nvgpu::MmaSyncOp>(loc_, a, b, acc, ArrayRef<int64_t>{g_.mma.m, g_.mma.n, g_.mma.k});
+  auto i32 = b_.getI32Type();
+  auto registers = [&](Value fragment) {
+    SmallVector<Value> words;
+    for (int64_t r = 0; r < cast<VectorType>(fragment.getType()).getDimSize(0); ++r) {
+      Value pair = b_.create<vector::ExtractOp>(loc_, fragment, ArrayRef<int64_t>{r});
+      Value word = b_.create<vector::BitCastOp>(loc_, VectorType::get({1}, i32), pair);
+      words.push_back(b_.create<vector::ExtractOp>(loc_, word, ArrayRef<int64_t>{0}));
+    }
+    return words;
+  };
+  auto accType = cast<VectorType>(acc.getType());
+  SmallVector<Value> c;
+  for (int64_t r = 0; r < accType.getDimSize(0); ++r)
+    for (int64_t e = 0; e < accType.getDimSize(1); ++e) c.push_back(b_.create<vector::ExtractOp>(loc_, acc, ArrayRef<int64_t>{r, e}));
+  SmallVector<Type> fields(c.size(), accType.getElementType());
+  auto resultType = LLVM::LLVMStructType::getLiteral(b_.getContext(), fields);
+  Value d = b_.create<NVVM::MmaOp>(loc_, resultType, registers(a), registers(b), c,
+                                   ArrayRef<int64_t>{g_.mma.m, g_.mma.n, g_.mma.k}, std::nullopt, std::nullopt,
+                                   std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
+                                   std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < static_cast<int64_t>(c.size()); ++i)
+    elements.push_back(b_.create<LLVM::ExtractValueOp>(loc_, d, ArrayRef<int64_t>{i}));
+  return b_.create<vector::FromElementsOp>(loc_, accType, elements);
+}
+
 // Every MMA of this wave for one K tile (in shared memory at `stage`), into `accs`.
 void MMAKernelEmitter::multiplyTile(Value stage, MutableArrayRef<Value> accs) {
   Value tileA = tileA_, tileB = tileB_;
@@ -403,7 +435,7 @@ void MMAKernelEmitter::multiplyTile(Value stage, MutableArrayRef<Value> accs) {
     for (int64_t i = 0; i < g_.tilesM(); ++i)
       for (int64_t j = 0; j < g_.tilesN(); ++j) {
         Value& acc = accs[i * g_.tilesN() + j];
-        acc = b_.create<nvgpu::MmaSyncOp>(loc_, a[i], bs[j], acc, ArrayRef<int64_t>{g_.mma.m, g_.mma.n, g_.mma.k});
+        acc = mmaSync(a[i], bs[j], acc);
       }
   }
 }
