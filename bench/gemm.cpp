@@ -14,6 +14,8 @@
 #include <wave/wave.hpp>
 #include <wave/runtime.hpp>
 
+#include "timing.hpp"
+
 #include "kernels/gemm.hpp"
 
 using namespace wave;
@@ -42,15 +44,8 @@ auto make_gemm() {
                 });
 }
 
-constexpr int kWarmup = 3, kRuns = 20;
-
-double median_ms(const std::function<void()>& enqueue) {
-  for (int i = 0; i < kWarmup; ++i) runtime::elapsed_ms(enqueue);
-  std::vector<double> times;
-  for (int i = 0; i < kRuns; ++i) times.push_back(runtime::elapsed_ms(enqueue));
-  std::nth_element(times.begin(), times.begin() + kRuns / 2, times.end());
-  return times[kRuns / 2];
-}
+// Median of 20 timed runs after 3 warm-ups.
+double median_ms(const std::function<void()>& enqueue) { return bench::median_ms(enqueue, 20); }
 
 void fill_random(runtime::DeviceBuffer& buffer, std::mt19937& rng) {
   std::vector<std::uint16_t> host(buffer.size() / 2);

@@ -18,6 +18,8 @@
 #include <wave/wave.hpp>
 #include <wave/runtime.hpp>
 
+#include "timing.hpp"
+
 using namespace wave;
 
 namespace {
@@ -26,15 +28,8 @@ WAVE_SYMBOL(M);
 WAVE_SYMBOL(N);
 WAVE_SYMBOL(BLOCK_N);
 
-constexpr int kWarmup = 3, kRuns = 25;
-
-double median_ms(const std::function<void()>& enqueue) {
-  for (int i = 0; i < kWarmup; ++i) runtime::elapsed_ms(enqueue);
-  std::vector<double> times;
-  for (int i = 0; i < kRuns; ++i) times.push_back(runtime::elapsed_ms(enqueue));
-  std::nth_element(times.begin(), times.begin() + kRuns / 2, times.end());
-  return times[kRuns / 2];
-}
+// Median of 25 timed runs after 3 warm-ups.
+double median_ms(const std::function<void()>& enqueue) { return bench::median_ms(enqueue, 25); }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

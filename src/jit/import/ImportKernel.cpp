@@ -26,7 +26,7 @@ class KernelImporter {
 
     SmallVector<Type> argTypes;
     for (const graph::Argument& arg : kernel_.args) argTypes.push_back(memoryType(arg.type));
-    auto func = builder_.create<func::FuncOp>(location(kernel_.loc), kernel_.name,
+    auto func = func::FuncOp::create(builder_, location(kernel_.loc), kernel_.name,
                                               builder_.getFunctionType(argTypes, {}));
     func->setAttr("wave.constraints", constraints());
     if (DictionaryAttr subs = hyperparameters(); !subs.empty())
@@ -36,7 +36,7 @@ class KernelImporter {
     for (auto [arg, value] : llvm::zip(kernel_.args, entry->getArguments())) values_[arg.id] = value;
     builder_.setInsertionPointToEnd(entry);
     importBlock(kernel_.body);
-    builder_.create<func::ReturnOp>(location(kernel_.loc));
+    func::ReturnOp::create(builder_, location(kernel_.loc));
     return module;
   }
 

@@ -26,7 +26,7 @@ SmallVector<Type> memrefArgumentTypes(func::FuncOp kernel) {
 
 gpu::GPUFuncOp createKernelFunc(OpBuilder& b, func::FuncOp kernel, gpu::GPUModuleOp module, int64_t threads) {
   b.setInsertionPointToEnd(module.getBody());
-  auto func = b.create<gpu::GPUFuncOp>(kernel.getLoc(), kernel.getName(),
+  auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), kernel.getName(),
                                        b.getFunctionType(memrefArgumentTypes(kernel), {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
@@ -35,11 +35,11 @@ gpu::GPUFuncOp createKernelFunc(OpBuilder& b, func::FuncOp kernel, gpu::GPUModul
 }
 
 FailureOr<Value> dimSize(OpBuilder& b, func::FuncOp kernel, gpu::GPUFuncOp func, StringRef dim) {
-  if (auto size = staticSize(kernel, dim)) return b.create<arith::ConstantIndexOp>(kernel.getLoc(), *size).getResult();
+  if (auto size = staticSize(kernel, dim)) return arith::ConstantIndexOp::create(b, kernel.getLoc(), *size).getResult();
   for (auto [arg, memref] : llvm::zip(kernel.getArguments(), func.getArguments())) {
     SmallVector<StringRef> dims = cast<dialect::MemoryType>(arg.getType()).getDimNames();
     if (auto it = llvm::find(dims, dim); it != dims.end())
-      return b.create<memref::DimOp>(kernel.getLoc(), memref, it - dims.begin()).getResult();
+      return memref::DimOp::create(b, kernel.getLoc(), memref, it - dims.begin()).getResult();
   }
   return kernel.emitError("expected a value in subs for ") << dim << ", but found none";
 }

@@ -187,17 +187,17 @@ class MMAKernelEmitter {
   LogicalResult emit(gpu::GPUModuleOp module);
 
  private:
-  Value index(int64_t v) { return b_.create<arith::ConstantIndexOp>(loc_, v); }
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b_, loc_, v); }
   // `expr` over dims d0, d1, ... bound to `operands`.
   Value apply(AffineExpr expr, ValueRange operands) {
-    return b_.create<affine::AffineApplyOp>(loc_, AffineMap::get(operands.size(), 0, expr), operands);
+    return affine::AffineApplyOp::create(b_, loc_, AffineMap::get(operands.size(), 0, expr), operands);
   }
-  Value add(Value a, int64_t c) { return c ? b_.create<arith::AddIOp>(loc_, a, index(c)).getResult() : a; }
-  Value lessThan(Value a, Value b) { return b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, a, b); }
-  Value both(Value a, Value b) { return b_.create<arith::AndIOp>(loc_, a, b); }
+  Value add(Value a, int64_t c) { return c ? arith::AddIOp::create(b_, loc_, a, index(c)).getResult() : a; }
+  Value lessThan(Value a, Value b) { return arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ult, a, b); }
+  Value both(Value a, Value b) { return arith::AndIOp::create(b_, loc_, a, b); }
   template <class Build>
   void ifThen(Value cond, Build build) {
-    auto branch = b_.create<scf::IfOp>(loc_, TypeRange{}, cond, /*withElse=*/false);
+    auto branch = scf::IfOp::create(b_, loc_, TypeRange{}, cond, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToStart(branch.thenBlock());
     build();
@@ -259,8 +259,8 @@ void MMAKernelEmitter::copyToShared(dialect::ReadOp read, Value shared, Value st
   auto vecType = VectorType::get({vec}, g_.mma.inputType);
   auto start = [&](StringRef d) { return d == g_.k ? k0 : tileStart_.lookup(d); };
   const auto innerSize = staticSize(kernel_, inner);
-  Value innerAligned = innerSize ? Value() : b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq,
-                                                                      b_.create<arith::RemUIOp>(loc_, sizes_.lookup(inner), index(vec)), index(0));
+  Value innerAligned = innerSize ? Value() : arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
+                                                                      arith::RemUIOp::create(b_, loc_, sizes_.lookup(inner), index(vec)), index(0));
   const bool alignedRows = innerSize && *innerSize % vec == 0;
   for (int64_t step = 0; step * threads < chunks; ++step) {
     Value chunk = add(tid_, step * threads);
@@ -269,38 +269,38 @@ void MMAKernelEmitter::copyToShared(dialect::ReadOp read, Value shared, Value st
       Value row = apply(c.floorDiv(perRow), chunk), col = apply(c % perRow * vec, chunk);
       llvm::StringMap<Value> at;
       for (StringRef d : g_.batch) at[d] = tileStart_.lookup(d);
-      at[outer] = b_.create<arith::AddIOp>(loc_, start(outer), row);
-      at[inner] = b_.create<arith::AddIOp>(loc_, start(inner), col);
+      at[outer] = arith::AddIOp::create(b_, loc_, start(outer), row);
+      at[inner] = arith::AddIOp::create(b_, loc_, start(inner), col);
       SmallVector<Value> indices = memoryIndices(type, at);
       Value rowInside = lessThan(at[outer], sizes_.lookup(outer));
-      Value left = b_.create<arith::SubIOp>(loc_, sizes_.lookup(inner), at[inner]);
-      Value count = b_.create<arith::MinSIOp>(loc_, b_.create<arith::MaxSIOp>(loc_, left, index(0)), index(vec));
-      Value valid = b_.create<arith::SelectOp>(loc_, rowInside, count, index(0));
+      Value left = arith::SubIOp::create(b_, loc_, sizes_.lookup(inner), at[inner]);
+      Value count = arith::MinSIOp::create(b_, loc_, arith::MaxSIOp::create(b_, loc_, left, index(0)), index(vec));
+      Value valid = arith::SelectOp::create(b_, loc_, rowInside, count, index(0));
       if (async_) {
         // Reads `valid` elements and zero-fills the rest; with none to read, the source
         // address moves to the tensor's first element (never read, but kept in bounds).
-        Value any = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ugt, valid, index(0));
-        for (Value& i : indices) i = b_.create<arith::SelectOp>(loc_, any, i, index(0));
-        copyTokens_.push_back(b_.create<nvgpu::DeviceAsyncCopyOp>(
+        Value any = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ugt, valid, index(0));
+        for (Value& i : indices) i = arith::SelectOp::create(b_, loc_, any, i, index(0));
+        copyTokens_.push_back(nvgpu::DeviceAsyncCopyOp::create(b_, 
             loc_, nvgpu::DeviceAsyncTokenType::get(b_.getContext()), shared, ValueRange{stage, row, col}, memref,
             indices, b_.getIndexAttr(vec), valid, b_.getUnitAttr()));
         return;
       }
-      Value whole = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, valid, index(vec));
+      Value whole = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, valid, index(vec));
       if (innerAligned) whole = both(whole, innerAligned);
-      else if (!alignedRows) whole = b_.create<arith::ConstantIntOp>(loc_, 0, 1);
-      auto branch = b_.create<scf::IfOp>(loc_, TypeRange{vecType}, whole, /*withElse=*/true);
+      else if (!alignedRows) whole = arith::ConstantIntOp::create(b_, loc_, 0, 1);
+      auto branch = scf::IfOp::create(b_, loc_, TypeRange{vecType}, whole, /*withElse=*/true);
       {
         OpBuilder::InsertionGuard guard(b_);
         b_.setInsertionPointToStart(branch.thenBlock());
-        Value v = b_.create<vector::LoadOp>(loc_, vecType, memref, indices, /*nontemporal=*/false, llvm::Align(16));
-        b_.create<scf::YieldOp>(loc_, v);
+        Value v = vector::LoadOp::create(b_, loc_, vecType, memref, indices, /*nontemporal=*/false, llvm::Align(16));
+        scf::YieldOp::create(b_, loc_, v);
         b_.setInsertionPointToStart(branch.elseBlock());
-        Value mask = b_.create<vector::CreateMaskOp>(loc_, VectorType::get({vec}, b_.getI1Type()), ValueRange{valid});
-        Value zero = b_.create<arith::ConstantOp>(loc_, vecType, b_.getZeroAttr(vecType));
-        b_.create<scf::YieldOp>(loc_, b_.create<vector::MaskedLoadOp>(loc_, vecType, memref, indices, mask, zero).getResult());
+        Value mask = vector::CreateMaskOp::create(b_, loc_, VectorType::get({vec}, b_.getI1Type()), ValueRange{valid});
+        Value zero = arith::ConstantOp::create(b_, loc_, vecType, b_.getZeroAttr(vecType));
+        scf::YieldOp::create(b_, loc_, vector::MaskedLoadOp::create(b_, loc_, vecType, memref, indices, mask, zero).getResult());
       }
-      b_.create<vector::StoreOp>(loc_, branch.getResult(0), shared, ValueRange{stage, row, col}, /*nontemporal=*/false,
+      vector::StoreOp::create(b_, loc_, branch.getResult(0), shared, ValueRange{stage, row, col}, /*nontemporal=*/false,
                                  llvm::Align(16));
     };
     if ((step + 1) * threads > chunks) ifThen(lessThan(chunk, index(chunks)), body);
@@ -321,10 +321,10 @@ Value MMAKernelEmitter::loadFragment(const MMAOperandLayout& layout, dialect::Re
   if (rowOuter && layout.ldmatrixTiles) {
     Value row = apply(layout.ldmatrix.getResult(0) + base, {lane_, rowBase});
     Value col = apply(layout.ldmatrix.getResult(1) + colBase, {lane_});
-    return b_.create<nvgpu::LdMatrixOp>(loc_, fragType, shared, ValueRange{stage, row, col}, /*transpose=*/false,
+    return nvgpu::LdMatrixOp::create(b_, loc_, fragType, shared, ValueRange{stage, row, col}, /*transpose=*/false,
                                         static_cast<uint32_t>(layout.ldmatrixTiles));
   }
-  Value frag = b_.create<arith::ConstantOp>(loc_, fragType, b_.getZeroAttr(fragType));
+  Value frag = arith::ConstantOp::create(b_, loc_, fragType, b_.getZeroAttr(fragType));
   for (int64_t r = 0; r < layout.registers[0]; ++r) {
     // The register's first element; the second is the next along K.
     AffineMap at = layout.map.replaceDimsAndSymbols({lane, getAffineConstantExpr(r * 2, ctx)}, {}, 2, 0);
@@ -332,14 +332,14 @@ Value MMAKernelEmitter::loadFragment(const MMAOperandLayout& layout, dialect::Re
     Value col = apply(at.getResult(1) + colBase, {lane_});
     Value pair;
     if (rowOuter) {
-      pair = b_.create<vector::LoadOp>(loc_, pairType, shared, ValueRange{stage, row, col}, /*nontemporal=*/false,
+      pair = vector::LoadOp::create(b_, loc_, pairType, shared, ValueRange{stage, row, col}, /*nontemporal=*/false,
                                        llvm::Align(element.getIntOrFloatBitWidth() / 4));
     } else {
-      Value first = b_.create<memref::LoadOp>(loc_, shared, ValueRange{stage, col, row});
-      Value second = b_.create<memref::LoadOp>(loc_, shared, ValueRange{stage, add(col, 1), row});
-      pair = b_.create<vector::FromElementsOp>(loc_, pairType, ValueRange{first, second});
+      Value first = memref::LoadOp::create(b_, loc_, shared, ValueRange{stage, col, row});
+      Value second = memref::LoadOp::create(b_, loc_, shared, ValueRange{stage, add(col, 1), row});
+      pair = vector::FromElementsOp::create(b_, loc_, pairType, ValueRange{first, second});
     }
-    frag = b_.create<vector::InsertOp>(loc_, pair, frag, ArrayRef<int64_t>{r});
+    frag = vector::InsertOp::create(b_, loc_, pair, frag, ArrayRef<int64_t>{r});
   }
   return frag;
 }
@@ -351,40 +351,40 @@ void MMAKernelEmitter::writeResult(ValueRange accs) {
   Type out = type.getElementType();
   auto pairType = VectorType::get({2}, out);
   const auto nSize = staticSize(kernel_, g_.n);
-  Value evenN = nSize ? b_.create<arith::ConstantIntOp>(loc_, *nSize % 2 == 0, 1).getResult()
-                      : b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq,
-                                                 b_.create<arith::RemUIOp>(loc_, sizes_.lookup(g_.n), index(2)), index(0)).getResult();
+  Value evenN = nSize ? arith::ConstantIntOp::create(b_, loc_, *nSize % 2 == 0, 1).getResult()
+                      : arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
+                                                 arith::RemUIOp::create(b_, loc_, sizes_.lookup(g_.n), index(2)), index(0)).getResult();
   MLIRContext* ctx = b_.getContext();
   AffineExpr lane = getAffineDimExpr(0, ctx), base = getAffineDimExpr(1, ctx);
   const MMAOperandLayout& c = g_.mma.c;
   for (int64_t i = 0; i < g_.tilesM(); ++i)
     for (int64_t j = 0; j < g_.tilesN(); ++j) {
       Value acc = accs[i * g_.tilesN() + j];
-      Value rowBase = add(b_.create<arith::AddIOp>(loc_, tileStart_.lookup(g_.m), waveRow_), i * g_.mma.m);
-      Value colBase = add(b_.create<arith::AddIOp>(loc_, tileStart_.lookup(g_.n), waveCol_), j * g_.mma.n);
+      Value rowBase = add(arith::AddIOp::create(b_, loc_, tileStart_.lookup(g_.m), waveRow_), i * g_.mma.m);
+      Value colBase = add(arith::AddIOp::create(b_, loc_, tileStart_.lookup(g_.n), waveCol_), j * g_.mma.n);
       for (int64_t r = 0; r < c.registers[0]; ++r) {
         AffineMap at = c.map.replaceDimsAndSymbols({lane, getAffineConstantExpr(r * 2, ctx)}, {}, 2, 0);
         llvm::StringMap<Value> where;
         for (StringRef d : g_.batch) where[d] = tileStart_.lookup(d);
         where[g_.m] = apply(at.getResult(0) + base, {lane_, rowBase});
         where[g_.n] = apply(at.getResult(1) + base, {lane_, colBase});
-        Value pair = b_.create<vector::ExtractOp>(loc_, acc, ArrayRef<int64_t>{r});
-        if (out != g_.mma.accType) pair = b_.create<arith::TruncFOp>(loc_, pairType, pair);
+        Value pair = vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{r});
+        if (out != g_.mma.accType) pair = arith::TruncFOp::create(b_, loc_, pairType, pair);
         Value rowInside = lessThan(where[g_.m], sizes_.lookup(g_.m));
         Value pairInside = lessThan(add(where[g_.n], 1), sizes_.lookup(g_.n));
-        auto branch = b_.create<scf::IfOp>(loc_, TypeRange{}, both(both(rowInside, pairInside), evenN), true);
+        auto branch = scf::IfOp::create(b_, loc_, TypeRange{}, both(both(rowInside, pairInside), evenN), true);
         OpBuilder::InsertionGuard guard(b_);
         b_.setInsertionPointToStart(branch.thenBlock());
         const int64_t bytes = out.getIntOrFloatBitWidth() / 8;
-        b_.create<vector::StoreOp>(loc_, pair, memref, memoryIndices(type, where), /*nontemporal=*/false,
+        vector::StoreOp::create(b_, loc_, pair, memref, memoryIndices(type, where), /*nontemporal=*/false,
                                    llvm::Align(2 * bytes));
         b_.setInsertionPointToStart(branch.elseBlock());
         for (int64_t e = 0; e < 2; ++e) {
           llvm::StringMap<Value> elementAt = where;
           elementAt[g_.n] = add(where[g_.n], e);
           ifThen(both(rowInside, lessThan(elementAt[g_.n], sizes_.lookup(g_.n))), [&] {
-            Value x = b_.create<vector::ExtractOp>(loc_, pair, ArrayRef<int64_t>{e});
-            b_.create<memref::StoreOp>(loc_, x, memref, memoryIndices(type, elementAt));
+            Value x = vector::ExtractOp::create(b_, loc_, pair, ArrayRef<int64_t>{e});
+            memref::StoreOp::create(b_, loc_, x, memref, memoryIndices(type, elementAt));
           });
         }
       }
@@ -396,31 +396,31 @@ void MMAKernelEmitter::writeResult(ValueRange accs) {
 // (two bf16 per 32-bit register).
 Value MMAKernelEmitter::mmaSync(Value a, Value b, Value acc) {
   if (!g_.mma.inputType.isBF16())
-    return b_.create<nvgpu::MmaSyncOp>(loc_, a, b, acc, ArrayRef<int64_t>{g_.mma.m, g_.mma.n, g_.mma.k});
+    return nvgpu::MmaSyncOp::create(b_, loc_, a, b, acc, ArrayRef<int64_t>{g_.mma.m, g_.mma.n, g_.mma.k});
   auto i32 = b_.getI32Type();
   auto registers = [&](Value fragment) {
     SmallVector<Value> words;
     for (int64_t r = 0; r < cast<VectorType>(fragment.getType()).getDimSize(0); ++r) {
-      Value pair = b_.create<vector::ExtractOp>(loc_, fragment, ArrayRef<int64_t>{r});
-      Value word = b_.create<vector::BitCastOp>(loc_, VectorType::get({1}, i32), pair);
-      words.push_back(b_.create<vector::ExtractOp>(loc_, word, ArrayRef<int64_t>{0}));
+      Value pair = vector::ExtractOp::create(b_, loc_, fragment, ArrayRef<int64_t>{r});
+      Value word = vector::BitCastOp::create(b_, loc_, VectorType::get({1}, i32), pair);
+      words.push_back(vector::ExtractOp::create(b_, loc_, word, ArrayRef<int64_t>{0}));
     }
     return words;
   };
   auto accType = cast<VectorType>(acc.getType());
   SmallVector<Value> c;
   for (int64_t r = 0; r < accType.getDimSize(0); ++r)
-    for (int64_t e = 0; e < accType.getDimSize(1); ++e) c.push_back(b_.create<vector::ExtractOp>(loc_, acc, ArrayRef<int64_t>{r, e}));
+    for (int64_t e = 0; e < accType.getDimSize(1); ++e) c.push_back(vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{r, e}));
   SmallVector<Type> fields(c.size(), accType.getElementType());
   auto resultType = LLVM::LLVMStructType::getLiteral(b_.getContext(), fields);
-  Value d = b_.create<NVVM::MmaOp>(loc_, resultType, registers(a), registers(b), c,
+  Value d = NVVM::MmaOp::create(b_, loc_, resultType, registers(a), registers(b), c,
                                    ArrayRef<int64_t>{g_.mma.m, g_.mma.n, g_.mma.k}, std::nullopt, std::nullopt,
                                    std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
                                    std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
   SmallVector<Value> elements;
   for (int64_t i = 0; i < static_cast<int64_t>(c.size()); ++i)
-    elements.push_back(b_.create<LLVM::ExtractValueOp>(loc_, d, ArrayRef<int64_t>{i}));
-  return b_.create<vector::FromElementsOp>(loc_, accType, elements);
+    elements.push_back(LLVM::ExtractValueOp::create(b_, loc_, d, ArrayRef<int64_t>{i}));
+  return vector::FromElementsOp::create(b_, loc_, accType, elements);
 }
 
 // Every MMA of this wave for one K tile (in shared memory at `stage`), into `accs`.
@@ -458,12 +458,12 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
   func_ = createKernelFunc(b_, kernel_, module, g_.threads());
   func_->setAttr("wave.shared_memory_bytes", b_.getI64IntegerAttr(bytes()));
   auto workgroup = gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup);
-  Value dynamic = b_.create<gpu::DynamicSharedMemoryOp>(
+  Value dynamic = gpu::DynamicSharedMemoryOp::create(b_, 
       loc_, MemRefType::get({ShapedType::kDynamic}, b_.getI8Type(), AffineMap(), workgroup));
   MemRefType sharedA = sharedTileType(g_.readA), sharedB = sharedTileType(g_.readB);
-  tileA_ = b_.create<memref::ViewOp>(loc_, sharedA, dynamic, index(0), ValueRange{});
+  tileA_ = memref::ViewOp::create(b_, loc_, sharedA, dynamic, index(0), ValueRange{});
   const int64_t offsetB = sharedA.getNumElements() * (g_.mma.inputType.getIntOrFloatBitWidth() / 8);
-  tileB_ = b_.create<memref::ViewOp>(loc_, sharedB, dynamic, index(offsetB), ValueRange{});
+  tileB_ = memref::ViewOp::create(b_, loc_, sharedB, dynamic, index(offsetB), ValueRange{});
 
   // The launch: batch dims, M and N over the grid; what the runtime needs to size it.
   SmallVector<Attribute> dims;
@@ -489,9 +489,9 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
   }
   const gpu::Dimension axes[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
   for (auto [d, block] : {std::pair{g_.m, g_.blockM}, std::pair{g_.n, g_.blockN}})
-    tileStart_[d] = b_.create<arith::MulIOp>(loc_, b_.create<gpu::BlockIdOp>(loc_, axes[g_.gridAxis.lookup(d)]), index(block));
-  for (StringRef d : g_.batch) tileStart_[d] = b_.create<gpu::BlockIdOp>(loc_, axes[g_.gridAxis.lookup(d)]);
-  tid_ = b_.create<gpu::ThreadIdOp>(loc_, gpu::Dimension::x);
+    tileStart_[d] = arith::MulIOp::create(b_, loc_, gpu::BlockIdOp::create(b_, loc_, axes[g_.gridAxis.lookup(d)]), index(block));
+  for (StringRef d : g_.batch) tileStart_[d] = gpu::BlockIdOp::create(b_, loc_, axes[g_.gridAxis.lookup(d)]);
+  tid_ = gpu::ThreadIdOp::create(b_, loc_, gpu::Dimension::x);
   AffineExpr t = getAffineDimExpr(0, b_.getContext());
   lane_ = apply(t % g_.mma.lanes, tid_);
   waveRow_ = apply(t.floorDiv(g_.mma.lanes) % g_.wavesM() * g_.waveM, tid_);
@@ -500,21 +500,21 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
   // The accumulators: one MMA tile each, loop-carried over the K tiles.
   auto accType = VectorType::get(g_.mma.c.registers, g_.mma.accType);
   auto initValue = cast<TypedAttr>(g_.init.getValue());
-  Value init = b_.create<arith::ConstantOp>(loc_, accType, DenseElementsAttr::get(accType, initValue));
+  Value init = arith::ConstantOp::create(b_, loc_, accType, DenseElementsAttr::get(accType, initValue));
   SmallVector<Value> inits(g_.tilesM() * g_.tilesN(), init);
   Value kTiles = apply(t.ceilDiv(g_.blockK), sizes_[g_.k]);
   auto copyTile = [&](Value stage, Value kTile) {
-    Value k0 = b_.create<arith::MulIOp>(loc_, kTile, index(g_.blockK));
+    Value k0 = arith::MulIOp::create(b_, loc_, kTile, index(g_.blockK));
     copyToShared(g_.readA, tileA_, stage, k0);
     copyToShared(g_.readB, tileB_, stage, k0);
     if (!async_) return;
     auto tokenType = nvgpu::DeviceAsyncTokenType::get(b_.getContext());
-    b_.create<nvgpu::DeviceAsyncCreateGroupOp>(loc_, tokenType, copyTokens_);
+    nvgpu::DeviceAsyncCreateGroupOp::create(b_, loc_, tokenType, copyTokens_);
     copyTokens_.clear();
   };
   // The first stages_ - 1 K tiles are in flight before the loop.
   for (int64_t s = 0; async_ && s + 1 < stages_; ++s) copyTile(index(s), index(s));
-  auto loop = b_.create<scf::ForOp>(loc_, index(0), kTiles, index(1), inits);
+  auto loop = scf::ForOp::create(b_, loc_, index(0), kTiles, index(1), inits);
   {
     OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToStart(loop.getBody());
@@ -526,19 +526,19 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
       stage = apply(t % stages_, kt);
       copyTile(apply((t + stages_ - 1) % stages_, kt), add(kt, stages_ - 1));
       auto tokenType = nvgpu::DeviceAsyncTokenType::get(b_.getContext());
-      Value token = b_.create<nvgpu::DeviceAsyncCreateGroupOp>(loc_, tokenType, ValueRange{});
-      b_.create<nvgpu::DeviceAsyncWaitOp>(loc_, token, b_.getI32IntegerAttr(stages_ - 1));
+      Value token = nvgpu::DeviceAsyncCreateGroupOp::create(b_, loc_, tokenType, ValueRange{});
+      nvgpu::DeviceAsyncWaitOp::create(b_, loc_, token, b_.getI32IntegerAttr(stages_ - 1));
     } else {
       copyTile(stage, kt);
     }
-    b_.create<gpu::BarrierOp>(loc_);  // the tiles are complete
+    gpu::BarrierOp::create(b_, loc_);  // the tiles are complete
     SmallVector<Value> accs(loop.getRegionIterArgs());
     multiplyTile(stage, accs);
-    b_.create<gpu::BarrierOp>(loc_);  // every wave is done with the tiles before they are refilled
-    b_.create<scf::YieldOp>(loc_, accs);
+    gpu::BarrierOp::create(b_, loc_);  // every wave is done with the tiles before they are refilled
+    scf::YieldOp::create(b_, loc_, accs);
   }
   writeResult(loop.getResults());
-  b_.create<gpu::ReturnOp>(loc_);
+  gpu::ReturnOp::create(b_, loc_);
   return success();
 }
 

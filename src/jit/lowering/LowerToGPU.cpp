@@ -36,13 +36,13 @@ class KernelEmitter {
   LogicalResult emit(gpu::GPUModuleOp module);
 
  private:
-  Value index(int64_t v) { return b_.create<arith::ConstantIndexOp>(loc_, v); }
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b_, loc_, v); }
   Value andAll(ArrayRef<Value> conditions) {
-    Value all = b_.create<arith::ConstantIntOp>(loc_, 1, 1);
-    for (Value c : conditions) all = b_.create<arith::AndIOp>(loc_, all, c);
+    Value all = arith::ConstantIntOp::create(b_, loc_, 1, 1);
+    for (Value c : conditions) all = arith::AndIOp::create(b_, loc_, all, c);
     return all;
   }
-  Value lessThan(Value a, Value b) { return b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::ult, a, b); }
+  Value lessThan(Value a, Value b) { return arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ult, a, b); }
   int dimIndex(StringRef dim) const {
     for (auto [i, name] : llvm::enumerate(layout_.getDims()))
       if (cast<StringAttr>(name).getValue() == dim) return static_cast<int>(i);
@@ -100,7 +100,7 @@ Value KernelEmitter::apply(AffineExpr expr, ArrayRef<StringAttr> symbols) {
     operands.push_back(symbols_.lookup(s.getValue()));
   }
   AffineMap map = AffineMap::get(symbols.size(), 0, expr.replaceSymbols(dims));
-  return b_.create<affine::AffineApplyOp>(loc_, map, operands);
+  return affine::AffineApplyOp::create(b_, loc_, map, operands);
 }
 
 FailureOr<KernelEmitter::Access> KernelEmitter::access(Operation* op, dialect::MemoryType memory) {
@@ -134,7 +134,7 @@ FailureOr<KernelEmitter::Access> KernelEmitter::access(Operation* op, dialect::M
   const bool rowsChecked = !oneRow && !staticSizes_[inner];
   a.alignment = llvm::Align(a.vectorized && (rowsAligned || rowsChecked) ? std::min<int64_t>(16, elementBytes * ept())
                                                                         : elementBytes);
-  a.whole = rowsChecked && a.vectorized ? b_.create<arith::AndIOp>(loc_, inBounds_, rowsAligned_).getResult() : inBounds_;
+  a.whole = rowsChecked && a.vectorized ? arith::AndIOp::create(b_, loc_, inBounds_, rowsAligned_).getResult() : inBounds_;
   return a;
 }
 
@@ -155,13 +155,13 @@ void KernelEmitter::emitStepPrologue(Value step) {
   SmallVector<Value> conditions = outer;
   if (mayOverrun(inner)) {
     // Elements left in the innermost dim, clamped to [0, ept].
-    Value left = b_.create<arith::SubIOp>(loc_, sizes_[inner], global_[inner]);
-    Value signedLeft = b_.create<arith::MaxSIOp>(loc_, left, index(0));
-    count = b_.create<arith::MinSIOp>(loc_, signedLeft, index(ept()));
-    conditions.push_back(b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, count, index(ept())));
+    Value left = arith::SubIOp::create(b_, loc_, sizes_[inner], global_[inner]);
+    Value signedLeft = arith::MaxSIOp::create(b_, loc_, left, index(0));
+    count = arith::MinSIOp::create(b_, loc_, signedLeft, index(ept()));
+    conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, count, index(ept())));
   }
   inBounds_ = andAll(conditions);
-  innerCount_ = b_.create<arith::SelectOp>(loc_, outerInBounds_, count, index(0));
+  innerCount_ = arith::SelectOp::create(b_, loc_, outerInBounds_, count, index(0));
 }
 
 LogicalResult KernelEmitter::emitRead(dialect::ReadOp read) {
@@ -175,30 +175,30 @@ LogicalResult KernelEmitter::emitRead(dialect::ReadOp read) {
   Value result;
   if (a->vectorized) {
     // Whole runs take one vector load; runs at the edge a masked one.
-    auto branch = b_.create<scf::IfOp>(loc_, TypeRange{vec}, a->whole, /*withElse=*/true);
+    auto branch = scf::IfOp::create(b_, loc_, TypeRange{vec}, a->whole, /*withElse=*/true);
     {
       OpBuilder::InsertionGuard guard(b_);
       b_.setInsertionPointToStart(branch.thenBlock());
-      b_.create<scf::YieldOp>(loc_, ValueRange{b_.create<vector::LoadOp>(loc_, vec, memref, a->indices, /*nontemporal=*/false, a->alignment).getResult()});
+      scf::YieldOp::create(b_, loc_, ValueRange{vector::LoadOp::create(b_, loc_, vec, memref, a->indices, /*nontemporal=*/false, a->alignment).getResult()});
       b_.setInsertionPointToStart(branch.elseBlock());
-      Value mask = b_.create<vector::CreateMaskOp>(loc_, VectorType::get(vec.getShape(), b_.getI1Type()),
+      Value mask = vector::CreateMaskOp::create(b_, loc_, VectorType::get(vec.getShape(), b_.getI1Type()),
                                                    ValueRange{innerCount_});
-      Value zero = b_.create<arith::ConstantOp>(loc_, vec, b_.getZeroAttr(vec));
-      Value masked = b_.create<vector::MaskedLoadOp>(loc_, vec, memref, a->indices, mask, zero);
-      b_.create<scf::YieldOp>(loc_, masked);
+      Value zero = arith::ConstantOp::create(b_, loc_, vec, b_.getZeroAttr(vec));
+      Value masked = vector::MaskedLoadOp::create(b_, loc_, vec, memref, a->indices, mask, zero);
+      scf::YieldOp::create(b_, loc_, masked);
     }
     result = branch.getResult(0);
   } else {
     // One element for the whole run, when the row is inside the tensor.
-    auto branch = b_.create<scf::IfOp>(loc_, TypeRange{element}, outerInBounds_, /*withElse=*/true);
+    auto branch = scf::IfOp::create(b_, loc_, TypeRange{element}, outerInBounds_, /*withElse=*/true);
     {
       OpBuilder::InsertionGuard guard(b_);
       b_.setInsertionPointToStart(branch.thenBlock());
-      b_.create<scf::YieldOp>(loc_, ValueRange{b_.create<memref::LoadOp>(loc_, memref, a->indices).getResult()});
+      scf::YieldOp::create(b_, loc_, ValueRange{memref::LoadOp::create(b_, loc_, memref, a->indices).getResult()});
       b_.setInsertionPointToStart(branch.elseBlock());
-      b_.create<scf::YieldOp>(loc_, ValueRange{b_.create<arith::ConstantOp>(loc_, element, b_.getZeroAttr(element)).getResult()});
+      scf::YieldOp::create(b_, loc_, ValueRange{arith::ConstantOp::create(b_, loc_, element, b_.getZeroAttr(element)).getResult()});
     }
-    result = b_.create<vector::BroadcastOp>(loc_, vec, branch.getResult(0));
+    result = vector::BroadcastOp::create(b_, loc_, vec, branch.getResult(0));
   }
   vectors_[read.getResult()] = result;
   return success();
@@ -213,14 +213,14 @@ LogicalResult KernelEmitter::emitWrite(dialect::WriteOp write) {
            << dimName(rank() - 1);
   Value memref = memrefs_.lookup(write.getMemory());
   Value value = vectors_.lookup(write.getValue());
-  auto branch = b_.create<scf::IfOp>(loc_, TypeRange{}, a->whole, /*withElse=*/true);
+  auto branch = scf::IfOp::create(b_, loc_, TypeRange{}, a->whole, /*withElse=*/true);
   OpBuilder::InsertionGuard guard(b_);
   b_.setInsertionPointToStart(branch.thenBlock());
-  b_.create<vector::StoreOp>(loc_, value, memref, a->indices, /*nontemporal=*/false, a->alignment);
+  vector::StoreOp::create(b_, loc_, value, memref, a->indices, /*nontemporal=*/false, a->alignment);
   b_.setInsertionPointToStart(branch.elseBlock());
-  Value mask = b_.create<vector::CreateMaskOp>(
+  Value mask = vector::CreateMaskOp::create(b_, 
       loc_, VectorType::get({ept()}, b_.getI1Type()), ValueRange{innerCount_});
-  b_.create<vector::MaskedStoreOp>(loc_, memref, a->indices, mask, value);
+  vector::MaskedStoreOp::create(b_, loc_, memref, a->indices, mask, value);
   return success();
 }
 
@@ -231,24 +231,24 @@ Value convert(OpBuilder& b, Location loc, Value v, VectorType to) {
   const bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(dst);
   if (fromFloat && toFloat)
     return from.getIntOrFloatBitWidth() < dst.getIntOrFloatBitWidth()
-               ? b.create<arith::ExtFOp>(loc, to, v).getResult()
-               : b.create<arith::TruncFOp>(loc, to, v).getResult();
-  if (fromFloat) return b.create<arith::FPToSIOp>(loc, to, v);
-  if (toFloat) return b.create<arith::SIToFPOp>(loc, to, v);
+               ? arith::ExtFOp::create(b, loc, to, v).getResult()
+               : arith::TruncFOp::create(b, loc, to, v).getResult();
+  if (fromFloat) return arith::FPToSIOp::create(b, loc, to, v);
+  if (toFloat) return arith::SIToFPOp::create(b, loc, to, v);
   if (dst.isInteger(1)) {  // to i1: nonzero is true
-    Value zero = b.create<arith::ConstantOp>(loc, v.getType(), b.getZeroAttr(v.getType()));
-    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, v, zero);
+    Value zero = arith::ConstantOp::create(b, loc, v.getType(), b.getZeroAttr(v.getType()));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
   }
   return from.getIntOrFloatBitWidth() < dst.getIntOrFloatBitWidth()
-             ? b.create<arith::ExtSIOp>(loc, to, v).getResult()
-             : b.create<arith::TruncIOp>(loc, to, v).getResult();
+             ? arith::ExtSIOp::create(b, loc, to, v).getResult()
+             : arith::TruncIOp::create(b, loc, to, v).getResult();
 }
 
 template <class FloatOp, class IntOp>
 Value binary(OpBuilder& b, Location loc, Value lhs, Value rhs) {
   if (isa<FloatType>(cast<VectorType>(lhs.getType()).getElementType()))
-    return b.create<FloatOp>(loc, lhs, rhs);
-  return b.create<IntOp>(loc, lhs, rhs);
+    return FloatOp::create(b, loc, lhs, rhs);
+  return IntOp::create(b, loc, lhs, rhs);
 }
 
 LogicalResult KernelEmitter::emitOp(Operation* op) {
@@ -259,7 +259,7 @@ LogicalResult KernelEmitter::emitOp(Operation* op) {
   if (auto reg = dyn_cast<dialect::RegisterOp>(op)) {
     auto type = cast<dialect::TensorType>(reg.getResult().getType());
     VectorType vec = vectorOf(type.getElementType());
-    result = b_.create<arith::ConstantOp>(loc_, vec, DenseElementsAttr::get(vec, reg.getValue()));
+    result = arith::ConstantOp::create(b_, loc_, vec, DenseElementsAttr::get(vec, reg.getValue()));
   } else if (isa<dialect::AddOp>(op)) {
     result = binary<arith::AddFOp, arith::AddIOp>(b_, loc_, operand(0), operand(1));
   } else if (isa<dialect::SubOp>(op)) {
@@ -275,27 +275,27 @@ LogicalResult KernelEmitter::emitOp(Operation* op) {
   } else if (isa<dialect::NegOp>(op)) {
     Value x = operand(0);
     result = isa<FloatType>(cast<VectorType>(x.getType()).getElementType())
-                 ? b_.create<arith::NegFOp>(loc_, x).getResult()
-                 : b_.create<arith::SubIOp>(loc_, b_.create<arith::ConstantOp>(loc_, x.getType(), b_.getZeroAttr(x.getType())), x).getResult();
+                 ? arith::NegFOp::create(b_, loc_, x).getResult()
+                 : arith::SubIOp::create(b_, loc_, arith::ConstantOp::create(b_, loc_, x.getType(), b_.getZeroAttr(x.getType())), x).getResult();
   } else if (isa<dialect::Exp2Op>(op)) {
-    result = b_.create<math::Exp2Op>(loc_, operand(0));
+    result = math::Exp2Op::create(b_, loc_, operand(0));
   } else if (isa<dialect::Log2Op>(op)) {
-    result = b_.create<math::Log2Op>(loc_, operand(0));
+    result = math::Log2Op::create(b_, loc_, operand(0));
   } else if (isa<dialect::SqrtOp>(op)) {
-    result = b_.create<math::SqrtOp>(loc_, operand(0));
+    result = math::SqrtOp::create(b_, loc_, operand(0));
   } else if (isa<dialect::RsqrtOp>(op)) {
-    result = b_.create<math::RsqrtOp>(loc_, operand(0));
+    result = math::RsqrtOp::create(b_, loc_, operand(0));
   } else if (isa<dialect::TanhOp>(op)) {
-    result = b_.create<math::TanhOp>(loc_, operand(0));
+    result = math::TanhOp::create(b_, loc_, operand(0));
   } else if (isa<dialect::AbsOp>(op)) {
     Value x = operand(0);
     result = isa<FloatType>(cast<VectorType>(x.getType()).getElementType())
-                 ? b_.create<math::AbsFOp>(loc_, x).getResult()
-                 : b_.create<math::AbsIOp>(loc_, x).getResult();
+                 ? math::AbsFOp::create(b_, loc_, x).getResult()
+                 : math::AbsIOp::create(b_, loc_, x).getResult();
   } else if (isa<dialect::ReciprocalOp>(op)) {
     Value x = operand(0);
-    Value one = b_.create<arith::ConstantOp>(loc_, x.getType(), DenseElementsAttr::get(cast<ShapedType>(x.getType()), b_.getFloatAttr(cast<VectorType>(x.getType()).getElementType(), 1.0)));
-    result = b_.create<arith::DivFOp>(loc_, one, x);
+    Value one = arith::ConstantOp::create(b_, loc_, x.getType(), DenseElementsAttr::get(cast<ShapedType>(x.getType()), b_.getFloatAttr(cast<VectorType>(x.getType()).getElementType(), 1.0)));
+    result = arith::DivFOp::create(b_, loc_, one, x);
   } else if (auto c = dyn_cast<dialect::CastOp>(op)) {
     result = convert(b_, loc_, operand(0), vectorOf(c.getResult().getType().getElementType()));
   } else {
@@ -315,8 +315,8 @@ LogicalResult KernelEmitter::lookupSizes(gpu::GPUFuncOp func) {
     sizes_.push_back(*size);
   }
   const size_t inner = rank() - 1;
-  rowsAligned_ = b_.create<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq,
-                                          b_.create<arith::RemUIOp>(loc_, sizes_[inner], index(ept())), index(0));
+  rowsAligned_ = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
+                                          arith::RemUIOp::create(b_, loc_, sizes_[inner], index(ept())), index(0));
   return success();
 }
 
@@ -326,18 +326,18 @@ LogicalResult KernelEmitter::emit(gpu::GPUModuleOp module) {
   for (auto [from, to] : llvm::zip(kernel_.getArguments(), func.getArguments())) memrefs_.map(from, to);
   if (failed(lookupSizes(func))) return failure();
 
-  symbols_[thread_symbol::thread] = b_.create<gpu::ThreadIdOp>(loc_, gpu::Dimension::x);
+  symbols_[thread_symbol::thread] = gpu::ThreadIdOp::create(b_, loc_, gpu::Dimension::x);
   const gpu::Dimension axes[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
   for (int axis = 0; axis < 3; ++axis)
-    symbols_[thread_symbol::workgroup[axis]] = b_.create<gpu::BlockIdOp>(loc_, axes[axis]);
+    symbols_[thread_symbol::workgroup[axis]] = gpu::BlockIdOp::create(b_, loc_, axes[axis]);
 
-  auto loop = b_.create<scf::ForOp>(loc_, index(0), index(layout_.getSteps()), index(1));
+  auto loop = scf::ForOp::create(b_, loc_, index(0), index(layout_.getSteps()), index(1));
   b_.setInsertionPointToStart(loop.getBody());
   emitStepPrologue(loop.getInductionVar());
   for (Operation& op : kernel_.getBody().front().without_terminator())
     if (failed(emitOp(&op))) return failure();
   b_.setInsertionPointAfter(loop);
-  b_.create<gpu::ReturnOp>(loc_);
+  gpu::ReturnOp::create(b_, loc_);
   return success();
 }
 
@@ -352,7 +352,7 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&getContext()));
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointToEnd(module.getBody());
-    auto gpuModule = b.create<gpu::GPUModuleOp>(module.getLoc(), "wave_kernels");
+    auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "wave_kernels");
     for (func::FuncOp kernel : kernels) {
       if (isMMAKernel(kernel)) {
         if (failed(emitMMAKernel(kernel, gpuModule))) return signalPassFailure();
