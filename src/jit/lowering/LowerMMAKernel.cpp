@@ -488,8 +488,27 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
     sizes_[d] = *size;
   }
   const gpu::Dimension axes[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
-  for (auto [d, block] : {std::pair{g_.m, g_.blockM}, std::pair{g_.n, g_.blockN}})
-    tileStart_[d] = arith::MulIOp::create(b_, loc_, gpu::BlockIdOp::create(b_, loc_, axes[g_.gridAxis.lookup(d)]), index(block));
+  // Workgroups in launch order take their tiles in groups of kGroupM rows of tiles, down
+  // the rows of a group before across its columns, so the workgroups running at once
+  // share A and B tiles in L2.
+  {
+    const gpu::Dimension axisM = axes[g_.gridAxis.lookup(g_.m)], axisN = axes[g_.gridAxis.lookup(g_.n)];
+    Value bm = gpu::BlockIdOp::create(b_, loc_, axisM), bn = gpu::BlockIdOp::create(b_, loc_, axisN);
+    Value tilesM = gpu::GridDimOp::create(b_, loc_, axisM), tilesN = gpu::GridDimOp::create(b_, loc_, axisN);
+    Value tileM = bm, tileN = bn;
+    if (axisM == gpu::Dimension::x && axisN == gpu::Dimension::y) {
+      constexpr int64_t kGroupM = 8;
+      Value pid = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, bn, tilesM), bm);
+      Value perGroup = arith::MulIOp::create(b_, loc_, tilesN, index(kGroupM));
+      Value firstM = arith::MulIOp::create(b_, loc_, arith::DivUIOp::create(b_, loc_, pid, perGroup), index(kGroupM));
+      Value groupRows = arith::MinUIOp::create(b_, loc_, arith::SubIOp::create(b_, loc_, tilesM, firstM), index(kGroupM));
+      Value inGroup = arith::RemUIOp::create(b_, loc_, pid, perGroup);
+      tileM = arith::AddIOp::create(b_, loc_, firstM, arith::RemUIOp::create(b_, loc_, inGroup, groupRows));
+      tileN = arith::DivUIOp::create(b_, loc_, inGroup, groupRows);
+    }
+    tileStart_[g_.m] = arith::MulIOp::create(b_, loc_, tileM, index(g_.blockM));
+    tileStart_[g_.n] = arith::MulIOp::create(b_, loc_, tileN, index(g_.blockN));
+  }
   for (StringRef d : g_.batch) tileStart_[d] = gpu::BlockIdOp::create(b_, loc_, axes[g_.gridAxis.lookup(d)]);
   tid_ = gpu::ThreadIdOp::create(b_, loc_, gpu::Dimension::x);
   AffineExpr t = getAffineDimExpr(0, b_.getContext());
