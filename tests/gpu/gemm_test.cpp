@@ -37,14 +37,14 @@ struct Problem {
 // Runs `compiled` on random inputs and checks the output, of 32-bit (f32) or 16-bit words.
 template <class OutWord>
 void check_gemm(const CompiledKernel& compiled, Problem p, bool bf16_in, bool k_major_b, bool bf16_out,
-                std::mt19937& rng) {
+                std::mt19937& rng, const LaunchOptions& how = {}) {
   const std::size_t a_size = std::size_t(p.batch) * p.m * p.k, b_size = std::size_t(p.batch) * p.n * p.k,
                     c_size = std::size_t(p.batch) * p.m * p.n, slack = 256;
   std::vector<std::uint16_t> a(a_size), b(b_size);
   for (auto& x : a) x = bf16_in ? fixtures::random_bfloat16(rng) : fixtures::random_half(rng);
   for (auto& x : b) x = bf16_in ? fixtures::random_bfloat16(rng) : fixtures::random_half(rng);
   auto c = poisoned<OutWord>(c_size + slack);  // slack past the end catches stray writes
-  fixtures::run_on_device(compiled, {}, a, b, c);
+  fixtures::run_on_device(compiled, how, a, b, c);
   std::vector<float> af(a_size), bf(b_size);
   for (std::size_t i = 0; i < a_size; ++i) af[i] = to_float(a[i], bf16_in);
   for (std::size_t i = 0; i < b_size; ++i) bf[i] = to_float(b[i], bf16_in);
@@ -138,5 +138,16 @@ TEST_CASE("GEMM variants: B[K,N], bf16 inputs, f16 and bf16 outputs, batched", "
     const Problem batched{8, 512, 512, 128};
     check_gemm<std::uint32_t>(compile(make_variant<f16, f32, false, true>(), options_for(batched, t, true)), batched,
                               false, false, false, rng);
+  }
+}
+
+TEST_CASE("GEMM with M, N and K dynamic: one kernel, sizes at launch", "[gpu][gemm][dynamic]") {
+  std::mt19937 rng(Catch::rngSeed());
+  const auto gemm = compile(make_variant<f16, f32, false, false>(),
+                            {.subs = {{ex::BLOCK_M, 64}, {ex::BLOCK_N, 64}, {ex::BLOCK_K, 32}}});
+  REQUIRE(gemm.dynamic_dims().size() == 3);
+  for (Problem p : {Problem{1, 129, 257, 65}, Problem{1, 256, 256, 256}, Problem{1, 1, 64, 1000}}) {
+    INFO("M x N x K = " << p.m << " x " << p.n << " x " << p.k);
+    check_gemm<std::uint32_t>(gemm, p, false, false, false, rng, {.sizes = {{ex::M, p.m}, {ex::N, p.n}, {ex::K, p.k}}});
   }
 }

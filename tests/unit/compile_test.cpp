@@ -236,6 +236,13 @@ TEST_CASE("GEMM variants compile to PTX with mma.sync", "[compile][gemm]") {
   CHECK_THAT(ptx_of(compile(ex::make_variant<bf16, bf16>(), base)), Contains("cvt.rn.bf16.f32"));
   CHECK_THAT(ptx_of(compile(ex::make_variant<f16, f32, true>(), base)), Contains("mma.sync"));
   CHECK_THAT(ptx_of(compile(ex::make_variant<f16, f16>(), base)), Contains("cvt.rn.f16.f32"));
+  // M, N and K left out: the grid waits for them, and the sizes come at launch.
+  const auto dynamic = compile(ex::make_variant<f16, f32>(), {.subs = {{ex::BLOCK_M, 64}, {ex::BLOCK_N, 64},
+                                                                       {ex::BLOCK_K, 32}}, .cache = false});
+  CHECK(dynamic.dynamic_dims() == std::vector<std::string>{"M", "K", "N"});
+  CHECK(dynamic.ptx().grid == std::array<unsigned, 3>{0, 0, 1});
+  CHECK(dynamic.ptx().grid_for(std::map<std::string, std::int64_t>{{"M", 129}, {"N", 257}, {"K", 65}}) ==
+        std::array<unsigned, 3>{3, 5, 1});
   const auto b = compile(ex::make_variant<f16, f32, false, true>(), batched);
   CHECK(b.ptx().grid == std::array<unsigned, 3>{3, 5, 8});  // ceil(129/64), ceil(257/64), the batch
   CHECK(b.ptx().block == std::array<unsigned, 3>{128, 1, 1});

@@ -227,7 +227,12 @@ class MMAKernelEmitter {
   // Elements per 16-byte piece of a tile row.
   int64_t pieceElements() const { return 128 / g_.mma.inputType.getIntOrFloatBitWidth(); }
   int64_t stages() const { return stages_; }
-  void copyToShared(dialect::ReadOp read, Value shared, Value stage, Value k0);
+  // Whether `dim` is known to be a whole number of its tiles (no masks needed).
+  bool exactTiles(StringRef dim) const {
+    auto size = staticSize(kernel_, dim);
+    return size && *size % extent(dim) == 0;
+  }
+  void copyToShared(dialect::ReadOp read, Value shared, Value stage, Value k0, Value tileInside);
   Value loadFragment(const MMAOperandLayout& layout, dialect::ReadOp read, Value shared, Value stage,
                      StringRef rowDim, Value rowBase, int64_t colBase);
   void multiplyTile(Value stage, MutableArrayRef<Value> accs);
@@ -248,8 +253,9 @@ class MMAKernelEmitter {
 };
 
 // The workgroup copies its BLOCK x BLOCK_K tile of an operand into shared memory (at
-// `stage`), 16 bytes per thread and step, zero past the tensor's edges.
-void MMAKernelEmitter::copyToShared(dialect::ReadOp read, Value shared, Value stage, Value k0) {
+// `stage`), 16 bytes per thread and step, zero past the tensor's edges. `tileInside`
+// says whether the K tile exists (prefetches run past the last one).
+void MMAKernelEmitter::copyToShared(dialect::ReadOp read, Value shared, Value stage, Value k0, Value tileInside) {
   dialect::MemoryType type = read.getMemory().getType();
   Value memref = func_.getArgument(cast<BlockArgument>(read.getMemory()).getArgNumber());
   SmallVector<StringRef> dims = tileDims(read);
@@ -272,6 +278,17 @@ void MMAKernelEmitter::copyToShared(dialect::ReadOp read, Value shared, Value st
       at[outer] = arith::AddIOp::create(b_, loc_, start(outer), row);
       at[inner] = arith::AddIOp::create(b_, loc_, start(inner), col);
       SmallVector<Value> indices = memoryIndices(type, at);
+      if (async_ && exactTiles(outer) && exactTiles(inner)) {
+        // Whole tiles: only a K tile past the end is masked, and its reads moved to the
+        // first K tile (in bounds, never read).
+        Value valid = arith::SelectOp::create(b_, loc_, tileInside, index(vec), index(0));
+        for (auto [i, d] : llvm::enumerate(type.getDimNames()))
+          if (d == g_.k) indices[i] = arith::SelectOp::create(b_, loc_, tileInside, indices[i], index(0));
+        copyTokens_.push_back(nvgpu::DeviceAsyncCopyOp::create(
+            b_, loc_, nvgpu::DeviceAsyncTokenType::get(b_.getContext()), shared, ValueRange{stage, row, col}, memref,
+            indices, b_.getIndexAttr(vec), valid, b_.getUnitAttr()));
+        return;
+      }
       Value rowInside = lessThan(at[outer], sizes_.lookup(outer));
       Value left = arith::SubIOp::create(b_, loc_, sizes_.lookup(inner), at[inner]);
       Value count = arith::MinSIOp::create(b_, loc_, arith::MaxSIOp::create(b_, loc_, left, index(0)), index(vec));
@@ -370,14 +387,20 @@ void MMAKernelEmitter::writeResult(ValueRange accs) {
         where[g_.n] = apply(at.getResult(1) + base, {lane_, colBase});
         Value pair = vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{r});
         if (out != g_.mma.accType) pair = arith::TruncFOp::create(b_, loc_, pairType, pair);
+        const int64_t bytes = out.getIntOrFloatBitWidth() / 8;
+        if (exactTiles(g_.m) && exactTiles(g_.n) && *staticSize(kernel_, g_.n) % 2 == 0) {
+          // Whole tiles of rows that hold whole pairs: every pair is inside.
+          vector::StoreOp::create(b_, loc_, pair, memref, memoryIndices(type, where), /*nontemporal=*/false,
+                                  llvm::Align(2 * bytes));
+          continue;
+        }
         Value rowInside = lessThan(where[g_.m], sizes_.lookup(g_.m));
         Value pairInside = lessThan(add(where[g_.n], 1), sizes_.lookup(g_.n));
         auto branch = scf::IfOp::create(b_, loc_, TypeRange{}, both(both(rowInside, pairInside), evenN), true);
         OpBuilder::InsertionGuard guard(b_);
         b_.setInsertionPointToStart(branch.thenBlock());
-        const int64_t bytes = out.getIntOrFloatBitWidth() / 8;
         vector::StoreOp::create(b_, loc_, pair, memref, memoryIndices(type, where), /*nontemporal=*/false,
-                                   llvm::Align(2 * bytes));
+                                llvm::Align(2 * bytes));
         b_.setInsertionPointToStart(branch.elseBlock());
         for (int64_t e = 0; e < 2; ++e) {
           llvm::StringMap<Value> elementAt = where;
@@ -524,8 +547,9 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
   Value kTiles = apply(t.ceilDiv(g_.blockK), sizes_[g_.k]);
   auto copyTile = [&](Value stage, Value kTile) {
     Value k0 = arith::MulIOp::create(b_, loc_, kTile, index(g_.blockK));
-    copyToShared(g_.readA, tileA_, stage, k0);
-    copyToShared(g_.readB, tileB_, stage, k0);
+    Value inside = lessThan(kTile, kTiles);
+    copyToShared(g_.readA, tileA_, stage, k0, inside);
+    copyToShared(g_.readB, tileB_, stage, k0, inside);
     if (!async_) return;
     auto tokenType = nvgpu::DeviceAsyncTokenType::get(b_.getContext());
     nvgpu::DeviceAsyncCreateGroupOp::create(b_, loc_, tokenType, copyTokens_);
