@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fixtures/device_run.hpp"
-#include "fixtures/half.hpp"
+#include "host_half.hpp"
 #include "kernels/gemm.hpp"
 
 using namespace wave;
@@ -27,7 +27,7 @@ namespace ex = examples::gemm;
 using ex::make_variant;
 
 float to_float(std::uint16_t bits, bool bf16) {
-  return bf16 ? fixtures::bfloat16_to_float(bits) : fixtures::half_to_float(bits);
+  return bf16 ? examples::host::bfloat16_to_float(bits) : examples::host::half_to_float(bits);
 }
 
 struct Problem {
@@ -41,8 +41,8 @@ void check_gemm(const CompiledKernel& compiled, Problem p, bool bf16_in, bool k_
   const std::size_t a_size = std::size_t(p.batch) * p.m * p.k, b_size = std::size_t(p.batch) * p.n * p.k,
                     c_size = std::size_t(p.batch) * p.m * p.n, slack = 256;
   std::vector<std::uint16_t> a(a_size), b(b_size);
-  for (auto& x : a) x = bf16_in ? fixtures::random_bfloat16(rng) : fixtures::random_half(rng);
-  for (auto& x : b) x = bf16_in ? fixtures::random_bfloat16(rng) : fixtures::random_half(rng);
+  for (auto& x : a) x = bf16_in ? examples::host::random_bfloat16(rng) : examples::host::random_half(rng);
+  for (auto& x : b) x = bf16_in ? examples::host::random_bfloat16(rng) : examples::host::random_half(rng);
   auto c = poisoned<OutWord>(c_size + slack);  // slack past the end catches stray writes
   fixtures::run_on_device(compiled, how, a, b, c);
   std::vector<float> af(a_size), bf(b_size);

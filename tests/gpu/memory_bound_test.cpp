@@ -10,14 +10,14 @@
 #include <vector>
 
 #include "fixtures/device_run.hpp"
-#include "fixtures/half.hpp"
+#include "host_half.hpp"
 #include "kernels/copy.hpp"
 #include "wave/runtime.hpp"
 
 using namespace wave;
-using fixtures::half_to_float;
+using examples::host::half_to_float;
 using fixtures::poisoned;
-using fixtures::random_half;
+using examples::host::random_half;
 
 template <class... Buffers>
 void run(const CompiledKernel& kernel, const LaunchOptions& how, Buffers&... buffers) {

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "fixtures/half.hpp"
+#include "host_half.hpp"
 #include "fixtures/masked_copy.hpp"
 #include "target/NvptxTarget.h"
 
@@ -17,7 +17,7 @@
 #include "wave/runtime.hpp"
 
 using namespace wave;
-using fixtures::random_half;
+using examples::host::random_half;
 using Catch::Matchers::Contains;
 
 namespace {
