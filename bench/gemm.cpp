@@ -80,7 +80,8 @@ int main() {
     fill_random(b, rng);
     for (Tiles t : {Tiles{128, 128, 32, 64, 64}, Tiles{128, 128, 32, 64, 32}, Tiles{128, 128, 32, 32, 64},
                     Tiles{128, 256, 32, 64, 64}, Tiles{256, 128, 32, 64, 64}, Tiles{128, 128, 64, 64, 64},
-                    Tiles{64, 128, 32, 32, 64}, Tiles{64, 64, 64, 32, 32}})
+                    Tiles{64, 128, 32, 32, 64}, Tiles{64, 64, 64, 32, 32}, Tiles{128, 256, 64, 64, 64},
+                    Tiles{256, 128, 64, 64, 64}, Tiles{128, 128, 64, 32, 64}, Tiles{128, 128, 64, 64, 32}})
       for (bool is_bf16 : {false, true}) try {
         // bf16 at the two configurations best for f16, to keep the run short.
         if (is_bf16 && !(t.m == 128 && t.n == 128 && t.wm == 64 && t.wn == 64) && !(t.m == 64 && t.n == 64)) continue;
