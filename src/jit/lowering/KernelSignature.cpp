@@ -26,8 +26,8 @@ SmallVector<Type> memrefArgumentTypes(func::FuncOp kernel) {
 
 gpu::GPUFuncOp createKernelFunc(OpBuilder& b, func::FuncOp kernel, gpu::GPUModuleOp module, int64_t threads) {
   b.setInsertionPointToEnd(module.getBody());
-  auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), kernel.getName(),
-                                       b.getFunctionType(memrefArgumentTypes(kernel), {}));
+  auto func =
+      gpu::GPUFuncOp::create(b, kernel.getLoc(), kernel.getName(), b.getFunctionType(memrefArgumentTypes(kernel), {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
   b.setInsertionPointToStart(&func.getBody().front());
@@ -47,8 +47,8 @@ FailureOr<Value> dimSize(OpBuilder& b, func::FuncOp kernel, gpu::GPUFuncOp func,
 void setLaunchShape(OpBuilder& b, func::FuncOp kernel, gpu::GPUFuncOp func, dialect::ThreadLayoutAttr layout) {
   func->setAttr("wave.thread_layout", layout);
   std::array<int32_t, 3> grid{1, 1, 1};
-  for (auto [dim, tile, axis] : llvm::zip(layout.getDims(), layout.getBlockTile().asArrayRef(),
-                                          layout.getGridAxis().asArrayRef())) {
+  for (auto [dim, tile, axis] :
+       llvm::zip(layout.getDims(), layout.getBlockTile().asArrayRef(), layout.getGridAxis().asArrayRef())) {
     if (axis < 0) continue;
     auto size = staticSize(kernel, cast<StringAttr>(dim).getValue());
     if (!size) return;

@@ -66,12 +66,17 @@ InFlightDiagnostic unsupported(Operation* op, const Twine& what) {
 FailureOr<GemmKernel> matchGemm(func::FuncOp kernel) {
   GemmKernel g;
   for (Operation& op : kernel.getBody().front().without_terminator()) {
-    if (auto reg = dyn_cast<dialect::RegisterOp>(op); reg && !g.init) g.init = reg;
-    else if (auto loop = dyn_cast<dialect::IterateOp>(op); loop && !g.loop) g.loop = loop;
-    else if (auto write = dyn_cast<dialect::WriteOp>(op); write && !g.write) g.write = write;
-    else if (!isa<dialect::CastOp>(op)) return unsupported(&op, "expected only register, iterate, cast and write around the MMA loop");
+    if (auto reg = dyn_cast<dialect::RegisterOp>(op); reg && !g.init)
+      g.init = reg;
+    else if (auto loop = dyn_cast<dialect::IterateOp>(op); loop && !g.loop)
+      g.loop = loop;
+    else if (auto write = dyn_cast<dialect::WriteOp>(op); write && !g.write)
+      g.write = write;
+    else if (!isa<dialect::CastOp>(op))
+      return unsupported(&op, "expected only register, iterate, cast and write around the MMA loop");
   }
-  if (!g.init || !g.loop || !g.write) return kernel.emitError("expected a register, an iterate and a write in an MMA kernel");
+  if (!g.init || !g.loop || !g.write)
+    return kernel.emitError("expected a register, an iterate and a write in an MMA kernel");
   if (g.loop.getIterArgs().size() != 1 || g.loop.getIterArgs()[0] != g.init.getResult())
     return unsupported(g.loop, "expected one carried value, the accumulator register");
   Value written = g.write.getValue();
@@ -81,20 +86,23 @@ FailureOr<GemmKernel> matchGemm(func::FuncOp kernel) {
   Block& body = g.loop.getBody().front();
   auto yield = cast<dialect::YieldOp>(body.getTerminator());
   auto mma = yield->getOperand(0).getDefiningOp<dialect::MmaOp>();
-  if (!mma || mma.getAcc() != body.getArgument(0)) return unsupported(g.loop, "expected the loop to yield mma(..., acc)");
+  if (!mma || mma.getAcc() != body.getArgument(0))
+    return unsupported(g.loop, "expected the loop to yield mma(..., acc)");
   g.readA = mma.getLhs().getDefiningOp<dialect::ReadOp>();
   g.readB = mma.getRhs().getDefiningOp<dialect::ReadOp>();
   if (!g.readA || !g.readB || g.readA.getMapping() || g.readB.getMapping())
     return unsupported(mma, "expected both operands to be reads without index mappings");
   for (Operation& op : body.without_terminator())
-    if (&op != mma && &op != g.readA && &op != g.readB) return unsupported(&op, "expected only the two reads and the mma in the loop");
+    if (&op != mma && &op != g.readA && &op != g.readB)
+      return unsupported(&op, "expected only the two reads and the mma in the loop");
 
   // Kind and layout.
   std::optional<dialect::MMAKind> kind;
   if (auto k = mma.getKindAttr()) kind = k.getValue();
   auto constraints = kernel->getAttrOfType<ArrayAttr>("wave.constraints");
   for (Attribute c : constraints.getValue())
-    if (auto hw = dyn_cast<dialect::HardwareConstraintAttr>(c); hw && hw.getMma() && !kind) kind = hw.getMma().getValue();
+    if (auto hw = dyn_cast<dialect::HardwareConstraintAttr>(c); hw && hw.getMma() && !kind)
+      kind = hw.getMma().getValue();
   if (!kind) return mma.emitOpError("expected an MMA kind (on the op or the hardware constraint), but found none");
   auto layout = getMMALayout(kernel.getContext(), *kind);
   if (failed(layout))
@@ -104,8 +112,8 @@ FailureOr<GemmKernel> matchGemm(func::FuncOp kernel) {
   auto lhsType = cast<dialect::TensorType>(mma.getLhs().getType());
   auto accType = cast<dialect::TensorType>(mma.getAcc().getType());
   if (lhsType.getElementType() != g.mma.inputType || accType.getElementType() != g.mma.accType)
-    return mma.emitOpError("expected ") << g.mma.inputType << " operands and a " << g.mma.accType
-                                        << " accumulator for " << dialect::stringifyMMAKind(*kind) << ", but found "
+    return mma.emitOpError("expected ") << g.mma.inputType << " operands and a " << g.mma.accType << " accumulator for "
+                                        << dialect::stringifyMMAKind(*kind) << ", but found "
                                         << lhsType.getElementType() << " and " << accType.getElementType();
 
   // Dims: the accumulator's last two are M and N, the rest batch; K is the loop's.
@@ -124,7 +132,8 @@ FailureOr<GemmKernel> matchGemm(func::FuncOp kernel) {
     SmallVector<StringRef> dims = read.getMemory().getType().getDimNames();
     for (StringRef d : dims)
       if (d != row && d != g.k && !llvm::is_contained(g.batch, d))
-        return unsupported(read, "expected memory dims among the batch dims, ") << row << " and " << g.k << ", but found " << d;
+        return unsupported(read, "expected memory dims among the batch dims, ")
+               << row << " and " << g.k << ", but found " << d;
     if (!llvm::is_contained(dims, row) || !llvm::is_contained(dims, g.k))
       return unsupported(read, "expected memory with dims ") << row << " and " << g.k;
     if (read.getMemory().getType().getAddressSpace().getValue() != "shared")
@@ -163,15 +172,17 @@ FailureOr<GemmKernel> matchGemm(func::FuncOp kernel) {
   for (StringRef d : g.batch)
     if (!g.gridAxis.count(d)) return kernel.emitError("expected a workgroup constraint on batch dim ") << d;
   if (!g.blockM || !g.blockN || !g.blockK)
-    return kernel.emitError("expected workgroup constraints on ") << g.m << " and " << g.n << " and a tiling constraint on " << g.k;
+    return kernel.emitError("expected workgroup constraints on ")
+           << g.m << " and " << g.n << " and a tiling constraint on " << g.k;
   if (!g.waveM) g.waveM = g.blockM;
   if (!g.waveN) g.waveN = g.blockN;
   auto divides = [&](int64_t part, int64_t whole, StringRef what, StringRef dim) -> LogicalResult {
     if (whole % part == 0) return success();
-    return kernel.emitError("expected the ") << what << " of " << dim << " (" << whole << ") to be a multiple of "
-                                             << part << ", but it is not";
+    return kernel.emitError("expected the ")
+           << what << " of " << dim << " (" << whole << ") to be a multiple of " << part << ", but it is not";
   };
-  if (failed(divides(g.waveM, g.blockM, "workgroup tile", g.m)) || failed(divides(g.waveN, g.blockN, "workgroup tile", g.n)) ||
+  if (failed(divides(g.waveM, g.blockM, "workgroup tile", g.m)) ||
+      failed(divides(g.waveN, g.blockN, "workgroup tile", g.n)) ||
       failed(divides(g.mma.m, g.waveM, "wave tile", g.m)) || failed(divides(g.mma.n, g.waveN, "wave tile", g.n)) ||
       failed(divides(g.mma.k, g.blockK, "tiling tile", g.k)))
     return failure();
@@ -182,7 +193,8 @@ FailureOr<GemmKernel> matchGemm(func::FuncOp kernel) {
 
 class MMAKernelEmitter {
  public:
-  MMAKernelEmitter(func::FuncOp kernel, GemmKernel g) : kernel_(kernel), g_(std::move(g)), b_(kernel.getContext()), loc_(kernel.getLoc()) {}
+  MMAKernelEmitter(func::FuncOp kernel, GemmKernel g)
+      : kernel_(kernel), g_(std::move(g)), b_(kernel.getContext()), loc_(kernel.getLoc()) {}
 
   LogicalResult emit(gpu::GPUModuleOp module);
 
@@ -233,8 +245,8 @@ class MMAKernelEmitter {
     return size && *size % extent(dim) == 0;
   }
   void copyToShared(dialect::ReadOp read, Value shared, Value stage, Value k0, Value tileInside);
-  Value loadFragment(const MMAOperandLayout& layout, dialect::ReadOp read, Value shared, Value stage,
-                     StringRef rowDim, Value rowBase, int64_t colBase);
+  Value loadFragment(const MMAOperandLayout& layout, dialect::ReadOp read, Value shared, Value stage, StringRef rowDim,
+                     Value rowBase, int64_t colBase);
   void multiplyTile(Value stage, MutableArrayRef<Value> accs);
   Value mmaSync(Value a, Value b, Value acc);
   void writeResult(ValueRange accs);
@@ -244,7 +256,7 @@ class MMAKernelEmitter {
   OpBuilder b_;
   Location loc_;
   gpu::GPUFuncOp func_;
-  bool async_ = false;             // cp.async into stages_ stages
+  bool async_ = false;  // cp.async into stages_ stages
   int64_t stages_ = 1;
   Value tileA_, tileB_;            // the shared tiles: [stage][outer][inner + pad]
   SmallVector<Value> copyTokens_;  // the cp.async copies of the K tile being issued
@@ -265,8 +277,10 @@ void MMAKernelEmitter::copyToShared(dialect::ReadOp read, Value shared, Value st
   auto vecType = VectorType::get({vec}, g_.mma.inputType);
   auto start = [&](StringRef d) { return d == g_.k ? k0 : tileStart_.lookup(d); };
   const auto innerSize = staticSize(kernel_, inner);
-  Value innerAligned = innerSize ? Value() : arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
-                                                                      arith::RemUIOp::create(b_, loc_, sizes_.lookup(inner), index(vec)), index(0));
+  Value innerAligned =
+      innerSize ? Value()
+                : arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
+                                        arith::RemUIOp::create(b_, loc_, sizes_.lookup(inner), index(vec)), index(0));
   const bool alignedRows = innerSize && *innerSize % vec == 0;
   for (int64_t step = 0; step * threads < chunks; ++step) {
     Value chunk = add(tid_, step * threads);
@@ -298,14 +312,16 @@ void MMAKernelEmitter::copyToShared(dialect::ReadOp read, Value shared, Value st
         // address moves to the tensor's first element (never read, but kept in bounds).
         Value any = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ugt, valid, index(0));
         for (Value& i : indices) i = arith::SelectOp::create(b_, loc_, any, i, index(0));
-        copyTokens_.push_back(nvgpu::DeviceAsyncCopyOp::create(b_, 
-            loc_, nvgpu::DeviceAsyncTokenType::get(b_.getContext()), shared, ValueRange{stage, row, col}, memref,
+        copyTokens_.push_back(nvgpu::DeviceAsyncCopyOp::create(
+            b_, loc_, nvgpu::DeviceAsyncTokenType::get(b_.getContext()), shared, ValueRange{stage, row, col}, memref,
             indices, b_.getIndexAttr(vec), valid, b_.getUnitAttr()));
         return;
       }
       Value whole = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, valid, index(vec));
-      if (innerAligned) whole = both(whole, innerAligned);
-      else if (!alignedRows) whole = arith::ConstantIntOp::create(b_, loc_, 0, 1);
+      if (innerAligned)
+        whole = both(whole, innerAligned);
+      else if (!alignedRows)
+        whole = arith::ConstantIntOp::create(b_, loc_, 0, 1);
       auto branch = scf::IfOp::create(b_, loc_, TypeRange{vecType}, whole, /*withElse=*/true);
       {
         OpBuilder::InsertionGuard guard(b_);
@@ -315,20 +331,23 @@ void MMAKernelEmitter::copyToShared(dialect::ReadOp read, Value shared, Value st
         b_.setInsertionPointToStart(branch.elseBlock());
         Value mask = vector::CreateMaskOp::create(b_, loc_, VectorType::get({vec}, b_.getI1Type()), ValueRange{valid});
         Value zero = arith::ConstantOp::create(b_, loc_, vecType, b_.getZeroAttr(vecType));
-        scf::YieldOp::create(b_, loc_, vector::MaskedLoadOp::create(b_, loc_, vecType, memref, indices, mask, zero).getResult());
+        scf::YieldOp::create(b_, loc_,
+                             vector::MaskedLoadOp::create(b_, loc_, vecType, memref, indices, mask, zero).getResult());
       }
       vector::StoreOp::create(b_, loc_, branch.getResult(0), shared, ValueRange{stage, row, col}, /*nontemporal=*/false,
-                                 llvm::Align(16));
+                              llvm::Align(16));
     };
-    if ((step + 1) * threads > chunks) ifThen(lessThan(chunk, index(chunks)), body);
-    else body();
+    if ((step + 1) * threads > chunks)
+      ifThen(lessThan(chunk, index(chunks)), body);
+    else
+      body();
   }
 }
 
 // One MMA operand's registers for this lane, read from the shared tile at the places
 // the layout gives, offset by (rowBase, colBase) along (rowDim, K).
-Value MMAKernelEmitter::loadFragment(const MMAOperandLayout& layout, dialect::ReadOp read, Value shared,
-                                     Value stage, StringRef rowDim, Value rowBase, int64_t colBase) {
+Value MMAKernelEmitter::loadFragment(const MMAOperandLayout& layout, dialect::ReadOp read, Value shared, Value stage,
+                                     StringRef rowDim, Value rowBase, int64_t colBase) {
   const bool rowOuter = tileDims(read)[0] == rowDim;  // else the tile is K-major
   Type element = g_.mma.inputType;
   auto fragType = VectorType::get(layout.registers, element);
@@ -339,7 +358,7 @@ Value MMAKernelEmitter::loadFragment(const MMAOperandLayout& layout, dialect::Re
     Value row = apply(layout.ldmatrix.getResult(0) + base, {lane_, rowBase});
     Value col = apply(layout.ldmatrix.getResult(1) + colBase, {lane_});
     return nvgpu::LdMatrixOp::create(b_, loc_, fragType, shared, ValueRange{stage, row, col}, /*transpose=*/false,
-                                        static_cast<uint32_t>(layout.ldmatrixTiles));
+                                     static_cast<uint32_t>(layout.ldmatrixTiles));
   }
   Value frag = arith::ConstantOp::create(b_, loc_, fragType, b_.getZeroAttr(fragType));
   for (int64_t r = 0; r < layout.registers[0]; ++r) {
@@ -350,7 +369,7 @@ Value MMAKernelEmitter::loadFragment(const MMAOperandLayout& layout, dialect::Re
     Value pair;
     if (rowOuter) {
       pair = vector::LoadOp::create(b_, loc_, pairType, shared, ValueRange{stage, row, col}, /*nontemporal=*/false,
-                                       llvm::Align(element.getIntOrFloatBitWidth() / 4));
+                                    llvm::Align(element.getIntOrFloatBitWidth() / 4));
     } else {
       Value first = memref::LoadOp::create(b_, loc_, shared, ValueRange{stage, col, row});
       Value second = memref::LoadOp::create(b_, loc_, shared, ValueRange{stage, add(col, 1), row});
@@ -370,7 +389,8 @@ void MMAKernelEmitter::writeResult(ValueRange accs) {
   const auto nSize = staticSize(kernel_, g_.n);
   Value evenN = nSize ? arith::ConstantIntOp::create(b_, loc_, *nSize % 2 == 0, 1).getResult()
                       : arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
-                                                 arith::RemUIOp::create(b_, loc_, sizes_.lookup(g_.n), index(2)), index(0)).getResult();
+                                              arith::RemUIOp::create(b_, loc_, sizes_.lookup(g_.n), index(2)), index(0))
+                            .getResult();
   MLIRContext* ctx = b_.getContext();
   AffineExpr lane = getAffineDimExpr(0, ctx), base = getAffineDimExpr(1, ctx);
   const MMAOperandLayout& c = g_.mma.c;
@@ -433,13 +453,14 @@ Value MMAKernelEmitter::mmaSync(Value a, Value b, Value acc) {
   auto accType = cast<VectorType>(acc.getType());
   SmallVector<Value> c;
   for (int64_t r = 0; r < accType.getDimSize(0); ++r)
-    for (int64_t e = 0; e < accType.getDimSize(1); ++e) c.push_back(vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{r, e}));
+    for (int64_t e = 0; e < accType.getDimSize(1); ++e)
+      c.push_back(vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{r, e}));
   SmallVector<Type> fields(c.size(), accType.getElementType());
   auto resultType = LLVM::LLVMStructType::getLiteral(b_.getContext(), fields);
   Value d = NVVM::MmaOp::create(b_, loc_, resultType, registers(a), registers(b), c,
-                                   ArrayRef<int64_t>{g_.mma.m, g_.mma.n, g_.mma.k}, std::nullopt, std::nullopt,
-                                   std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
-                                   std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+                                ArrayRef<int64_t>{g_.mma.m, g_.mma.n, g_.mma.k}, std::nullopt, std::nullopt,
+                                std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
+                                std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
   SmallVector<Value> elements;
   for (int64_t i = 0; i < static_cast<int64_t>(c.size()); ++i)
     elements.push_back(LLVM::ExtractValueOp::create(b_, loc_, d, ArrayRef<int64_t>{i}));
@@ -448,13 +469,12 @@ Value MMAKernelEmitter::mmaSync(Value a, Value b, Value acc) {
 
 // Every MMA of this wave for one K tile (in shared memory at `stage`), into `accs`.
 void MMAKernelEmitter::multiplyTile(Value stage, MutableArrayRef<Value> accs) {
-  Value tileA = tileA_, tileB = tileB_;
   for (int64_t kk = 0; kk < g_.blockK; kk += g_.mma.k) {
     SmallVector<Value> a, bs;
     for (int64_t i = 0; i < g_.tilesM(); ++i)
-      a.push_back(loadFragment(g_.mma.a, g_.readA, tileA, stage, g_.m, add(waveRow_, i * g_.mma.m), kk));
+      a.push_back(loadFragment(g_.mma.a, g_.readA, tileA_, stage, g_.m, add(waveRow_, i * g_.mma.m), kk));
     for (int64_t j = 0; j < g_.tilesN(); ++j)
-      bs.push_back(loadFragment(g_.mma.b, g_.readB, tileB, stage, g_.n, add(waveCol_, j * g_.mma.n), kk));
+      bs.push_back(loadFragment(g_.mma.b, g_.readB, tileB_, stage, g_.n, add(waveCol_, j * g_.mma.n), kk));
     for (int64_t i = 0; i < g_.tilesM(); ++i)
       for (int64_t j = 0; j < g_.tilesN(); ++j) {
         Value& acc = accs[i * g_.tilesN() + j];
@@ -481,8 +501,8 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
   func_ = createKernelFunc(b_, kernel_, module, g_.threads());
   func_->setAttr("wave.shared_memory_bytes", b_.getI64IntegerAttr(bytes()));
   auto workgroup = gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup);
-  Value dynamic = gpu::DynamicSharedMemoryOp::create(b_, 
-      loc_, MemRefType::get({ShapedType::kDynamic}, b_.getI8Type(), AffineMap(), workgroup));
+  Value dynamic = gpu::DynamicSharedMemoryOp::create(
+      b_, loc_, MemRefType::get({ShapedType::kDynamic}, b_.getI8Type(), AffineMap(), workgroup));
   MemRefType sharedA = sharedTileType(g_.readA), sharedB = sharedTileType(g_.readB);
   tileA_ = memref::ViewOp::create(b_, loc_, sharedA, dynamic, index(0), ValueRange{});
   const int64_t offsetB = sharedA.getNumElements() * (g_.mma.inputType.getIntOrFloatBitWidth() / 8);
@@ -500,10 +520,11 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
   for (StringRef d : g_.batch) addDim(d, 1, 1);
   addDim(g_.m, g_.blockM, g_.waveM);
   addDim(g_.n, g_.blockN, g_.waveN);
-  setLaunchShape(b_, kernel_, func_,
-                 dialect::ThreadLayoutAttr::get(b_.getContext(), b_.getArrayAttr(dims), b_.getDenseI64ArrayAttr(blockTile),
-                                                b_.getDenseI64ArrayAttr(waveTile), b_.getDenseI64ArrayAttr(gridAxis),
-                                                g_.mma.lanes, g_.mma.c.elementsPerLane(), g_.tilesM() * g_.tilesN()));
+  setLaunchShape(
+      b_, kernel_, func_,
+      dialect::ThreadLayoutAttr::get(b_.getContext(), b_.getArrayAttr(dims), b_.getDenseI64ArrayAttr(blockTile),
+                                     b_.getDenseI64ArrayAttr(waveTile), b_.getDenseI64ArrayAttr(gridAxis), g_.mma.lanes,
+                                     g_.mma.c.elementsPerLane(), g_.tilesM() * g_.tilesN()));
 
   for (StringRef d : {g_.m, g_.n, g_.k}) {
     auto size = dimSize(b_, kernel_, func_, d);
@@ -524,7 +545,8 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
       Value pid = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, bn, tilesM), bm);
       Value perGroup = arith::MulIOp::create(b_, loc_, tilesN, index(kGroupM));
       Value firstM = arith::MulIOp::create(b_, loc_, arith::DivUIOp::create(b_, loc_, pid, perGroup), index(kGroupM));
-      Value groupRows = arith::MinUIOp::create(b_, loc_, arith::SubIOp::create(b_, loc_, tilesM, firstM), index(kGroupM));
+      Value groupRows =
+          arith::MinUIOp::create(b_, loc_, arith::SubIOp::create(b_, loc_, tilesM, firstM), index(kGroupM));
       Value inGroup = arith::RemUIOp::create(b_, loc_, pid, perGroup);
       tileM = arith::AddIOp::create(b_, loc_, firstM, arith::RemUIOp::create(b_, loc_, inGroup, groupRows));
       tileN = arith::DivUIOp::create(b_, loc_, inGroup, groupRows);

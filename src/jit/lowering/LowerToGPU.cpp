@@ -53,9 +53,7 @@ class KernelEmitter {
   int64_t ept() const { return layout_.getElementsPerThread(); }
   VectorType vectorOf(Type element) { return VectorType::get({ept()}, element); }
   // Whether dim `k` may run past its size in the last tile (then accesses are masked).
-  bool mayOverrun(size_t k) const {
-    return !staticSizes_[k] || *staticSizes_[k] % layout_.getBlockTile()[k] != 0;
-  }
+  bool mayOverrun(size_t k) const { return !staticSizes_[k] || *staticSizes_[k] % layout_.getBlockTile()[k] != 0; }
 
   // `expr` over the thread symbols, as an affine.apply on their values.
   Value apply(AffineExpr expr, ArrayRef<StringAttr> symbols);
@@ -79,16 +77,16 @@ class KernelEmitter {
   dialect::ThreadLayoutAttr layout_;
   OpBuilder b_;
   Location loc_;
-  IRMapping memrefs_;                                 // kernel argument -> gpu.func memref argument
-  DenseMap<Value, Value> vectors_;                    // wave value -> this step's per-thread vector
-  llvm::StringMap<Value> symbols_;                    // thread symbol -> its value
-  SmallVector<std::optional<int64_t>> staticSizes_;   // per dim: its size, when known at compile time
-  SmallVector<Value> sizes_;                          // per dim: its size
-  Value rowsAligned_;                                 // the innermost dim's size is a multiple of a run
-  SmallVector<Value> global_;                         // per dim: this step's first element
-  Value inBounds_;                                    // the whole run is inside every tensor
-  Value outerInBounds_;                               // the run's row is inside (all but the innermost dim)
-  Value innerCount_;                                  // elements of the run inside the innermost dim
+  IRMapping memrefs_;                                // kernel argument -> gpu.func memref argument
+  DenseMap<Value, Value> vectors_;                   // wave value -> this step's per-thread vector
+  llvm::StringMap<Value> symbols_;                   // thread symbol -> its value
+  SmallVector<std::optional<int64_t>> staticSizes_;  // per dim: its size, when known at compile time
+  SmallVector<Value> sizes_;                         // per dim: its size
+  Value rowsAligned_;                                // the innermost dim's size is a multiple of a run
+  SmallVector<Value> global_;                        // per dim: this step's first element
+  Value inBounds_;                                   // the whole run is inside every tensor
+  Value outerInBounds_;                              // the run's row is inside (all but the innermost dim)
+  Value innerCount_;                                 // elements of the run inside the innermost dim
 };
 
 Value KernelEmitter::apply(AffineExpr expr, ArrayRef<StringAttr> symbols) {
@@ -133,8 +131,9 @@ FailureOr<KernelEmitter::Access> KernelEmitter::access(Operation* op, dialect::M
   const bool rowsAligned = oneRow || (staticSizes_[inner] && *staticSizes_[inner] % ept() == 0);
   const bool rowsChecked = !oneRow && !staticSizes_[inner];
   a.alignment = llvm::Align(a.vectorized && (rowsAligned || rowsChecked) ? std::min<int64_t>(16, elementBytes * ept())
-                                                                        : elementBytes);
-  a.whole = rowsChecked && a.vectorized ? arith::AndIOp::create(b_, loc_, inBounds_, rowsAligned_).getResult() : inBounds_;
+                                                                         : elementBytes);
+  a.whole =
+      rowsChecked && a.vectorized ? arith::AndIOp::create(b_, loc_, inBounds_, rowsAligned_).getResult() : inBounds_;
   return a;
 }
 
@@ -179,10 +178,13 @@ LogicalResult KernelEmitter::emitRead(dialect::ReadOp read) {
     {
       OpBuilder::InsertionGuard guard(b_);
       b_.setInsertionPointToStart(branch.thenBlock());
-      scf::YieldOp::create(b_, loc_, ValueRange{vector::LoadOp::create(b_, loc_, vec, memref, a->indices, /*nontemporal=*/false, a->alignment).getResult()});
+      scf::YieldOp::create(
+          b_, loc_,
+          ValueRange{vector::LoadOp::create(b_, loc_, vec, memref, a->indices, /*nontemporal=*/false, a->alignment)
+                         .getResult()});
       b_.setInsertionPointToStart(branch.elseBlock());
       Value mask = vector::CreateMaskOp::create(b_, loc_, VectorType::get(vec.getShape(), b_.getI1Type()),
-                                                   ValueRange{innerCount_});
+                                                ValueRange{innerCount_});
       Value zero = arith::ConstantOp::create(b_, loc_, vec, b_.getZeroAttr(vec));
       Value masked = vector::MaskedLoadOp::create(b_, loc_, vec, memref, a->indices, mask, zero);
       scf::YieldOp::create(b_, loc_, masked);
@@ -196,7 +198,8 @@ LogicalResult KernelEmitter::emitRead(dialect::ReadOp read) {
       b_.setInsertionPointToStart(branch.thenBlock());
       scf::YieldOp::create(b_, loc_, ValueRange{memref::LoadOp::create(b_, loc_, memref, a->indices).getResult()});
       b_.setInsertionPointToStart(branch.elseBlock());
-      scf::YieldOp::create(b_, loc_, ValueRange{arith::ConstantOp::create(b_, loc_, element, b_.getZeroAttr(element)).getResult()});
+      scf::YieldOp::create(
+          b_, loc_, ValueRange{arith::ConstantOp::create(b_, loc_, element, b_.getZeroAttr(element)).getResult()});
     }
     result = vector::BroadcastOp::create(b_, loc_, vec, branch.getResult(0));
   }
@@ -218,8 +221,8 @@ LogicalResult KernelEmitter::emitWrite(dialect::WriteOp write) {
   b_.setInsertionPointToStart(branch.thenBlock());
   vector::StoreOp::create(b_, loc_, value, memref, a->indices, /*nontemporal=*/false, a->alignment);
   b_.setInsertionPointToStart(branch.elseBlock());
-  Value mask = vector::CreateMaskOp::create(b_, 
-      loc_, VectorType::get({ept()}, b_.getI1Type()), ValueRange{innerCount_});
+  Value mask =
+      vector::CreateMaskOp::create(b_, loc_, VectorType::get({ept()}, b_.getI1Type()), ValueRange{innerCount_});
   vector::MaskedStoreOp::create(b_, loc_, memref, a->indices, mask, value);
   return success();
 }
@@ -246,8 +249,7 @@ Value convert(OpBuilder& b, Location loc, Value v, VectorType to) {
 
 template <class FloatOp, class IntOp>
 Value binary(OpBuilder& b, Location loc, Value lhs, Value rhs) {
-  if (isa<FloatType>(cast<VectorType>(lhs.getType()).getElementType()))
-    return FloatOp::create(b, loc, lhs, rhs);
+  if (isa<FloatType>(cast<VectorType>(lhs.getType()).getElementType())) return FloatOp::create(b, loc, lhs, rhs);
   return IntOp::create(b, loc, lhs, rhs);
 }
 
@@ -276,7 +278,9 @@ LogicalResult KernelEmitter::emitOp(Operation* op) {
     Value x = operand(0);
     result = isa<FloatType>(cast<VectorType>(x.getType()).getElementType())
                  ? arith::NegFOp::create(b_, loc_, x).getResult()
-                 : arith::SubIOp::create(b_, loc_, arith::ConstantOp::create(b_, loc_, x.getType(), b_.getZeroAttr(x.getType())), x).getResult();
+                 : arith::SubIOp::create(
+                       b_, loc_, arith::ConstantOp::create(b_, loc_, x.getType(), b_.getZeroAttr(x.getType())), x)
+                       .getResult();
   } else if (isa<dialect::Exp2Op>(op)) {
     result = math::Exp2Op::create(b_, loc_, operand(0));
   } else if (isa<dialect::Log2Op>(op)) {
@@ -294,13 +298,17 @@ LogicalResult KernelEmitter::emitOp(Operation* op) {
                  : math::AbsIOp::create(b_, loc_, x).getResult();
   } else if (isa<dialect::ReciprocalOp>(op)) {
     Value x = operand(0);
-    Value one = arith::ConstantOp::create(b_, loc_, x.getType(), DenseElementsAttr::get(cast<ShapedType>(x.getType()), b_.getFloatAttr(cast<VectorType>(x.getType()).getElementType(), 1.0)));
+    Value one = arith::ConstantOp::create(
+        b_, loc_, x.getType(),
+        DenseElementsAttr::get(cast<ShapedType>(x.getType()),
+                               b_.getFloatAttr(cast<VectorType>(x.getType()).getElementType(), 1.0)));
     result = arith::DivFOp::create(b_, loc_, one, x);
   } else if (auto c = dyn_cast<dialect::CastOp>(op)) {
     result = convert(b_, loc_, operand(0), vectorOf(c.getResult().getType().getElementType()));
   } else {
-    return op->emitOpError("is not yet supported by wave-lower-to-gpu (memory-bound kernels: read, write, "
-                           "register, cast and elementwise math)");
+    return op->emitOpError(
+        "is not yet supported by wave-lower-to-gpu (memory-bound kernels: read, write, "
+        "register, cast and elementwise math)");
   }
   vectors_[op->getResult(0)] = result;
   return success();
@@ -316,7 +324,7 @@ LogicalResult KernelEmitter::lookupSizes(gpu::GPUFuncOp func) {
   }
   const size_t inner = rank() - 1;
   rowsAligned_ = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
-                                          arith::RemUIOp::create(b_, loc_, sizes_[inner], index(ept())), index(0));
+                                       arith::RemUIOp::create(b_, loc_, sizes_[inner], index(ept())), index(0));
   return success();
 }
 
