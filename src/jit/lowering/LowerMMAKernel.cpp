@@ -25,6 +25,7 @@
 #include "analysis/ThreadLayout.h"
 #include "lowering/KernelSignature.h"
 #include "lowering/LowerMMAKernel.h"
+#include "lowering/LoweringBuilder.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -191,29 +192,13 @@ FailureOr<GemmKernel> matchGemm(func::FuncOp kernel) {
   return g;
 }
 
-class MMAKernelEmitter {
+class MMAKernelEmitter : LoweringBuilder {
  public:
-  MMAKernelEmitter(func::FuncOp kernel, GemmKernel g)
-      : kernel_(kernel), g_(std::move(g)), b_(kernel.getContext()), loc_(kernel.getLoc()) {}
+  MMAKernelEmitter(func::FuncOp kernel, GemmKernel g) : LoweringBuilder(kernel), kernel_(kernel), g_(std::move(g)) {}
 
   LogicalResult emit(gpu::GPUModuleOp module);
 
  private:
-  Value index(int64_t v) { return arith::ConstantIndexOp::create(b_, loc_, v); }
-  // `expr` over dims d0, d1, ... bound to `operands`.
-  Value apply(AffineExpr expr, ValueRange operands) {
-    return affine::AffineApplyOp::create(b_, loc_, AffineMap::get(operands.size(), 0, expr), operands);
-  }
-  Value add(Value a, int64_t c) { return c ? arith::AddIOp::create(b_, loc_, a, index(c)).getResult() : a; }
-  Value lessThan(Value a, Value b) { return arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ult, a, b); }
-  Value both(Value a, Value b) { return arith::AndIOp::create(b_, loc_, a, b); }
-  template <class Build>
-  void ifThen(Value cond, Build build) {
-    auto branch = scf::IfOp::create(b_, loc_, TypeRange{}, cond, /*withElse=*/false);
-    OpBuilder::InsertionGuard guard(b_);
-    b_.setInsertionPointToStart(branch.thenBlock());
-    build();
-  }
   int64_t extent(StringRef dim) const { return dim == g_.m ? g_.blockM : dim == g_.n ? g_.blockN : g_.blockK; }
   // The two non-batch dims of an operand's memory, outer first.
   SmallVector<StringRef> tileDims(dialect::ReadOp read) const {
@@ -224,10 +209,9 @@ class MMAKernelEmitter {
   }
   MemRefType sharedTileType(dialect::ReadOp read) {
     SmallVector<StringRef> dims = tileDims(read);
-    // 16 bytes of padding per row: consecutive rows start 4 banks apart.
-    const int64_t pad = 128 / g_.mma.inputType.getIntOrFloatBitWidth();
-    return MemRefType::get({stages(), extent(dims[0]), extent(dims[1]) + pad}, g_.mma.inputType, AffineMap(),
-                           gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup));
+    // One 16-byte piece of padding per row: consecutive rows start 4 banks apart.
+    return MemRefType::get({stages(), extent(dims[0]), extent(dims[1]) + pieceElements()}, g_.mma.inputType,
+                           AffineMap(), gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup));
   }
   // Indices into an argument's memory: batch dims at this workgroup's, the others given.
   SmallVector<Value> memoryIndices(dialect::MemoryType type, const llvm::StringMap<Value>& at) {
@@ -253,8 +237,6 @@ class MMAKernelEmitter {
 
   func::FuncOp kernel_;
   GemmKernel g_;
-  OpBuilder b_;
-  Location loc_;
   gpu::GPUFuncOp func_;
   bool async_ = false;  // cp.async into stages_ stages
   int64_t stages_ = 1;
@@ -490,22 +472,20 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
     return size && *size % pieceElements() == 0;
   });
   // Three stages where two workgroups still fit an SM's 228 KiB, else two, else one.
+  const int64_t elementBytes = g_.mma.inputType.getIntOrFloatBitWidth() / 8;
   stages_ = 1;
-  auto bytes = [&] {
-    return (sharedTileType(g_.readA).getNumElements() + sharedTileType(g_.readB).getNumElements()) *
-           (g_.mma.inputType.getIntOrFloatBitWidth() / 8);
-  };
-  const int64_t stageBytes = bytes();
+  const int64_t stageBytes =
+      (sharedTileType(g_.readA).getNumElements() + sharedTileType(g_.readB).getNumElements()) * elementBytes;
   if (async_) stages_ = 3 * stageBytes <= 113 * 1024 ? 3 : 2 * stageBytes <= 227 * 1024 ? 2 : 1;
   async_ = stages_ > 1;
   func_ = createKernelFunc(b_, kernel_, module, g_.threads());
-  func_->setAttr("wave.shared_memory_bytes", b_.getI64IntegerAttr(bytes()));
+  func_->setAttr("wave.shared_memory_bytes", b_.getI64IntegerAttr(stages_ * stageBytes));
   auto workgroup = gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup);
   Value dynamic = gpu::DynamicSharedMemoryOp::create(
       b_, loc_, MemRefType::get({ShapedType::kDynamic}, b_.getI8Type(), AffineMap(), workgroup));
   MemRefType sharedA = sharedTileType(g_.readA), sharedB = sharedTileType(g_.readB);
   tileA_ = memref::ViewOp::create(b_, loc_, sharedA, dynamic, index(0), ValueRange{});
-  const int64_t offsetB = sharedA.getNumElements() * (g_.mma.inputType.getIntOrFloatBitWidth() / 8);
+  const int64_t offsetB = sharedA.getNumElements() * elementBytes;
   tileB_ = memref::ViewOp::create(b_, loc_, sharedB, dynamic, index(offsetB), ValueRange{});
 
   // The launch: batch dims, M and N over the grid; what the runtime needs to size it.

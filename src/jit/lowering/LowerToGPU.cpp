@@ -10,6 +10,7 @@
 #include "analysis/ThreadLayout.h"
 #include "lowering/KernelSignature.h"
 #include "lowering/LowerMMAKernel.h"
+#include "lowering/LoweringBuilder.h"
 #include "lowering/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,22 +28,15 @@ namespace {
 
 using namespace mlir;
 
-class KernelEmitter {
+class KernelEmitter : LoweringBuilder {
  public:
   KernelEmitter(func::FuncOp kernel, dialect::ThreadLayoutAttr layout)
-      : kernel_(kernel), layout_(layout), b_(kernel.getContext()), loc_(kernel.getLoc()) {}
+      : LoweringBuilder(kernel), kernel_(kernel), layout_(layout) {}
 
   // Builds the gpu.func inside `module` (a gpu.module).
   LogicalResult emit(gpu::GPUModuleOp module);
 
  private:
-  Value index(int64_t v) { return arith::ConstantIndexOp::create(b_, loc_, v); }
-  Value andAll(ArrayRef<Value> conditions) {
-    Value all = arith::ConstantIntOp::create(b_, loc_, 1, 1);
-    for (Value c : conditions) all = arith::AndIOp::create(b_, loc_, all, c);
-    return all;
-  }
-  Value lessThan(Value a, Value b) { return arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ult, a, b); }
   int dimIndex(StringRef dim) const {
     for (auto [i, name] : llvm::enumerate(layout_.getDims()))
       if (cast<StringAttr>(name).getValue() == dim) return static_cast<int>(i);
@@ -56,7 +50,7 @@ class KernelEmitter {
   bool mayOverrun(size_t k) const { return !staticSizes_[k] || *staticSizes_[k] % layout_.getBlockTile()[k] != 0; }
 
   // `expr` over the thread symbols, as an affine.apply on their values.
-  Value apply(AffineExpr expr, ArrayRef<StringAttr> symbols);
+  Value applyOverSymbols(AffineExpr expr, ArrayRef<StringAttr> symbols);
   LogicalResult lookupSizes(gpu::GPUFuncOp func);
 
   // Where this step's run of each tensor lies, and whether it may be touched.
@@ -75,8 +69,6 @@ class KernelEmitter {
 
   func::FuncOp kernel_;
   dialect::ThreadLayoutAttr layout_;
-  OpBuilder b_;
-  Location loc_;
   IRMapping memrefs_;                                // kernel argument -> gpu.func memref argument
   DenseMap<Value, Value> vectors_;                   // wave value -> this step's per-thread vector
   llvm::StringMap<Value> symbols_;                   // thread symbol -> its value
@@ -89,7 +81,7 @@ class KernelEmitter {
   Value innerCount_;                                 // elements of the run inside the innermost dim
 };
 
-Value KernelEmitter::apply(AffineExpr expr, ArrayRef<StringAttr> symbols) {
+Value KernelEmitter::applyOverSymbols(AffineExpr expr, ArrayRef<StringAttr> symbols) {
   // Symbols become dims: affine.apply takes any index value as a dim.
   SmallVector<AffineExpr> dims;
   SmallVector<Value> operands;
@@ -97,8 +89,7 @@ Value KernelEmitter::apply(AffineExpr expr, ArrayRef<StringAttr> symbols) {
     dims.push_back(getAffineDimExpr(i, b_.getContext()));
     operands.push_back(symbols_.lookup(s.getValue()));
   }
-  AffineMap map = AffineMap::get(symbols.size(), 0, expr.replaceSymbols(dims));
-  return affine::AffineApplyOp::create(b_, loc_, map, operands);
+  return apply(expr.replaceSymbols(dims), operands);
 }
 
 FailureOr<KernelEmitter::Access> KernelEmitter::access(Operation* op, dialect::MemoryType memory) {
@@ -114,7 +105,7 @@ FailureOr<KernelEmitter::Access> KernelEmitter::access(Operation* op, dialect::M
     for (StringAttr s : e.getSymbols())
       if (!symbols_.count(s.getValue()))
         return op->emitOpError("expected an index over thread symbols, but found ") << s << " in " << e;
-    a.indices.push_back(apply(e.getMap().getResult(0), e.getSymbols()));
+    a.indices.push_back(applyOverSymbols(e.getMap().getResult(0), e.getSymbols()));
   }
   const size_t inner = rank() - 1;
   a.vectorized = !dims.empty() && dims.back() == dimName(inner);
@@ -143,9 +134,9 @@ void KernelEmitter::emitStepPrologue(Value step) {
   SmallVector<Value> outer;
   const int64_t perStep = layout_.getThreadsPerWave() * ept();
   if (waveElements(layout_) % perStep != 0)
-    outer.push_back(lessThan(apply(runOffset(layout_), symbols), index(waveElements(layout_))));
+    outer.push_back(lessThan(applyOverSymbols(runOffset(layout_), symbols), index(waveElements(layout_))));
   global_.clear();
-  for (AffineExpr start : runStart(layout_)) global_.push_back(apply(start, symbols));
+  for (AffineExpr start : runStart(layout_)) global_.push_back(applyOverSymbols(start, symbols));
   const size_t inner = rank() - 1;
   for (size_t k = 0; k < inner; ++k)
     if (mayOverrun(k)) outer.push_back(lessThan(global_[k], sizes_[k]));

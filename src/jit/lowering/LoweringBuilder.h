@@ -1,0 +1,56 @@
+//===- LoweringBuilder.h - what both kernel lowerings build ----*- C++ -*-===//
+//
+// The index arithmetic, affine applications and guarded regions that the memory-bound
+// and the MMA lowerings both emit, over one builder at the kernel's location.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WAVE_JIT_LOWERING_LOWERINGBUILDER_H
+#define WAVE_JIT_LOWERING_LOWERINGBUILDER_H
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+namespace wave::jit {
+
+class LoweringBuilder {
+ protected:
+  explicit LoweringBuilder(mlir::func::FuncOp kernel) : b_(kernel.getContext()), loc_(kernel.getLoc()) {}
+
+  mlir::Value index(int64_t v) { return mlir::arith::ConstantIndexOp::create(b_, loc_, v); }
+  mlir::Value add(mlir::Value a, int64_t c) {
+    return c ? mlir::arith::AddIOp::create(b_, loc_, a, index(c)).getResult() : a;
+  }
+  // Unsigned: indices and sizes are never negative.
+  mlir::Value lessThan(mlir::Value a, mlir::Value b) {
+    return mlir::arith::CmpIOp::create(b_, loc_, mlir::arith::CmpIPredicate::ult, a, b);
+  }
+  mlir::Value both(mlir::Value a, mlir::Value b) { return mlir::arith::AndIOp::create(b_, loc_, a, b); }
+  mlir::Value andAll(llvm::ArrayRef<mlir::Value> conditions) {
+    mlir::Value all = mlir::arith::ConstantIntOp::create(b_, loc_, 1, 1);
+    for (mlir::Value c : conditions) all = both(all, c);
+    return all;
+  }
+  // `expr` over dims d0, d1, ... bound to `operands`.
+  mlir::Value apply(mlir::AffineExpr expr, mlir::ValueRange operands) {
+    return mlir::affine::AffineApplyOp::create(b_, loc_, mlir::AffineMap::get(operands.size(), 0, expr), operands);
+  }
+  // Runs `build` inside an scf.if on `cond` (no else), then returns to where it was.
+  template <class Build>
+  void ifThen(mlir::Value cond, Build build) {
+    auto branch = mlir::scf::IfOp::create(b_, loc_, mlir::TypeRange{}, cond, /*withElse=*/false);
+    mlir::OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(branch.thenBlock());
+    build();
+  }
+
+  mlir::OpBuilder b_;
+  mlir::Location loc_;
+};
+
+}  // namespace wave::jit
+
+#endif
