@@ -59,7 +59,7 @@ class CompiledKernel {
   const jit::PtxKernel& ptx() const { return ptx_; }
 
   // The dims left out of `subs`, whose sizes each launch gives.
-  std::vector<std::string> dynamic_dims() const;
+  const std::vector<std::string>& dynamic_dims() const { return dynamic_; }
 
   // Queues the kernel on device 0. Checks first: one pointer per argument, none null, each
   // aligned to 16 bytes (device allocations are); a size for every dynamic dim.
@@ -89,6 +89,9 @@ class CompiledKernel {
   jit::PtxKernel ptx_;
   std::vector<graph::MemoryType> args_;
   std::vector<std::vector<std::int64_t>> sizes_;
+  // Derived from sizes_ once, since every launch reads them.
+  std::vector<std::string> dynamic_;  // dims without a compiled size, first use first
+  DimSizes compiled_sizes_;           // dims with one
   std::string name_;
   std::source_location compiled_at_;
   std::shared_ptr<Loaded> loaded_;  // the module, loaded on first launch

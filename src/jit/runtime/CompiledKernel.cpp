@@ -17,20 +17,18 @@ CompiledKernel::CompiledKernel(jit::PtxKernel ptx, std::vector<graph::MemoryType
                                std::vector<std::vector<std::int64_t>> sizes, std::string name,
                                std::source_location compiled_at)
     : ptx_(std::move(ptx)), args_(std::move(args)), sizes_(std::move(sizes)), name_(std::move(name)),
-      compiled_at_(compiled_at), loaded_(std::make_shared<Loaded>()) {}
-
-std::vector<std::string> CompiledKernel::dynamic_dims() const {
-  std::vector<std::string> dims;
+      compiled_at_(compiled_at), loaded_(std::make_shared<Loaded>()) {
   for (std::size_t i = 0; i < args_.size(); ++i)
-    for (std::size_t d = 0; d < args_[i].dims.size(); ++d)
-      if (sizes_[i][d] < 0 && std::find(dims.begin(), dims.end(), args_[i].dims[d]) == dims.end())
-        dims.push_back(args_[i].dims[d]);
-  return dims;
+    for (std::size_t d = 0; d < args_[i].dims.size(); ++d) {
+      const std::string& dim = args_[i].dims[d];
+      if (sizes_[i][d] >= 0) compiled_sizes_[dim] = sizes_[i][d];
+      else if (std::find(dynamic_.begin(), dynamic_.end(), dim) == dynamic_.end()) dynamic_.push_back(dim);
+    }
 }
 
 CompiledKernel::DimSizes CompiledKernel::given_sizes(const Subs& given, std::source_location where) const {
   auto fail = [&](const std::string& message) { throw Error(name_, "launch", where, message); };
-  const std::vector<std::string> dynamic = dynamic_dims();
+  const std::vector<std::string>& dynamic = dynamic_;
   auto list = [](const std::vector<std::string>& names) {
     std::string s;
     for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
@@ -48,13 +46,11 @@ CompiledKernel::DimSizes CompiledKernel::given_sizes(const Subs& given, std::sou
 }
 
 CompiledKernel::DimSizes CompiledKernel::all_sizes(DimSizes sizes, std::source_location where) const {
-  for (const std::string& dim : dynamic_dims())
+  for (const std::string& dim : dynamic_)
     if (!sizes.count(dim))
       throw Error(name_, "launch", where, "dim " + dim + " is dynamic (left out of subs): " +
            expected_found("its size at launch (LaunchOptions::sizes, or a tensor's shape)", "none"));
-  for (std::size_t i = 0; i < args_.size(); ++i)
-    for (std::size_t d = 0; d < args_[i].dims.size(); ++d)
-      if (sizes_[i][d] >= 0) sizes[args_[i].dims[d]] = sizes_[i][d];
+  for (const auto& [dim, size] : compiled_sizes_) sizes[dim] = size;
   return sizes;
 }
 
