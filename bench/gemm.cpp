@@ -14,7 +14,7 @@
 #include <wave/wave.hpp>
 #include <wave/runtime.hpp>
 
-#include "timing.hpp"
+#include "bench.hpp"
 
 #include "kernels/gemm.hpp"
 
@@ -47,26 +47,10 @@ auto make_gemm() {
 // Median of 20 timed runs after 3 warm-ups.
 double median_ms(const std::function<void()>& enqueue) { return bench::median_ms(enqueue, 20); }
 
-void fill_random(runtime::DeviceBuffer& buffer, std::mt19937& rng) {
-  std::vector<std::uint16_t> host(buffer.size() / 2);
-  // Bits that are in [0.125, 1) as f16 and a finite, nonzero value as bf16.
-  std::uniform_int_distribution<int> bits(0x3000, 0x3bff);
-  std::uniform_int_distribution<int> sign(0, 1);
-  for (auto& h : host) h = static_cast<std::uint16_t>(bits(rng) | sign(rng) << 15);
-  buffer.copy_from_host(host.data());
-}
-
 }  // namespace
 
 int main() {
-  std::string why;
-  if (!runtime::device_available(&why)) {
-    std::printf("SKIP: %s\n", why.c_str());
-    return 77;
-  }
-  const DeviceInfo info = runtime::device_info();
-  std::printf("device: %s (sm_%d%d, %d SMs)\n", info.name.c_str(), info.compute_major, info.compute_minor,
-              info.multiprocessors);
+  if (!bench::open_device()) return 77;
   std::printf("%-6s %4s %6s %6s %6s %5s %5s %5s %5s %5s %10s %9s %11s\n", "", "in", "M", "N", "K", "BM", "BN", "BK",
               "WM", "WN", "ms", "TFLOP/s", "compile ms");
   std::mt19937 rng(7);
@@ -76,8 +60,8 @@ int main() {
   const auto gemm_bf16 = make_gemm<bf16>();
   for (Shape s : {Shape{4096, 4096, 4096}, Shape{8192, 8192, 8192}, Shape{2048, 10240, 1280}, Shape{128, 1280, 5120}}) {
     runtime::DeviceBuffer a(std::size_t(s.m) * s.k * 2), b(std::size_t(s.n) * s.k * 2), c(std::size_t(s.m) * s.n * 4);
-    fill_random(a, rng);
-    fill_random(b, rng);
+    bench::fill_random_16bit(a, rng, /*with_signs=*/true);
+    bench::fill_random_16bit(b, rng, /*with_signs=*/true);
     for (Tiles t : {Tiles{128, 128, 32, 64, 64}, Tiles{128, 128, 32, 64, 32}, Tiles{128, 128, 32, 32, 64},
                     Tiles{128, 256, 32, 64, 64}, Tiles{256, 128, 32, 64, 64}, Tiles{128, 128, 64, 64, 64},
                     Tiles{64, 128, 32, 32, 64}, Tiles{64, 64, 64, 32, 32}, Tiles{128, 256, 64, 64, 64},

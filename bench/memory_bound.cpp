@@ -18,7 +18,7 @@
 #include <wave/wave.hpp>
 #include <wave/runtime.hpp>
 
-#include "timing.hpp"
+#include "bench.hpp"
 
 using namespace wave;
 
@@ -33,13 +33,6 @@ double median_ms(const std::function<void()>& enqueue) { return bench::median_ms
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-void fill_random(runtime::DeviceBuffer& buffer, std::mt19937& rng) {
-  std::vector<std::uint16_t> host(buffer.size() / 2);
-  std::uniform_int_distribution<int> bits(0x3000, 0x3bff);  // f16 in [0.125, 1): finite, nonzero
-  for (auto& h : host) h = static_cast<std::uint16_t>(bits(rng));
-  buffer.copy_from_host(host.data());
 }
 
 }  // namespace
@@ -57,21 +50,15 @@ int main(int argc, char** argv) {
                 seconds_since(t0) * 1e3);
     return 0;
   }
-  std::string why;
-  if (!runtime::device_available(&why)) {
-    std::printf("SKIP: %s\n", why.c_str());
-    return 77;
-  }
-  const DeviceInfo info = runtime::device_info();
-  std::printf("device: %s (sm_%d%d, %d SMs)\n\n", info.name.c_str(), info.compute_major, info.compute_minor,
-              info.multiprocessors);
+  if (!bench::open_device()) return 77;
+  std::printf("\n");
   std::mt19937 rng(1234);
 
   // 1 GiB of f16 per tensor.
   const std::int64_t m = 16384, n = 32768;
   const std::size_t bytes = static_cast<std::size_t>(m) * n * 2;
   runtime::DeviceBuffer a(bytes), b(bytes), c(bytes), out(bytes);
-  for (auto* buf : {&a, &b, &c}) fill_random(*buf, rng);
+  for (auto* buf : {&a, &b, &c}) bench::fill_random_16bit(*buf, rng, /*with_signs=*/false);
 
   const double memcpy_ms = median_ms([&] { out.copy_from(a); });
   const double memcpy_gbs = 2.0 * bytes / (memcpy_ms * 1e6);
