@@ -17,12 +17,8 @@
 using namespace wave;
 using examples::host::half_to_float;
 using fixtures::poisoned;
+using fixtures::run_on_device;
 using examples::host::random_half;
-
-template <class... Buffers>
-void run(const CompiledKernel& kernel, const LaunchOptions& how, Buffers&... buffers) {
-  fixtures::run_on_device(kernel, how, buffers...);
-}
 
 namespace {
 
@@ -38,7 +34,7 @@ std::size_t copy_errors(const CompiledKernel& copy, int m, int n, const LaunchOp
   std::vector<std::uint16_t> a(static_cast<std::size_t>(m) * n);
   for (auto& h : a) h = random_half(rng);
   auto b = poisoned<std::uint16_t>(a.size());
-  run(copy, how, a, b);
+  run_on_device(copy, how, a, b);
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < a.size(); ++i) wrong += a[i] != b[i];
   return wrong;
@@ -102,7 +98,7 @@ TEST_CASE("fused exp2(a * b) + c in f32, 1-D to 3-D", "[gpu][memory]") {
     std::vector<float> a(size), b(size), c(size);
     for (std::size_t i = 0; i < size; ++i) a[i] = uniform(rng), b[i] = uniform(rng), c[i] = uniform(rng);
     auto out = poisoned<float>(size);
-    run(fused, how, a, b, c, out);
+    run_on_device(fused, how, a, b, c, out);
     double err2 = 0, ref2 = 0;
     std::size_t unwritten = 0;
     for (std::size_t i = 0; i < size; ++i) {
@@ -128,7 +124,7 @@ TEST_CASE("cast f32 -> f16, 1-D", "[gpu][memory]") {
     std::vector<float> x(n);
     for (float& v : x) v = uniform(rng);
     auto y = poisoned<std::uint16_t>(n);
-    run(compiled, {}, x, y);
+    run_on_device(compiled, {}, x, y);
     std::size_t wrong = 0;
     for (int i = 0; i < n; ++i) {
       // Round to nearest: within half an f16 ulp (2^-11 relative) of the input.
