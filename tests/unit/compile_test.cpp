@@ -17,6 +17,13 @@ CompileOptions uncached(CompileOptions options) {
   options.cache = false;
   return options;
 }
+
+// How many times `what` occurs in `text`.
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
 }  // namespace
 
 TEST_CASE("the copy example compiles to 16-byte loads and stores", "[compile][ptx]") {
@@ -259,7 +266,10 @@ TEST_CASE("GEMM with aligned K: cp.async in stages, ldmatrix fragments, dynamic 
   // 128 x 128 x 32 tiles: 20 KiB a stage, three stages.
   const auto gemm = compile(ex::make_kernel(), o);
   CHECK(gemm.ptx().shared_bytes == 3 * (128 + 128) * (32 + 8) * 2);
-  CHECK_THAT(ptx, Contains("cp.async.wait_group \t2;"));
+  // Each K tile waits for its own copies only (the next one stays in flight), and the
+  // pipeline needs one barrier per K tile, before a stage is refilled.
+  CHECK_THAT(ptx, Contains("cp.async.wait_group \t1;"));
+  CHECK(count(ptx, "bar.sync") == 1);
   CHECK_THAT(ptx, Contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
   CHECK_THAT(ptx, Contains("ldmatrix.sync.aligned.m8n8.x2.shared.b16"));
   CHECK_THAT(ptx, Contains(".shared .align 16 .b8 __dynamic_shmem__"));
@@ -268,6 +278,8 @@ TEST_CASE("GEMM with aligned K: cp.async in stages, ldmatrix fragments, dynamic 
   const std::string unaligned = compile(ex::make_kernel(), o).ptx().ptx;
   CHECK_FALSE(unaligned.find("cp.async") != std::string::npos);
   CHECK_THAT(unaligned, Contains("ldmatrix"));
+  // One buffer: a barrier before the tile is read and one before it is overwritten.
+  CHECK(count(unaligned, "bar.sync") == 2);
 }
 
 namespace {

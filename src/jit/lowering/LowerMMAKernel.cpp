@@ -9,10 +9,10 @@
 // becomes a gpu.func in which each workgroup computes a BLOCK_M x BLOCK_N tile of c, each
 // wave a WAVE_M x WAVE_N part of it as a grid of MMA tiles. Per K tile, the workgroup
 // copies its A and B tiles to shared memory (16-byte pieces, zero-filled past the
-// tensors' edges, rows padded by 16 bytes so ldmatrix is free of bank conflicts), waits,
-// and each wave loads its MMA fragments at the places the MMA layout table gives
-// (analysis/MMALayout: ldmatrix where the tile is K-contiguous) and issues
-// nvgpu.mma.sync. Where rows are whole 16-byte pieces, copies are asynchronous (cp.async)
+// tensors' edges, rows padded by 16 bytes so ldmatrix is free of bank conflicts), and
+// (past the barriers wave-insert-barriers places) each wave loads its MMA fragments at
+// the places the MMA layout table gives (analysis/MMALayout: ldmatrix where the tile is
+// K-contiguous) and issues nvgpu.mma.sync. Where rows are whole 16-byte pieces, copies are asynchronous (cp.async)
 // into two or three stages, later K tiles' copies in flight while one is multiplied. The
 // tiles live in dynamic shared memory (its size goes to the runtime), so stages may take
 // more than the 48 KiB of static shared memory.
@@ -547,6 +547,7 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
   Value init = arith::ConstantOp::create(b_, loc_, accType, DenseElementsAttr::get(accType, initValue));
   SmallVector<Value> inits(g_.tilesM() * g_.tilesN(), init);
   Value kTiles = apply(t.ceilDiv(g_.blockK), sizes_[g_.k]);
+  Value lastGroup;  // the newest group of async copies before the loop
   auto copyTile = [&](Value stage, Value kTile) {
     Value k0 = arith::MulIOp::create(b_, loc_, kTile, index(g_.blockK));
     Value inside = lessThan(kTile, kTiles);
@@ -554,11 +555,13 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
     copyToShared(g_.readB, tileB_, stage, k0, inside);
     if (!async_) return;
     auto tokenType = nvgpu::DeviceAsyncTokenType::get(b_.getContext());
-    nvgpu::DeviceAsyncCreateGroupOp::create(b_, loc_, tokenType, copyTokens_);
+    lastGroup = nvgpu::DeviceAsyncCreateGroupOp::create(b_, loc_, tokenType, copyTokens_);
     copyTokens_.clear();
   };
   // The first stages_ - 1 K tiles are in flight before the loop.
   for (int64_t s = 0; async_ && s + 1 < stages_; ++s) copyTile(index(s), index(s));
+  // Barriers are not placed here: wave-insert-barriers adds those the shared accesses
+  // need (one per K tile when pipelined, before the refill; two otherwise).
   auto loop = scf::ForOp::create(b_, loc_, index(0), kTiles, index(1), inits);
   {
     OpBuilder::InsertionGuard guard(b_);
@@ -566,20 +569,17 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
     Value kt = loop.getInductionVar();
     Value stage = index(0);
     if (async_) {
-      // Issue the copy of the tile stages_ - 1 ahead (past the last tile it reads nothing
-      // and fills zeros), then wait for all copies but the newest stages_ - 1: this tile's.
+      // Wait for this K tile's copies (the newer stages_ - 2 groups may stay in flight),
+      // then refill the stage the previous K tile used with the tile stages_ - 1 ahead
+      // (past the last tile it reads nothing and fills zeros), then multiply.
       stage = apply(t % stages_, kt);
+      nvgpu::DeviceAsyncWaitOp::create(b_, loc_, lastGroup, b_.getI32IntegerAttr(stages_ - 2));
       copyTile(apply((t + stages_ - 1) % stages_, kt), add(kt, stages_ - 1));
-      auto tokenType = nvgpu::DeviceAsyncTokenType::get(b_.getContext());
-      Value token = nvgpu::DeviceAsyncCreateGroupOp::create(b_, loc_, tokenType, ValueRange{});
-      nvgpu::DeviceAsyncWaitOp::create(b_, loc_, token, b_.getI32IntegerAttr(stages_ - 1));
     } else {
       copyTile(stage, kt);
     }
-    gpu::BarrierOp::create(b_, loc_);  // the tiles are complete
     SmallVector<Value> accs(loop.getRegionIterArgs());
     multiplyTile(stage, accs);
-    gpu::BarrierOp::create(b_, loc_);  // every wave is done with the tiles before they are refilled
     scf::YieldOp::create(b_, loc_, accs);
   }
   writeResult(loop.getResults());

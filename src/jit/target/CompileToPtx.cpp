@@ -100,6 +100,7 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
   }
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveInferIndex());
   lowering.addPass(createWaveLowerToGPU());
+  lowering.nest<mlir::gpu::GPUModuleOp>().addNestedPass<mlir::gpu::GPUFuncOp>(createWaveInsertBarriers());
   lowering.addPass(mlir::createCanonicalizerPass());
   lowering.addPass(mlir::createCSEPass());
   lowering.addPass(mlir::createLowerAffinePass());

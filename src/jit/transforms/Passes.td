@@ -24,4 +24,32 @@ def WaveInferIndex : Pass<"wave-infer-index", "mlir::func::FuncOp"> {
   let dependentDialects = ["::wave::dialect::WaveDialect"];
 }
 
+def WaveInsertBarriers : Pass<"wave-insert-barriers", "mlir::gpu::GPUFuncOp"> {
+  let summary = "Place the workgroup barriers that order shared-memory accesses";
+  let description = [{
+    Walks a gpu.func in program order and inserts `gpu.barrier` before an access to
+    workgroup (shared) memory that may race with an access another thread made since
+    the last barrier: a read after a write, or a write after a read. A read and a write
+    are assumed to touch the same place, so each barrier is one that some pair of
+    accesses needs. Writes are not ordered with writes: between two reads of it, a
+    place in shared memory is written once (the lowerings fill a tile with one store
+    per element), so no read depends on the order of two writes.
+
+    - An op with regions other than `scf.for` (e.g. `scf.if`, whose threads may
+      diverge) is one access, with the effects of every op inside it; its barrier goes
+      before it, never inside it.
+    - `scf.for` bodies run by every thread alike (uniform bounds). The state at the top
+      of the body joins the state before the loop with the state at the end of the
+      body, to a fixed point, so a body gets the barriers its back edge needs too.
+    - `nvgpu.device_async_copy` into shared memory is a write that lands when a later
+      `nvgpu.device_async_wait` returns: it must not start while other threads may
+      still read or write (a barrier goes before it if they may), and it counts as a
+      pending write only from the wait on. A pipeline that waits for one stage, then
+      refills another, then reads the first thus needs one barrier per iteration,
+      before the refill.
+    - Existing barriers are kept and reset the state.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif

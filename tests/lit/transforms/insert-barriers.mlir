@@ -1,0 +1,158 @@
+// wave-insert-barriers: a barrier before each shared-memory access that may race with
+// another thread's access since the last barrier, and nowhere else.
+// RUN: wave-opt %s --pass-pipeline='builtin.module(gpu.module(gpu.func(wave-insert-barriers)))' | FileCheck %s
+
+!shared = memref<64xf32, #gpu.address_space<workgroup>>
+!stages = memref<3x64xf16, #gpu.address_space<workgroup>>
+
+gpu.module @kernels {
+
+// A read after a write, then a write after that read: a barrier before each.
+// CHECK-LABEL: gpu.func @read_after_write
+// CHECK: memref.store
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.store
+gpu.func @read_after_write(%s: !shared, %x: f32, %i: index, %j: index) kernel {
+  memref.store %x, %s[%i] : !shared
+  %y = memref.load %s[%j] : !shared
+  memref.store %y, %s[%j] : !shared
+  gpu.return
+}
+
+// Only reads, or only global memory: no barrier.
+// CHECK-LABEL: gpu.func @reads_only
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+gpu.func @reads_only(%s: !shared, %g: memref<64xf32>, %i: index, %j: index) kernel {
+  %a = memref.load %s[%i] : !shared
+  %b = memref.load %s[%j] : !shared
+  memref.store %a, %g[%i] : memref<64xf32>
+  %c = memref.load %g[%j] : memref<64xf32>
+  memref.store %c, %g[%j] : memref<64xf32>
+  gpu.return
+}
+
+// Writes are not ordered with writes: the stores that fill a tile need no barrier
+// between them, only before the read.
+// CHECK-LABEL: gpu.func @fill_then_read
+// CHECK: memref.store
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load
+gpu.func @fill_then_read(%s: !shared, %x: f32, %i: index, %j: index) kernel {
+  memref.store %x, %s[%i] : !shared
+  memref.store %x, %s[%j] : !shared
+  %y = memref.load %s[%i] : !shared
+  gpu.return
+}
+
+// A barrier already in place is kept and suffices.
+// CHECK-LABEL: gpu.func @existing_barrier
+// CHECK: memref.store
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load
+// CHECK-NOT: gpu.barrier
+gpu.func @existing_barrier(%s: !shared, %x: f32, %i: index) kernel {
+  memref.store %x, %s[%i] : !shared
+  gpu.barrier
+  %y = memref.load %s[%i] : !shared
+  gpu.return
+}
+
+// Accesses under scf.if (threads may diverge) count at the if: the barrier goes before
+// it, never inside.
+// CHECK-LABEL: gpu.func @divergent
+// CHECK: memref.store
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.if
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.load
+// CHECK: gpu.return
+gpu.func @divergent(%s: !shared, %x: f32, %i: index, %c: i1) kernel {
+  memref.store %x, %s[%i] : !shared
+  scf.if %c {
+    %y = memref.load %s[%i] : !shared
+  }
+  gpu.return
+}
+
+// One buffer refilled each iteration: a barrier before it is read and one before it is
+// overwritten (the back edge's write after read). The global load stays ahead of the
+// barrier.
+// CHECK-LABEL: gpu.func @one_buffer
+// CHECK: scf.for
+// CHECK-NEXT: memref.load %{{.*}} : memref<64xf32>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.yield
+gpu.func @one_buffer(%s: !shared, %g: memref<64xf32>, %i: index, %n: index) kernel {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> f32 {
+    %x = memref.load %g[%k] : memref<64xf32>
+    memref.store %x, %s[%i] : !shared
+    %y = memref.load %s[%k] : !shared
+    %sum = arith.addf %acc, %y : f32
+    scf.yield %sum : f32
+  }
+  gpu.return
+}
+
+// Reads in a loop, then a write after it: the write races with the loop's reads.
+// CHECK-LABEL: gpu.func @write_after_loop
+// CHECK: scf.for
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.store
+gpu.func @write_after_loop(%s: !shared, %n: index, %x: f32) kernel {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %k = %c0 to %n step %c1 {
+    %y = memref.load %s[%k] : !shared
+  }
+  memref.store %x, %s[%c0] : !shared
+  gpu.return
+}
+
+// A three-stage cp.async pipeline: copies land at the wait, so the stage read after it
+// needs its barrier only once, placed before the refill, whose write must also wait
+// for the reads of the previous iteration.
+// CHECK-LABEL: gpu.func @pipeline
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.for
+// CHECK-NOT: gpu.barrier
+// CHECK: nvgpu.device_async_wait
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: nvgpu.device_async_copy
+// CHECK-NEXT: nvgpu.device_async_create_group
+// CHECK-NEXT: vector.load
+// CHECK-NEXT: }
+gpu.func @pipeline(%s: !stages, %g: memref<4096xf16>, %n: index, %i: index) kernel {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %t0 = nvgpu.device_async_copy %g[%i], %s[%c0, %i], 8 : memref<4096xf16> to !stages
+  %g0 = nvgpu.device_async_create_group %t0
+  %t1 = nvgpu.device_async_copy %g[%i], %s[%c1, %i], 8 : memref<4096xf16> to !stages
+  %g1 = nvgpu.device_async_create_group %t1
+  scf.for %k = %c0 to %n step %c1 {
+    %stage = arith.remui %k, %c3 : index
+    %next = arith.addi %k, %c2 : index
+    %refill = arith.remui %next, %c3 : index
+    nvgpu.device_async_wait %g1 {numGroups = 1 : i32}
+    %t = nvgpu.device_async_copy %g[%i], %s[%refill, %i], 8 : memref<4096xf16> to !stages
+    %gk = nvgpu.device_async_create_group %t
+    %v = vector.load %s[%stage, %i] : !stages, vector<8xf16>
+  }
+  gpu.return
+}
+
+}
