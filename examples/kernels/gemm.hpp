@@ -36,15 +36,17 @@ inline auto make_kernel() {
 // The variants: In inputs (f16 or bf16); Out output (f32, or f16/bf16 cast from the f32
 // accumulator); B as [N, K] (the seed's form) or [K, N] with `KMajorB`; a leading BATCH
 // dim on every tensor, one per workgroup along grid z, with `Batched`. A and B go through
-// shared memory.
+// shared memory. `facts` are Assumptions to add, e.g. that dynamic dims are whole tiles:
+//   make_variant<f16, f32>({Assumption(eq(M % BLOCK_M, 0)), Assumption(eq(K % BLOCK_K, 0))})
 template <class In, class Out, bool KMajorB = false, bool Batched = false>
-auto make_variant() {
+auto make_variant(std::initializer_list<Assumption> facts = {}) {
   constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
   Constraints constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1),
                           TilingConstraint(K, BLOCK_K), WaveConstraint(M, BLOCK_M / 2),
                           WaveConstraint(N, BLOCK_N / 2),
                           HardwareConstraint{.threads_per_wave = 32, .mma = kind}};
   if constexpr (Batched) constraints += WorkgroupConstraint(BATCH, 1, 2);
+  for (const Assumption& fact : facts) constraints += fact;
   using ADims = std::conditional_t<Batched, dims<BATCH, M, K>, dims<M, K>>;
   using BDims = std::conditional_t<KMajorB, std::conditional_t<Batched, dims<BATCH, K, N>, dims<K, N>>,
                                    std::conditional_t<Batched, dims<BATCH, N, K>, dims<N, K>>>;

@@ -50,10 +50,11 @@ struct LaunchOptions {
 
 class CompiledKernel {
  public:
-  // `sizes` holds each argument's dim sizes as compiled (-1: set at launch).
+  // `sizes` holds each argument's dim sizes as compiled (-1: set at launch);
+  // `assumptions` those Assumptions the compiler relied on that only launch sizes decide.
   CompiledKernel(jit::PtxKernel ptx, std::vector<graph::MemoryType> args,
-                 std::vector<std::vector<std::int64_t>> sizes, std::string name,
-                 std::source_location compiled_at);
+                 std::vector<std::vector<std::int64_t>> sizes, std::vector<Assumption> assumptions,
+                 std::string name, std::source_location compiled_at);
 
   const std::string& name() const { return name_; }
   const jit::PtxKernel& ptx() const { return ptx_; }
@@ -62,7 +63,8 @@ class CompiledKernel {
   const std::vector<std::string>& dynamic_dims() const { return dynamic_; }
 
   // Queues the kernel on device 0. Checks first: one pointer per argument, none null, each
-  // aligned to 16 bytes (device allocations are); a size for every dynamic dim.
+  // aligned to 16 bytes (device allocations are); a size for every dynamic dim, and that
+  // the sizes satisfy the kernel's Assumptions (the code may rely on them).
   void launch(std::initializer_list<const void*> pointers, const LaunchOptions& how = {},
               std::source_location where = std::source_location::current()) const;
 
@@ -80,7 +82,8 @@ class CompiledKernel {
   using DimSizes = std::map<std::string, std::int64_t>;
   // LaunchOptions::sizes, checked to name dynamic dims with positive sizes.
   DimSizes given_sizes(const Subs& given, std::source_location where) const;
-  // Every dim's size: the compiled ones and the dynamic `sizes`, which must cover them all.
+  // Every dim's size: the compiled ones and the dynamic `sizes`, which must cover them all
+  // and satisfy the assumptions.
   DimSizes all_sizes(DimSizes sizes, std::source_location where) const;
   void launch_pointers(const std::vector<const void*>& pointers, const DimSizes& sizes,
                        const runtime::Stream* stream, std::source_location where) const;
@@ -89,6 +92,7 @@ class CompiledKernel {
   jit::PtxKernel ptx_;
   std::vector<graph::MemoryType> args_;
   std::vector<std::vector<std::int64_t>> sizes_;
+  std::vector<Assumption> assumptions_;  // over dynamic dims, the rest of subs substituted
   // Derived from sizes_ once, since every launch reads them.
   std::vector<std::string> dynamic_;  // dims without a compiled size, first use first
   DimSizes compiled_sizes_;           // dims with one
@@ -113,8 +117,16 @@ CompiledKernel compile(const Kernel<Fn>& kernel, const CompileOptions& options =
       sizes.back().push_back(size);
     }
   }
+  // Assumptions over dynamic dims hold or not only at launch; the others were checked.
+  std::map<std::string, Expr> known;
+  for (const Sub& s : options.subs)
+    if (!s.is_address_space) known.emplace(s.symbol, Expr(s.value));
+  std::vector<Assumption> assumptions;
+  for (const Assumption* a : graph.constraints.template all<Assumption>())
+    if (Expr open = a->predicate.substitute(known).simplify(); !open.is_constant())
+      assumptions.push_back(Assumption(open, a->where));
   return CompiledKernel(jit::compile_to_ptx(graph, options), std::move(args), std::move(sizes),
-                        graph.name, where);
+                        std::move(assumptions), graph.name, where);
 }
 
 }  // namespace wave

@@ -84,6 +84,8 @@ struct Assumption {
     static_assert(is_comparison_v<P>,
                   "Assumption takes a comparison of symbolic expressions, e.g. K > BLOCK_K * 4");
   }
+  // A predicate already in runtime form (what compile() keeps of one).
+  Assumption(Expr p, std::source_location loc) : predicate(std::move(p)), where(loc) {}
 };
 
 using Constraint =

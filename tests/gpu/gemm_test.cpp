@@ -151,3 +151,17 @@ TEST_CASE("GEMM with M, N and K dynamic: one kernel, sizes at launch", "[gpu][ge
     check_gemm<std::uint32_t>(gemm, p, false, false, false, rng, {.sizes = {{ex::M, p.m}, {ex::N, p.n}, {ex::K, p.k}}});
   }
 }
+
+TEST_CASE("GEMM with dynamic dims assumed whole tiles: unmasked, pipelined, still correct", "[gpu][gemm][dynamic]") {
+  std::mt19937 rng(Catch::rngSeed());
+  using ex::BLOCK_K, ex::BLOCK_M, ex::BLOCK_N, ex::K, ex::M, ex::N;
+  const auto gemm = compile(make_variant<f16, f32, false, false>({Assumption(eq(M % BLOCK_M, 0)),
+                                                                   Assumption(eq(N % BLOCK_N, 0)),
+                                                                   Assumption(eq(K % BLOCK_K, 0))}),
+                            {.subs = {{BLOCK_M, 128}, {BLOCK_N, 128}, {BLOCK_K, 64}}});
+  REQUIRE(gemm.dynamic_dims().size() == 3);
+  for (Problem p : {Problem{1, 128, 128, 64}, Problem{1, 384, 256, 640}, Problem{1, 2048, 1024, 4096}}) {
+    INFO("M x N x K = " << p.m << " x " << p.n << " x " << p.k);
+    check_gemm<std::uint32_t>(gemm, p, false, false, false, rng, {.sizes = {{M, p.m}, {N, p.n}, {K, p.k}}});
+  }
+}

@@ -299,6 +299,37 @@ Error gemm_error(const K& kernel, int block_m, int block_n, int block_k) {
 }
 }  // namespace
 
+TEST_CASE("Assumptions reach the compiler: dynamic dims assumed whole tiles lose their masks", "[compile][gemm]") {
+  namespace ex = examples::gemm;
+  using ex::BLOCK_K, ex::BLOCK_M, ex::BLOCK_N, ex::K, ex::M, ex::N;
+  const CompileOptions tiles{.subs = {{BLOCK_M, 64}, {BLOCK_N, 64}, {BLOCK_K, 32}}, .cache = false};
+  const auto assumed = compile(ex::make_variant<f16, f32>({Assumption(eq(M % BLOCK_M, 0)), Assumption(eq(N % 64, 0)),
+                                                          Assumption(eq(K % (BLOCK_K * 2), 0))}),
+                               tiles);
+  const auto unknown = compile(ex::make_variant<f16, f32>(), tiles);
+  // Known whole 16-byte rows: cp.async in stages; known whole tiles: no predicated copies.
+  CHECK_THAT(assumed.ptx().ptx, Contains("cp.async.cg.shared.global"));
+  CHECK_FALSE(unknown.ptx().ptx.find("cp.async") != std::string::npos);
+  CHECK(count(assumed.ptx().ptx, "setp.") < count(unknown.ptx().ptx, "setp."));
+
+  // The runtime holds each launch to them, naming the assumption and the sizes.
+  alignas(16) static char device_like[64];
+  auto error_of = [&](Subs sizes) -> std::string {
+    try {
+      assumed.launch({device_like, device_like + 16, device_like + 32}, {.sizes = sizes});
+    } catch (const Error& e) {
+      return e.op() + ": " + e.message();
+    }
+    return "no error";
+  };
+  const std::string e = error_of({{M, 100}, {N, 128}, {K, 128}});
+  CHECK_THAT(e, Contains("launch: the Assumption at "));
+  CHECK_THAT(e, Contains("compile_test.cpp"));  // where the assumption was written
+  CHECK_THAT(e, Contains("expected M mod 64 == 0 to hold, but found 100 mod 64 == 0, which is false"));
+  CHECK_THAT(error_of({{M, 128}, {N, 128}, {K, 96}}),
+             Contains("expected K mod 64 == 0 to hold, but found 96 mod 64 == 0, which is false"));
+}
+
 TEST_CASE("GEMM bad input: an MMA tile that does not divide the wave tile", "[compile][gemm][error]") {
   // BLOCK_M = 40 gives waves of 20 rows; mma.sync tiles are 16 rows.
   const Error e = gemm_error(examples::gemm::make_variant<f16, f32>(), 40, 64, 32);

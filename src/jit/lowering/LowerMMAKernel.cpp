@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "analysis/DivisibilityFacts.h"
 #include "analysis/MMALayout.h"
 #include "analysis/ThreadLayout.h"
 #include "lowering/KernelSignature.h"
@@ -224,10 +225,7 @@ class MMAKernelEmitter : LoweringBuilder {
   int64_t pieceElements() const { return 128 / g_.mma.inputType.getIntOrFloatBitWidth(); }
   int64_t stages() const { return stages_; }
   // Whether `dim` is known to be a whole number of its tiles (no masks needed).
-  bool exactTiles(StringRef dim) const {
-    auto size = staticSize(kernel_, dim);
-    return size && *size % extent(dim) == 0;
-  }
+  bool exactTiles(StringRef dim) const { return isKnownMultiple(kernel_, dim, extent(dim)); }
   void copyToShared(dialect::ReadOp read, Value shared, Value stage, Value k0, Value tileInside);
   Value loadFragment(const MMAOperandLayout& layout, dialect::ReadOp read, Value shared, Value stage, StringRef rowDim,
                      Value rowBase, int64_t colBase);
@@ -258,12 +256,13 @@ void MMAKernelEmitter::copyToShared(dialect::ReadOp read, Value shared, Value st
   const int64_t perRow = extent(inner) / vec, chunks = extent(outer) * perRow, threads = g_.threads();
   auto vecType = VectorType::get({vec}, g_.mma.inputType);
   auto start = [&](StringRef d) { return d == g_.k ? k0 : tileStart_.lookup(d); };
-  const auto innerSize = staticSize(kernel_, inner);
+  // Whether rows are whole 16-byte pieces: known, known not to be, or checked at run time.
+  const bool alignedRows = isKnownMultiple(kernel_, inner, vec);
   Value innerAligned =
-      innerSize ? Value()
-                : arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
-                                        arith::RemUIOp::create(b_, loc_, sizes_.lookup(inner), index(vec)), index(0));
-  const bool alignedRows = innerSize && *innerSize % vec == 0;
+      alignedRows || staticSize(kernel_, inner)
+          ? Value()
+          : arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
+                                  arith::RemUIOp::create(b_, loc_, sizes_.lookup(inner), index(vec)), index(0));
   for (int64_t step = 0; step * threads < chunks; ++step) {
     Value chunk = add(tid_, step * threads);
     auto body = [&] {
@@ -368,11 +367,12 @@ void MMAKernelEmitter::writeResult(ValueRange accs) {
   Value memref = func_.getArgument(cast<BlockArgument>(g_.write.getMemory()).getArgNumber());
   Type out = type.getElementType();
   auto pairType = VectorType::get({2}, out);
-  const auto nSize = staticSize(kernel_, g_.n);
-  Value evenN = nSize ? arith::ConstantIntOp::create(b_, loc_, *nSize % 2 == 0, 1).getResult()
-                      : arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
-                                              arith::RemUIOp::create(b_, loc_, sizes_.lookup(g_.n), index(2)), index(0))
-                            .getResult();
+  const bool knownEvenN = isKnownMultiple(kernel_, g_.n, 2);
+  Value evenN = knownEvenN || staticSize(kernel_, g_.n)
+                    ? arith::ConstantIntOp::create(b_, loc_, knownEvenN, 1).getResult()
+                    : arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
+                                            arith::RemUIOp::create(b_, loc_, sizes_.lookup(g_.n), index(2)), index(0))
+                          .getResult();
   MLIRContext* ctx = b_.getContext();
   AffineExpr lane = getAffineDimExpr(0, ctx), base = getAffineDimExpr(1, ctx);
   const MMAOperandLayout& c = g_.mma.c;
@@ -390,7 +390,7 @@ void MMAKernelEmitter::writeResult(ValueRange accs) {
         Value pair = vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{r});
         if (out != g_.mma.accType) pair = arith::TruncFOp::create(b_, loc_, pairType, pair);
         const int64_t bytes = out.getIntOrFloatBitWidth() / 8;
-        if (exactTiles(g_.m) && exactTiles(g_.n) && *staticSize(kernel_, g_.n) % 2 == 0) {
+        if (exactTiles(g_.m) && exactTiles(g_.n) && knownEvenN) {
           // Whole tiles of rows that hold whole pairs: every pair is inside.
           vector::StoreOp::create(b_, loc_, pair, memref, memoryIndices(type, where), /*nontemporal=*/false,
                                   llvm::Align(2 * bytes));
@@ -468,8 +468,7 @@ void MMAKernelEmitter::multiplyTile(Value stage, MutableArrayRef<Value> accs) {
 LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
   // cp.async needs every 16-byte piece of a tile row to be 16-byte aligned in memory.
   async_ = llvm::all_of(SmallVector<dialect::ReadOp>{g_.readA, g_.readB}, [&](dialect::ReadOp read) {
-    auto size = staticSize(kernel_, tileDims(read)[1]);
-    return size && *size % pieceElements() == 0;
+    return isKnownMultiple(kernel_, tileDims(read)[1], pieceElements());
   });
   // Three stages where two workgroups still fit an SM's 228 KiB, else two, else one.
   const int64_t elementBytes = g_.mma.inputType.getIntOrFloatBitWidth() / 8;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/WaveDialect.h"
+#include "analysis/DivisibilityFacts.h"
 #include "analysis/ThreadLayout.h"
 #include "lowering/KernelSignature.h"
 #include "lowering/LowerMMAKernel.h"
@@ -47,7 +48,7 @@ class KernelEmitter : LoweringBuilder {
   int64_t ept() const { return layout_.getElementsPerThread(); }
   VectorType vectorOf(Type element) { return VectorType::get({ept()}, element); }
   // Whether dim `k` may run past its size in the last tile (then accesses are masked).
-  bool mayOverrun(size_t k) const { return !staticSizes_[k] || *staticSizes_[k] % layout_.getBlockTile()[k] != 0; }
+  bool mayOverrun(size_t k) const { return !isKnownMultiple(kernel_, dimName(k), layout_.getBlockTile()[k]); }
 
   // `expr` over the thread symbols, as an affine.apply on their values.
   Value applyOverSymbols(AffineExpr expr, ArrayRef<StringAttr> symbols);
@@ -58,7 +59,7 @@ class KernelEmitter : LoweringBuilder {
     SmallVector<Value> indices;
     bool vectorized;        // the memory's innermost dim is the iteration's innermost dim
     llvm::Align alignment;  // of a whole run's first element, in bytes
-    Value whole;            // the run can be one aligned vector access
+    Value whole;            // the run can be one aligned vector access (null: it always can)
   };
   FailureOr<Access> access(Operation* op, dialect::MemoryType memory);
   void emitStepPrologue(Value step);
@@ -77,6 +78,7 @@ class KernelEmitter : LoweringBuilder {
   Value rowsAligned_;                                // the innermost dim's size is a multiple of a run
   SmallVector<Value> global_;                        // per dim: this step's first element
   Value inBounds_;                                   // the whole run is inside every tensor
+  bool alwaysInBounds_ = false;                      // no dim can run past its size
   Value outerInBounds_;                              // the run's row is inside (all but the innermost dim)
   Value innerCount_;                                 // elements of the run inside the innermost dim
 };
@@ -116,15 +118,17 @@ FailureOr<KernelEmitter::Access> KernelEmitter::access(Operation* op, dialect::M
   // a run too, every run is aligned to its size, and loads can be whole vectors. This
   // assumes base pointers aligned to a run (device allocations are aligned to 256 bytes),
   // at most 16: CompiledKernel checks pointers passed in for that. Rows of a dynamic
-  // length are checked at run time.
+  // length are checked at run time, unless an Assumption says they divide.
   const int64_t elementBytes = std::max<int64_t>(1, memory.getElementType().getIntOrFloatBitWidth() / 8);
   const bool oneRow = dims.size() == 1;
-  const bool rowsAligned = oneRow || (staticSizes_[inner] && *staticSizes_[inner] % ept() == 0);
-  const bool rowsChecked = !oneRow && !staticSizes_[inner];
+  const bool rowsAligned = oneRow || isKnownMultiple(kernel_, dimName(inner), ept());
+  const bool rowsChecked = !rowsAligned && !staticSizes_[inner];
   a.alignment = llvm::Align(a.vectorized && (rowsAligned || rowsChecked) ? std::min<int64_t>(16, elementBytes * ept())
                                                                          : elementBytes);
-  a.whole =
-      rowsChecked && a.vectorized ? arith::AndIOp::create(b_, loc_, inBounds_, rowsAligned_).getResult() : inBounds_;
+  if (rowsChecked && a.vectorized)
+    a.whole = arith::AndIOp::create(b_, loc_, inBounds_, rowsAligned_);
+  else if (!alwaysInBounds_)
+    a.whole = inBounds_;
   return a;
 }
 
@@ -151,6 +155,7 @@ void KernelEmitter::emitStepPrologue(Value step) {
     conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, count, index(ept())));
   }
   inBounds_ = andAll(conditions);
+  alwaysInBounds_ = conditions.empty();
   innerCount_ = arith::SelectOp::create(b_, loc_, outerInBounds_, count, index(0));
 }
 
@@ -163,7 +168,9 @@ LogicalResult KernelEmitter::emitRead(dialect::ReadOp read) {
   Type element = memoryType.getElementType();
   VectorType vec = vectorOf(element);
   Value result;
-  if (a->vectorized) {
+  if (a->vectorized && !a->whole) {
+    result = vector::LoadOp::create(b_, loc_, vec, memref, a->indices, /*nontemporal=*/false, a->alignment);
+  } else if (a->vectorized) {
     // Whole runs take one vector load; runs at the edge a masked one.
     auto branch = scf::IfOp::create(b_, loc_, TypeRange{vec}, a->whole, /*withElse=*/true);
     {
@@ -207,6 +214,10 @@ LogicalResult KernelEmitter::emitWrite(dialect::WriteOp write) {
            << dimName(rank() - 1);
   Value memref = memrefs_.lookup(write.getMemory());
   Value value = vectors_.lookup(write.getValue());
+  if (!a->whole) {
+    vector::StoreOp::create(b_, loc_, value, memref, a->indices, /*nontemporal=*/false, a->alignment);
+    return success();
+  }
   auto branch = scf::IfOp::create(b_, loc_, TypeRange{}, a->whole, /*withElse=*/true);
   OpBuilder::InsertionGuard guard(b_);
   b_.setInsertionPointToStart(branch.thenBlock());
@@ -314,8 +325,9 @@ LogicalResult KernelEmitter::lookupSizes(gpu::GPUFuncOp func) {
     sizes_.push_back(*size);
   }
   const size_t inner = rank() - 1;
-  rowsAligned_ = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
-                                       arith::RemUIOp::create(b_, loc_, sizes_[inner], index(ept())), index(0));
+  if (!staticSizes_[inner] && !isKnownMultiple(kernel_, dimName(inner), ept()))
+    rowsAligned_ = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
+                                         arith::RemUIOp::create(b_, loc_, sizes_[inner], index(ept())), index(0));
   return success();
 }
 

@@ -14,9 +14,10 @@ struct CompiledKernel::Loaded {
 };
 
 CompiledKernel::CompiledKernel(jit::PtxKernel ptx, std::vector<graph::MemoryType> args,
-                               std::vector<std::vector<std::int64_t>> sizes, std::string name,
-                               std::source_location compiled_at)
-    : ptx_(std::move(ptx)), args_(std::move(args)), sizes_(std::move(sizes)), name_(std::move(name)),
+                               std::vector<std::vector<std::int64_t>> sizes, std::vector<Assumption> assumptions,
+                               std::string name, std::source_location compiled_at)
+    : ptx_(std::move(ptx)), args_(std::move(args)), sizes_(std::move(sizes)), assumptions_(std::move(assumptions)),
+      name_(std::move(name)),
       compiled_at_(compiled_at), loaded_(std::make_shared<Loaded>()) {
   for (std::size_t i = 0; i < args_.size(); ++i)
     for (std::size_t d = 0; d < args_[i].dims.size(); ++d) {
@@ -51,6 +52,15 @@ CompiledKernel::DimSizes CompiledKernel::all_sizes(DimSizes sizes, std::source_l
       throw Error(name_, "launch", where, "dim " + dim + " is dynamic (left out of subs): " +
            expected_found("its size at launch (LaunchOptions::sizes, or a tensor's shape)", "none"));
   for (const auto& [dim, size] : compiled_sizes_) sizes[dim] = size;
+  for (const Assumption& a : assumptions_)
+    if (auto holds = a.predicate.evaluate(sizes); holds && !*holds) {
+      std::map<std::string, Expr> values;
+      for (const auto& [dim, size] : sizes) values.emplace(dim, Expr(size));
+      throw Error(name_, "launch", where,
+                  "the Assumption at " + std::string(a.where.file_name()) + ":" + std::to_string(a.where.line()) +
+                      ": " + expected_found(a.predicate.str() + " to hold",
+                                            a.predicate.substitute(values).str() + ", which is false"));
+    }
   return sizes;
 }
 

@@ -82,6 +82,71 @@ func.func @unaligned(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[
 
 // -----
 
+// M, N and K dynamic, but assumed whole tiles: cp.async in stages (rows are whole 16-byte
+// pieces), no masked loads, the epilogue one unmasked store per pair. Without the
+// assumptions the same kernel copies synchronously with masks (@dynamic_unknown).
+// CHECK-LABEL: gpu.func @dynamic_assumed
+// CHECK-SAME: (%{{.*}}: memref<?x?xf16>, %{{.*}}: memref<?x?xf16>, %{{.*}}: memref<?x?xf32>)
+// CHECK-NOT: vector.maskedload
+// CHECK: nvgpu.device_async_copy
+// CHECK-NOT: vector.maskedload
+// CHECK: nvgpu.mma.sync
+// CHECK: scf.yield
+// CHECK-NOT: scf.if
+// CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<?x?xf32>, vector<2xf32>
+// CHECK-NOT: scf.if
+// CHECK: gpu.return
+// CHECK-LABEL: gpu.func @dynamic_unknown
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: vector.maskedload
+// CHECK: nvgpu.mma.sync
+// CHECK: scf.yield
+// CHECK: scf.if
+func.func @dynamic_assumed(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K] of f16, shared>,
+                           %c: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"BLOCK_M">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"BLOCK_N">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"BLOCK_K">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, mma = #wave.mma_kind<f32_16x8x16_f16>>,
+                        #wave.assumption<#wave.expr<"M mod BLOCK_M == 0">>,
+                        #wave.assumption<#wave.expr<"0 == N mod 128">>,
+                        #wave.assumption<#wave.expr<"K mod (BLOCK_K * 2) == 0">>],
+    wave.hyperparameters = {BLOCK_K = 32 : i64, BLOCK_M = 64 : i64, BLOCK_N = 64 : i64}} {
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %x = wave.read %a : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    %y = wave.read %b : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
+
+func.func @dynamic_unknown(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K] of f16, shared>,
+                           %c: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"64">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"64">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, mma = #wave.mma_kind<f32_16x8x16_f16>>,
+                        #wave.assumption<#wave.expr<"M mod 32 == 0">>,
+                        #wave.assumption<#wave.expr<"N > 64">>],
+    wave.hyperparameters = {}} {
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %x = wave.read %a : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    %y = wave.read %b : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
+
+// -----
+
 func.func @global_operands(%a: !wave.memory<[M, K] of f16, global>, %b: !wave.memory<[N, K] of f16, shared>,
                            %c: !wave.memory<[M, N] of f32, global>) attributes {
     wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"64">, workgroup_dim = 0>,

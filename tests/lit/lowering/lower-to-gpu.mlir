@@ -111,6 +111,28 @@ func.func @dynamic_rows(%x: !wave.memory<[M, N] of f32, global>, %y: !wave.memor
 
 // -----
 
+// The same with N assumed a multiple of BLOCK_N: every run is whole and in bounds, so
+// there are no masks and no alignment check, only the row bound M.
+// CHECK-LABEL: gpu.func @dynamic_rows_assumed
+// CHECK-NOT: arith.remui
+// CHECK-NOT: vector.maskedload
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64}
+// CHECK-NOT: vector.maskedstore
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64}
+func.func @dynamic_rows_assumed(%x: !wave.memory<[M, N] of f32, global>, %y: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"1">, workgroup_dim = 1>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"BLOCK_N">, workgroup_dim = 0>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"BLOCK_N floordiv 2">>,
+                        #wave.hardware_constraint<threads_per_wave = 32>,
+                        #wave.assumption<#wave.expr<"N mod BLOCK_N == 0">>],
+    wave.hyperparameters = {M = 4 : i64, BLOCK_N = 256 : i64}} {
+  %v = wave.read %x : !wave.memory<[M, N] of f32, global> -> !wave.tensor<[M, N] of f32>
+  wave.write %v, %y : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
+
+// -----
+
 // Tiles are compile-time constants.
 // expected-error @+1 {{expected a value in subs for BLOCK_N (the workgroup tile of N: tiles are fixed at compile time), but found none}}
 func.func @dynamic_tile(%x: !wave.memory<[N] of f32, global>, %y: !wave.memory<[N] of f32, global>) attributes {

@@ -1,0 +1,27 @@
+//===- DivisibilityFacts.h - what a kernel's sizes are known to divide -*- C++ -*-===//
+//
+// Masks, alignment checks and synchronous fallbacks exist for sizes that are not whole
+// tiles or whole 16-byte pieces. A size known at compile time answers that directly; a
+// dynamic one can still be known to divide through an Assumption, e.g.
+// `Assumption(eq(M % BLOCK_M, 0))`, which the runtime checks at every launch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WAVE_JIT_ANALYSIS_DIVISIBILITYFACTS_H
+#define WAVE_JIT_ANALYSIS_DIVISIBILITYFACTS_H
+
+#include "dialect/WaveDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace wave::jit {
+
+// Whether the size of `dim` is known to be a multiple of `factor`: its value in
+// wave.hyperparameters is, or an assumption of the kernel reads `dim mod c == 0` (or
+// `0 == dim mod c`) with c a multiple of `factor` once the hyperparameters are
+// substituted.
+bool isKnownMultiple(mlir::func::FuncOp kernel, llvm::StringRef dim, int64_t factor);
+
+}  // namespace wave::jit
+
+#endif
