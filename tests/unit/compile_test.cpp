@@ -52,17 +52,17 @@ TEST_CASE("error: a target wave-cpp does not know", "[compile][error]") {
 }
 
 TEST_CASE("error: a kernel the lowering cannot handle yet names the op and line", "[compile][error]") {
-  // conv2d reads through index mappings, which the MMA lowering does not take yet.
+  // conv2d reads its shared-memory operands through index mappings, which staging
+  // through shared memory does not take yet.
   const auto kernel = examples::conv2d::make_kernel();
   try {
     jit::compile_to_ptx(kernel.trace(), uncached(examples::conv2d::default_options()));
     FAIL("expected a wave::Error");
   } catch (const Error& e) {
-    CHECK(e.op() == "wave.mma");
+    CHECK(e.op() == "wave.read");
     CHECK_THAT(e.file(), Contains("conv2d.hpp"));
     CHECK(e.line() > 0);
-    CHECK_THAT(e.message(), Contains("is not yet supported by the MMA lowering: expected both operands to be reads "
-                                     "without index mappings"));
+    CHECK_THAT(e.message(), Contains("is not yet supported by wave-promote-shared: a read with an index mapping"));
   }
 }
 

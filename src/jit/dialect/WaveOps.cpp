@@ -202,6 +202,21 @@ LogicalResult RegisterOp::verify() {
 // Memory
 //===----------------------------------------------------------------------===//
 
+LogicalResult AllocateOp::verify() {
+  auto memory = getResult().getType();
+  if (memory.getAddressSpace().getValue() != "shared")
+    return emitOpError("expected memory in the shared address space, but found ") << memory.getAddressSpace();
+  if (getTile().size() != memory.getDims().size())
+    return emitOpError("expected one tile extent per dim (") << memory.getDims().size() << "), but found "
+                                                             << getTile().size();
+  for (Attribute extent : getTile())
+    if (cast<ExprAttr>(extent).isComparison() || cast<ExprAttr>(extent).getMap().getNumDims() != 0)
+      return emitOpError("expected tile extents over symbols only, but found ") << extent;
+  if (getPaddingAttr().getInt() < 0)
+    return emitOpError("expected a padding of 0 or more elements, but found ") << getPaddingAttr().getInt();
+  return success();
+}
+
 LogicalResult ReadOp::verify() {
   auto memory = getMemory().getType();
   auto result = getResult().getType();

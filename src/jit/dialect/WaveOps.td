@@ -63,6 +63,23 @@ def Wave_WriteOp : Wave_Op<"write"> {
   let hasVerifier = 1;
 }
 
+def Wave_AllocateOp : Wave_Op<"allocate", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "a workgroup's tile of a tensor, in shared memory";
+  let description = [{
+    `%s = wave.allocate {tile = [#wave.expr<"BLOCK_M">, #wave.expr<"BLOCK_K">], padding = 8}
+    : !wave.memory<[M, K] of f16, shared>`: one buffer per workgroup holding a tile of
+    the result's dims, `tile` giving each dim's extent; each row of the innermost dim is
+    `padding` elements longer than the tile, which spreads consecutive rows over the
+    shared-memory banks. Reads and writes of it address the tile at the workgroup's (and
+    loop's) tile start. wave-promote-shared creates these; a lowering may keep several
+    copies of one (stages) to overlap filling one with reading another.
+  }];
+  let arguments = (ins TypedArrayAttrBase<Wave_ExprAttr, "tile extents">:$tile, I64Attr:$padding);
+  let results = (outs Wave_MemoryType:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Loops
 //===----------------------------------------------------------------------===//

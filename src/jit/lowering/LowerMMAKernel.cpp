@@ -1,21 +1,24 @@
 //===- LowerMMAKernel.cpp - GEMM-shaped wave kernels -> tensor cores -------===//
 //
-// A kernel of the form
+// A kernel of the form (its operands staged through shared memory by wave-promote-shared)
 //
-//   acc = register(init)
-//   r = iterate<K>(acc) { yield mma(read(a), read(b), acc) }
+//   acc = register(init); sa = allocate(...); sb = allocate(...)
+//   r = iterate<K>(acc) {
+//     write(read(a), sa); write(read(b), sb)
+//     yield mma(read(sa), read(sb), acc)
+//   }
 //   write(r or cast(r), c)
 //
 // becomes a gpu.func in which each workgroup computes a BLOCK_M x BLOCK_N tile of c, each
 // wave a WAVE_M x WAVE_N part of it as a grid of MMA tiles. Per K tile, the workgroup
-// copies its A and B tiles to shared memory (16-byte pieces, zero-filled past the
-// tensors' edges, rows padded by 16 bytes so ldmatrix is free of bank conflicts), and
-// (past the barriers wave-insert-barriers places) each wave loads its MMA fragments at
-// the places the MMA layout table gives (analysis/MMALayout: ldmatrix where the tile is
-// K-contiguous) and issues nvgpu.mma.sync. Where rows are whole 16-byte pieces, copies are asynchronous (cp.async)
-// into two or three stages, later K tiles' copies in flight while one is multiplied. The
-// tiles live in dynamic shared memory (its size goes to the runtime), so stages may take
-// more than the 48 KiB of static shared memory.
+// copies its A and B tiles into the shared tiles (16-byte pieces, zero-filled past the
+// tensors' edges, rows padded as the allocation says), and (past the barriers
+// wave-insert-barriers places) each wave loads its MMA fragments at the places the MMA
+// layout table gives (analysis/MMALayout: ldmatrix where the tile is K-contiguous) and
+// issues nvgpu.mma.sync. Where rows are whole 16-byte pieces, copies are asynchronous
+// (cp.async) into two or three stages of each shared tile, later K tiles' copies in
+// flight while one is multiplied. The tiles live in dynamic shared memory (its size goes
+// to the runtime), so stages may take more than the 48 KiB of static shared memory.
 // Leading dims of c that A and B share are batch dims, one per workgroup along their grid
 // axis.
 //
@@ -46,7 +49,8 @@ using namespace mlir;
 struct GemmKernel {
   dialect::RegisterOp init;
   dialect::IterateOp loop;
-  dialect::ReadOp readA, readB;
+  dialect::ReadOp readA, readB;          // the operands' tiles, from global memory
+  dialect::AllocateOp tileA, tileB;      // the shared tiles they are staged through
   dialect::WriteOp write;
   StringRef m, n, k;
   SmallVector<StringRef> batch;  // leading dims of the accumulator
@@ -58,6 +62,8 @@ struct GemmKernel {
   int64_t threads() const { return wavesM() * (blockN / waveN) * mma.lanes; }
   int64_t tilesM() const { return waveM / mma.m; }
   int64_t tilesN() const { return waveN / mma.n; }
+  // The workgroup's tile extent along M, N or K.
+  int64_t tileExtent(StringRef dim) const { return dim == m ? blockM : dim == n ? blockN : blockK; }
 };
 
 InFlightDiagnostic unsupported(Operation* op, const Twine& what) {
@@ -74,8 +80,8 @@ FailureOr<GemmKernel> matchGemm(func::FuncOp kernel) {
       g.loop = loop;
     else if (auto write = dyn_cast<dialect::WriteOp>(op); write && !g.write)
       g.write = write;
-    else if (!isa<dialect::CastOp>(op))
-      return unsupported(&op, "expected only register, iterate, cast and write around the MMA loop");
+    else if (!isa<dialect::CastOp, dialect::AllocateOp>(op))
+      return unsupported(&op, "expected only allocate, register, iterate, cast and write around the MMA loop");
   }
   if (!g.init || !g.loop || !g.write)
     return kernel.emitError("expected a register, an iterate and a write in an MMA kernel");
@@ -90,13 +96,35 @@ FailureOr<GemmKernel> matchGemm(func::FuncOp kernel) {
   auto mma = yield->getOperand(0).getDefiningOp<dialect::MmaOp>();
   if (!mma || mma.getAcc() != body.getArgument(0))
     return unsupported(g.loop, "expected the loop to yield mma(..., acc)");
-  g.readA = mma.getLhs().getDefiningOp<dialect::ReadOp>();
-  g.readB = mma.getRhs().getDefiningOp<dialect::ReadOp>();
-  if (!g.readA || !g.readB || g.readA.getMapping() || g.readB.getMapping())
-    return unsupported(mma, "expected both operands to be reads without index mappings");
+  // Each operand: read(tile) of a shared tile the loop fills by write(read(argument), tile)
+  // (what wave-promote-shared makes of a read of SHARED_ADDRESS_SPACE memory).
+  SmallVector<Operation*> staging{mma};
+  auto staged = [&](Value operand, dialect::ReadOp& global, dialect::AllocateOp& tile) -> LogicalResult {
+    auto fromShared = operand.getDefiningOp<dialect::ReadOp>();
+    if (!fromShared || fromShared.getMapping())
+      return unsupported(mma, "expected both operands to be reads without index mappings");
+    tile = fromShared.getMemory().getDefiningOp<dialect::AllocateOp>();
+    if (!tile && fromShared.getMemory().getType().getAddressSpace().getValue() != "shared")
+      return unsupported(fromShared, "MMA operands in global memory (give the memory SHARED_ADDRESS_SPACE)");
+    if (!tile) return unsupported(fromShared, "an operand not staged through shared memory (run wave-promote-shared)");
+    dialect::WriteOp fill;
+    for (Operation* user : tile->getUsers())
+      if (auto write = dyn_cast<dialect::WriteOp>(user)) {
+        if (fill) return unsupported(write, "a second write into a shared tile");
+        fill = write;
+      }
+    global = fill ? fill.getValue().getDefiningOp<dialect::ReadOp>() : dialect::ReadOp();
+    if (!fill || fill->getBlock() != &body || !global || global.getMapping() ||
+        !isa<BlockArgument>(global.getMemory()))
+      return unsupported(fromShared, "expected its shared tile filled in the loop by write(read(argument))");
+    staging.append({fromShared, fill, global});
+    return success();
+  };
+  if (failed(staged(mma.getLhs(), g.readA, g.tileA)) || failed(staged(mma.getRhs(), g.readB, g.tileB)))
+    return failure();
   for (Operation& op : body.without_terminator())
-    if (&op != mma && &op != g.readA && &op != g.readB)
-      return unsupported(&op, "expected only the two reads and the mma in the loop");
+    if (!llvm::is_contained(staging, &op))
+      return unsupported(&op, "expected only the operands' staging through shared memory and the mma in the loop");
 
   // Kind and layout.
   std::optional<dialect::MMAKind> kind;
@@ -190,6 +218,22 @@ FailureOr<GemmKernel> matchGemm(func::FuncOp kernel) {
     return failure();
   if (g.threads() > 1024)
     return kernel.emitError("expected at most 1024 threads per workgroup, but the constraints make ") << g.threads();
+  // The shared tiles hold one workgroup tile each, in rows of whole 16-byte pieces
+  // (cp.async and ldmatrix address 16-byte aligned rows).
+  for (dialect::AllocateOp tile : {g.tileA, g.tileB}) {
+    SmallVector<StringRef> dims = tile.getResult().getType().getDimNames();
+    for (auto [dim, extent] : llvm::zip(dims, tile.getTile())) {
+      auto size = tileSize(kernel, cast<dialect::ExprAttr>(extent), dim, "shared tile");
+      if (failed(size)) return failure();
+      const int64_t expected = dim == g.m ? g.blockM : dim == g.n ? g.blockN : dim == g.k ? g.blockK : 1;
+      if (*size != expected)
+        return unsupported(tile, "a shared tile whose extent along ")
+               << dim << " (" << *size << ") is not the workgroup's tile (" << expected << ")";
+    }
+    const int64_t rowBits = (g.tileExtent(dims.back()) + tile.getPadding()) * g.mma.inputType.getIntOrFloatBitWidth();
+    if (rowBits % 128 != 0)
+      return unsupported(tile, "shared tile rows of ") << rowBits / 8 << " bytes (expected a multiple of 16)";
+  }
   return g;
 }
 
@@ -200,7 +244,7 @@ class MMAKernelEmitter : LoweringBuilder {
   LogicalResult emit(gpu::GPUModuleOp module);
 
  private:
-  int64_t extent(StringRef dim) const { return dim == g_.m ? g_.blockM : dim == g_.n ? g_.blockN : g_.blockK; }
+  int64_t extent(StringRef dim) const { return g_.tileExtent(dim); }
   // The two non-batch dims of an operand's memory, outer first.
   SmallVector<StringRef> tileDims(dialect::ReadOp read) const {
     SmallVector<StringRef> dims;
@@ -208,11 +252,12 @@ class MMAKernelEmitter : LoweringBuilder {
       if (!llvm::is_contained(g_.batch, d)) dims.push_back(d);
     return dims;
   }
+  // An operand's shared tile, in stages: [stage][outer][inner + the tile's padding].
   MemRefType sharedTileType(dialect::ReadOp read) {
     SmallVector<StringRef> dims = tileDims(read);
-    // One 16-byte piece of padding per row: consecutive rows start 4 banks apart.
-    return MemRefType::get({stages(), extent(dims[0]), extent(dims[1]) + pieceElements()}, g_.mma.inputType,
-                           AffineMap(), gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup));
+    const int64_t padding = (read == g_.readA ? g_.tileA : g_.tileB).getPadding();
+    return MemRefType::get({stages(), extent(dims[0]), extent(dims[1]) + padding}, g_.mma.inputType, AffineMap(),
+                           gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup));
   }
   // Indices into an argument's memory: batch dims at this workgroup's, the others given.
   SmallVector<Value> memoryIndices(dialect::MemoryType type, const llvm::StringMap<Value>& at) {

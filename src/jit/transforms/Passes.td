@@ -24,6 +24,27 @@ def WaveInferIndex : Pass<"wave-infer-index", "mlir::func::FuncOp"> {
   let dependentDialects = ["::wave::dialect::WaveDialect"];
 }
 
+def WavePromoteShared : Pass<"wave-promote-shared", "mlir::func::FuncOp"> {
+  let summary = "Stage reads of shared-address-space memory through a tile in shared memory";
+  let description = [{
+    A kernel argument in SHARED_ADDRESS_SPACE says its reads go through shared memory:
+    inside an iterate, each such `wave.read %a` becomes
+
+    ```
+    %s = wave.allocate {tile = [...], padding = P} : !wave.memory<[...] of T, shared>  // at the top
+    %g = wave.read %a        // the workgroup's tile, from global memory
+    wave.write %g, %s        // into shared memory
+    %r = wave.read %s        // what the read's users now take
+    ```
+
+    The tile of each dim is its workgroup constraint's (or, for the dim a loop walks, its
+    tiling constraint's); rows are padded by 16 bytes so that reads of eight consecutive
+    rows (ldmatrix) fall on distinct banks. Barriers between the write and the read are
+    left to wave-insert-barriers, after lowering.
+  }];
+  let dependentDialects = ["::wave::dialect::WaveDialect"];
+}
+
 def WaveInsertBarriers : Pass<"wave-insert-barriers", "mlir::gpu::GPUFuncOp"> {
   let summary = "Place the workgroup barriers that order shared-memory accesses";
   let description = [{

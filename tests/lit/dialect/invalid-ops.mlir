@@ -44,6 +44,42 @@ func.func @register_constant_type() {
 }
 
 //===----------------------------------------------------------------------===//
+// wave.allocate
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @allocate_global() {
+  // expected-error @+1 {{expected memory in the shared address space, but found "global"}}
+  %s = wave.allocate {tile = [#wave.expr<"64">], padding = 8} : !wave.memory<[M] of f16, global>
+  return
+}
+
+// -----
+
+func.func @allocate_rank() {
+  // expected-error @+1 {{expected one tile extent per dim (2), but found 1}}
+  %s = wave.allocate {tile = [#wave.expr<"64">], padding = 8} : !wave.memory<[M, K] of f16, shared>
+  return
+}
+
+// -----
+
+func.func @allocate_extent() {
+  // expected-error @+1 {{expected tile extents over symbols only, but found #wave.expr<"K > 4">}}
+  %s = wave.allocate {tile = [#wave.expr<"K > 4">], padding = 0} : !wave.memory<[M] of f16, shared>
+  return
+}
+
+// -----
+
+func.func @allocate_padding() {
+  // expected-error @+1 {{expected a padding of 0 or more elements, but found -8}}
+  %s = wave.allocate {tile = [#wave.expr<"64">], padding = -8} : !wave.memory<[M] of f16, shared>
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // wave.read and wave.write
 //===----------------------------------------------------------------------===//
 

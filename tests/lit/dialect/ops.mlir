@@ -21,6 +21,18 @@ func.func @memory(%a: !wave.memory<[M, K] of f16, global>, %c: !wave.memory<[M, 
   return
 }
 
+// CHECK-LABEL: func.func @allocate
+func.func @allocate(%a: !wave.memory<[M, K] of f16, shared>) {
+  // CHECK: %[[S:.*]] = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_M">, #wave.expr<"BLOCK_K">]} : !wave.memory<[M, K] of f16, shared>
+  %s = wave.allocate {tile = [#wave.expr<"BLOCK_M">, #wave.expr<"BLOCK_K">], padding = 8} : !wave.memory<[M, K] of f16, shared>
+  %g = wave.read %a : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+  // CHECK: wave.write %{{.*}}, %[[S]]
+  wave.write %g, %s : !wave.tensor<[M, K] of f16>, !wave.memory<[M, K] of f16, shared>
+  // CHECK: wave.read %[[S]]
+  %r = wave.read %s : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+  return
+}
+
 // CHECK-LABEL: func.func @mapped
 func.func @mapped(%x: !wave.memory<[N, C] of f16, global>, %y: !wave.memory<[C, N] of f16, global>) {
   // CHECK: %[[R:.*]] = wave.read %{{.*}} {elements_per_thread = 8 : i64, mapping = #wave.index_mapping<iterators = 2, inputs = {C = #wave.expr<"$1 mod C">, N = #wave.expr<"$0">}, outputs = {K = #wave.expr<"$1">, M = #wave.expr<"$0">}>} : !wave.memory<[N, C] of f16, global> -> !wave.tensor<[M, K] of f16>

@@ -1,6 +1,7 @@
 // wave-lower-to-gpu on a GEMM-shaped kernel: shared-memory tiles, cp.async in stages,
 // ldmatrix fragments, mma.sync, a masked epilogue.
-// RUN: wave-opt %s --wave-infer-index --wave-lower-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: wave-opt %s --wave-promote-shared --wave-infer-index --wave-lower-to-gpu --split-input-file --verify-diagnostics \
+// RUN:   | FileCheck %s
 
 // 64 x 64 workgroup tiles, 2 x 2 waves of 32 x 32 (2 x 4 MMA tiles each), K tiles of 32:
 // K = 96 rows are whole 16-byte pieces, so copies are asynchronous, into 3 stages of
@@ -160,6 +161,35 @@ func.func @global_operands(%a: !wave.memory<[M, K] of f16, global>, %b: !wave.me
     // expected-error @+1 {{'wave.read' op is not yet supported by the MMA lowering: MMA operands in global memory (give the memory SHARED_ADDRESS_SPACE)}}
     %x = wave.read %a : !wave.memory<[M, K] of f16, global> -> !wave.tensor<[M, K] of f16>
     %y = wave.read %b : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
+
+// -----
+
+// A shared tile must hold the workgroup's whole tile.
+func.func @small_shared_tile(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K] of f16, shared>,
+                             %c: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"64">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"64">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, mma = #wave.mma_kind<f32_16x8x16_f16>>],
+    wave.hyperparameters = {K = 96 : i64, M = 128 : i64, N = 128 : i64}} {
+  // expected-error @+1 {{'wave.allocate' op is not yet supported by the MMA lowering: a shared tile whose extent along M (32) is not the workgroup's tile (64)}}
+  %sa = wave.allocate {tile = [#wave.expr<"32">, #wave.expr<"32">], padding = 8} : !wave.memory<[M, K] of f16, shared>
+  %sb = wave.allocate {tile = [#wave.expr<"64">, #wave.expr<"32">], padding = 8} : !wave.memory<[N, K] of f16, shared>
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %ga = wave.read %a : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    wave.write %ga, %sa : !wave.tensor<[M, K] of f16>, !wave.memory<[M, K] of f16, shared>
+    %x = wave.read %sa : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    %gb = wave.read %b : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    wave.write %gb, %sb : !wave.tensor<[N, K] of f16>, !wave.memory<[N, K] of f16, shared>
+    %y = wave.read %sb : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
     %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
     wave.yield %d : !wave.tensor<[M, N] of f32>
   }

@@ -1,0 +1,85 @@
+//===- PromoteShared.cpp - operands staged through shared memory -----------===//
+
+#include "transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace wave::jit {
+
+#define GEN_PASS_DEF_WAVEPROMOTESHARED
+#include "transforms/Passes.h.inc"
+
+namespace {
+
+using namespace mlir;
+
+// The tile of each dim a workgroup holds at a time: its workgroup tile, or for the dims
+// that loops walk, the tiling constraint's tile.
+llvm::StringMap<dialect::ExprAttr> tileExtents(func::FuncOp kernel) {
+  llvm::StringMap<dialect::ExprAttr> tiles;
+  for (Attribute c : kernel->getAttrOfType<ArrayAttr>("wave.constraints")) {
+    if (auto wg = dyn_cast<dialect::WorkgroupConstraintAttr>(c)) tiles.try_emplace(wg.getDim().getValue(), wg.getTile());
+    if (auto t = dyn_cast<dialect::TilingConstraintAttr>(c)) tiles[t.getDim().getValue()] = t.getTile();
+  }
+  return tiles;
+}
+
+// Whether `read` already only fills shared tiles (the pass ran, or the IR was written so).
+bool isStaged(dialect::ReadOp read) {
+  return !read->use_empty() && llvm::all_of(read->getUsers(), [&](Operation* user) {
+    auto write = dyn_cast<dialect::WriteOp>(user);
+    return write && write.getMemory().getDefiningOp<dialect::AllocateOp>();
+  });
+}
+
+struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass> {
+  void runOnOperation() override {
+    func::FuncOp kernel = getOperation();
+    if (!kernel->hasAttr("wave.constraints")) return;
+    const llvm::StringMap<dialect::ExprAttr> tiles = tileExtents(kernel);
+    lastTile_ = nullptr;
+    SmallVector<dialect::ReadOp> promoted;
+    kernel.walk([&](dialect::ReadOp read) {
+      if (isa<BlockArgument>(read.getMemory()) && read.getMemory().getType().getAddressSpace().getValue() == "shared" &&
+          read->getParentOfType<dialect::IterateOp>() && !isStaged(read))
+        promoted.push_back(read);
+    });
+    for (dialect::ReadOp read : promoted)
+      if (failed(promote(kernel, read, tiles))) return signalPassFailure();
+  }
+
+  // read(a)  ->  s = allocate; ...; write(read(a), s); read(s)
+  LogicalResult promote(func::FuncOp kernel, dialect::ReadOp read, const llvm::StringMap<dialect::ExprAttr>& tiles) {
+    if (read.getMapping())
+      return read.emitOpError("is not yet supported by wave-promote-shared: a read with an index mapping");
+    dialect::MemoryType memory = read.getMemory().getType();
+    SmallVector<Attribute> extents;
+    for (StringRef dim : memory.getDimNames()) {
+      auto tile = tiles.find(dim);
+      if (tile == tiles.end())
+        return read.emitOpError("expected a workgroup or tiling constraint on ")
+               << dim << " to size its tile in shared memory, but found none";
+      extents.push_back(tile->second);
+    }
+    // Allocations go to the top of the kernel, in the order of the reads they stage.
+    OpBuilder b(kernel.getBody());
+    if (lastTile_) b.setInsertionPointAfter(lastTile_);
+    // 16 bytes of padding per row: consecutive rows start four banks apart, so the eight
+    // rows one ldmatrix (or a column of a wave's fragment loads) touches hit every bank once.
+    const int64_t padding = 128 / memory.getElementType().getIntOrFloatBitWidth();
+    auto tile = dialect::AllocateOp::create(b, read.getLoc(), memory, b.getArrayAttr(extents),
+                                            b.getI64IntegerAttr(padding));
+    lastTile_ = tile;
+    b.setInsertionPointAfter(read);
+    dialect::WriteOp::create(b, read.getLoc(), read.getResult(), tile, nullptr, nullptr);
+    auto fromShared = dialect::ReadOp::create(b, read.getLoc(), read.getType(), tile, nullptr, nullptr);
+    read.getResult().replaceAllUsesExcept(fromShared.getResult(), fromShared->getPrevNode());
+    return success();
+  }
+
+  Operation* lastTile_ = nullptr;
+};
+
+}  // namespace
+
+}  // namespace wave::jit

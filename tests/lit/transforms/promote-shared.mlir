@@ -1,0 +1,99 @@
+// wave-promote-shared: reads of SHARED_ADDRESS_SPACE memory inside an iterate go through a
+// workgroup tile in shared memory, rows padded by 16 bytes.
+// RUN: wave-opt %s --wave-promote-shared --split-input-file --verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: func.func @gemm
+// CHECK-NEXT: %[[SA:.*]] = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_M">, #wave.expr<"BLOCK_K">]} : !wave.memory<[M, K] of f16, shared>
+// CHECK-NEXT: %[[SB:.*]] = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_N">, #wave.expr<"BLOCK_K">]} : !wave.memory<[N, K] of f16, shared>
+// CHECK: wave.iterate "K"
+// CHECK: %[[GA:.*]] = wave.read %arg0
+// CHECK-NEXT: wave.write %[[GA]], %[[SA]]
+// CHECK-NEXT: %[[A:.*]] = wave.read %[[SA]]
+// CHECK: %[[GB:.*]] = wave.read %arg1
+// CHECK-NEXT: wave.write %[[GB]], %[[SB]]
+// CHECK-NEXT: %[[B:.*]] = wave.read %[[SB]]
+// CHECK: wave.mma %[[A]], %[[B]]
+// The output in global memory is not staged.
+// CHECK: wave.write %{{.*}}, %arg2
+func.func @gemm(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K] of f16, shared>,
+                %c: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"BLOCK_M">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"BLOCK_N">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"BLOCK_K">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, mma = #wave.mma_kind<f32_16x8x16_f16>>]} {
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %x = wave.read %a : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    %y = wave.read %b : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
+
+// -----
+
+// f32 rows are padded by 4 elements (16 bytes); global memory and reads outside a loop
+// stay as they are.
+// CHECK-LABEL: func.func @mixed
+// CHECK: wave.allocate {padding = 4 : i64, tile = [#wave.expr<"1">, #wave.expr<"64">]} : !wave.memory<[M, K] of f32, shared>
+// CHECK-NOT: wave.allocate
+// CHECK: wave.read %arg0 : !wave.memory<[M, K] of f32, shared> -> !wave.tensor<[M, K] of f32>
+// CHECK-NOT: wave.write {{.*}} %arg0
+// CHECK: wave.iterate
+func.func @mixed(%x: !wave.memory<[M, K] of f32, shared>, %g: !wave.memory<[M, K] of f32, global>,
+                 %y: !wave.memory<[M] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"1">, workgroup_dim = 0>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"64">>,
+                        #wave.hardware_constraint<threads_per_wave = 32>]} {
+  %outside = wave.read %x : !wave.memory<[M, K] of f32, shared> -> !wave.tensor<[M, K] of f32>
+  %0 = wave.register 0.0 : !wave.tensor<[M] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
+  ^bb0(%acc: !wave.tensor<[M] of f32>):
+    %v = wave.read %x : !wave.memory<[M, K] of f32, shared> -> !wave.tensor<[M, K] of f32>
+    %w = wave.read %g : !wave.memory<[M, K] of f32, global> -> !wave.tensor<[M, K] of f32>
+    wave.yield %acc : !wave.tensor<[M] of f32>
+  }
+  wave.write %1, %y : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, global>
+  return
+}
+
+// -----
+
+func.func @untiled_dim(%x: !wave.memory<[M, K] of f16, shared>, %y: !wave.memory<[M] of f16, global>) attributes {
+    wave.constraints = [#wave.tiling_constraint<dim = "K", tile = #wave.expr<"64">>,
+                        #wave.hardware_constraint<threads_per_wave = 32>]} {
+  %0 = wave.register 0.0 : !wave.tensor<[M] of f16>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M] of f16>) -> !wave.tensor<[M] of f16> {
+  ^bb0(%acc: !wave.tensor<[M] of f16>):
+    // expected-error @+1 {{'wave.read' op expected a workgroup or tiling constraint on M to size its tile in shared memory, but found none}}
+    %v = wave.read %x : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    wave.yield %acc : !wave.tensor<[M] of f16>
+  }
+  wave.write %1, %y : !wave.tensor<[M] of f16>, !wave.memory<[M] of f16, global>
+  return
+}
+
+// -----
+
+// Reads that already only fill shared tiles are left alone: the pass is idempotent.
+// CHECK-LABEL: func.func @staged
+// CHECK-COUNT-1: wave.allocate
+// CHECK-NOT: wave.allocate
+func.func @staged(%a: !wave.memory<[M, K] of f16, shared>, %y: !wave.memory<[M] of f16, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"64">, workgroup_dim = 0>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"64">>,
+                        #wave.hardware_constraint<threads_per_wave = 32>]} {
+  %s = wave.allocate {tile = [#wave.expr<"64">, #wave.expr<"64">], padding = 8} : !wave.memory<[M, K] of f16, shared>
+  %0 = wave.register 0.0 : !wave.tensor<[M] of f16>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M] of f16>) -> !wave.tensor<[M] of f16> {
+  ^bb0(%acc: !wave.tensor<[M] of f16>):
+    %g = wave.read %a : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    wave.write %g, %s : !wave.tensor<[M, K] of f16>, !wave.memory<[M, K] of f16, shared>
+    wave.yield %acc : !wave.tensor<[M] of f16>
+  }
+  wave.write %1, %y : !wave.tensor<[M] of f16>, !wave.memory<[M] of f16, global>
+  return
+}
