@@ -2,13 +2,16 @@
 //
 // Every per-thread value is one vector of `elementsPerThread` elements running along the
 // innermost iteration dim; a value without that dim is the same scalar in every lane (a
-// splat). A loop over the thread's steps walks the wave tile.
+// splat). A loop over the thread's steps walks the wave tile; in kernels with reductions
+// (over the innermost dim) the steps are unrolled instead, so that a reduction sees all
+// of them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialect/WaveDialect.h"
 #include "analysis/DivisibilityFacts.h"
 #include "analysis/ThreadLayout.h"
+#include "lowering/CrossThreadReduction.h"
 #include "lowering/KernelSignature.h"
 #include "lowering/LowerMMAKernel.h"
 #include "lowering/LoweringBuilder.h"
@@ -67,20 +70,26 @@ class KernelEmitter : LoweringBuilder {
   LogicalResult emitRead(dialect::ReadOp read);
   LogicalResult emitWrite(dialect::WriteOp write);
   LogicalResult emitOp(Operation* op);
+  LogicalResult emitReduction(Operation* op);
 
   func::FuncOp kernel_;
   dialect::ThreadLayoutAttr layout_;
   IRMapping memrefs_;                                // kernel argument -> gpu.func memref argument
-  DenseMap<Value, Value> vectors_;                   // wave value -> this step's per-thread vector
   llvm::StringMap<Value> symbols_;                   // thread symbol -> its value
   SmallVector<std::optional<int64_t>> staticSizes_;  // per dim: its size, when known at compile time
   SmallVector<Value> sizes_;                         // per dim: its size
   Value rowsAligned_;                                // the innermost dim's size is a multiple of a run
-  SmallVector<Value> global_;                        // per dim: this step's first element
-  Value inBounds_;                                   // the whole run is inside every tensor
-  bool alwaysInBounds_ = false;                      // no dim can run past its size
-  Value outerInBounds_;                              // the run's row is inside (all but the innermost dim)
-  Value innerCount_;                                 // elements of the run inside the innermost dim
+  // Where a step's run lies; emitStepPrologue computes it.
+  struct Step {
+    SmallVector<Value> global;     // per dim: the run's first element
+    Value inBounds;                // the whole run is inside every tensor
+    bool alwaysInBounds = false;   // no dim can run past its size
+    Value outerInBounds;           // the run's row is inside (all but the innermost dim)
+    Value innerCount;              // elements of the run inside the innermost dim
+    DenseMap<Value, Value> values; // wave value -> the step's per-thread vector
+  };
+  SmallVector<Step> steps_;  // one (a loop over the steps), or every step (unrolled)
+  Step* step_ = nullptr;     // the step being emitted
 };
 
 Value KernelEmitter::applyOverSymbols(AffineExpr expr, ArrayRef<StringAttr> symbols) {
@@ -126,9 +135,9 @@ FailureOr<KernelEmitter::Access> KernelEmitter::access(Operation* op, dialect::M
   a.alignment = llvm::Align(a.vectorized && (rowsAligned || rowsChecked) ? std::min<int64_t>(16, elementBytes * ept())
                                                                          : elementBytes);
   if (rowsChecked && a.vectorized)
-    a.whole = arith::AndIOp::create(b_, loc_, inBounds_, rowsAligned_);
-  else if (!alwaysInBounds_)
-    a.whole = inBounds_;
+    a.whole = arith::AndIOp::create(b_, loc_, step_->inBounds, rowsAligned_);
+  else if (!step_->alwaysInBounds)
+    a.whole = step_->inBounds;
   return a;
 }
 
@@ -139,24 +148,24 @@ void KernelEmitter::emitStepPrologue(Value step) {
   const int64_t perStep = layout_.getThreadsPerWave() * ept();
   if (waveElements(layout_) % perStep != 0)
     outer.push_back(lessThan(applyOverSymbols(runOffset(layout_), symbols), index(waveElements(layout_))));
-  global_.clear();
-  for (AffineExpr start : runStart(layout_)) global_.push_back(applyOverSymbols(start, symbols));
+  step_->global.clear();
+  for (AffineExpr start : runStart(layout_)) step_->global.push_back(applyOverSymbols(start, symbols));
   const size_t inner = rank() - 1;
   for (size_t k = 0; k < inner; ++k)
-    if (mayOverrun(k)) outer.push_back(lessThan(global_[k], sizes_[k]));
-  outerInBounds_ = andAll(outer);
+    if (mayOverrun(k)) outer.push_back(lessThan(step_->global[k], sizes_[k]));
+  step_->outerInBounds = andAll(outer);
   Value count = index(ept());
   SmallVector<Value> conditions = outer;
   if (mayOverrun(inner)) {
     // Elements left in the innermost dim, clamped to [0, ept].
-    Value left = arith::SubIOp::create(b_, loc_, sizes_[inner], global_[inner]);
+    Value left = arith::SubIOp::create(b_, loc_, sizes_[inner], step_->global[inner]);
     Value signedLeft = arith::MaxSIOp::create(b_, loc_, left, index(0));
     count = arith::MinSIOp::create(b_, loc_, signedLeft, index(ept()));
     conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, count, index(ept())));
   }
-  inBounds_ = andAll(conditions);
-  alwaysInBounds_ = conditions.empty();
-  innerCount_ = arith::SelectOp::create(b_, loc_, outerInBounds_, count, index(0));
+  step_->inBounds = andAll(conditions);
+  step_->alwaysInBounds = conditions.empty();
+  step_->innerCount = arith::SelectOp::create(b_, loc_, step_->outerInBounds, count, index(0));
 }
 
 LogicalResult KernelEmitter::emitRead(dialect::ReadOp read) {
@@ -182,7 +191,7 @@ LogicalResult KernelEmitter::emitRead(dialect::ReadOp read) {
                          .getResult()});
       b_.setInsertionPointToStart(branch.elseBlock());
       Value mask = vector::CreateMaskOp::create(b_, loc_, VectorType::get(vec.getShape(), b_.getI1Type()),
-                                                ValueRange{innerCount_});
+                                                ValueRange{step_->innerCount});
       Value zero = arith::ConstantOp::create(b_, loc_, vec, b_.getZeroAttr(vec));
       Value masked = vector::MaskedLoadOp::create(b_, loc_, vec, memref, a->indices, mask, zero);
       scf::YieldOp::create(b_, loc_, masked);
@@ -190,7 +199,7 @@ LogicalResult KernelEmitter::emitRead(dialect::ReadOp read) {
     result = branch.getResult(0);
   } else {
     // One element for the whole run, when the row is inside the tensor.
-    auto branch = scf::IfOp::create(b_, loc_, TypeRange{element}, outerInBounds_, /*withElse=*/true);
+    auto branch = scf::IfOp::create(b_, loc_, TypeRange{element}, step_->outerInBounds, /*withElse=*/true);
     {
       OpBuilder::InsertionGuard guard(b_);
       b_.setInsertionPointToStart(branch.thenBlock());
@@ -201,7 +210,7 @@ LogicalResult KernelEmitter::emitRead(dialect::ReadOp read) {
     }
     result = vector::BroadcastOp::create(b_, loc_, vec, branch.getResult(0));
   }
-  vectors_[read.getResult()] = result;
+  step_->values[read.getResult()] = result;
   return success();
 }
 
@@ -213,7 +222,7 @@ LogicalResult KernelEmitter::emitWrite(dialect::WriteOp write) {
     return write.emitOpError("is not yet supported by wave-lower-to-gpu: a tensor without the innermost dim ")
            << dimName(rank() - 1);
   Value memref = memrefs_.lookup(write.getMemory());
-  Value value = vectors_.lookup(write.getValue());
+  Value value = step_->values.lookup(write.getValue());
   if (!a->whole) {
     vector::StoreOp::create(b_, loc_, value, memref, a->indices, /*nontemporal=*/false, a->alignment);
     return success();
@@ -224,7 +233,7 @@ LogicalResult KernelEmitter::emitWrite(dialect::WriteOp write) {
   vector::StoreOp::create(b_, loc_, value, memref, a->indices, /*nontemporal=*/false, a->alignment);
   b_.setInsertionPointToStart(branch.elseBlock());
   Value mask =
-      vector::CreateMaskOp::create(b_, loc_, VectorType::get({ept()}, b_.getI1Type()), ValueRange{innerCount_});
+      vector::CreateMaskOp::create(b_, loc_, VectorType::get({ept()}, b_.getI1Type()), ValueRange{step_->innerCount});
   vector::MaskedStoreOp::create(b_, loc_, memref, a->indices, mask, value);
   return success();
 }
@@ -256,7 +265,7 @@ Value binary(OpBuilder& b, Location loc, Value lhs, Value rhs) {
 }
 
 LogicalResult KernelEmitter::emitOp(Operation* op) {
-  auto operand = [&](unsigned i) { return vectors_.lookup(op->getOperand(i)); };
+  auto operand = [&](unsigned i) { return step_->values.lookup(op->getOperand(i)); };
   Value result;
   if (auto read = dyn_cast<dialect::ReadOp>(op)) return emitRead(read);
   if (auto write = dyn_cast<dialect::WriteOp>(op)) return emitWrite(write);
@@ -312,7 +321,99 @@ LogicalResult KernelEmitter::emitOp(Operation* op) {
         "is not yet supported by wave-lower-to-gpu (memory-bound kernels: read, write, "
         "register, cast and elementwise math)");
   }
-  vectors_[op->getResult(0)] = result;
+  step_->values[op->getResult(0)] = result;
+  return success();
+}
+
+// A reduction over the innermost iteration dim. Each thread reduces its runs' elements
+// inside the tensor (the rest count as the identity) over the steps that cover one row,
+// then the lanes of a row combine theirs by shuffles, then, where several waves share a
+// row, each wave's result goes through shared memory to the others (wave-insert-barriers
+// orders that exchange). Every step ends up with its row's result, splat across its vector.
+LogicalResult KernelEmitter::emitReduction(Operation* op) {
+  const ReductionKind kind = isa<dialect::ReduceMaxOp>(op) ? ReductionKind::max : ReductionKind::sum;
+  auto dim = op->getAttrOfType<StringAttr>("dim").getValue();
+  const size_t inner = rank() - 1;
+  if (dim != dimName(inner))
+    return op->emitOpError("is not yet supported by wave-lower-to-gpu: a reduction over ")
+           << dim << ", which is not the innermost dim (" << dimName(inner) << ") of the iteration space";
+  Type element = cast<dialect::TensorType>(op->getResult(0).getType()).getElementType();
+  // Shuffles move 32-bit words: narrower floats are reduced in f32.
+  Type work = isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32 ? b_.getF32Type() : element;
+  if (work.getIntOrFloatBitWidth() != 32)
+    return op->emitOpError("is not yet supported by wave-lower-to-gpu: a reduction of ")
+           << element << " (32-bit or narrower floats, 32-bit integers)";
+
+  // Which steps and lanes share a row: a step covers perStep elements of the wave tile.
+  const int64_t tpw = layout_.getThreadsPerWave(), perStep = tpw * ept();
+  const int64_t waveRow = layout_.getWaveTile()[inner], blockRow = layout_.getBlockTile()[inner];
+  int64_t stepsPerRow = 1, lanesPerRow = tpw;
+  if (waveRow % perStep == 0)
+    stepsPerRow = waveRow / perStep;
+  else if (perStep % waveRow == 0)
+    lanesPerRow = waveRow / ept();
+  else
+    return op->emitOpError("is not yet supported by wave-lower-to-gpu: a reduction over a wave tile of ")
+           << waveRow << " elements, neither a multiple nor a divisor of a step's " << perStep;
+  const int64_t groups = static_cast<int64_t>(steps_.size()) / stepsPerRow;
+
+  auto widen = [&](Value v) {
+    return v.getType() == work ? v : arith::ExtFOp::create(b_, loc_, work, v).getResult();
+  };
+  SmallVector<Value> partial(groups);
+  for (auto [s, step] : llvm::enumerate(steps_)) {
+    Value x = step.values.lookup(op->getOperand(0));
+    if (!step.alwaysInBounds) {
+      Value mask = vector::CreateMaskOp::create(b_, loc_, VectorType::get({ept()}, b_.getI1Type()),
+                                                ValueRange{step.innerCount});
+      Value identity = vector::BroadcastOp::create(b_, loc_, x.getType(),
+                                                   reductionIdentity(b_, loc_, kind, getElementTypeOrSelf(x)));
+      x = arith::SelectOp::create(b_, loc_, mask, x, identity);
+    }
+    Value r = widen(reduceElements(b_, loc_, kind, x));
+    Value& p = partial[s / stepsPerRow];
+    p = p ? combine(b_, loc_, kind, p, r) : r;
+  }
+  for (Value& p : partial) p = reduceAcrossLanes(b_, loc_, kind, p, lanesPerRow, tpw);
+
+  if (const int64_t wavesPerRow = blockRow / waveRow; wavesPerRow > 1) {
+    // Waves are numbered row-major over the workgroup tile, the innermost dim fastest: a
+    // row's waves are wavesPerRow consecutive ones. Slot [wave][group][lane group].
+    const int64_t laneGroups = tpw / lanesPerRow, waves = layout_.getThreadsPerBlock() / tpw;
+    auto gpuFunc = b_.getBlock()->getParent()->getParentOfType<gpu::GPUFuncOp>();
+    auto bufferType = MemRefType::get({waves * groups * laneGroups}, work, AffineMap(),
+                                      gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup));
+    Value buffer = gpuFunc.addWorkgroupAttribution(bufferType, loc_);
+    Value tid = symbols_.lookup(thread_symbol::thread);
+    AffineExpr t = getAffineDimExpr(0, b_.getContext()), g = getAffineDimExpr(1, b_.getContext());
+    for (int64_t group = 0; group < groups; ++group) {
+      Value slot = apply((t.floorDiv(tpw) * groups + g) * laneGroups + (t % tpw).floorDiv(lanesPerRow),
+                         {tid, index(group)});
+      ifThen(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, apply(t % lanesPerRow, tid), index(0)),
+             [&] { memref::StoreOp::create(b_, loc_, partial[group], buffer, slot); });
+    }
+    for (int64_t group = 0; group < groups; ++group) {
+      Value total;
+      for (int64_t j = 0; j < wavesPerRow; ++j) {
+        AffineExpr wave = t.floorDiv(tpw).floorDiv(wavesPerRow) * wavesPerRow + j;
+        Value slot = apply((wave * groups + g) * laneGroups + (t % tpw).floorDiv(lanesPerRow), {tid, index(group)});
+        Value v = memref::LoadOp::create(b_, loc_, buffer, slot);
+        total = total ? combine(b_, loc_, kind, total, v) : v;
+      }
+      partial[group] = total;
+    }
+  }
+
+  auto vec = vectorOf(element);
+  for (auto [s, step] : llvm::enumerate(steps_)) {
+    Value r = partial[s / stepsPerRow];
+    if (op->getNumOperands() > 1) {  // the init value takes part once
+      Value init = vector::ExtractOp::create(b_, loc_, step.values.lookup(op->getOperand(1)), ArrayRef<int64_t>{0});
+      r = combine(b_, loc_, kind, r, widen(init));
+    }
+    if (r.getType() != element) r = arith::TruncFOp::create(b_, loc_, element, r);
+    step.values[op->getResult(0)] = vector::BroadcastOp::create(b_, loc_, vec, r);
+  }
   return success();
 }
 
@@ -342,12 +443,40 @@ LogicalResult KernelEmitter::emit(gpu::GPUModuleOp module) {
   for (int axis = 0; axis < 3; ++axis)
     symbols_[thread_symbol::workgroup[axis]] = gpu::BlockIdOp::create(b_, loc_, axes[axis]);
 
-  auto loop = scf::ForOp::create(b_, loc_, index(0), index(layout_.getSteps()), index(1));
-  b_.setInsertionPointToStart(loop.getBody());
-  emitStepPrologue(loop.getInductionVar());
-  for (Operation& op : kernel_.getBody().front().without_terminator())
-    if (failed(emitOp(&op))) return failure();
-  b_.setInsertionPointAfter(loop);
+  const bool reduces =
+      kernel_.walk([](Operation* op) {
+               return isa<dialect::ReduceMaxOp, dialect::ReduceSumOp>(op) ? WalkResult::interrupt()
+                                                                           : WalkResult::advance();
+             })
+          .wasInterrupted();
+  if (!reduces) {
+    // A loop over the steps, every op emitted once inside it.
+    auto loop = scf::ForOp::create(b_, loc_, index(0), index(layout_.getSteps()), index(1));
+    b_.setInsertionPointToStart(loop.getBody());
+    step_ = &steps_.emplace_back();
+    emitStepPrologue(loop.getInductionVar());
+    for (Operation& op : kernel_.getBody().front().without_terminator())
+      if (failed(emitOp(&op))) return failure();
+    b_.setInsertionPointAfter(loop);
+  } else {
+    // Reductions need every step's values at once: the steps are unrolled, each op emitted
+    // for every step (a reduction once, over all of them).
+    steps_.resize(layout_.getSteps());
+    for (auto [s, step] : llvm::enumerate(steps_)) {
+      step_ = &step;
+      emitStepPrologue(index(s));
+    }
+    for (Operation& op : kernel_.getBody().front().without_terminator()) {
+      if (isa<dialect::ReduceMaxOp, dialect::ReduceSumOp>(op)) {
+        if (failed(emitReduction(&op))) return failure();
+        continue;
+      }
+      for (Step& step : steps_) {
+        step_ = &step;
+        if (failed(emitOp(&op))) return failure();
+      }
+    }
+  }
   gpu::ReturnOp::create(b_, loc_);
   return success();
 }

@@ -9,6 +9,7 @@
 #include "dialect/WaveDialect.h"
 #include "import/FirstError.h"
 #include "import/ImportKernel.h"
+#include "CompilerFingerprint.h"
 #include "lowering/Passes.h"
 #include "transforms/Passes.h"
 #include "runtime/KernelCache.h"
@@ -51,13 +52,14 @@ KernelCache& cacheFor(const std::string& dir) {
 // (2: memref-descriptor parameters, grid dims and dynamic shared memory in the payload).
 constexpr int kCacheFormat = 2;
 
-// Everything the PTX depends on: the kernel's IR, the target, the compiler's versions.
+// Everything the PTX depends on: the kernel's IR, the target, the compiler's versions and
+// sources (any change to the JIT invalidates what it cached).
 std::string cacheKey(mlir::ModuleOp module, const std::string& target) {
   std::string key;
   llvm::raw_string_ostream os(key);
   module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
   os << "\ntarget=" << target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
-     << ", format " << kCacheFormat;
+     << ", format " << kCacheFormat << ", sources " << WAVE_COMPILER_FINGERPRINT;
   return key;
 }
 

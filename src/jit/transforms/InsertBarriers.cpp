@@ -11,6 +11,8 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace wave::jit {
 
@@ -26,16 +28,35 @@ bool isShared(Value v) {
   return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
 }
 
-// The shared-memory effects of one op (with everything nested in it).
-struct Accesses {
+// The buffer a shared memref views: distinct buffers (workgroup attributions, allocations,
+// the dynamic shared memory) never overlap; views of one buffer may.
+Value bufferOf(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>()) memref = view.getViewSource();
+  return memref;
+}
+
+// Kinds of access to one buffer.
+struct Kinds {
   bool read = false, write = false;
-  bool asyncCopy = false;  // starts a copy into shared memory that lands at a wait
-  bool asyncWait = false;  // lands this thread's copies
+  bool copy = false;  // an async copy into it, landing at a later wait
+
+  bool operator==(const Kinds&) const = default;
+  void merge(const Kinds& o) {
+    read |= o.read;
+    write |= o.write;
+    copy |= o.copy;
+  }
+};
+
+// The shared-memory effects of one op (with everything nested in it), per buffer.
+struct Accesses {
+  llvm::MapVector<Value, Kinds> buffers;
+  bool asyncWait = false;  // lands this thread's async copies
 
   void add(Operation* op) {
     if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
-      asyncCopy |= isShared(copy.getDst());
-      read |= isShared(copy.getSrc());
+      if (isShared(copy.getDst())) buffers[bufferOf(copy.getDst())].copy = true;
+      if (isShared(copy.getSrc())) buffers[bufferOf(copy.getSrc())].read = true;
       return;
     }
     if (isa<nvgpu::DeviceAsyncWaitOp>(op)) {
@@ -45,15 +66,16 @@ struct Accesses {
     if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
       SmallVector<MemoryEffects::EffectInstance> instances;
       effects.getEffects(instances);
-      const bool sharedOperand = llvm::any_of(op->getOperands(), isShared);
       for (const MemoryEffects::EffectInstance& e : instances) {
+        const bool read = isa<MemoryEffects::Read>(e.getEffect()), write = isa<MemoryEffects::Write>(e.getEffect());
         // An effect not tied to a value (e.g. ldmatrix's) is on the op's memref operands.
-        if (e.getValue() ? !isShared(e.getValue()) : !sharedOperand) continue;
-        read |= isa<MemoryEffects::Read>(e.getEffect());
-        write |= isa<MemoryEffects::Write>(e.getEffect());
+        SmallVector<Value> on = e.getValue() ? SmallVector<Value>{e.getValue()} : SmallVector<Value>(op->getOperands());
+        for (Value v : on)
+          if (isShared(v)) buffers[bufferOf(v)].merge({read, write});
       }
-    } else if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() && llvm::any_of(op->getOperands(), isShared)) {
-      read = write = true;  // effects unknown: assume both
+    } else if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
+      for (Value v : op->getOperands())
+        if (isShared(v)) buffers[bufferOf(v)].merge({true, true});  // effects unknown: assume both
     }
     for (Region& region : op->getRegions())
       region.walk([&](Operation* nested) {
@@ -62,23 +84,36 @@ struct Accesses {
   }
 };
 
-// What this thread did to shared memory since the last barrier.
+// What this thread did to each shared buffer since the last barrier.
 struct Pending {
-  bool read = false, write = false;
-  bool copies = false;  // async copies issued, not yet waited for
+  llvm::MapVector<Value, Kinds> buffers;
 
-  bool operator==(const Pending&) const = default;
-  Pending join(const Pending& o) const { return {read || o.read, write || o.write, copies || o.copies}; }
-  // Whether `a` may race with an access of another thread made since the last barrier.
+  bool operator==(const Pending& o) const {
+    return buffers.size() == o.buffers.size() && llvm::all_of(buffers, [&](const auto& entry) {
+             auto it = o.buffers.find(entry.first);
+             return it != o.buffers.end() && it->second == entry.second;
+           });
+  }
+  Pending join(const Pending& o) const {
+    Pending j = *this;
+    for (auto& [buffer, kinds] : o.buffers) j.buffers[buffer].merge(kinds);
+    return j;
+  }
+  // Whether `a` may race with an access of another thread to the same buffer made since
+  // the last barrier.
   bool racesWith(const Accesses& a) const {
-    return (a.read && write) || ((a.write || a.asyncCopy) && read);
+    for (auto& [buffer, kinds] : a.buffers) {
+      auto it = buffers.find(buffer);
+      if (it == buffers.end()) continue;
+      if ((kinds.read && it->second.write) || ((kinds.write || kinds.copy) && it->second.read)) return true;
+    }
+    return false;
   }
   // The state after `a` (a barrier before it, if it raced, already cleared this).
   void apply(const Accesses& a) {
-    read |= a.read;
-    write |= a.write;
-    copies |= a.asyncCopy;
-    if (a.asyncWait) write |= copies;
+    for (auto& [buffer, kinds] : a.buffers) buffers[buffer].merge(kinds);
+    if (a.asyncWait)
+      for (auto& [buffer, kinds] : buffers) kinds.write |= kinds.copy;
   }
 };
 
@@ -115,7 +150,7 @@ class BarrierPlacer {
     for (;;) {
       Pending next = before.join(walk(body, entry, /*insert=*/false));
       if (next == entry) break;
-      entry = next;  // monotone over three flags: a few rounds at most
+      entry = next;  // monotone over a few flags per buffer: a few rounds at most
     }
     Pending after = walk(body, entry, insert);
     return before.join(after);  // the loop may run no iterations

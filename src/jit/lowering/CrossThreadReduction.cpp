@@ -1,0 +1,49 @@
+#include "lowering/CrossThreadReduction.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace wave::jit {
+
+using namespace mlir;
+
+Value reductionIdentity(OpBuilder& b, Location loc, ReductionKind kind, Type type) {
+  if (auto f = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics& semantics = f.getFloatSemantics();
+    llvm::APFloat value = kind == ReductionKind::max ? llvm::APFloat::getInf(semantics, /*Negative=*/true)
+                                                     : llvm::APFloat::getZero(semantics);
+    return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
+  }
+  const unsigned bits = type.getIntOrFloatBitWidth();
+  llvm::APInt value = kind == ReductionKind::max ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt(bits, 0);
+  return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, value));
+}
+
+Value combine(OpBuilder& b, Location loc, ReductionKind kind, Value a, Value c) {
+  const bool isFloat = isa<FloatType>(getElementTypeOrSelf(a.getType()));
+  if (kind == ReductionKind::max)
+    return isFloat ? arith::MaximumFOp::create(b, loc, a, c).getResult() : arith::MaxSIOp::create(b, loc, a, c).getResult();
+  return isFloat ? arith::AddFOp::create(b, loc, a, c).getResult() : arith::AddIOp::create(b, loc, a, c).getResult();
+}
+
+Value reduceElements(OpBuilder& b, Location loc, ReductionKind kind, Value vector) {
+  const bool isFloat = isa<FloatType>(cast<VectorType>(vector.getType()).getElementType());
+  vector::CombiningKind combining = kind == ReductionKind::sum ? vector::CombiningKind::ADD
+                                    : isFloat                  ? vector::CombiningKind::MAXIMUMF
+                                                               : vector::CombiningKind::MAXSI;
+  return vector::ReductionOp::create(b, loc, combining, vector);
+}
+
+Value reduceAcrossLanes(OpBuilder& b, Location loc, ReductionKind kind, Value scalar, int64_t lanes,
+                        int64_t waveSize) {
+  Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), waveSize);
+  for (int64_t offset = 1; offset < lanes; offset *= 2) {
+    Value by = arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
+    Value other = gpu::ShuffleOp::create(b, loc, scalar, by, width, gpu::ShuffleMode::XOR).getShuffleResult();
+    scalar = combine(b, loc, kind, scalar, other);
+  }
+  return scalar;
+}
+
+}  // namespace wave::jit
