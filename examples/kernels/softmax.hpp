@@ -17,11 +17,13 @@ WAVE_SYMBOL(BLOCK_M);
 WAVE_SYMBOL(BLOCK_N);
 WAVE_SYMBOL(WAVE_N);
 
-inline auto make_kernel() {
-  return kernel("softmax",
-                Constraints{WorkgroupConstraint(M, BLOCK_M, 1), WorkgroupConstraint(N, BLOCK_N, 0),
-                            WaveConstraint(M, 1), WaveConstraint(N, WAVE_N),
-                            HardwareConstraint{.threads_per_wave = 32}},
+// `facts`: Assumptions to add; a dynamic N needs one that it fits a workgroup:
+//   make_kernel({Assumption(N <= BLOCK_N)})
+inline auto make_kernel(std::initializer_list<Assumption> facts = {}) {
+  Constraints constraints{WorkgroupConstraint(M, BLOCK_M, 1), WorkgroupConstraint(N, BLOCK_N, 0),
+                          WaveConstraint(M, 1), WaveConstraint(N, WAVE_N), HardwareConstraint{.threads_per_wave = 32}};
+  for (const Assumption& fact : facts) constraints += fact;
+  return kernel("softmax", constraints,
                 [](Memory<dims<M, N>, f16> x, Memory<dims<M, N>, f16> y) {
                   auto scaled = cast<f32>(read(x)) * M_LOG2E;
                   auto e = exp2(scaled - max<N>(scaled));

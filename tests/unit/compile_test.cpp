@@ -6,6 +6,7 @@
 #include "kernels/conv2d.hpp"
 #include "kernels/copy.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/softmax.hpp"
 #include "wave/dlpack.hpp"
 #include "wave/runtime.hpp"
 
@@ -376,4 +377,43 @@ TEST_CASE("GEMM bad input: a loop over a dim the MMA does not contract", "[compi
   CHECK(e.line() > 0);
   CHECK_THAT(e.message(), Contains("expected its contraction dim K to be the dim its iterate walks, but the iterate "
                                    "walks N"));
+}
+
+TEST_CASE("softmax compiles to shuffles and barriers under several layouts", "[compile][softmax]") {
+  namespace ex = examples::softmax;
+  struct Case {
+    int m, n, block_m, block_n, wave_n, shuffles, barriers;
+  };
+  // Butterflies of 5 xor shuffles per reduction (2 per row) where 32 lanes share a row, 3
+  // where 8 do, none for one lane; a barrier per reduction only where waves share a row.
+  for (Case c : {Case{4096, 4099, 1, 6144, 768, 10, 2}, Case{7, 1000, 2, 1024, 256, 10, 2},
+                 Case{5, 64, 4, 64, 64, 6, 0}, Case{3, 1, 1, 8, 8, 0, 0}}) {
+    INFO("M x N = " << c.m << " x " << c.n);
+    const std::string ptx = compile(ex::make_kernel(), {.subs = {{ex::M, c.m}, {ex::N, c.n}, {ex::BLOCK_M, c.block_m},
+                                                                 {ex::BLOCK_N, c.block_n}, {ex::WAVE_N, c.wave_n}},
+                                                        .cache = false})
+                                .ptx()
+                                .ptx;
+    CHECK(count(ptx, "shfl.sync.bfly") == c.shuffles);
+    CHECK(count(ptx, "bar.sync") == c.barriers);
+    CHECK_THAT(ptx, Contains("ex2.approx"));
+  }
+}
+
+TEST_CASE("softmax bad input: a row longer than a workgroup covers", "[compile][softmax][error]") {
+  namespace ex = examples::softmax;
+  auto message = [](const auto& kernel, Subs subs) -> std::string {
+    try {
+      (void)compile(kernel, {.subs = subs, .cache = false});
+    } catch (const Error& e) {
+      CHECK_THAT(e.file(), Contains("softmax.hpp"));  // the reduction's line in the kernel
+      return e.op() + ": " + e.message();
+    }
+    return "no error";
+  };
+  CHECK_THAT(message(ex::make_kernel(), {{ex::M, 4}, {ex::N, 5000}, {ex::BLOCK_M, 1}, {ex::BLOCK_N, 4096}, {ex::WAVE_N, 512}}),
+             Contains("wave.reduce_max: cannot lower the kernel to GPU code: 'wave.reduce_max' op expected one workgroup to cover the dim it reduces over, "
+                      "N, whose workgroup tile is 4096, but N is 5000"));
+  CHECK_THAT(message(ex::make_kernel(), {{ex::BLOCK_M, 1}, {ex::BLOCK_N, 4096}, {ex::WAVE_N, 512}}),
+             Contains("but N is dynamic and not known to be at most that (state it: Assumption(N <= 4096))"));
 }

@@ -24,7 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "analysis/DivisibilityFacts.h"
+#include "analysis/SizeFacts.h"
 #include "analysis/MMALayout.h"
 #include "analysis/ThreadLayout.h"
 #include "lowering/KernelSignature.h"

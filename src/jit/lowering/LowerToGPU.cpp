@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/WaveDialect.h"
-#include "analysis/DivisibilityFacts.h"
+#include "analysis/SizeFacts.h"
 #include "analysis/ThreadLayout.h"
 #include "lowering/CrossThreadReduction.h"
 #include "lowering/KernelSignature.h"
@@ -337,6 +337,14 @@ LogicalResult KernelEmitter::emitReduction(Operation* op) {
   if (dim != dimName(inner))
     return op->emitOpError("is not yet supported by wave-lower-to-gpu: a reduction over ")
            << dim << ", which is not the innermost dim (" << dimName(inner) << ") of the iteration space";
+  const int64_t blockRow = layout_.getBlockTile()[inner];
+  if (!isKnownAtMost(kernel_, dim, blockRow)) {
+    auto diag = op->emitOpError("expected one workgroup to cover the dim it reduces over, ")
+                << dim << ", whose workgroup tile is " << blockRow;
+    if (auto size = staticSizes_[inner]) return diag << ", but " << dim << " is " << *size;
+    return diag << ", but " << dim << " is dynamic and not known to be at most that (state it: Assumption(" << dim
+                << " <= " << blockRow << "))";
+  }
   Type element = cast<dialect::TensorType>(op->getResult(0).getType()).getElementType();
   // Shuffles move 32-bit words: narrower floats are reduced in f32.
   Type work = isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32 ? b_.getF32Type() : element;
@@ -346,7 +354,7 @@ LogicalResult KernelEmitter::emitReduction(Operation* op) {
 
   // Which steps and lanes share a row: a step covers perStep elements of the wave tile.
   const int64_t tpw = layout_.getThreadsPerWave(), perStep = tpw * ept();
-  const int64_t waveRow = layout_.getWaveTile()[inner], blockRow = layout_.getBlockTile()[inner];
+  const int64_t waveRow = layout_.getWaveTile()[inner];
   int64_t stepsPerRow = 1, lanesPerRow = tpw;
   if (waveRow % perStep == 0)
     stepsPerRow = waveRow / perStep;

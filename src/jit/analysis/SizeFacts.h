@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef WAVE_JIT_ANALYSIS_DIVISIBILITYFACTS_H
-#define WAVE_JIT_ANALYSIS_DIVISIBILITYFACTS_H
+#ifndef WAVE_JIT_ANALYSIS_SIZEFACTS_H
+#define WAVE_JIT_ANALYSIS_SIZEFACTS_H
 
 #include "dialect/WaveDialect.h"
 
@@ -21,6 +21,11 @@ namespace wave::jit {
 // `0 == dim mod c`) with c a multiple of `factor` once the hyperparameters are
 // substituted.
 bool isKnownMultiple(mlir::func::FuncOp kernel, llvm::StringRef dim, int64_t factor);
+
+// Whether the size of `dim` is known to be at most `bound`: its value in
+// wave.hyperparameters is, or an assumption bounds it (`dim <= c`, `dim < c`, `c >= dim`,
+// `c > dim`, with c a constant once the hyperparameters are substituted).
+bool isKnownAtMost(mlir::func::FuncOp kernel, llvm::StringRef dim, int64_t bound);
 
 }  // namespace wave::jit
 
