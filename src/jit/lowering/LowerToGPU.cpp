@@ -81,6 +81,7 @@ class KernelEmitter : LoweringBuilder {
   Value rowsAligned_;                                // the innermost dim's size is a multiple of a run
   // Where a step's run lies; emitStepPrologue computes it.
   struct Step {
+    Value index;                   // which step (the _STEP symbol's value)
     SmallVector<Value> global;     // per dim: the run's first element
     Value inBounds;                // the whole run is inside every tensor
     bool alwaysInBounds = false;   // no dim can run past its size
@@ -90,6 +91,11 @@ class KernelEmitter : LoweringBuilder {
   };
   SmallVector<Step> steps_;  // one (a loop over the steps), or every step (unrolled)
   Step* step_ = nullptr;     // the step being emitted
+  // Makes `step` the one ops are emitted for (its values, and _STEP in index expressions).
+  void enterStep(Step& step) {
+    step_ = &step;
+    symbols_[thread_symbol::step] = step.index;
+  }
 };
 
 Value KernelEmitter::applyOverSymbols(AffineExpr expr, ArrayRef<StringAttr> symbols) {
@@ -142,6 +148,7 @@ FailureOr<KernelEmitter::Access> KernelEmitter::access(Operation* op, dialect::M
 }
 
 void KernelEmitter::emitStepPrologue(Value step) {
+  step_->index = step;
   symbols_[thread_symbol::step] = step;
   SmallVector<StringAttr> symbols = indexSymbols(b_.getContext());
   SmallVector<Value> outer;
@@ -480,7 +487,7 @@ LogicalResult KernelEmitter::emit(gpu::GPUModuleOp module) {
         continue;
       }
       for (Step& step : steps_) {
-        step_ = &step;
+        enterStep(step);
         if (failed(emitOp(&op))) return failure();
       }
     }

@@ -68,3 +68,33 @@ func.func @outer_dim(%x: !wave.memory<[M, N] of f32, global>, %y: !wave.memory<[
   wave.write %d, %y : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
   return
 }
+
+// -----
+
+// Two steps per thread (a wave tile of 256 f32, runs of 4): each step's reads and writes
+// address its own run (_STEP = 0, then 1), and the reduction combines both steps.
+// CHECK-LABEL: gpu.func @two_steps
+// CHECK: %[[S0:.*]] = arith.constant 0 : index
+// CHECK: %[[S1:.*]] = arith.constant 1 : index
+// CHECK: %[[N0:.*]] = affine.apply #{{.*}}(%[[S0]], %{{.*}}, %{{.*}})
+// CHECK-NEXT: %[[X0:.*]] = vector.load %{{.*}}[%{{.*}}, %[[N0]]]
+// CHECK: %[[N1:.*]] = affine.apply #{{.*}}(%[[S1]], %{{.*}}, %{{.*}})
+// CHECK-NEXT: %[[X1:.*]] = vector.load %{{.*}}[%{{.*}}, %[[N1]]]
+// CHECK: %[[R0:.*]] = vector.reduction <add>, %[[X0]]
+// CHECK: %[[R1:.*]] = vector.reduction <add>, %[[X1]]
+// CHECK: arith.addf %[[R0]], %[[R1]]
+// CHECK: affine.apply #{{.*}}(%[[S0]], %{{.*}}, %{{.*}})
+// CHECK-NEXT: vector.store
+// CHECK: affine.apply #{{.*}}(%[[S1]], %{{.*}}, %{{.*}})
+// CHECK-NEXT: vector.store
+func.func @two_steps(%x: !wave.memory<[M, N] of f32, global>, %y: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"1">, workgroup_dim = 1>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"256">, workgroup_dim = 0>,
+                        #wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {M = 3 : i64, N = 256 : i64}} {
+  %v = wave.read %x : !wave.memory<[M, N] of f32, global> -> !wave.tensor<[M, N] of f32>
+  %s = wave.reduce_sum %v along "N" : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M] of f32>
+  %d = wave.mul %v, %s : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M, N] of f32>
+  wave.write %d, %y : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
