@@ -128,8 +128,14 @@ FailureOr<dialect::ThreadLayoutAttr> inferThreadLayout(func::FuncOp kernel, Arra
            << waves * threadsPerWave;
 
   // Up to 16 bytes per thread and step: a power of two that divides the innermost wave tile.
+  // Rows whose length (known at compile time) is not a multiple of the run would leave
+  // most runs unaligned, each then loaded element by element: runs shrink to what the row
+  // length keeps aligned, so that lanes still access consecutive memory together.
   int64_t elementsPerThread = std::max<int64_t>(1, 128 / std::max(8u, elementBits));
-  while (waveTile.back() % elementsPerThread != 0) elementsPerThread /= 2;
+  auto innerSize = values.find(dims.back());
+  while (waveTile.back() % elementsPerThread != 0 ||
+         (innerSize != values.end() && rank > 1 && innerSize->second % elementsPerThread != 0))
+    elementsPerThread /= 2;
   const int64_t perStep = threadsPerWave * elementsPerThread;
   Builder b(kernel.getContext());
   SmallVector<Attribute> names;

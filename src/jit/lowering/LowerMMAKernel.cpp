@@ -272,6 +272,8 @@ class MMAKernelEmitter : LoweringBuilder {
   // Whether `dim` is known to be a whole number of its tiles (no masks needed).
   bool exactTiles(StringRef dim) const { return isKnownMultiple(kernel_, dim, extent(dim)); }
   void copyToShared(dialect::ReadOp read, Value shared, Value stage, Value k0, Value tileInside);
+  std::pair<Value, Value> loadFragmentPair(const MMAOperandLayout& layout, Value shared, Value stage, Value rowBase,
+                                           int64_t colBase);
   Value loadFragment(const MMAOperandLayout& layout, dialect::ReadOp read, Value shared, Value stage, StringRef rowDim,
                      Value rowBase, int64_t colBase);
   void multiplyTile(Value stage, MutableArrayRef<Value> accs);
@@ -406,6 +408,26 @@ Value MMAKernelEmitter::loadFragment(const MMAOperandLayout& layout, dialect::Re
   return frag;
 }
 
+// Two operands, rows `rowBase` and `rowBase` + layout.rows of a row-major tile, from one
+// ldmatrix.x4 at the places the layout's paired addressing gives.
+std::pair<Value, Value> MMAKernelEmitter::loadFragmentPair(const MMAOperandLayout& layout, Value shared, Value stage,
+                                                           Value rowBase, int64_t colBase) {
+  MLIRContext* ctx = b_.getContext();
+  AffineExpr lane = getAffineDimExpr(0, ctx), base = getAffineDimExpr(1, ctx);
+  Value row = apply(layout.ldmatrixPair.getResult(0) + base, {lane_, rowBase});
+  Value col = apply(layout.ldmatrixPair.getResult(1) + colBase, {lane_});
+  const int64_t tiles = 2 * layout.ldmatrixTiles;
+  Value loaded = nvgpu::LdMatrixOp::create(b_, loc_, VectorType::get({tiles, layout.registers[1]}, g_.mma.inputType),
+                                          shared, ValueRange{stage, row, col}, /*transpose=*/false,
+                                          static_cast<uint32_t>(tiles));
+  auto half = [&](int64_t first) -> Value {
+    return vector::ExtractStridedSliceOp::create(b_, loc_, loaded, ArrayRef<int64_t>{first, 0},
+                                                 ArrayRef<int64_t>{layout.ldmatrixTiles, layout.registers[1]},
+                                                 ArrayRef<int64_t>{1, 1});
+  };
+  return {half(0), half(layout.ldmatrixTiles)};
+}
+
 // Each lane's accumulator elements to the output, cast to its type, inside its bounds.
 void MMAKernelEmitter::writeResult(ValueRange accs) {
   dialect::MemoryType type = g_.write.getMemory().getType();
@@ -500,8 +522,17 @@ void MMAKernelEmitter::multiplyTile(Value stage, MutableArrayRef<Value> accs) {
     SmallVector<Value> a, bs;
     for (int64_t i = 0; i < g_.tilesM(); ++i)
       a.push_back(loadFragment(g_.mma.a, g_.readA, tileA_, stage, g_.m, add(waveRow_, i * g_.mma.m), kk));
-    for (int64_t j = 0; j < g_.tilesN(); ++j)
-      bs.push_back(loadFragment(g_.mma.b, g_.readB, tileB_, stage, g_.n, add(waveCol_, j * g_.mma.n), kk));
+    for (int64_t j = 0; j < g_.tilesN(); ++j) {
+      Value colBase = add(waveCol_, j * g_.mma.n);
+      if (j + 1 < g_.tilesN() && g_.mma.b.ldmatrixPair && tileDims(g_.readB)[0] == g_.n) {
+        // Two B operands from one ldmatrix.x4.
+        auto [first, second] = loadFragmentPair(g_.mma.b, tileB_, stage, colBase, kk);
+        bs.append({first, second});
+        ++j;
+        continue;
+      }
+      bs.push_back(loadFragment(g_.mma.b, g_.readB, tileB_, stage, g_.n, colBase, kk));
+    }
     for (int64_t i = 0; i < g_.tilesM(); ++i)
       for (int64_t j = 0; j < g_.tilesN(); ++j) {
         Value& acc = accs[i * g_.tilesN() + j];

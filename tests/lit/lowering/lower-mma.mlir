@@ -25,7 +25,10 @@
 // CHECK: nvgpu.device_async_copy {{.*}}, %[[SB]]
 // CHECK: nvgpu.device_async_create_group
 // CHECK: nvgpu.ldmatrix %[[SA]]{{.*}} {numTiles = 4 : i32, transpose = false} : memref<3x64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
-// CHECK: nvgpu.ldmatrix %[[SB]]{{.*}} {numTiles = 2 : i32, transpose = false} : memref<3x64x40xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// B's 8-column tiles in pairs: one ldmatrix.x4, split in two.
+// CHECK: %[[PAIR:.*]] = nvgpu.ldmatrix %[[SB]]{{.*}} {numTiles = 4 : i32, transpose = false} : memref<3x64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: vector.extract_strided_slice %[[PAIR]] {offsets = [0, 0], sizes = [2, 2], strides = [1, 1]}
+// CHECK: vector.extract_strided_slice %[[PAIR]] {offsets = [2, 0], sizes = [2, 2], strides = [1, 1]}
 // CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK-NOT: gpu.barrier
 // CHECK: scf.yield
