@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fixtures/device_run.hpp"
+#include "fixtures/index_masks.hpp"
 #include "host_half.hpp"
 #include "kernels/copy.hpp"
 #include "wave/runtime.hpp"
@@ -109,6 +110,30 @@ TEST_CASE("fused exp2(a * b) + c in f32, 1-D to 3-D", "[gpu][memory]") {
     }
     CHECK(unwritten == 0);
     CHECK(std::sqrt(err2 / ref2) < 1e-5);
+  }
+}
+
+TEST_CASE("self_index, apply_expr, select and broadcast: masks from positions", "[gpu][memory]") {
+  std::mt19937 rng(Catch::rngSeed());
+  std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
+  struct Shape { int m, n; bool dynamic; };
+  for (Shape s : {Shape{7, 1000, false}, Shape{64, 4097, false}, Shape{3, 37, true}, Shape{130, 1025, true}}) {
+    INFO("M x N = " << s.m << " x " << s.n << (s.dynamic ? ", dynamic" : ", static"));
+    const auto masks = s.dynamic ? compile(fixtures::index_masks(), {.subs = {{fixtures::masks::BLOCK_M, 1}, {fixtures::masks::BLOCK_N, 512}}})
+                                 : compile(fixtures::index_masks(), {.subs = {{fixtures::masks::M, s.m}, {fixtures::masks::N, s.n}, {fixtures::masks::BLOCK_M, 1}, {fixtures::masks::BLOCK_N, 512}}});
+    std::vector<float> x(std::size_t(s.m) * s.n);
+    for (float& v : x) v = uniform(rng);
+    auto y = poisoned<float>(x.size());
+    run_on_device(masks, {.sizes = s.dynamic ? Subs{{fixtures::masks::M, s.m}, {fixtures::masks::N, s.n}} : Subs{}}, x, y);
+    std::size_t wrong = 0;
+    for (int i = 0; i < s.m; ++i)
+      for (int j = 0; j < s.n; ++j) {
+        const float v = x[std::size_t(i) * s.n + j];
+        const float w = i >= j ? v : -v;
+        const float want = j >= s.n - 2 ? 0.0f : j % 3 == 0 ? w : w * 2.0f;
+        wrong += y[std::size_t(i) * s.n + j] != want;  // exact: sign flips and doubling
+      }
+    CHECK(wrong == 0);
   }
 }
 

@@ -7,6 +7,7 @@
 #include "kernels/copy.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/softmax.hpp"
+#include "fixtures/index_masks.hpp"
 #include "wave/dlpack.hpp"
 #include "wave/runtime.hpp"
 
@@ -418,4 +419,16 @@ TEST_CASE("softmax bad input: a row longer than a workgroup covers", "[compile][
                       "N, whose workgroup tile is 4096, but N is 5000"));
   CHECK_THAT(message(ex::make_kernel(), {{ex::BLOCK_M, 1}, {ex::BLOCK_N, 4096}, {ex::WAVE_N, 512}}),
              Contains("but N is dynamic and not known to be at most that (state it: Assumption(N <= 4096))"));
+}
+
+TEST_CASE("self_index, apply_expr and select compile, static and dynamic", "[compile][index]") {
+  using namespace fixtures::masks;
+  for (bool dynamic : {false, true}) {
+    INFO((dynamic ? "dynamic" : "static"));
+    Subs subs{{BLOCK_M, 1}, {BLOCK_N, 512}};
+    if (!dynamic) subs.insert(subs.end(), {{M, 64}, {N, 4097}});
+    const std::string ptx = compile(fixtures::index_masks(), {.subs = subs, .cache = false}).ptx().ptx;
+    // The selects stay data-dependent (the masks are not folded away).
+    CHECK(count(ptx, "selp.f32") >= 8);
+  }
 }

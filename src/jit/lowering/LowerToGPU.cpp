@@ -71,6 +71,8 @@ class KernelEmitter : LoweringBuilder {
   LogicalResult emitWrite(dialect::WriteOp write);
   LogicalResult emitOp(Operation* op);
   LogicalResult emitReduction(Operation* op);
+  FailureOr<Value> emitSelfIndex(dialect::SelfIndexOp op);
+  FailureOr<Value> emitApplyExpr(dialect::ApplyExprOp op, Value input);
 
   func::FuncOp kernel_;
   dialect::ThreadLayoutAttr layout_;
@@ -323,13 +325,109 @@ LogicalResult KernelEmitter::emitOp(Operation* op) {
     result = arith::DivFOp::create(b_, loc_, one, x);
   } else if (auto c = dyn_cast<dialect::CastOp>(op)) {
     result = convert(b_, loc_, operand(0), vectorOf(c.getResult().getType().getElementType()));
+  } else if (isa<dialect::PermuteOp, dialect::BroadcastOp>(op)) {
+    // Values are held at the thread's positions in the iteration space whatever their
+    // dims' order, and a value without a dim is already the same along it.
+    result = operand(0);
+  } else if (auto select = dyn_cast<dialect::SelectOp>(op)) {
+    result = arith::SelectOp::create(b_, loc_, operand(0), operand(1), operand(2));
+  } else if (auto selfIndex = dyn_cast<dialect::SelfIndexOp>(op)) {
+    auto r = emitSelfIndex(selfIndex);
+    if (failed(r)) return failure();
+    result = *r;
+  } else if (auto applyExpr = dyn_cast<dialect::ApplyExprOp>(op)) {
+    auto r = emitApplyExpr(applyExpr, operand(0));
+    if (failed(r)) return failure();
+    result = *r;
   } else {
     return op->emitOpError(
-        "is not yet supported by wave-lower-to-gpu (memory-bound kernels: read, write, "
-        "register, cast and elementwise math)");
+        "is not yet supported by wave-lower-to-gpu (memory-bound kernels: read, write, register, cast, "
+        "elementwise math, select, broadcast, permute, self_index, apply_expr and reductions)");
   }
   step_->values[op->getResult(0)] = result;
   return success();
+}
+
+// The thread's positions along a dim: its run's (first + 0, 1, ..) along the innermost
+// dim, the same position in every lane along the others.
+FailureOr<Value> KernelEmitter::emitSelfIndex(dialect::SelfIndexOp op) {
+  const int k = dimIndex(op.getDim());
+  if (k < 0)
+    return op.emitOpError("is not yet supported by wave-lower-to-gpu: the index of ")
+           << op.getDim() << ", which is not a dim of the written tensors";
+  auto vec = vectorOf(op.getResult().getType().getElementType());
+  Value first = arith::IndexCastOp::create(b_, loc_, vec.getElementType(), step_->global[k]);
+  Value result = vector::BroadcastOp::create(b_, loc_, vec, first);
+  if (k == static_cast<int>(rank()) - 1) {
+    SmallVector<Attribute> offsets;
+    for (int64_t e = 0; e < ept(); ++e) offsets.push_back(b_.getIntegerAttr(vec.getElementType(), e));
+    Value steps = arith::ConstantOp::create(b_, loc_, vec, DenseElementsAttr::get(vec, offsets));
+    result = arith::AddIOp::create(b_, loc_, result, steps);
+  }
+  return result;
+}
+
+// `expr` evaluated on each element of `input` ($0), its symbols at their sizes: integer
+// arithmetic on vectors, affine floordiv/ceildiv/mod semantics; a comparison gives 0 or 1.
+FailureOr<Value> KernelEmitter::emitApplyExpr(dialect::ApplyExprOp op, Value input) {
+  dialect::ExprAttr expr = op.getExpr();
+  auto vec = cast<VectorType>(input.getType());
+  Type element = vec.getElementType();
+  SmallVector<Value> symbols;
+  for (StringAttr s : expr.getSymbols()) {
+    auto size = dimSize(b_, kernel_, b_.getBlock()->getParent()->getParentOfType<gpu::GPUFuncOp>(), s.getValue());
+    if (failed(size)) return failure();
+    symbols.push_back(vector::BroadcastOp::create(b_, loc_, vec, arith::IndexCastOp::create(b_, loc_, element, *size)));
+  }
+  auto splat = [&](int64_t c) -> Value {
+    return arith::ConstantOp::create(b_, loc_, vec, DenseElementsAttr::get(vec, b_.getIntegerAttr(element, c)));
+  };
+  std::function<Value(AffineExpr)> build = [&](AffineExpr e) -> Value {
+    if (auto c = dyn_cast<AffineConstantExpr>(e)) return splat(c.getValue());
+    if (isa<AffineDimExpr>(e)) return input;
+    if (auto s = dyn_cast<AffineSymbolExpr>(e)) return symbols[s.getPosition()];
+    auto bin = cast<AffineBinaryOpExpr>(e);
+    Value l = build(bin.getLHS()), r = build(bin.getRHS());
+    switch (e.getKind()) {
+      case AffineExprKind::Add: return arith::AddIOp::create(b_, loc_, l, r);
+      case AffineExprKind::Mul: return arith::MulIOp::create(b_, loc_, l, r);
+      case AffineExprKind::FloorDiv: return arith::FloorDivSIOp::create(b_, loc_, l, r);
+      case AffineExprKind::CeilDiv: return arith::CeilDivSIOp::create(b_, loc_, l, r);
+      default: {  // Mod: the remainder taken into [0, r)
+        Value rem = arith::RemSIOp::create(b_, loc_, l, r);
+        Value negative = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, rem, splat(0));
+        return arith::SelectOp::create(b_, loc_, negative, arith::AddIOp::create(b_, loc_, rem, r), rem);
+      }
+    }
+  };
+  SmallVector<Value> results;
+  for (AffineExpr e : expr.getMap().getResults()) results.push_back(build(e));
+  using dialect::ExprKind;
+  switch (expr.getKind()) {
+    case ExprKind::value: return results[0];
+    case ExprKind::min:
+    case ExprKind::max: {
+      Value r = results[0];
+      for (Value v : ArrayRef(results).drop_front())
+        r = expr.getKind() == ExprKind::min ? arith::MinSIOp::create(b_, loc_, r, v).getResult()
+                                            : arith::MaxSIOp::create(b_, loc_, r, v).getResult();
+      return r;
+    }
+    default: {
+      const auto predicate = [&] {
+        switch (expr.getKind()) {
+          case ExprKind::lt: return arith::CmpIPredicate::slt;
+          case ExprKind::le: return arith::CmpIPredicate::sle;
+          case ExprKind::gt: return arith::CmpIPredicate::sgt;
+          case ExprKind::ge: return arith::CmpIPredicate::sge;
+          case ExprKind::eq: return arith::CmpIPredicate::eq;
+          default: return arith::CmpIPredicate::ne;
+        }
+      }();
+      Value holds = arith::CmpIOp::create(b_, loc_, predicate, results[0], results[1]);
+      return arith::ExtUIOp::create(b_, loc_, vec, holds).getResult();
+    }
+  }
 }
 
 // A reduction over the innermost iteration dim. Each thread reduces its runs' elements

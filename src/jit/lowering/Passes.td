@@ -17,12 +17,15 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     take a masked path; the rest use whole vector loads and stores, aligned to the run
     (up to 16 bytes) where rows are a multiple of a run, or checked to be at run time.
 
-    Handles read, write, register, cast and elementwise math. Kernels that compute with
-    `wave.mma` take another path: a GEMM-shaped kernel (an accumulator carried through
-    an `iterate` of `mma(read(a), read(b), acc)`, then written) becomes tensor-core code:
-    shared-memory tiles of A and B per K tile, `nvgpu.mma.sync` on fragments placed by the
-    MMA layout table, masked edges. Other loops, reductions and layout changes are rejected
-    with a diagnostic (later stages).
+    Handles read, write, register, cast, elementwise math, select, broadcast, permute,
+    self_index, apply_expr, and reductions (max, sum) over the innermost dim, which
+    unroll the steps and combine across lanes (shuffles) and waves (a workgroup buffer).
+    Kernels that compute with `wave.mma` take another path: a GEMM-shaped kernel (an
+    accumulator carried through an `iterate` of `mma(read(sa), read(sb), acc)` over
+    shared tiles the loop fills, then written) becomes tensor-core code: stages of the
+    shared tiles per K tile, `nvgpu.mma.sync` on fragments placed by the MMA layout table,
+    masked edges. Barriers are left to wave-insert-barriers. Other loops and layout
+    changes are rejected with a diagnostic (later stages).
   }];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

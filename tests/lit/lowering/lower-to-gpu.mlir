@@ -142,3 +142,33 @@ func.func @dynamic_tile(%x: !wave.memory<[N] of f32, global>, %y: !wave.memory<[
   wave.write %v, %y : !wave.tensor<[N] of f32>, !wave.memory<[N] of f32, global>
   return
 }
+
+// -----
+
+// self_index: the run's first index plus 0..3 along the innermost dim, a splat along the
+// others; apply_expr: vector integer arithmetic (mod as a remainder moved into [0, r)), a
+// comparison extended to 0/1; select on the i1 cast.
+// CHECK-LABEL: gpu.func @index_masks
+// CHECK: %[[J0:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK: %[[JS:.*]] = vector.broadcast %[[J0]] : i32 to vector<4xi32>
+// CHECK: %[[J:.*]] = arith.addi %[[JS]], %{{.*}} : vector<4xi32>
+// CHECK: %[[REM:.*]] = arith.remsi %[[J]], %{{.*}} : vector<4xi32>
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[REM]]
+// CHECK: %[[MOD:.*]] = arith.select %[[NEG]]
+// CHECK: %[[EQ:.*]] = arith.cmpi eq, %[[MOD]]
+// CHECK: arith.extui %[[EQ]] : vector<4xi1> to vector<4xi32>
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi1>, vector<4xf32>
+func.func @index_masks(%x: !wave.memory<[M, N] of f32, global>, %y: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"1">, workgroup_dim = 1>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"128">, workgroup_dim = 0>,
+                        #wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {M = 3 : i64, N = 128 : i64}} {
+  %j = wave.self_index "N" : !wave.tensor<[N] of i32>
+  %third = wave.apply_expr %j {expr = #wave.expr<"$0 mod 3 == 0">} : !wave.tensor<[N] of i32> -> !wave.tensor<[N] of i32>
+  %c = wave.cast %third : !wave.tensor<[N] of i32> to !wave.tensor<[N] of i1>
+  %v = wave.read %x : !wave.memory<[M, N] of f32, global> -> !wave.tensor<[M, N] of f32>
+  %n = wave.neg %v : !wave.tensor<[M, N] of f32>
+  %s = wave.select %c, %v, %n : (!wave.tensor<[N] of i1>, !wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+  wave.write %s, %y : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
