@@ -10,19 +10,7 @@ import sys
 
 import torch
 
-
-def median_ms(fn, warmup=3, runs=20):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(runs):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return sorted(times)[runs // 2]
+from compare import best_by_shape, median_ms
 
 
 def main():
@@ -47,14 +35,8 @@ def main():
     sys.stdout.flush()
     out = subprocess.run([sys.argv[1]], capture_output=True, text=True).stdout
     print(out)
-    best = {}
-    for line in out.splitlines():
-        f = line.split()
-        if f and f[0] == "gemm":
-            key = (f[1], int(f[2]), int(f[3]), int(f[4]))
-            tflops = float(f[11])
-            if tflops > best.get(key, (0, ""))[0]:
-                best[key] = (tflops, f"{f[5]}x{f[6]}x{f[7]}/{f[8]}x{f[9]}")
+    best = best_by_shape(out, "gemm", lambda f: (f[1], int(f[2]), int(f[3]), int(f[4])), lambda f: float(f[11]),
+                         lambda f: f"{f[5]}x{f[6]}x{f[7]}/{f[8]}x{f[9]}")
     print(f"{'in':>4} {'M':>6} {'N':>6} {'K':>6} {'wave TFLOP/s':>13} {'tiles':>16} {'cuBLAS 16-bit out':>18}"
           f" {'ratio':>6} {'cuBLAS f32 out':>15} {'ratio':>6}")
     for key, (tflops, tiles) in best.items():

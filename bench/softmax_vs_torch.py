@@ -10,19 +10,7 @@ import sys
 
 import torch
 
-
-def median_ms(fn, warmup=5, runs=50):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(runs):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return sorted(times)[runs // 2]
+from compare import best_by_shape, median_ms
 
 
 def main():
@@ -31,22 +19,15 @@ def main():
     reference = {}
     for m, n in shapes:
         x = torch.randn(m, n, device="cuda", dtype=torch.float16)
-        ms = median_ms(lambda: torch.softmax(x, dim=-1))
+        ms = median_ms(lambda: torch.softmax(x, dim=-1), warmup=5, runs=50)
         reference[(m, n)] = 2.0 * m * n * 2 / (ms * 1e6)
         print(f"torch.softmax {m:6d} {n:6d} {ms:8.4f} ms {reference[(m, n)]:8.1f} GB/s")
     sys.stdout.flush()
     out = subprocess.run([sys.argv[1]], capture_output=True, text=True).stdout
     print(out)
-    best, copy = {}, {}
-    for line in out.splitlines():
-        f = line.split()
-        if f and f[0] == "copy":
-            copy[(int(f[1]), int(f[2]))] = float(f[7])
-        if f and f[0] == "softmax":
-            key = (int(f[1]), int(f[2]))
-            gbs = float(f[7])
-            if gbs > best.get(key, (0, ""))[0]:
-                best[key] = (gbs, f"{f[3]}x{f[4]}/{f[5]}")
+    copy = {(int(f[1]), int(f[2])): float(f[7]) for f in (l.split() for l in out.splitlines()) if f and f[0] == "copy"}
+    best = best_by_shape(out, "softmax", lambda f: (int(f[1]), int(f[2])), lambda f: float(f[7]),
+                         lambda f: f"{f[3]}x{f[4]}/{f[5]}")
     print(f"{'M':>6} {'N':>6} {'wave GB/s':>10} {'layout':>14} {'torch GB/s':>11} {'ratio':>6} {'copy GB/s':>10}"
           f" {'of copy':>8}")
     for key, (gbs, layout) in best.items():
