@@ -75,6 +75,7 @@ class KernelEmitter : LoweringBuilder {
   FailureOr<Value> emitApplyExpr(dialect::ApplyExprOp op, Value input);
 
   func::FuncOp kernel_;
+  gpu::GPUFuncOp func_;  // what emit() builds
   dialect::ThreadLayoutAttr layout_;
   IRMapping memrefs_;                                // kernel argument -> gpu.func memref argument
   llvm::StringMap<Value> symbols_;                   // thread symbol -> its value
@@ -375,7 +376,7 @@ FailureOr<Value> KernelEmitter::emitApplyExpr(dialect::ApplyExprOp op, Value inp
   Type element = vec.getElementType();
   SmallVector<Value> symbols;
   for (StringAttr s : expr.getSymbols()) {
-    auto size = dimSize(b_, kernel_, b_.getBlock()->getParent()->getParentOfType<gpu::GPUFuncOp>(), s.getValue());
+    auto size = dimSize(b_, kernel_, func_, s.getValue());
     if (failed(size)) return failure();
     symbols.push_back(vector::BroadcastOp::create(b_, loc_, vec, arith::IndexCastOp::create(b_, loc_, element, *size)));
   }
@@ -493,10 +494,9 @@ LogicalResult KernelEmitter::emitReduction(Operation* op) {
     // Waves are numbered row-major over the workgroup tile, the innermost dim fastest: a
     // row's waves are wavesPerRow consecutive ones. Slot [wave][group][lane group].
     const int64_t laneGroups = tpw / lanesPerRow, waves = layout_.getThreadsPerBlock() / tpw;
-    auto gpuFunc = b_.getBlock()->getParent()->getParentOfType<gpu::GPUFuncOp>();
     auto bufferType = MemRefType::get({waves * groups * laneGroups}, work, AffineMap(),
                                       gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup));
-    Value buffer = gpuFunc.addWorkgroupAttribution(bufferType, loc_);
+    Value buffer = func_.addWorkgroupAttribution(bufferType, loc_);
     Value tid = symbols_.lookup(thread_symbol::thread);
     AffineExpr t = getAffineDimExpr(0, b_.getContext()), g = getAffineDimExpr(1, b_.getContext());
     for (int64_t group = 0; group < groups; ++group) {
@@ -546,7 +546,8 @@ LogicalResult KernelEmitter::lookupSizes(gpu::GPUFuncOp func) {
 }
 
 LogicalResult KernelEmitter::emit(gpu::GPUModuleOp module) {
-  auto func = createKernelFunc(b_, kernel_, module, layout_.getThreadsPerBlock());
+  func_ = createKernelFunc(b_, kernel_, module, layout_.getThreadsPerBlock());
+  auto func = func_;
   setLaunchShape(b_, kernel_, func, layout_);
   for (auto [from, to] : llvm::zip(kernel_.getArguments(), func.getArguments())) memrefs_.map(from, to);
   if (failed(lookupSizes(func))) return failure();
