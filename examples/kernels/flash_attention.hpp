@@ -29,7 +29,7 @@ inline auto make_kernel(int head_dim = 128) {
       "flash_attention",
       Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1),
                   WorkgroupConstraint(B, 1, 2), TilingConstraint(K2, BLOCK_K2),
-                  WaveConstraint(M, BLOCK_M / 4),
+                  WaveConstraint(M, BLOCK_M / 8),
                   HardwareConstraint{.threads_per_wave = 32,
                                      .mma = MMA::F32_16x8x16_F16,
                                      .vector_shapes = {{B, 0}, {H, 0}}}},

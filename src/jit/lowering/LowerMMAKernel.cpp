@@ -30,6 +30,7 @@
 #include "lowering/KernelSignature.h"
 #include "lowering/LowerMMAKernel.h"
 #include "lowering/LoweringBuilder.h"
+#include "lowering/MMAInstructions.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -277,7 +278,6 @@ class MMAKernelEmitter : LoweringBuilder {
   Value loadFragment(const MMAOperandLayout& layout, dialect::ReadOp read, Value shared, Value stage, StringRef rowDim,
                      Value rowBase, int64_t colBase);
   void multiplyTile(Value stage, MutableArrayRef<Value> accs);
-  Value mmaSync(Value a, Value b, Value acc);
   void writeResult(ValueRange accs);
 
   func::FuncOp kernel_;
@@ -483,39 +483,6 @@ void MMAKernelEmitter::writeResult(ValueRange accs) {
     }
 }
 
-// One mma.sync. MLIR 22 lowers nvgpu.mma.sync for f16 but not for bf16 operands; those
-// go to nvvm.mma.sync directly, with the registers packed as the instruction takes them
-// (two bf16 per 32-bit register).
-Value MMAKernelEmitter::mmaSync(Value a, Value b, Value acc) {
-  if (!g_.mma.inputType.isBF16())
-    return nvgpu::MmaSyncOp::create(b_, loc_, a, b, acc, ArrayRef<int64_t>{g_.mma.m, g_.mma.n, g_.mma.k});
-  auto i32 = b_.getI32Type();
-  auto registers = [&](Value fragment) {
-    SmallVector<Value> words;
-    for (int64_t r = 0; r < cast<VectorType>(fragment.getType()).getDimSize(0); ++r) {
-      Value pair = vector::ExtractOp::create(b_, loc_, fragment, ArrayRef<int64_t>{r});
-      Value word = vector::BitCastOp::create(b_, loc_, VectorType::get({1}, i32), pair);
-      words.push_back(vector::ExtractOp::create(b_, loc_, word, ArrayRef<int64_t>{0}));
-    }
-    return words;
-  };
-  auto accType = cast<VectorType>(acc.getType());
-  SmallVector<Value> c;
-  for (int64_t r = 0; r < accType.getDimSize(0); ++r)
-    for (int64_t e = 0; e < accType.getDimSize(1); ++e)
-      c.push_back(vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{r, e}));
-  SmallVector<Type> fields(c.size(), accType.getElementType());
-  auto resultType = LLVM::LLVMStructType::getLiteral(b_.getContext(), fields);
-  Value d = NVVM::MmaOp::create(b_, loc_, resultType, registers(a), registers(b), c,
-                                ArrayRef<int64_t>{g_.mma.m, g_.mma.n, g_.mma.k}, std::nullopt, std::nullopt,
-                                std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
-                                std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
-  SmallVector<Value> elements;
-  for (int64_t i = 0; i < static_cast<int64_t>(c.size()); ++i)
-    elements.push_back(LLVM::ExtractValueOp::create(b_, loc_, d, ArrayRef<int64_t>{i}));
-  return vector::FromElementsOp::create(b_, loc_, accType, elements);
-}
-
 // Every MMA of this wave for one K tile (in shared memory at `stage`), into `accs`.
 void MMAKernelEmitter::multiplyTile(Value stage, MutableArrayRef<Value> accs) {
   for (int64_t kk = 0; kk < g_.blockK; kk += g_.mma.k) {
@@ -536,7 +503,7 @@ void MMAKernelEmitter::multiplyTile(Value stage, MutableArrayRef<Value> accs) {
     for (int64_t i = 0; i < g_.tilesM(); ++i)
       for (int64_t j = 0; j < g_.tilesN(); ++j) {
         Value& acc = accs[i * g_.tilesN() + j];
-        acc = mmaSync(a[i], bs[j], acc);
+        acc = mmaSync(b_, loc_, g_.mma, a[i], bs[j], acc);
       }
   }
 }

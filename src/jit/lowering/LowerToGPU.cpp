@@ -12,7 +12,9 @@
 #include "analysis/SizeFacts.h"
 #include "analysis/ThreadLayout.h"
 #include "lowering/CrossThreadReduction.h"
+#include "lowering/ExprToArith.h"
 #include "lowering/KernelSignature.h"
+#include "lowering/LowerAttentionKernel.h"
 #include "lowering/LowerMMAKernel.h"
 #include "lowering/LoweringBuilder.h"
 #include "lowering/Passes.h"
@@ -368,67 +370,18 @@ FailureOr<Value> KernelEmitter::emitSelfIndex(dialect::SelfIndexOp op) {
   return result;
 }
 
-// `expr` evaluated on each element of `input` ($0), its symbols at their sizes: integer
-// arithmetic on vectors, affine floordiv/ceildiv/mod semantics; a comparison gives 0 or 1.
+// `expr` evaluated on each element of `input` ($0), its symbols at their sizes.
 FailureOr<Value> KernelEmitter::emitApplyExpr(dialect::ApplyExprOp op, Value input) {
   dialect::ExprAttr expr = op.getExpr();
   auto vec = cast<VectorType>(input.getType());
-  Type element = vec.getElementType();
   SmallVector<Value> symbols;
   for (StringAttr s : expr.getSymbols()) {
     auto size = dimSize(b_, kernel_, func_, s.getValue());
     if (failed(size)) return failure();
-    symbols.push_back(vector::BroadcastOp::create(b_, loc_, vec, arith::IndexCastOp::create(b_, loc_, element, *size)));
+    symbols.push_back(
+        vector::BroadcastOp::create(b_, loc_, vec, arith::IndexCastOp::create(b_, loc_, vec.getElementType(), *size)));
   }
-  auto splat = [&](int64_t c) -> Value {
-    return arith::ConstantOp::create(b_, loc_, vec, DenseElementsAttr::get(vec, b_.getIntegerAttr(element, c)));
-  };
-  std::function<Value(AffineExpr)> build = [&](AffineExpr e) -> Value {
-    if (auto c = dyn_cast<AffineConstantExpr>(e)) return splat(c.getValue());
-    if (isa<AffineDimExpr>(e)) return input;
-    if (auto s = dyn_cast<AffineSymbolExpr>(e)) return symbols[s.getPosition()];
-    auto bin = cast<AffineBinaryOpExpr>(e);
-    Value l = build(bin.getLHS()), r = build(bin.getRHS());
-    switch (e.getKind()) {
-      case AffineExprKind::Add: return arith::AddIOp::create(b_, loc_, l, r);
-      case AffineExprKind::Mul: return arith::MulIOp::create(b_, loc_, l, r);
-      case AffineExprKind::FloorDiv: return arith::FloorDivSIOp::create(b_, loc_, l, r);
-      case AffineExprKind::CeilDiv: return arith::CeilDivSIOp::create(b_, loc_, l, r);
-      default: {  // Mod: the remainder taken into [0, r)
-        Value rem = arith::RemSIOp::create(b_, loc_, l, r);
-        Value negative = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, rem, splat(0));
-        return arith::SelectOp::create(b_, loc_, negative, arith::AddIOp::create(b_, loc_, rem, r), rem);
-      }
-    }
-  };
-  SmallVector<Value> results;
-  for (AffineExpr e : expr.getMap().getResults()) results.push_back(build(e));
-  using dialect::ExprKind;
-  switch (expr.getKind()) {
-    case ExprKind::value: return results[0];
-    case ExprKind::min:
-    case ExprKind::max: {
-      Value r = results[0];
-      for (Value v : ArrayRef(results).drop_front())
-        r = expr.getKind() == ExprKind::min ? arith::MinSIOp::create(b_, loc_, r, v).getResult()
-                                            : arith::MaxSIOp::create(b_, loc_, r, v).getResult();
-      return r;
-    }
-    default: {
-      const auto predicate = [&] {
-        switch (expr.getKind()) {
-          case ExprKind::lt: return arith::CmpIPredicate::slt;
-          case ExprKind::le: return arith::CmpIPredicate::sle;
-          case ExprKind::gt: return arith::CmpIPredicate::sgt;
-          case ExprKind::ge: return arith::CmpIPredicate::sge;
-          case ExprKind::eq: return arith::CmpIPredicate::eq;
-          default: return arith::CmpIPredicate::ne;
-        }
-      }();
-      Value holds = arith::CmpIOp::create(b_, loc_, predicate, results[0], results[1]);
-      return arith::ExtUIOp::create(b_, loc_, vec, holds).getResult();
-    }
-  }
+  return buildExpr(b_, loc_, expr, input, symbols);
 }
 
 // A reduction over the innermost iteration dim. Each thread reduces its runs' elements
@@ -608,6 +561,11 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
     b.setInsertionPointToEnd(module.getBody());
     auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "wave_kernels");
     for (func::FuncOp kernel : kernels) {
+      if (isAttentionKernel(kernel)) {
+        if (failed(emitAttentionKernel(kernel, gpuModule))) return signalPassFailure();
+        kernel.erase();
+        continue;
+      }
       if (isMMAKernel(kernel)) {
         if (failed(emitMMAKernel(kernel, gpuModule))) return signalPassFailure();
         kernel.erase();

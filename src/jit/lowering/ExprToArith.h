@@ -1,0 +1,24 @@
+//===- ExprToArith.h - a symbolic expression as arith ops ------*- C++ -*-===//
+//
+// A `#wave.expr` evaluated on values: its bound variables ($0, $1, ..) and symbols
+// bound to given values of one integer type (scalars or vectors alike), with the affine
+// floordiv / ceildiv / mod semantics; a comparison yields 0 or 1 of that type.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WAVE_JIT_LOWERING_EXPRTOARITH_H
+#define WAVE_JIT_LOWERING_EXPRTOARITH_H
+
+#include "dialect/WaveDialect.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace wave::jit {
+
+// `variables[k]` is $k; `symbols[s]` the value of the expression's s-th symbol.
+mlir::Value buildExpr(mlir::OpBuilder& b, mlir::Location loc, dialect::ExprAttr expr, mlir::ValueRange variables,
+                      mlir::ValueRange symbols);
+
+}  // namespace wave::jit
+
+#endif
