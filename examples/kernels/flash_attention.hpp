@@ -1,9 +1,10 @@
-// Flash attention forward, [B, H, S, D] layout: O = softmax(Q K^T * scale) V, computed in
-// one pass over the keys with an online softmax (running max and sum, base-2 exponentials).
+// Flash attention forward, [B, H, S, D] layout: O = softmax(Q K^T * scale [+ causal mask]) V,
+// computed in one pass over the keys with an online softmax (running max and sum, base-2
+// exponentials), as the seeds write it.
 //
 // Dims: B batch, H heads, M query positions, K2 key positions, K1 the q/k head dim, N the
-// v/o head dim. Each workgroup owns BLOCK_M queries of one (batch, head); the loop walks
-// the keys BLOCK_K2 at a time.
+// v/o head dim. Each workgroup owns BLOCK_M queries of one (batch, head), each wave
+// BLOCK_M / WAVES of them; the loop walks the keys BLOCK_K2 at a time.
 #pragma once
 
 #include <cmath>
@@ -22,19 +23,27 @@ WAVE_SYMBOL(K2);
 WAVE_SYMBOL(BLOCK_M);
 WAVE_SYMBOL(BLOCK_K2);
 
-// `head_dim` sets the softmax scale 1/sqrt(head_dim), folded with log2(e) for exp2.
-inline auto make_kernel(int head_dim = 128) {
-  const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim)) * M_LOG2E;
+struct Variant {
+  int head_dim = 128;  // sets the softmax scale 1/sqrt(head_dim), folded with log2(e) for exp2
+  bool causal = false;  // query m sees keys k <= m (top-left aligned, as torch's is_causal)
+  int waves = 8;        // waves per workgroup, each BLOCK_M / waves queries
+};
+
+// `Out` is the output's dtype (f32 or f16).
+template <class Out = f32>
+auto make_kernel(Variant variant = {}) {
+  const double scale = 1.0 / std::sqrt(static_cast<double>(variant.head_dim)) * M_LOG2E;
+  const bool causal = variant.causal;
   return kernel(
-      "flash_attention",
+      causal ? "flash_attention_causal" : "flash_attention",
       Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1),
                   WorkgroupConstraint(B, 1, 2), TilingConstraint(K2, BLOCK_K2),
-                  WaveConstraint(M, BLOCK_M / 8),
+                  WaveConstraint(M, BLOCK_M / variant.waves),
                   HardwareConstraint{.threads_per_wave = 32,
                                      .mma = MMA::F32_16x8x16_F16,
                                      .vector_shapes = {{B, 0}, {H, 0}}}},
-      [scale](Memory<dims<B, H, M, K1>, f16> q, Memory<dims<B, H, K2, K1>, f16> k,
-              Memory<dims<B, H, K2, N>, f16> v, Memory<dims<B, H, M, N>, f32> out) {
+      [scale, causal](Memory<dims<B, H, M, K1>, f16> q, Memory<dims<B, H, K2, K1>, f16> k,
+                      Memory<dims<B, H, K2, N>, f16> v, Memory<dims<B, H, M, N>, Out> out) {
         Register<dims<B, H, N, M>, f32> acc0(0.0);
         Register<dims<B, H, M>, f32> sum0(0.0);
         Register<dims<B, H, M>, f32> max0(-1e6);
@@ -51,6 +60,12 @@ inline auto make_kernel(int head_dim = 128) {
               auto mask = cast<i1>(broadcast<dims<M, K2>>(in_bounds));
               Register<dims<M, K2>, f32> zero(0.0), min_inf(-1e6);
               x_j = x_j + select(mask, zero, min_inf);
+              if (causal) {  // and so do keys after the query
+                auto m_at = broadcast<dims<M, K2>>(self_index<M, i64>());
+                auto k_at = broadcast<dims<M, K2>>(self_index<K2, i64>());
+                auto visible = apply_expr(k_at - m_at, [](auto d) { return d <= 0; });
+                x_j = x_j + select(cast<i1>(visible), zero, min_inf);
+              }
 
               auto m_j = max<K2>(x_j, partial_max);
               auto e_delta_max = exp2(partial_max - m_j);
@@ -60,7 +75,7 @@ inline auto make_kernel(int head_dim = 128) {
               auto next = mma(read(v), p, acc * e_delta_max);         // [B, H, N, M]
               return std::tuple{m_j, d_j, next};
             });
-        write(res_acc * reciprocal(res_sum), out);
+        write(cast<Out>(res_acc * reciprocal(res_sum)), out);
       });
 }
 

@@ -1,0 +1,118 @@
+// Flash attention (two MMAs in one loop, online softmax) traced, compiled and run: output
+// rows compared with a float64 attention of the same f16 inputs, output poisoned first
+// (every element must be written), over sequence lengths that fill, split or leave
+// partial the query and key tiles, head dims 64 and 128, causal and not, f32 and f16 out.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "attention_reference.hpp"
+#include "fixtures/device_run.hpp"
+#include "kernels/flash_attention.hpp"
+
+using namespace wave;
+using examples::host::half_to_float;
+using fixtures::poisoned;
+namespace ex = examples::flash_attention;
+
+namespace {
+
+struct Case {
+  int b, h, m, k2, d;
+  bool causal;
+};
+
+double to_double(float x) { return x; }
+double to_double(std::uint16_t x) { return half_to_float(x); }
+
+// Runs `attention` on random inputs of `c`'s shape; returns how many output elements are
+// unwritten or off the reference, over every row where S <= 1024, else over 48 random rows
+// per (batch, head) and the last one.
+template <class Out>
+std::size_t wrong_elements(const CompiledKernel& attention, const Case& c, const LaunchOptions& how,
+                           std::mt19937& rng) {
+  auto in = examples::host::random_attention(c.b, c.h, c.m, c.k2, c.d, c.d, c.causal, rng);
+  auto out = poisoned<Out>(std::size_t(c.b) * c.h * c.m * c.d);
+  fixtures::run_on_device(attention, how, in.q, in.k, in.v, out);
+  std::size_t wrong = 0;
+  for (Out x : out) wrong += std::isnan(to_double(x));
+  std::uniform_int_distribution<int> pick(0, c.m - 1);
+  for (int bi = 0; bi < c.b; ++bi)
+    for (int hi = 0; hi < c.h; ++hi) {
+      std::vector<int> rows;
+      if (c.m <= 1024)
+        for (int r = 0; r < c.m; ++r) rows.push_back(r);
+      else
+        for (int s = 0; s < 48; ++s) rows.push_back(s == 0 ? c.m - 1 : pick(rng));
+      for (int r : rows) {
+        const auto want = examples::host::attention_row(in, bi, hi, r);
+        for (int n = 0; n < c.d; ++n)
+          wrong += !examples::host::attention_close(to_double(out[in.out_at(bi, hi, r, n)]), want.out[n],
+                                                    want.magnitude[n], sizeof(Out) == 2);
+      }
+    }
+  return wrong;
+}
+
+CompileOptions static_options(const Case& c, int block_m = 128, int block_k2 = 64) {
+  return {.subs = {{ex::B, c.b}, {ex::H, c.h}, {ex::M, c.m}, {ex::K2, c.k2}, {ex::K1, c.d}, {ex::N, c.d},
+                   {ex::BLOCK_M, block_m}, {ex::BLOCK_K2, block_k2}}};
+}
+
+}  // namespace
+
+TEST_CASE("flash attention, f32 out: S in {128, 1000, 4096}, D in {64, 128}, causal and not",
+          "[gpu][attention]") {
+  std::mt19937 rng(Catch::rngSeed());
+  for (int d : {64, 128})
+    for (bool causal : {false, true})
+      for (Case c : {Case{2, 3, 128, 128, d, causal}, Case{1, 2, 1000, 1000, d, causal},
+                     Case{1, 2, 4096, 4096, d, causal}}) {
+        INFO("B x H x S x D = " << c.b << " x " << c.h << " x " << c.m << " x " << c.d
+                                << (causal ? ", causal" : ""));
+        const auto attention = compile(ex::make_kernel({.head_dim = d, .causal = causal}), static_options(c));
+        CHECK(wrong_elements<float>(attention, c, {}, rng) == 0);
+      }
+}
+
+TEST_CASE("flash attention, f16 out, and other tilings", "[gpu][attention]") {
+  std::mt19937 rng(Catch::rngSeed());
+  for (bool causal : {false, true}) {
+    const Case c{3, 2, 1000, 1000, 128, causal};
+    INFO((causal ? "causal" : "not causal"));
+    const auto attention = compile(ex::make_kernel<f16>({.head_dim = 128, .causal = causal}), static_options(c));
+    CHECK(wrong_elements<std::uint16_t>(attention, c, {}, rng) == 0);
+  }
+  // Four waves of 16 queries, key tiles of 32 and 128.
+  for (int block_k2 : {32, 128}) {
+    const Case c{1, 3, 333, 777, 64, false};
+    INFO("BLOCK_M 64, BLOCK_K2 " << block_k2);
+    const auto attention = compile(ex::make_kernel({.head_dim = 64, .waves = 4}), static_options(c, 64, block_k2));
+    CHECK(wrong_elements<float>(attention, c, {}, rng) == 0);
+  }
+}
+
+TEST_CASE("flash attention with fewer queries than keys, and one query", "[gpu][attention]") {
+  std::mt19937 rng(Catch::rngSeed());
+  for (Case c : {Case{2, 2, 1000, 4096, 128, false}, Case{1, 4, 1, 1000, 64, false}, Case{1, 1, 77, 3, 64, false}}) {
+    INFO("M " << c.m << ", K2 " << c.k2);
+    const auto attention = compile(ex::make_kernel({.head_dim = c.d}), static_options(c));
+    CHECK(wrong_elements<float>(attention, c, {}, rng) == 0);
+  }
+}
+
+TEST_CASE("flash attention with B, H, M and K2 given at launch", "[gpu][attention][dynamic]") {
+  std::mt19937 rng(Catch::rngSeed());
+  const auto attention =
+      compile(ex::make_kernel({.head_dim = 64, .causal = true}),
+              {.subs = {{ex::K1, 64}, {ex::N, 64}, {ex::BLOCK_M, 128}, {ex::BLOCK_K2, 64}}});
+  REQUIRE(attention.dynamic_dims().size() == 4);
+  for (Case c : {Case{2, 2, 1000, 1000, 64, true}, Case{1, 3, 130, 130, 64, true}}) {
+    INFO("B x H x S = " << c.b << " x " << c.h << " x " << c.m);
+    CHECK(wrong_elements<float>(
+              attention, c, {.sizes = {{ex::B, c.b}, {ex::H, c.h}, {ex::M, c.m}, {ex::K2, c.k2}}}, rng) == 0);
+  }
+}

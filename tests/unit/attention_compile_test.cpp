@@ -1,0 +1,71 @@
+// The flash attention example to PTX: two MMAs per key tile on tensor cores, the scores'
+// reductions as xor shuffles in groups of four lanes, V's operands by transposing
+// ldmatrix, one barrier per key tile; and attention kernels the lowering rejects, each
+// with a message naming the op and the user's line.
+#include <catch2/catch.hpp>
+
+#include "kernels/flash_attention.hpp"
+#include "wave/compile.hpp"
+
+using namespace wave;
+using Catch::Matchers::Contains;
+namespace ex = examples::flash_attention;
+
+namespace {
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+CompileOptions options(int d, int s, int block_m = 128, int block_k2 = 64) {
+  return {.subs = {{ex::B, 2}, {ex::H, 3}, {ex::M, s}, {ex::K2, s}, {ex::K1, d}, {ex::N, d}, {ex::BLOCK_M, block_m},
+                   {ex::BLOCK_K2, block_k2}},
+          .cache = false};
+}
+
+template <class Kernel>
+Error compile_error(const Kernel& kernel, const CompileOptions& how) {
+  try {
+    compile(kernel, how);
+  } catch (const Error& e) {
+    return e;
+  }
+  FAIL("expected a wave::Error");
+  throw std::logic_error("unreachable");
+}
+
+}  // namespace
+
+TEST_CASE("flash attention compiles to mma.sync, shuffles and transposing ldmatrix", "[compile][attention]") {
+  struct Case {
+    int d, s;
+    bool causal;
+  };
+  for (Case c : {Case{128, 4096, false}, Case{64, 1000, true}}) {
+    INFO("D " << c.d << ", S " << c.s << (c.causal ? ", causal" : ""));
+    const auto k = compile(ex::make_kernel({.head_dim = c.d, .causal = c.causal}), options(c.d, c.s));
+    const std::string& ptx = k.ptx().ptx;
+    // Per key tile of 64 and wave of 16 queries: S = Q K^T is 8 column tiles x D/16 steps,
+    // O += P V is D/8 column tiles x 4 steps.
+    CHECK(count(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 8 * (c.d / 16) + (c.d / 8) * 4);
+    CHECK(count(ptx, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == (c.d / 16) * 4);
+    // Max and sum over each lane's two rows: two xor shuffles each.
+    CHECK(count(ptx, "shfl.sync.bfly.b32") == 2 * 2 * 2);
+    CHECK(count(ptx, "cp.async.cg.shared.global") > 0);
+    CHECK(count(ptx, "bar.sync") == 2);  // Q's tile landing, then one per key tile
+    CHECK(k.ptx().grid == std::array<unsigned, 3>{static_cast<unsigned>((c.s + 127) / 128), 3, 2});
+    CHECK(k.ptx().block == std::array<unsigned, 3>{256, 1, 1});
+  }
+  // f16 out, other tiles, and every dim but the head dims at launch.
+  CHECK_THAT(compile(ex::make_kernel<f16>(), options(128, 1000)).ptx().ptx, Contains("cvt.rn.f16.f32"));
+  CHECK_THAT(compile(ex::make_kernel({.head_dim = 64, .waves = 4}), options(64, 333, 64, 32)).ptx().ptx,
+             Contains("mma.sync"));
+  const auto dynamic = compile(ex::make_kernel({.head_dim = 64, .causal = true}),
+                               {.subs = {{ex::K1, 64}, {ex::N, 64}, {ex::BLOCK_M, 128}, {ex::BLOCK_K2, 128}},
+                                .cache = false});
+  CHECK(dynamic.dynamic_dims().size() == 4);
+  CHECK(dynamic.ptx().grid_for(std::map<std::string, std::int64_t>{{"B", 2}, {"H", 5}, {"M", 129}, {"K2", 7}}) ==
+        std::array<unsigned, 3>{2, 5, 2});
+}
