@@ -1,0 +1,54 @@
+// Flash attention forward (f16 in, f32 math, f16 out, [B, H, S, D]): TFLOP/s per shape,
+// causal or not, and tiling; the median of many timed runs after warm-up (device events).
+// bench/attention_vs_torch.py runs this next to PyTorch SDPA (flash and cuDNN back ends).
+// FLOPs count as SDPA's benchmarks do: 4 B H S^2 D, halved when causal.
+//
+//   wave-bench-attention   one line per shape, mask and tiling; exits 77 without a GPU
+#include <chrono>
+#include <cstdio>
+#include <random>
+
+#include <wave/runtime.hpp>
+#include <wave/wave.hpp>
+
+#include "bench.hpp"
+
+#include "kernels/flash_attention.hpp"
+
+using namespace wave;
+namespace ex = examples::flash_attention;
+
+int main() {
+  if (!bench::open_device()) return 77;
+  std::printf("%-9s %3s %3s %5s %4s %6s %5s %4s %5s %9s %9s %11s\n", "", "B", "H", "S", "D", "causal", "BM", "BK2",
+              "waves", "ms", "TFLOP/s", "compile ms");
+  std::mt19937 rng(7);
+  struct Shape { int b, h, s, d; };
+  struct Tiling { int block_m, block_k2, waves; };
+  for (Shape s : {Shape{4, 16, 4096, 128}, Shape{16, 16, 1024, 128}, Shape{8, 32, 2048, 64}}) {
+    const std::size_t elements = std::size_t(s.b) * s.h * s.s * s.d;
+    runtime::DeviceBuffer q(elements * 2), k(elements * 2), v(elements * 2), o(elements * 2);
+    for (auto* t : {&q, &k, &v}) bench::fill_random_16bit(*t, rng, /*with_signs=*/true);
+    for (bool causal : {false, true})
+      for (Tiling t : {Tiling{128, 64, 8}, Tiling{64, 64, 4}, Tiling{128, 32, 8}}) try {
+          CompileOptions how{.subs = {{ex::B, s.b}, {ex::H, s.h}, {ex::M, s.s}, {ex::K2, s.s}, {ex::K1, s.d},
+                                      {ex::N, s.d}, {ex::BLOCK_M, t.block_m}, {ex::BLOCK_K2, t.block_k2}},
+                             .cache = false};
+          const auto t0 = std::chrono::steady_clock::now();
+          const CompiledKernel kernel =
+              compile(ex::make_kernel<f16>({.head_dim = s.d, .causal = causal, .waves = t.waves}), how);
+          const double compile_ms =
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+          auto at = [](runtime::DeviceBuffer& b) { return reinterpret_cast<const void*>(b.address()); };
+          const double ms = bench::median_ms([&] { kernel.launch({at(q), at(k), at(v), at(o)}); }, 30);
+          const double flops = 4.0 * s.b * s.h * double(s.s) * s.s * s.d / (causal ? 2 : 1);
+          std::printf("attention %3d %3d %5d %4d %6d %5d %4d %5d %9.4f %9.1f %11.1f\n", s.b, s.h, s.s, s.d, causal,
+                      t.block_m, t.block_k2, t.waves, ms, flops / (ms * 1e9), compile_ms);
+          std::fflush(stdout);
+        } catch (const Error& e) {
+          std::printf("error     %3d %3d %5d %4d %6d %5d %4d %5d: %s\n", s.b, s.h, s.s, s.d, causal, t.block_m,
+                      t.block_k2, t.waves, e.what());
+        }
+  }
+  return 0;
+}
