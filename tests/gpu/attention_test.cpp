@@ -6,7 +6,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <ostream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "attention_reference.hpp"
@@ -28,17 +30,25 @@ struct Case {
 double to_double(float x) { return x; }
 double to_double(std::uint16_t x) { return half_to_float(x); }
 
-// Runs `attention` on random inputs of `c`'s shape; returns how many output elements are
-// unwritten or off the reference, over every row where S <= 1024, else over 48 random rows
-// per (batch, head) and the last one.
+// How many output elements are unwritten or off the reference, and where the first is.
+struct Wrong {
+  std::size_t count = 0;
+  std::string first;
+  bool operator==(int n) const { return count == std::size_t(n); }
+};
+std::ostream& operator<<(std::ostream& os, const Wrong& w) { return os << w.count << " wrong" << w.first; }
+
+// Runs `attention` on random inputs of `c`'s shape; checks every row where S <= 1024, else
+// 48 random rows per (batch, head) and the last one.
 template <class Out>
-std::size_t wrong_elements(const CompiledKernel& attention, const Case& c, const LaunchOptions& how,
+Wrong wrong_elements(const CompiledKernel& attention, const Case& c, const LaunchOptions& how,
                            std::mt19937& rng) {
   auto in = examples::host::random_attention(c.b, c.h, c.m, c.k2, c.d, c.d, c.causal, rng);
   auto out = poisoned<Out>(std::size_t(c.b) * c.h * c.m * c.d);
   fixtures::run_on_device(attention, how, in.q, in.k, in.v, out);
-  std::size_t wrong = 0;
-  for (Out x : out) wrong += std::isnan(to_double(x));
+  Wrong wrong;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (std::isnan(to_double(out[i])) && !wrong.count++) wrong.first = ", first unwritten at " + std::to_string(i);
   std::uniform_int_distribution<int> pick(0, c.m - 1);
   for (int bi = 0; bi < c.b; ++bi)
     for (int hi = 0; hi < c.h; ++hi) {
@@ -49,9 +59,13 @@ std::size_t wrong_elements(const CompiledKernel& attention, const Case& c, const
         for (int s = 0; s < 48; ++s) rows.push_back(s == 0 ? c.m - 1 : pick(rng));
       for (int r : rows) {
         const auto want = examples::host::attention_row(in, bi, hi, r);
-        for (int n = 0; n < c.d; ++n)
-          wrong += !examples::host::attention_close(to_double(out[in.out_at(bi, hi, r, n)]), want.out[n],
-                                                    want.magnitude[n], sizeof(Out) == 2);
+        for (int n = 0; n < c.d; ++n) {
+          const double got = to_double(out[in.out_at(bi, hi, r, n)]);
+          if (!examples::host::attention_close(got, want.out[n], want.magnitude[n], sizeof(Out) == 2) &&
+              !wrong.count++)
+            wrong.first = ", first at [" + std::to_string(bi) + ", " + std::to_string(hi) + ", " + std::to_string(r) +
+                          ", " + std::to_string(n) + "]: " + std::to_string(got) + " for " + std::to_string(want.out[n]);
+        }
       }
     }
   return wrong;
@@ -95,11 +109,12 @@ TEST_CASE("flash attention, f16 out, and other tilings", "[gpu][attention]") {
   }
 }
 
-TEST_CASE("flash attention with fewer queries than keys, and one query", "[gpu][attention]") {
+TEST_CASE("flash attention with query and key lengths that differ (causal too), and one query", "[gpu][attention]") {
   std::mt19937 rng(Catch::rngSeed());
-  for (Case c : {Case{2, 2, 1000, 4096, 128, false}, Case{1, 4, 1, 1000, 64, false}, Case{1, 1, 77, 3, 64, false}}) {
-    INFO("M " << c.m << ", K2 " << c.k2);
-    const auto attention = compile(ex::make_kernel({.head_dim = c.d}), static_options(c));
+  for (Case c : {Case{2, 2, 1000, 4096, 128, false}, Case{1, 2, 1000, 4096, 128, true}, Case{1, 2, 4096, 1000, 64, true},
+                 Case{1, 4, 1, 1000, 64, false}, Case{1, 1, 77, 3, 64, false}}) {
+    INFO("B x H " << c.b << " x " << c.h << ", M " << c.m << ", K2 " << c.k2 << ", D " << c.d << (c.causal ? ", causal" : ""));
+    const auto attention = compile(ex::make_kernel({.head_dim = c.d, .causal = c.causal}), static_options(c));
     CHECK(wrong_elements<float>(attention, c, {}, rng) == 0);
   }
 }

@@ -69,3 +69,47 @@ TEST_CASE("flash attention compiles to mma.sync, shuffles and transposing ldmatr
   CHECK(dynamic.ptx().grid_for(std::map<std::string, std::int64_t>{{"B", 2}, {"H", 5}, {"M", 129}, {"K2", 7}}) ==
         std::array<unsigned, 3>{2, 5, 2});
 }
+
+TEST_CASE("attention bad input: a head dim left out of subs", "[compile][attention][error]") {
+  const Error e = compile_error(ex::make_kernel(), {.subs = {{ex::N, 128}, {ex::BLOCK_M, 128}, {ex::BLOCK_K2, 64}},
+                                                    .cache = false});
+  CHECK(e.kernel() == "flash_attention");
+  CHECK_THAT(e.message(), Contains("expected a size for head dim K1 in subs"));
+}
+
+TEST_CASE("attention bad input: tiles the MMA does not divide", "[compile][attention][error]") {
+  // 16 waves of 8 queries; MMA tiles are 16 rows.
+  CHECK_THAT(compile_error(ex::make_kernel({.waves = 16}), options(128, 1024)).message(),
+             Contains("expected the wave tile of M (8) to be a multiple of 16 in an attention kernel, but it is not"));
+  CHECK_THAT(compile_error(ex::make_kernel(), options(128, 1024, 128, 24)).message(),
+             Contains("expected the tiling tile of K2 (24) to be a multiple of 16 in an attention kernel"));
+  CHECK_THAT(compile_error(ex::make_kernel({.head_dim = 72}), options(72, 1024)).message(),
+             Contains("expected the size of N (72) to be a multiple of 16 in an attention kernel"));
+}
+
+TEST_CASE("attention bad input: a reduction of the scores over the queries", "[compile][attention][error]") {
+  using namespace ex;
+  // A reduction of the scores over the queries instead of the keys.
+  auto wrong_reduction = kernel(
+      "attention_reduce_m",
+      Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1), WorkgroupConstraint(B, 1, 2),
+                  TilingConstraint(K2, BLOCK_K2), WaveConstraint(M, BLOCK_M / 8),
+                  HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
+      [](Memory<dims<B, H, M, K1>, f16> q, Memory<dims<B, H, K2, K1>, f16> k, Memory<dims<B, H, K2, N>, f16> v,
+         Memory<dims<B, H, M, N>, f32> out) {
+        Register<dims<B, H, N, M>, f32> acc0(0.0);
+        auto result = iterate<K2>(acc0, [&](auto acc) {
+          Register<dims<B, H, K2, M>, f32> zero(0.0);
+          auto s = mma(read(k), read(q), zero);
+          auto col = max<M>(s);  // [B, H, K2]
+          return mma(read(v), cast<f16>(s * col), acc);
+        });
+        write(result, out);
+      });
+  const Error e = compile_error(wrong_reduction, options(128, 1024));
+  CHECK(e.kernel() == "attention_reduce_m");
+  CHECK(e.op() == "wave.reduce_max");
+  CHECK_THAT(e.file(), Contains("attention_compile_test.cpp"));
+  CHECK(e.line() > 0);
+  CHECK_THAT(e.message(), Contains("a reduction over M of a value over M and K2"));
+}

@@ -87,11 +87,56 @@ struct AttentionKernel {
   MMALayout mma;
   int64_t blockM = 0, waveM = 0, blockK2 = 0, headDim = 0, valueDim = 0;
   llvm::StringMap<int64_t> gridAxis;
+  // Where a causal mask hides every key past query + reach (see causalReach).
+  std::optional<int64_t> causalReach;
 
   int64_t waves() const { return blockM / waveM; }
   int64_t threads() const { return waves() * mma.lanes; }
   int64_t tilesM() const { return waveM / mma.m; }
 };
+
+// The value behind casts and broadcasts.
+Value throughShapes(Value v) {
+  while (Operation* def = v.getDefiningOp()) {
+    if (!isa<dialect::CastOp, dialect::BroadcastOp>(def)) break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+std::optional<double> constantOf(Value v) {
+  auto reg = v.getDefiningOp<dialect::RegisterOp>();
+  auto value = reg ? dyn_cast<FloatAttr>(reg.getValue()) : FloatAttr();
+  return value ? std::optional(value.getValueAsDouble()) : std::nullopt;
+}
+
+// A causal mask: scores + select(apply_expr(k2_index - m_index, $0 <= c), t, f) with f a
+// bias that takes a score out of the softmax (exp2 of it is 0) and t one that does not.
+// Every key past query + c is then masked, so a workgroup's key tiles past its last query
+// + c contribute nothing and its loop can end before them. Returns c (for `$0 < c`, c - 1).
+std::optional<int64_t> causalReach(dialect::IterateOp loop, StringRef m, StringRef k2) {
+  std::optional<int64_t> reach;
+  loop.getBody().walk([&](dialect::SelectOp select) {
+    auto hidden = constantOf(select.getIfFalse()), shown = constantOf(select.getIfTrue());
+    if (!hidden || !shown || *hidden > -1e4 || *shown < -1e3) return;
+    if (!llvm::all_of(select->getUsers(), [](Operation* user) { return isa<dialect::AddOp>(user); })) return;
+    auto mask = throughShapes(select.getCond()).getDefiningOp<dialect::ApplyExprOp>();
+    if (!mask) return;
+    dialect::ExprAttr expr = mask.getExpr();
+    auto bound = dyn_cast<AffineConstantExpr>(expr.getMap().getResult(expr.getMap().getNumResults() - 1));
+    if (!expr.isComparison() || !bound || !isa<AffineDimExpr>(expr.getMap().getResult(0)) ||
+        (expr.getKind() != dialect::ExprKind::le && expr.getKind() != dialect::ExprKind::lt))
+      return;
+    auto difference = throughShapes(mask.getInput()).getDefiningOp<dialect::SubOp>();
+    if (!difference) return;
+    auto key = throughShapes(difference.getLhs()).getDefiningOp<dialect::SelfIndexOp>();
+    auto query = throughShapes(difference.getRhs()).getDefiningOp<dialect::SelfIndexOp>();
+    if (!key || !query || key.getDim() != k2 || query.getDim() != m) return;
+    const int64_t c = bound.getValue() - (expr.getKind() == dialect::ExprKind::lt ? 1 : 0);
+    reach = reach ? std::min(*reach, c) : c;
+  });
+  return reach;
+}
 
 FailureOr<AttentionKernel> matchAttention(func::FuncOp kernel) {
   AttentionKernel a;
@@ -238,6 +283,7 @@ FailureOr<AttentionKernel> matchAttention(func::FuncOp kernel) {
     return failure();
   if (a.threads() > 1024)
     return kernel.emitError("expected at most 1024 threads per workgroup, but the constraints make ") << a.threads();
+  a.causalReach = causalReach(a.loop, a.m, a.k2);
   return a;
 }
 
@@ -837,8 +883,15 @@ LogicalResult AttentionEmitter::emit(gpu::GPUModuleOp module) {
   }
   const gpu::Dimension axes[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
   for (StringRef d : a_.batch) start_[d] = gpu::BlockIdOp::create(b_, loc_, axes[a_.gridAxis.lookup(d)]);
-  start_[a_.m] = arith::MulIOp::create(b_, loc_, gpu::BlockIdOp::create(b_, loc_, axes[a_.gridAxis.lookup(a_.m)]),
-                                       index(a_.blockM));
+  {
+    const gpu::Dimension axis = axes[a_.gridAxis.lookup(a_.m)];
+    Value tile = gpu::BlockIdOp::create(b_, loc_, axis);
+    // Under a causal mask later query tiles see more keys: they go first, so the last
+    // workgroups to run are short ones.
+    if (a_.causalReach)
+      tile = arith::SubIOp::create(b_, loc_, add(gpu::GridDimOp::create(b_, loc_, axis), -1), tile);
+    start_[a_.m] = arith::MulIOp::create(b_, loc_, tile, index(a_.blockM));
+  }
   tid_ = gpu::ThreadIdOp::create(b_, loc_, gpu::Dimension::x);
   AffineExpr t = getAffineDimExpr(0, b_.getContext());
   lane_ = apply(t % a_.mma.lanes, tid_);
@@ -893,6 +946,14 @@ LogicalResult AttentionEmitter::emit(gpu::GPUModuleOp module) {
     llvm::append_range(inits, wide->values);
   }
   Value kTiles = apply(t.ceilDiv(a_.blockK2), sizes_[a_.k2]);
+  if (a_.causalReach) {
+    // The key tiles up to the workgroup's last query + reach.
+    AffineExpr m0 = getAffineDimExpr(0, b_.getContext());
+    Value reachTiles = affine::AffineMaxOp::create(
+        b_, loc_, AffineMap::get(1, 0, {(m0 + a_.blockM + *a_.causalReach).ceilDiv(a_.blockK2), getAffineConstantExpr(0, b_.getContext())}, b_.getContext()),
+        ValueRange{start_[a_.m]});
+    kTiles = arith::MinSIOp::create(b_, loc_, kTiles, reachTiles);
+  }
   auto loop = scf::ForOp::create(b_, loc_, index(0), kTiles, index(1), inits);
   {
     OpBuilder::InsertionGuard guard(b_);
