@@ -46,6 +46,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -87,8 +88,10 @@ struct AttentionKernel {
   MMALayout mma;
   int64_t blockM = 0, waveM = 0, blockK2 = 0, headDim = 0, valueDim = 0;
   llvm::StringMap<int64_t> gridAxis;
-  // Where a causal mask hides every key past query + reach (see causalReach).
+  // Where a causal mask hides every key past query + reach (see causalReach), and the
+  // select that applies it.
   std::optional<int64_t> causalReach;
+  dialect::SelectOp causalMask;
 
   int64_t waves() const { return blockM / waveM; }
   int64_t threads() const { return waves() * mma.lanes; }
@@ -114,7 +117,7 @@ std::optional<double> constantOf(Value v) {
 // bias that takes a score out of the softmax (exp2 of it is 0) and t one that does not.
 // Every key past query + c is then masked, so a workgroup's key tiles past its last query
 // + c contribute nothing and its loop can end before them. Returns c (for `$0 < c`, c - 1).
-std::optional<int64_t> causalReach(dialect::IterateOp loop, StringRef m, StringRef k2) {
+std::optional<int64_t> causalReach(dialect::IterateOp loop, StringRef m, StringRef k2, dialect::SelectOp& applied) {
   std::optional<int64_t> reach;
   loop.getBody().walk([&](dialect::SelectOp select) {
     auto hidden = constantOf(select.getIfFalse()), shown = constantOf(select.getIfTrue());
@@ -133,7 +136,9 @@ std::optional<int64_t> causalReach(dialect::IterateOp loop, StringRef m, StringR
     auto query = throughShapes(difference.getRhs()).getDefiningOp<dialect::SelfIndexOp>();
     if (!key || !query || key.getDim() != k2 || query.getDim() != m) return;
     const int64_t c = bound.getValue() - (expr.getKind() == dialect::ExprKind::lt ? 1 : 0);
-    reach = reach ? std::min(*reach, c) : c;
+    if (reach) return;  // the first such mask bounds the loop; others stay computed
+    reach = c;
+    applied = select;
   });
   return reach;
 }
@@ -283,7 +288,7 @@ FailureOr<AttentionKernel> matchAttention(func::FuncOp kernel) {
     return failure();
   if (a.threads() > 1024)
     return kernel.emitError("expected at most 1024 threads per workgroup, but the constraints make ") << a.threads();
-  a.causalReach = causalReach(a.loop, a.m, a.k2);
+  a.causalReach = causalReach(a.loop, a.m, a.k2, a.causalMask);
   return a;
 }
 
@@ -333,6 +338,12 @@ class AttentionEmitter : LoweringBuilder {
   FailureOr<RegisterTile> expand(Operation* op, const RegisterTile& t, Type type);
 
   LogicalResult evaluate(Operation* op);
+  // One scf.for over key tiles [lower, upper) continuing the carried values `inits`; with
+  // `unmasked`, its tiles are known whole and visible, and the masks fold away.
+  FailureOr<SmallVector<Value>> emitKeyLoop(Value lower, Value upper, ValueRange inits,
+                                            ArrayRef<RegisterTile> carriedShapes, bool unmasked);
+  // Whether `op` is `self_index(K2) < K2`: true on key tiles inside K2.
+  bool isKeyBoundsMask(dialect::ApplyExprOp op) const;
   Value scalarOp(Operation* op, ArrayRef<Value> x, Type resultElement);
   Value convert(Value x, Type to);
   FailureOr<RegisterTile> reduce(Operation* op);
@@ -356,7 +367,8 @@ class AttentionEmitter : LoweringBuilder {
   SmallVector<int64_t, 4> rowSlotElement_, colSlotElement_;  // an element of each slot
   int64_t rowLanes_ = 0;                                      // lanes sharing a row
   SmallVector<std::pair<int64_t, int64_t>, 8> aFromC_;        // A element -> (C tile, C element)
-  Value tid_, lane_, waveRow_, kTile_, stage_;
+  Value tid_, lane_, waveRow_, kTile_, stage_, firstKV_;
+  bool unmasked_ = false;  // in the loop over tiles the masks do not touch
   Value qShared_, kShared_, vShared_;
   SmallVector<SmallVector<Value>> qFragments_;  // [M tile][K1 / 16]
   SmallVector<Value> copyTokens_;
@@ -476,6 +488,9 @@ FailureOr<RegisterTile> AttentionEmitter::expand(Operation* op, const RegisterTi
 Value AttentionEmitter::convert(Value x, Type to) {
   Type from = x.getType();
   if (from == to) return x;
+  IntegerAttr known;
+  if (to.isInteger(1) && matchPattern(x, m_Constant(&known)))
+    return arith::ConstantOp::create(b_, loc_, b_.getBoolAttr(!known.getValue().isZero()));
   const bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
   if (fromFloat && toFloat)
     return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth() ? arith::ExtFOp::create(b_, loc_, to, x).getResult()
@@ -495,8 +510,17 @@ Value AttentionEmitter::convert(Value x, Type to) {
   return arith::FPToSIOp::create(b_, loc_, to, x);
 }
 
-// One element of an elementwise op.
+// One element of an elementwise op. Masks known to hold fold here: a select on a constant
+// condition is its choice, and a bias of zero added is no addition (up to the sign of a
+// zero result, which exp2 does not see).
 Value AttentionEmitter::scalarOp(Operation* op, ArrayRef<Value> x, Type resultElement) {
+  BoolAttr cond;
+  if (isa<dialect::SelectOp>(op) && matchPattern(x[0], m_Constant(&cond))) return cond.getValue() ? x[1] : x[2];
+  if (isa<dialect::AddOp>(op)) {
+    FloatAttr zero;
+    for (int i : {0, 1})
+      if (matchPattern(x[i], m_Constant(&zero)) && zero.getValue().isZero()) return x[1 - i];
+  }
   const bool isFloat = isa<FloatType>(x[0].getType());
   auto floatOrInt = [&](auto makeFloat, auto makeInt) -> Value {
     return isFloat ? makeFloat().getResult() : makeInt().getResult();
@@ -742,6 +766,15 @@ LogicalResult AttentionEmitter::evaluate(Operation* op) {
     tiles_[op->getResult(0)] = tiles_.lookup(op->getOperand(0));
     return success();
   }
+  if (unmasked_ && op == a_.causalMask.getOperation()) {
+    tiles_[op->getResult(0)] = tiles_.lookup(a_.causalMask.getIfTrue());
+    return success();
+  }
+  if (auto applyExpr = dyn_cast<dialect::ApplyExprOp>(op); applyExpr && unmasked_ && isKeyBoundsMask(applyExpr)) {
+    auto t = shapeOf(op, applyExpr.getResult().getType());
+    if (failed(t)) return failure();
+    return set(RegisterTile{t->element, false, {}, {arith::ConstantOp::create(b_, loc_, b_.getIntegerAttr(t->element, 1))}});
+  }
   if (auto applyExpr = dyn_cast<dialect::ApplyExprOp>(op)) {
     const RegisterTile& input = tiles_.lookup(applyExpr.getInput());
     SmallVector<Value> symbols;
@@ -912,7 +945,7 @@ LogicalResult AttentionEmitter::emit(gpu::GPUModuleOp module) {
   };
   copyRows(a_.q, qShared_, index(0), a_.m, start_[a_.m], a_.blockM);
   Value qGroup = group();
-  Value firstKV = copyKV(index(0), index(0));
+  firstKV_ = copyKV(index(0), index(0));
   nvgpu::DeviceAsyncWaitOp::create(b_, loc_, qGroup, b_.getI32IntegerAttr(1));
   {
     const MMAOperandLayout& al = a_.mma.a;
@@ -945,48 +978,36 @@ LogicalResult AttentionEmitter::emit(gpu::GPUModuleOp module) {
     carriedShapes.push_back(*wide);
     llvm::append_range(inits, wide->values);
   }
+  // Key tiles: up to the last one a query of this workgroup sees; those before `safe`
+  // are whole and wholly visible to every query of the workgroup, and go through a loop
+  // without the masks.
+  MLIRContext* ctx = b_.getContext();
+  AffineExpr m0 = getAffineDimExpr(0, ctx), zero = getAffineConstantExpr(0, ctx);
   Value kTiles = apply(t.ceilDiv(a_.blockK2), sizes_[a_.k2]);
+  Value safe = apply(t.floorDiv(a_.blockK2), sizes_[a_.k2]);
   if (a_.causalReach) {
-    // The key tiles up to the workgroup's last query + reach.
-    AffineExpr m0 = getAffineDimExpr(0, b_.getContext());
+    const int64_t reach = *a_.causalReach;
     Value reachTiles = affine::AffineMaxOp::create(
-        b_, loc_, AffineMap::get(1, 0, {(m0 + a_.blockM + *a_.causalReach).ceilDiv(a_.blockK2), getAffineConstantExpr(0, b_.getContext())}, b_.getContext()),
+        b_, loc_, AffineMap::get(1, 0, {(m0 + a_.blockM + reach).ceilDiv(a_.blockK2), zero}, ctx),
         ValueRange{start_[a_.m]});
+    Value visibleTiles = affine::AffineMaxOp::create(
+        b_, loc_, AffineMap::get(1, 0, {(m0 + reach + 1).floorDiv(a_.blockK2), zero}, ctx), ValueRange{start_[a_.m]});
     kTiles = arith::MinSIOp::create(b_, loc_, kTiles, reachTiles);
+    safe = arith::MinSIOp::create(b_, loc_, safe, visibleTiles);
   }
-  auto loop = scf::ForOp::create(b_, loc_, index(0), kTiles, index(1), inits);
-  {
-    OpBuilder::InsertionGuard guard(b_);
-    b_.setInsertionPointToStart(loop.getBody());
-    kTile_ = loop.getInductionVar();
-    stage_ = apply(t % 2, kTile_);
-    start_[a_.k2] = arith::MulIOp::create(b_, loc_, kTile_, index(a_.blockK2));
-    // This K tile's copies land; the next tile's go in flight into the other stage (past
-    // the last tile they read nothing and fill zeros). wave-insert-barriers adds the
-    // barrier between the landing and the reads, and before the refill.
-    nvgpu::DeviceAsyncWaitOp::create(b_, loc_, firstKV, b_.getI32IntegerAttr(0));
-    copyKV(apply((t + 1) % 2, kTile_), add(kTile_, 1));
-    Block& body = a_.loop.getBody().front();
-    unsigned next = 0;
-    for (auto [arg, shape] : llvm::zip(body.getArguments(), carriedShapes)) {
-      RegisterTile carried = shape;
-      for (Value& v : carried.values) v = loop.getRegionIterArgs()[next++];
-      tiles_[arg] = carried;
-    }
-    for (Operation& op : body.without_terminator())
-      if (failed(evaluate(&op))) return failure();
-    SmallVector<Value> yielded;
-    for (auto [value, arg] : llvm::zip(body.getTerminator()->getOperands(), body.getArguments())) {
-      auto wide = expand(body.getTerminator(), tiles_.lookup(value), arg.getType());
-      if (failed(wide)) return failure();
-      llvm::append_range(yielded, wide->values);
-    }
-    scf::YieldOp::create(b_, loc_, yielded);
+  safe = arith::MinSIOp::create(b_, loc_, safe, kTiles);
+  const bool wholeKeyTiles = isKnownMultiple(kernel_, a_.k2, a_.blockK2);
+  auto results = emitKeyLoop(index(0), wholeKeyTiles && !a_.causalReach ? kTiles : safe, inits, carriedShapes,
+                             /*unmasked=*/true);
+  if (failed(results)) return failure();
+  if (!wholeKeyTiles || a_.causalReach) {
+    results = emitKeyLoop(safe, kTiles, *results, carriedShapes, /*unmasked=*/false);
+    if (failed(results)) return failure();
   }
   unsigned next = 0;
   for (auto [result, shape] : llvm::zip(a_.loop.getResults(), carriedShapes)) {
     RegisterTile carried = shape;
-    for (Value& v : carried.values) v = loop.getResult(next++);
+    for (Value& v : carried.values) v = (*results)[next++];
     tiles_[result] = carried;
   }
   // After the loop, up to the write.
@@ -1003,6 +1024,58 @@ LogicalResult AttentionEmitter::emit(gpu::GPUModuleOp module) {
   }
   gpu::ReturnOp::create(b_, loc_);
   return success();
+}
+
+
+bool AttentionEmitter::isKeyBoundsMask(dialect::ApplyExprOp op) const {
+  auto index = op.getInput().getDefiningOp<dialect::SelfIndexOp>();
+  dialect::ExprAttr expr = op.getExpr();
+  if (!index || index.getDim() != a_.k2 || expr.getKind() != dialect::ExprKind::lt || expr.getSymbols().size() != 1 ||
+      expr.getSymbols()[0].getValue() != a_.k2)
+    return false;
+  AffineMap map = expr.getMap();
+  return map.getResult(0) == getAffineDimExpr(0, map.getContext()) &&
+         map.getResult(1) == getAffineSymbolExpr(0, map.getContext());
+}
+
+FailureOr<SmallVector<Value>> AttentionEmitter::emitKeyLoop(Value lower, Value upper, ValueRange inits,
+                                                            ArrayRef<RegisterTile> carriedShapes, bool unmasked) {
+  unmasked_ = unmasked;
+  AffineExpr t = getAffineDimExpr(0, b_.getContext());
+  auto loop = scf::ForOp::create(b_, loc_, lower, upper, index(1), inits);
+  OpBuilder::InsertionGuard guard(b_);
+  b_.setInsertionPointToStart(loop.getBody());
+  kTile_ = loop.getInductionVar();
+  stage_ = apply(t % 2, kTile_);
+  start_[a_.k2] = arith::MulIOp::create(b_, loc_, kTile_, index(a_.blockK2));
+  // This K tile's copies land; the next tile's go in flight into the other stage (past
+  // the last tile they read nothing and fill zeros). wave-insert-barriers adds the
+  // barrier between the landing and the reads, and before the refill.
+  nvgpu::DeviceAsyncWaitOp::create(b_, loc_, firstKV_, b_.getI32IntegerAttr(0));
+  Value k0 = arith::MulIOp::create(b_, loc_, add(kTile_, 1), index(a_.blockK2));
+  Value nextStage = apply((t + 1) % 2, kTile_);
+  copyRows(a_.k, kShared_, nextStage, a_.k2, k0, a_.blockK2);
+  copyRows(a_.v, vShared_, nextStage, a_.k2, k0, a_.blockK2);
+  nvgpu::DeviceAsyncCreateGroupOp::create(b_, loc_, nvgpu::DeviceAsyncTokenType::get(b_.getContext()), copyTokens_);
+  copyTokens_.clear();
+  Block& body = a_.loop.getBody().front();
+  unsigned next = 0;
+  for (auto [arg, shape] : llvm::zip(body.getArguments(), carriedShapes)) {
+    RegisterTile carried = shape;
+    for (Value& v : carried.values) v = loop.getRegionIterArgs()[next++];
+    tiles_[arg] = carried;
+  }
+  for (Operation& op : body.without_terminator())
+    if (failed(evaluate(&op))) return failure();
+  SmallVector<Value> yielded;
+  for (auto [value, arg] : llvm::zip(body.getTerminator()->getOperands(), body.getArguments())) {
+    auto wide = expand(body.getTerminator(), tiles_.lookup(value), arg.getType());
+    if (failed(wide)) return failure();
+    llvm::append_range(yielded, wide->values);
+  }
+  scf::YieldOp::create(b_, loc_, yielded);
+  unmasked_ = false;
+  return SmallVector<Value>(loop.getResults());
 }
 
 }  // namespace
