@@ -41,6 +41,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -369,6 +370,8 @@ class AttentionEmitter : LoweringBuilder {
   SmallVector<std::pair<int64_t, int64_t>, 8> aFromC_;        // A element -> (C tile, C element)
   Value tid_, lane_, waveRow_, kTile_, stage_, firstKV_;
   bool unmasked_ = false;  // in the loop over tiles the masks do not touch
+  // Float arithmetic may contract into FMAs (the scaled score minus the running max).
+  arith::FastMathFlagsAttr contract_ = arith::FastMathFlagsAttr::get(b_.getContext(), arith::FastMathFlags::contract);
   Value qShared_, kShared_, vShared_;
   SmallVector<SmallVector<Value>> qFragments_;  // [M tile][K1 / 16]
   SmallVector<Value> copyTokens_;
@@ -527,15 +530,15 @@ Value AttentionEmitter::scalarOp(Operation* op, ArrayRef<Value> x, Type resultEl
   };
   return llvm::TypeSwitch<Operation*, Value>(op)
       .Case([&](dialect::AddOp) {
-        return floatOrInt([&] { return arith::AddFOp::create(b_, loc_, x[0], x[1]); },
+        return floatOrInt([&] { return arith::AddFOp::create(b_, loc_, x[0], x[1], contract_); },
                           [&] { return arith::AddIOp::create(b_, loc_, x[0], x[1]); });
       })
       .Case([&](dialect::SubOp) {
-        return floatOrInt([&] { return arith::SubFOp::create(b_, loc_, x[0], x[1]); },
+        return floatOrInt([&] { return arith::SubFOp::create(b_, loc_, x[0], x[1], contract_); },
                           [&] { return arith::SubIOp::create(b_, loc_, x[0], x[1]); });
       })
       .Case([&](dialect::MulOp) {
-        return floatOrInt([&] { return arith::MulFOp::create(b_, loc_, x[0], x[1]); },
+        return floatOrInt([&] { return arith::MulFOp::create(b_, loc_, x[0], x[1], contract_); },
                           [&] { return arith::MulIOp::create(b_, loc_, x[0], x[1]); });
       })
       .Case([&](dialect::DivOp) {
@@ -561,7 +564,14 @@ Value AttentionEmitter::scalarOp(Operation* op, ArrayRef<Value> x, Type resultEl
         return floatOrInt([&] { return math::AbsFOp::create(b_, loc_, x[0]); },
                           [&] { return math::AbsIOp::create(b_, loc_, x[0]); });
       })
-      .Case([&](dialect::Exp2Op) { return math::Exp2Op::create(b_, loc_, x[0]).getResult(); })
+      .Case([&](dialect::Exp2Op) {
+        // The softmax's exponentials: ex2.approx.ftz (a result below the smallest normal
+        // f32 is a probability of 0 either way); other widths through math.exp2.
+        if (!x[0].getType().isF32()) return math::Exp2Op::create(b_, loc_, x[0]).getResult();
+        return LLVM::CallIntrinsicOp::create(b_, loc_, x[0].getType(), b_.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
+                                             ValueRange{x[0]})
+            .getResult(0);
+      })
       .Case([&](dialect::Log2Op) { return math::Log2Op::create(b_, loc_, x[0]).getResult(); })
       .Case([&](dialect::SqrtOp) { return math::SqrtOp::create(b_, loc_, x[0]).getResult(); })
       .Case([&](dialect::RsqrtOp) { return math::RsqrtOp::create(b_, loc_, x[0]).getResult(); })
