@@ -30,7 +30,8 @@ int main() {
     runtime::DeviceBuffer q(elements * 2), k(elements * 2), v(elements * 2), o(elements * 2);
     for (auto* t : {&q, &k, &v}) bench::fill_random_16bit(*t, rng, /*with_signs=*/true);
     for (bool causal : {false, true})
-      for (Tiling t : {Tiling{128, 64, 8}, Tiling{64, 64, 4}, Tiling{128, 32, 8}}) try {
+      for (Tiling t : {Tiling{128, 64, 8}, Tiling{64, 64, 4}, Tiling{128, 32, 8}, Tiling{128, 64, 4}, Tiling{128, 32, 4}})
+        try {
           CompileOptions how{.subs = {{ex::B, s.b}, {ex::H, s.h}, {ex::M, s.s}, {ex::K2, s.s}, {ex::K1, s.d},
                                       {ex::N, s.d}, {ex::BLOCK_M, t.block_m}, {ex::BLOCK_K2, t.block_k2}},
                              .cache = false};

@@ -350,6 +350,8 @@ class AttentionEmitter : LoweringBuilder {
   FailureOr<RegisterTile> reduce(Operation* op);
   FailureOr<RegisterTile> selfIndex(dialect::SelfIndexOp op);
   FailureOr<RegisterTile> scoresMma(dialect::MmaOp op);
+  // The A operand of Q for this wave's row tile i and head-dim step kk, from shared memory.
+  Value queryFragment(int64_t i, int64_t kk);
   FailureOr<RegisterTile> outputMma(dialect::MmaOp op);
   void writeOutput(const RegisterTile& t);
 
@@ -373,7 +375,7 @@ class AttentionEmitter : LoweringBuilder {
   // Float arithmetic may contract into FMAs (the scaled score minus the running max).
   arith::FastMathFlagsAttr contract_ = arith::FastMathFlagsAttr::get(b_.getContext(), arith::FastMathFlags::contract);
   Value qShared_, kShared_, vShared_;
-  SmallVector<SmallVector<Value>> qFragments_;  // [M tile][K1 / 16]
+  SmallVector<Value> qFragments_;  // [K1 / 16], where kept in registers
   SmallVector<Value> copyTokens_;
   llvm::StringMap<Value> sizes_, start_;  // per dim: its size; the workgroup's first index
 };
@@ -643,6 +645,16 @@ FailureOr<RegisterTile> AttentionEmitter::selfIndex(dialect::SelfIndexOp op) {
   return result;
 }
 
+Value AttentionEmitter::queryFragment(int64_t i, int64_t kk) {
+  const MMAOperandLayout& al = a_.mma.a;
+  AffineExpr base = getAffineDimExpr(1, b_.getContext());
+  Value row = apply(al.ldmatrix.getResult(0) + base + i * a_.mma.m, {lane_, waveRow_});
+  Value col = apply(al.ldmatrix.getResult(1) + kk * a_.mma.k, {lane_});
+  return nvgpu::LdMatrixOp::create(b_, loc_, VectorType::get(al.registers, a_.mma.inputType), qShared_,
+                                   ValueRange{index(0), row, col}, /*transpose=*/false,
+                                   static_cast<uint32_t>(al.ldmatrixTiles));
+}
+
 // S = Q K^T for this wave's queries and the K tile in shared memory: Q's fragments are in
 // registers; K's come two 8-key tiles at a time by ldmatrix.x4.
 FailureOr<RegisterTile> AttentionEmitter::scoresMma(dialect::MmaOp op) {
@@ -661,7 +673,9 @@ FailureOr<RegisterTile> AttentionEmitter::scoresMma(dialect::MmaOp op) {
     }
   const MMAOperandLayout& bl = a_.mma.b;
   auto pairType = VectorType::get({2 * bl.ldmatrixTiles, bl.registers[1]}, a_.mma.inputType);
-  for (int64_t kk = 0; kk < a_.headDim / a_.mma.k; ++kk)
+  for (int64_t kk = 0; kk < a_.headDim / a_.mma.k; ++kk) {
+    SmallVector<Value> q;
+    for (int64_t i = 0; i < a_.tilesM(); ++i) q.push_back(qFragments_.empty() ? queryFragment(i, kk) : qFragments_[kk]);
     for (int64_t j = 0; j < tilesN; j += 2) {
       Value row = apply(bl.ldmatrixPair.getResult(0) + j * a_.mma.n, lane_);
       Value col = apply(bl.ldmatrixPair.getResult(1) + kk * a_.mma.k, lane_);
@@ -673,10 +687,11 @@ FailureOr<RegisterTile> AttentionEmitter::scoresMma(dialect::MmaOp op) {
                                                            ArrayRef<int64_t>{1, 1});
         for (int64_t i = 0; i < a_.tilesM(); ++i) {
           Value& acc = accs[i * tilesN + j + half];
-          acc = mmaSync(b_, loc_, a_.mma, qFragments_[i][kk], frag, acc);
+          acc = mmaSync(b_, loc_, a_.mma, q[i], frag, acc);
         }
       }
     }
+  }
   for (Value acc : accs)
     for (int64_t e = 0; e < c.elementsPerLane(); ++e)
       s.values.push_back(vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{e / c.registers[1], e % c.registers[1]}));
@@ -957,21 +972,10 @@ LogicalResult AttentionEmitter::emit(gpu::GPUModuleOp module) {
   Value qGroup = group();
   firstKV_ = copyKV(index(0), index(0));
   nvgpu::DeviceAsyncWaitOp::create(b_, loc_, qGroup, b_.getI32IntegerAttr(1));
-  {
-    const MMAOperandLayout& al = a_.mma.a;
-    auto fragType = VectorType::get(al.registers, a_.mma.inputType);
-    AffineExpr lane = getAffineDimExpr(0, b_.getContext()), base = getAffineDimExpr(1, b_.getContext());
-    for (int64_t i = 0; i < a_.tilesM(); ++i) {
-      qFragments_.emplace_back();
-      for (int64_t kk = 0; kk < a_.headDim / a_.mma.k; ++kk) {
-        Value row = apply(al.ldmatrix.getResult(0) + base + i * a_.mma.m, {lane_, waveRow_});
-        Value col = apply(al.ldmatrix.getResult(1) + kk * a_.mma.k, {lane_});
-        qFragments_.back().push_back(nvgpu::LdMatrixOp::create(b_, loc_, fragType, qShared_,
-                                                               ValueRange{index(0), row, col}, /*transpose=*/false,
-                                                               static_cast<uint32_t>(al.ldmatrixTiles)));
-      }
-    }
-  }
+  // A wave of one MMA row tile keeps Q's fragments in registers across the loop; larger
+  // wave tiles would run out of registers, and read them from shared memory per step.
+  if (a_.tilesM() == 1)
+    for (int64_t kk = 0; kk < a_.headDim / a_.mma.k; ++kk) qFragments_.push_back(queryFragment(0, kk));
 
   // Values computed before the loop (its initial values).
   Block& top = kernel_.getBody().front();
