@@ -29,54 +29,60 @@ struct Variant {
   int waves = 8;        // waves per workgroup, each BLOCK_M / waves queries
 };
 
-// `Out` is the output's dtype (f32 or f16).
+// The kernel body, apart from its schedule (decode attention reuses it): `scale` is the
+// softmax scale with log2(e) folded in; `Out` the output's dtype (f32 or f16).
+template <class Out>
+auto attention_body(double scale, bool causal) {
+  return [scale, causal](Memory<dims<B, H, M, K1>, f16> q, Memory<dims<B, H, K2, K1>, f16> k,
+                         Memory<dims<B, H, K2, N>, f16> v, Memory<dims<B, H, M, N>, Out> out) {
+    Register<dims<B, H, N, M>, f32> acc0(0.0);
+    Register<dims<B, H, M>, f32> sum0(0.0);
+    Register<dims<B, H, M>, f32> max0(-1e6);
+
+    auto [res_max, res_sum, res_acc] = iterate<K2>(
+        std::tuple{max0, sum0, acc0}, [&](auto partial_max, auto partial_sum, auto acc) {
+          Register<dims<B, H, K2, M>, f32> zero_scores(0.0);
+          auto scores = mma(read(k), read(q), zero_scores);       // [B, H, K2, M]
+          auto x_j = permute<dims<B, H, M, K2>>(scores) * scale;  // log2-scaled logits
+
+          // Keys past the end of K2 (the last, partial tile) get -inf-like scores.
+          auto k2_index = self_index<K2, i64>();
+          auto in_bounds = apply_expr(k2_index, [](auto j) { return j < K2; });
+          auto mask = cast<i1>(broadcast<dims<M, K2>>(in_bounds));
+          Register<dims<M, K2>, f32> zero(0.0), min_inf(-1e6);
+          x_j = x_j + select(mask, zero, min_inf);
+          if (causal) {  // and so do keys after the query
+            auto m_at = broadcast<dims<M, K2>>(self_index<M, i64>());
+            auto k_at = broadcast<dims<M, K2>>(self_index<K2, i64>());
+            auto visible = apply_expr(k_at - m_at, [](auto d) { return d <= 0; });
+            x_j = x_j + select(cast<i1>(visible), zero, min_inf);
+          }
+
+          auto m_j = max<K2>(x_j, partial_max);
+          auto e_delta_max = exp2(partial_max - m_j);
+          auto e_delta = exp2(x_j - m_j);
+          auto d_j = sum<K2>(e_delta, partial_sum * e_delta_max);
+          auto p = cast<f16>(e_delta);                            // [B, H, M, K2]
+          auto next = mma(read(v), p, acc * e_delta_max);         // [B, H, N, M]
+          return std::tuple{m_j, d_j, next};
+        });
+    write(cast<Out>(res_acc * reciprocal(res_sum)), out);
+  };
+}
+
+// 1/sqrt(head_dim), with log2(e) folded in for exp2.
+inline double softmax_scale(int head_dim) { return 1.0 / std::sqrt(static_cast<double>(head_dim)) * M_LOG2E; }
+
 template <class Out = f32>
 auto make_kernel(Variant variant = {}) {
-  const double scale = 1.0 / std::sqrt(static_cast<double>(variant.head_dim)) * M_LOG2E;
-  const bool causal = variant.causal;
-  return kernel(
-      causal ? "flash_attention_causal" : "flash_attention",
-      Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1),
-                  WorkgroupConstraint(B, 1, 2), TilingConstraint(K2, BLOCK_K2),
-                  WaveConstraint(M, BLOCK_M / variant.waves),
-                  HardwareConstraint{.threads_per_wave = 32,
-                                     .mma = MMA::F32_16x8x16_F16,
-                                     .vector_shapes = {{B, 0}, {H, 0}}}},
-      [scale, causal](Memory<dims<B, H, M, K1>, f16> q, Memory<dims<B, H, K2, K1>, f16> k,
-                      Memory<dims<B, H, K2, N>, f16> v, Memory<dims<B, H, M, N>, Out> out) {
-        Register<dims<B, H, N, M>, f32> acc0(0.0);
-        Register<dims<B, H, M>, f32> sum0(0.0);
-        Register<dims<B, H, M>, f32> max0(-1e6);
-
-        auto [res_max, res_sum, res_acc] = iterate<K2>(
-            std::tuple{max0, sum0, acc0}, [&](auto partial_max, auto partial_sum, auto acc) {
-              Register<dims<B, H, K2, M>, f32> zero_scores(0.0);
-              auto scores = mma(read(k), read(q), zero_scores);       // [B, H, K2, M]
-              auto x_j = permute<dims<B, H, M, K2>>(scores) * scale;  // log2-scaled logits
-
-              // Keys past the end of K2 (the last, partial tile) get -inf-like scores.
-              auto k2_index = self_index<K2, i64>();
-              auto in_bounds = apply_expr(k2_index, [](auto j) { return j < K2; });
-              auto mask = cast<i1>(broadcast<dims<M, K2>>(in_bounds));
-              Register<dims<M, K2>, f32> zero(0.0), min_inf(-1e6);
-              x_j = x_j + select(mask, zero, min_inf);
-              if (causal) {  // and so do keys after the query
-                auto m_at = broadcast<dims<M, K2>>(self_index<M, i64>());
-                auto k_at = broadcast<dims<M, K2>>(self_index<K2, i64>());
-                auto visible = apply_expr(k_at - m_at, [](auto d) { return d <= 0; });
-                x_j = x_j + select(cast<i1>(visible), zero, min_inf);
-              }
-
-              auto m_j = max<K2>(x_j, partial_max);
-              auto e_delta_max = exp2(partial_max - m_j);
-              auto e_delta = exp2(x_j - m_j);
-              auto d_j = sum<K2>(e_delta, partial_sum * e_delta_max);
-              auto p = cast<f16>(e_delta);                            // [B, H, M, K2]
-              auto next = mma(read(v), p, acc * e_delta_max);         // [B, H, N, M]
-              return std::tuple{m_j, d_j, next};
-            });
-        write(cast<Out>(res_acc * reciprocal(res_sum)), out);
-      });
+  return kernel(variant.causal ? "flash_attention_causal" : "flash_attention",
+                Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1),
+                            WorkgroupConstraint(B, 1, 2), TilingConstraint(K2, BLOCK_K2),
+                            WaveConstraint(M, BLOCK_M / variant.waves),
+                            HardwareConstraint{.threads_per_wave = 32,
+                                               .mma = MMA::F32_16x8x16_F16,
+                                               .vector_shapes = {{B, 0}, {H, 0}}}},
+                attention_body<Out>(softmax_scale(variant.head_dim), variant.causal));
 }
 
 inline CompileOptions default_options() {

@@ -135,9 +135,10 @@ inline void validate_constraints(const graph::KernelGraph& k, const std::source_
   }
   for (const WaveConstraint* c : cs.all<WaveConstraint>()) {
     check_dim("WaveConstraint", c->dim, c->where);
-    if (!cs.find<WorkgroupConstraint>(c->dim))
+    if (!cs.find<WorkgroupConstraint>(c->dim) && !cs.find<TilingConstraint>(c->dim))
       fail("WaveConstraint", c->where,
-           expected_found("a WorkgroupConstraint on " + c->dim + " (waves split a workgroup's tile)",
+           expected_found("a WorkgroupConstraint or TilingConstraint on " + c->dim +
+                              " (waves split a workgroup's tile, or each tile a loop walks)",
                           "none"));
   }
   for (const TilingConstraint* c : cs.all<TilingConstraint>()) {
@@ -183,11 +184,15 @@ inline void validate_subs(const graph::KernelGraph& k, const Subs& subs,
     positive_tile("TilingConstraint", c->dim, c->tile, c->where);
   for (const WaveConstraint* c : cs.all<WaveConstraint>()) {
     auto wave_tile = positive_tile("WaveConstraint", c->dim, c->tile, c->where);
-    auto block_tile = cs.find<WorkgroupConstraint>(c->dim)->tile.evaluate(values);
+    // The tile the waves split: the workgroup's, or for a dim a loop walks, each step's.
+    const auto* workgroup = cs.find<WorkgroupConstraint>(c->dim);
+    const Expr& split = workgroup ? workgroup->tile : cs.find<TilingConstraint>(c->dim)->tile;
+    auto block_tile = split.evaluate(values);
     if (wave_tile && block_tile && *block_tile % *wave_tile != 0)
       fail("WaveConstraint", c->where,
            "wave tile of " + c->dim + " = " + c->tile.str() + ": " +
-               expected_found("a divisor of the workgroup tile " + std::to_string(*block_tile),
+               expected_found(std::string("a divisor of the ") + (workgroup ? "workgroup" : "tiling") + " tile " +
+                                  std::to_string(*block_tile),
                               std::to_string(*wave_tile)));
   }
   for (const Assumption* a : cs.all<Assumption>())

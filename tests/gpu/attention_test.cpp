@@ -13,6 +13,7 @@
 
 #include "attention_reference.hpp"
 #include "fixtures/device_run.hpp"
+#include "kernels/decode_attention.hpp"
 #include "kernels/flash_attention.hpp"
 
 using namespace wave;
@@ -129,5 +130,24 @@ TEST_CASE("flash attention with B, H, M and K2 given at launch", "[gpu][attentio
     INFO("B x H x S = " << c.b << " x " << c.h << " x " << c.m);
     CHECK(wrong_elements<float>(
               attention, c, {.sizes = {{ex::B, c.b}, {ex::H, c.h}, {ex::M, c.m}, {ex::K2, c.k2}}}, rng) == 0);
+  }
+}
+
+TEST_CASE("decode attention: keys split among waves, combined at the end", "[gpu][attention][decode]") {
+  namespace dx = examples::decode_attention;
+  std::mt19937 rng(Catch::rngSeed());
+  for (int keys : {1, 7, 4096})
+    for (int queries : {1, 5}) {
+      const Case c{2, 3, queries, keys, 128, false};
+      INFO(queries << " queries, " << keys << " keys");
+      const auto decode = compile(dx::make_kernel(), static_options(c, 16, 128));
+      CHECK(wrong_elements<float>(decode, c, {}, rng) == 0);
+    }
+  // Four waves of 16 keys each per tile of 64, D = 64; K2 given at launch.
+  const auto dynamic = compile(dx::make_kernel(64, 4), {.subs = {{ex::B, 3}, {ex::H, 2}, {ex::M, 1}, {ex::K1, 64},
+                                                                 {ex::N, 64}, {ex::BLOCK_M, 16}, {ex::BLOCK_K2, 64}}});
+  for (int keys : {1, 1000, 4099}) {
+    INFO("K2 " << keys << " at launch");
+    CHECK(wrong_elements<float>(dynamic, Case{3, 2, 1, keys, 64, false}, {.sizes = {{ex::K2, keys}}}, rng) == 0);
   }
 }

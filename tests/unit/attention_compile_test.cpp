@@ -4,6 +4,7 @@
 // with a message naming the op and the user's line.
 #include <catch2/catch.hpp>
 
+#include "kernels/decode_attention.hpp"
 #include "kernels/flash_attention.hpp"
 #include "wave/compile.hpp"
 
@@ -85,7 +86,7 @@ TEST_CASE("attention bad input: tiles the MMA does not divide", "[compile][atten
   CHECK_THAT(compile_error(ex::make_kernel({.waves = 16}), options(128, 1024)).message(),
              Contains("expected the wave tile of M (8) to be a multiple of 16 in an attention kernel, but it is not"));
   CHECK_THAT(compile_error(ex::make_kernel(), options(128, 1024, 128, 24)).message(),
-             Contains("expected the tiling tile of K2 (24) to be a multiple of 16 in an attention kernel"));
+             Contains("expected the wave tile of K2 (24) to be a multiple of 16 in an attention kernel"));
   CHECK_THAT(compile_error(ex::make_kernel({.head_dim = 72}), options(72, 1024)).message(),
              Contains("expected the size of K1 (72) to be a multiple of 16 in an attention kernel"));
 }
@@ -115,4 +116,49 @@ TEST_CASE("attention bad input: a reduction of the scores over the queries", "[c
   CHECK_THAT(e.file(), Contains("attention_compile_test.cpp"));
   CHECK(e.line() > 0);
   CHECK_THAT(e.message(), Contains("a reduction over M of a value over M and K2"));
+}
+
+TEST_CASE("decode attention: waves split each key tile, and combine through shared memory", "[compile][attention]") {
+  namespace dx = examples::decode_attention;
+  // 16 queries: with fewer, rows known to be past M lose their exchange and their stores.
+  const auto k = compile(dx::make_kernel(), {.subs = {{ex::B, 8}, {ex::H, 32}, {ex::M, 16}, {ex::K2, 4096},
+                                                      {ex::K1, 128}, {ex::N, 128}, {ex::BLOCK_M, 16},
+                                                      {ex::BLOCK_K2, 128}},
+                                             .cache = false});
+  const std::string& ptx = k.ptx().ptx;
+  CHECK(k.ptx().grid == std::array<unsigned, 3>{1, 32, 8});
+  CHECK(k.ptx().block == std::array<unsigned, 3>{128, 1, 1});  // four waves, 32 keys of each tile each
+  // Per wave and key tile: S over its 32 keys (4 column tiles x 8 steps), P V (16 x 2).
+  CHECK(count(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 4 * 8 + 16 * 2);
+  // The exchange: each wave's max, sum and output (2 + 2 + 64 values a lane) out, then
+  // those of the four waves in.
+  CHECK(count(ptx, "st.shared.b32") == 68);
+  CHECK(count(ptx, "ld.shared.b32") == 4 * 68);
+}
+
+TEST_CASE("attention bad input: keys split among waves without an online softmax", "[compile][attention][error]") {
+  using namespace ex;
+  // The loop carries a plain sum of the scores: nothing says how the waves' parts combine.
+  auto plain = kernel(
+      "attention_plain_sum",
+      Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1), WorkgroupConstraint(B, 1, 2),
+                  TilingConstraint(K2, BLOCK_K2), WaveConstraint(M, BLOCK_M), WaveConstraint(K2, BLOCK_K2 / 4),
+                  HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
+      [](Memory<dims<B, H, M, K1>, f16> q, Memory<dims<B, H, K2, K1>, f16> k, Memory<dims<B, H, K2, N>, f16> v,
+         Memory<dims<B, H, M, N>, f32> out) {
+        Register<dims<B, H, N, M>, f32> acc0(0.0);
+        auto result = iterate<K2>(acc0, [&](auto acc) {
+          Register<dims<B, H, K2, M>, f32> zero(0.0);
+          auto s = mma(read(k), read(q), zero);
+          return mma(read(v), cast<f16>(s), acc);
+        });
+        write(result, out);
+      });
+  const Error e = compile_error(plain, {.subs = {{B, 1}, {H, 1}, {M, 1}, {K2, 256}, {K1, 64}, {N, 64}, {BLOCK_M, 16},
+                                                 {BLOCK_K2, 128}},
+                                        .cache = false});
+  CHECK(e.op() == "wave.iterate");
+  CHECK(e.line() > 0);
+  CHECK_THAT(e.message(), Contains("keys split among waves"));
+  CHECK_THAT(e.message(), Contains("not an online softmax"));
 }

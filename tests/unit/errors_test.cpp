@@ -142,7 +142,7 @@ TEST_CASE("error: a WaveConstraint without a WorkgroupConstraint", "[error]") {
                   [](Memory<dims<M, N>, f16> a, Memory<dims<M, N>, f16> b) { write(read(a), b); });
   auto e = caught([&] { k.trace(); });
   check_error(e, line, "copy", "WaveConstraint",
-              "expected a WorkgroupConstraint on N");
+              "expected a WorkgroupConstraint or TilingConstraint on N");
 }
 
 TEST_CASE("error: two WorkgroupConstraints on one grid axis", "[error]") {

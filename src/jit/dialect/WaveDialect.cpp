@@ -28,7 +28,10 @@ static LogicalResult verifyConstraints(Operation* op, Attribute value) {
   llvm::SmallSet<int64_t, 3> axes;
   llvm::StringSet<> distributed;
   for (Attribute c : list)
-    if (auto wg = dyn_cast<WorkgroupConstraintAttr>(c)) distributed.insert(wg.getDim().getValue());
+    if (auto wg = dyn_cast<WorkgroupConstraintAttr>(c))
+      distributed.insert(wg.getDim().getValue());
+    else if (auto t = dyn_cast<TilingConstraintAttr>(c))  // waves split each tile a loop walks
+      distributed.insert(t.getDim().getValue());
   for (Attribute c : list) {
     if (auto wg = dyn_cast<WorkgroupConstraintAttr>(c)) {
       if (!axes.insert(wg.getWorkgroupDim()).second)
@@ -36,7 +39,7 @@ static LogicalResult verifyConstraints(Operation* op, Attribute value) {
                << wg.getWorkgroupDim();
     } else if (auto w = dyn_cast<WaveConstraintAttr>(c)) {
       if (!distributed.contains(w.getDim().getValue()))
-        return op->emitOpError("expected a workgroup_constraint on ")
+        return op->emitOpError("expected a workgroup_constraint or tiling_constraint on ")
                << w.getDim() << " for its wave_constraint, but found none";
     } else if (isa<HardwareConstraintAttr>(c)) {
       ++hardware;

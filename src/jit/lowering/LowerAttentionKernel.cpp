@@ -87,14 +87,22 @@ struct AttentionKernel {
   StringRef m, n, k1, k2;
   SmallVector<StringRef> batch;
   MMALayout mma;
-  int64_t blockM = 0, waveM = 0, blockK2 = 0, headDim = 0, valueDim = 0;
+  int64_t blockM = 0, waveM = 0, blockK2 = 0, waveK2 = 0, headDim = 0, valueDim = 0;
   llvm::StringMap<int64_t> gridAxis;
   // Where a causal mask hides every key past query + reach (see causalReach), and the
   // select that applies it.
   std::optional<int64_t> causalReach;
   dialect::SelectOp causalMask;
+  // With keys split among waves: which carried value is the running max; the others are
+  // rescaled by exp2(old max - new max) each step (an online softmax), so partial results
+  // combine likewise.
+  unsigned runningMax = 0;
 
-  int64_t waves() const { return blockM / waveM; }
+  int64_t wavesM() const { return blockM / waveM; }
+  // Waves that split each key tile among them (a wave constraint on K2), each running the
+  // online softmax over its slices; their results are combined after the loop.
+  int64_t wavesK2() const { return blockK2 / waveK2; }
+  int64_t waves() const { return wavesM() * wavesK2(); }
   int64_t threads() const { return waves() * mma.lanes; }
   int64_t tilesM() const { return waveM / mma.m; }
 };
@@ -142,6 +150,43 @@ std::optional<int64_t> causalReach(dialect::IterateOp loop, StringRef m, StringR
     applied = select;
   });
   return reach;
+}
+
+// The carried value that is the loop's running max, where every other carried value is
+// rescaled by exp2(old max - new max) before it takes the step's contribution (the
+// online softmax): reduce_sum(.., init = x * e) or mma(.., acc = x * e), e = exp2(m - m').
+FailureOr<unsigned> onlineSoftmaxMax(dialect::IterateOp loop) {
+  Block& body = loop.getBody().front();
+  Operation* yield = body.getTerminator();
+  std::optional<unsigned> maxArg;
+  for (auto [i, v] : llvm::enumerate(yield->getOperands()))
+    if (auto max = v.getDefiningOp<dialect::ReduceMaxOp>(); max && max.getInit() == body.getArgument(i)) maxArg = i;
+  auto fail = [&] {
+    return loop.emitOpError("is not yet supported by the attention lowering: keys split among waves (a wave "
+                            "constraint on ")
+           << loop.getDim()
+           << ") with loop-carried values that are not an online softmax (a running max from reduce_max, the others "
+              "rescaled by exp2(old max - new max) each step)";
+  };
+  if (!maxArg) return fail();
+  Value oldMax = body.getArgument(*maxArg), newMax = yield->getOperand(*maxArg);
+  auto isRescale = [&](Value e) {
+    auto exp = throughShapes(e).getDefiningOp<dialect::Exp2Op>();
+    auto sub = exp ? exp.getInput().getDefiningOp<dialect::SubOp>() : dialect::SubOp();
+    return sub && sub.getLhs() == oldMax && sub.getRhs() == newMax;
+  };
+  for (auto [i, v] : llvm::enumerate(yield->getOperands())) {
+    if (i == *maxArg) continue;
+    Value previous;
+    if (auto sum = v.getDefiningOp<dialect::ReduceSumOp>()) previous = sum.getInit();
+    if (auto mma = v.getDefiningOp<dialect::MmaOp>()) previous = mma.getAcc();
+    auto mul = previous ? previous.getDefiningOp<dialect::MulOp>() : dialect::MulOp();
+    if (!mul) return fail();
+    Value arg = body.getArgument(i);
+    if (!((mul.getLhs() == arg && isRescale(mul.getRhs())) || (mul.getRhs() == arg && isRescale(mul.getLhs()))))
+      return fail();
+  }
+  return *maxArg;
 }
 
 FailureOr<AttentionKernel> matchAttention(func::FuncOp kernel) {
@@ -258,6 +303,8 @@ FailureOr<AttentionKernel> matchAttention(func::FuncOp kernel) {
                << d << " (only the query dim " << a.m << " is split into larger tiles), but found " << batchTile;
     } else if (auto w = dyn_cast<dialect::WaveConstraintAttr>(c); w && w.getDim().getValue() == a.m) {
       ok = setTile(a.m, w.getTile(), "wave", a.waveM);
+    } else if (auto w = dyn_cast<dialect::WaveConstraintAttr>(c); w && w.getDim().getValue() == a.k2) {
+      ok = setTile(a.k2, w.getTile(), "wave", a.waveK2);
     } else if (auto t = dyn_cast<dialect::TilingConstraintAttr>(c); t && t.getDim().getValue() == a.k2) {
       ok = setTile(a.k2, t.getTile(), "tiling", a.blockK2);
     }
@@ -269,6 +316,7 @@ FailureOr<AttentionKernel> matchAttention(func::FuncOp kernel) {
     return kernel.emitError("expected a workgroup constraint on ")
            << a.m << " and a tiling constraint on " << a.k2 << " in an attention kernel";
   if (!a.waveM) a.waveM = a.blockM;
+  if (!a.waveK2) a.waveK2 = a.blockK2;
   for (auto [dim, size] : {std::pair{a.k1, &a.headDim}, std::pair{a.n, &a.valueDim}}) {
     auto s = staticSize(kernel, dim);
     if (!s)
@@ -283,13 +331,19 @@ FailureOr<AttentionKernel> matchAttention(func::FuncOp kernel) {
   };
   if (failed(multiple(a.blockM, a.waveM, "the workgroup tile of " + a.m.str())) ||
       failed(multiple(a.waveM, a.mma.m, "the wave tile of " + a.m.str())) ||
-      failed(multiple(a.blockK2, 2 * a.mma.n, "the tiling tile of " + a.k2.str())) ||
+      failed(multiple(a.blockK2, a.waveK2, "the tiling tile of " + a.k2.str())) ||
+      failed(multiple(a.waveK2, 2 * a.mma.n, "the wave tile of " + a.k2.str())) ||
       failed(multiple(a.headDim, a.mma.k, "the size of " + a.k1.str())) ||
       failed(multiple(a.valueDim, 2 * a.mma.n, "the size of " + a.n.str())))
     return failure();
   if (a.threads() > 1024)
     return kernel.emitError("expected at most 1024 threads per workgroup, but the constraints make ") << a.threads();
   a.causalReach = causalReach(a.loop, a.m, a.k2, a.causalMask);
+  if (a.wavesK2() > 1) {
+    auto runningMax = onlineSoftmaxMax(a.loop);
+    if (failed(runningMax)) return failure();
+    a.runningMax = *runningMax;
+  }
   return a;
 }
 
@@ -315,7 +369,7 @@ class AttentionEmitter : LoweringBuilder {
  private:
   // The accumulator layout's slots: which distinct row (col) of the lane element e is.
   void deriveSlots();
-  int64_t colTiles(StringRef dim) const { return (dim == a_.k2 ? a_.blockK2 : a_.valueDim) / a_.mma.n; }
+  int64_t colTiles(StringRef dim) const { return (dim == a_.k2 ? a_.waveK2 : a_.valueDim) / a_.mma.n; }
   int64_t slots(const RegisterTile& t) const {
     return (t.rows ? a_.tilesM() : 1) * (t.cols.empty() ? 1 : colTiles(t.cols)) *
            (t.rows && !t.cols.empty() ? 4
@@ -354,6 +408,13 @@ class AttentionEmitter : LoweringBuilder {
   Value queryFragment(int64_t i, int64_t kk);
   FailureOr<RegisterTile> outputMma(dialect::MmaOp op);
   void writeOutput(const RegisterTile& t);
+  // The key-split waves' carried values combined (each wave ends with all of them).
+  FailureOr<SmallVector<RegisterTile>> combineKeyWaves(ArrayRef<RegisterTile> carried);
+  Value exp2(Value x) {
+    return LLVM::CallIntrinsicOp::create(b_, loc_, x.getType(), b_.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
+                                         ValueRange{x})
+        .getResult(0);
+  }
 
   // Shared memory: a tile of rows of `read`'s memory along `rowDim` (rows from
   // `rowStart`), the whole innermost dim, by cp.async in 16-byte pieces, zero past the
@@ -370,11 +431,12 @@ class AttentionEmitter : LoweringBuilder {
   SmallVector<int64_t, 4> rowSlotElement_, colSlotElement_;  // an element of each slot
   int64_t rowLanes_ = 0;                                      // lanes sharing a row
   SmallVector<std::pair<int64_t, int64_t>, 8> aFromC_;        // A element -> (C tile, C element)
-  Value tid_, lane_, waveRow_, kTile_, stage_, firstKV_;
+  Value tid_, lane_, waveRow_, waveKey_, kTile_, stage_, firstKV_;
   bool unmasked_ = false;  // in the loop over tiles the masks do not touch
   // Float arithmetic may contract into FMAs (the scaled score minus the running max).
   arith::FastMathFlagsAttr contract_ = arith::FastMathFlagsAttr::get(b_.getContext(), arith::FastMathFlags::contract);
-  Value qShared_, kShared_, vShared_;
+  Value qShared_, kShared_, vShared_, exchange_;
+  Value writer_;  // whether this thread writes the output (the first of key-split waves)
   SmallVector<Value> qFragments_;  // [K1 / 16], where kept in registers
   SmallVector<Value> copyTokens_;
   llvm::StringMap<Value> sizes_, start_;  // per dim: its size; the workgroup's first index
@@ -570,9 +632,7 @@ Value AttentionEmitter::scalarOp(Operation* op, ArrayRef<Value> x, Type resultEl
         // The softmax's exponentials: ex2.approx.ftz (a result below the smallest normal
         // f32 is a probability of 0 either way); other widths through math.exp2.
         if (!x[0].getType().isF32()) return math::Exp2Op::create(b_, loc_, x[0]).getResult();
-        return LLVM::CallIntrinsicOp::create(b_, loc_, x[0].getType(), b_.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
-                                             ValueRange{x[0]})
-            .getResult(0);
+        return exp2(x[0]);
       })
       .Case([&](dialect::Log2Op) { return math::Log2Op::create(b_, loc_, x[0]).getResult(); })
       .Case([&](dialect::SqrtOp) { return math::SqrtOp::create(b_, loc_, x[0]).getResult(); })
@@ -640,7 +700,8 @@ FailureOr<RegisterTile> AttentionEmitter::selfIndex(dialect::SelfIndexOp op) {
                                  {lane_, arith::AddIOp::create(b_, loc_, start_.lookup(a_.m), waveRow_)}));
         else
           slot = toElement(apply(map.getResult(1) + base + j * a_.mma.n,
-                                 {lane_, dim == a_.k2 ? start_.lookup(a_.k2) : index(0)}));
+                                 {lane_, dim == a_.k2 ? arith::AddIOp::create(b_, loc_, start_.lookup(a_.k2), waveKey_).getResult()
+                                                      : index(0)}));
       }
   return result;
 }
@@ -677,7 +738,8 @@ FailureOr<RegisterTile> AttentionEmitter::scoresMma(dialect::MmaOp op) {
     SmallVector<Value> q;
     for (int64_t i = 0; i < a_.tilesM(); ++i) q.push_back(qFragments_.empty() ? queryFragment(i, kk) : qFragments_[kk]);
     for (int64_t j = 0; j < tilesN; j += 2) {
-      Value row = apply(bl.ldmatrixPair.getResult(0) + j * a_.mma.n, lane_);
+      Value row = apply(bl.ldmatrixPair.getResult(0) + getAffineDimExpr(1, b_.getContext()) + j * a_.mma.n,
+                        {lane_, waveKey_});
       Value col = apply(bl.ldmatrixPair.getResult(1) + kk * a_.mma.k, lane_);
       Value loaded = nvgpu::LdMatrixOp::create(b_, loc_, pairType, kShared_, ValueRange{stage_, row, col},
                                               /*transpose=*/false, static_cast<uint32_t>(2 * bl.ldmatrixTiles));
@@ -735,7 +797,7 @@ FailureOr<RegisterTile> AttentionEmitter::outputMma(dialect::MmaOp op) {
   auto pairType = VectorType::get({2 * bl.ldmatrixTiles, bl.registers[1]}, a_.mma.inputType);
   AffineExpr transRow = lane % 8 + lane.floorDiv(8) % 2 * 8, transCol = lane.floorDiv(16) * 8;
   const int64_t perK = a_.mma.k / a_.mma.n;  // accumulator tiles per A operand
-  for (int64_t kk = 0; kk < a_.blockK2 / a_.mma.k; ++kk) {
+  for (int64_t kk = 0; kk < a_.waveK2 / a_.mma.k; ++kk) {
     SmallVector<Value> aOperands;
     for (int64_t i = 0; i < a_.tilesM(); ++i) {
       SmallVector<Value> elements;
@@ -743,7 +805,7 @@ FailureOr<RegisterTile> AttentionEmitter::outputMma(dialect::MmaOp op) {
       aOperands.push_back(vector::FromElementsOp::create(b_, loc_, aType, elements));
     }
     for (int64_t j = 0; j < tilesN; j += 2) {
-      Value row = apply(transRow + kk * a_.mma.k, lane_);
+      Value row = apply(transRow + getAffineDimExpr(1, ctx) + kk * a_.mma.k, {lane_, waveKey_});
       Value col = apply(transCol + j * a_.mma.n, lane_);
       Value loaded = nvgpu::LdMatrixOp::create(b_, loc_, pairType, vShared_, ValueRange{stage_, row, col},
                                               /*transpose=*/true, static_cast<uint32_t>(2 * bl.ldmatrixTiles));
@@ -894,10 +956,12 @@ void AttentionEmitter::writeOutput(const RegisterTile& t) {
           vector::StoreOp::create(b_, loc_, v, memref, indices, /*nontemporal=*/false,
                                   llvm::Align(pair * out.getIntOrFloatBitWidth() / 8));
         };
-        if (wholeRows)
-          store();
+        Value cond = wholeRows ? Value() : lessThan(row, sizes_.lookup(a_.m));
+        if (writer_) cond = cond ? both(cond, writer_) : writer_;
+        if (cond)
+          ifThen(cond, store);
         else
-          ifThen(lessThan(row, sizes_.lookup(a_.m)), store);
+          store();
       }
 }
 
@@ -910,13 +974,26 @@ LogicalResult AttentionEmitter::emit(gpu::GPUModuleOp module) {
   const int64_t elementBytes = a_.mma.inputType.getIntOrFloatBitWidth() / 8;
   const int64_t qBytes = qType.getNumElements() * elementBytes, kBytes = kType.getNumElements() * elementBytes;
   const int64_t vBytes = vType.getNumElements() * elementBytes;
-  func_->setAttr("wave.shared_memory_bytes", b_.getI64IntegerAttr(qBytes + kBytes + vBytes));
+  // Key-split waves exchange their carried values through shared memory after the loop:
+  // [wave][value][lane] f32.
+  int64_t perLane = 0;
+  for (auto [arg, init] : llvm::zip(a_.loop.getBody().front().getArguments(), a_.loop.getIterArgs())) {
+    auto shape = shapeOf(a_.loop, arg.getType());
+    if (failed(shape)) return failure();
+    perLane += slots(*shape);
+  }
+  auto exchangeType = MemRefType::get({a_.waves(), perLane, a_.mma.lanes}, b_.getF32Type(), AffineMap(),
+                                      gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup));
+  const int64_t exchangeBytes = a_.wavesK2() > 1 ? exchangeType.getNumElements() * 4 : 0;
+  func_->setAttr("wave.shared_memory_bytes", b_.getI64IntegerAttr(qBytes + kBytes + vBytes + exchangeBytes));
   auto workgroup = gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup);
   Value dynamic = gpu::DynamicSharedMemoryOp::create(
       b_, loc_, MemRefType::get({ShapedType::kDynamic}, b_.getI8Type(), AffineMap(), workgroup));
   qShared_ = memref::ViewOp::create(b_, loc_, qType, dynamic, index(0), ValueRange{});
   kShared_ = memref::ViewOp::create(b_, loc_, kType, dynamic, index(qBytes), ValueRange{});
   vShared_ = memref::ViewOp::create(b_, loc_, vType, dynamic, index(qBytes + kBytes), ValueRange{});
+  if (exchangeBytes)
+    exchange_ = memref::ViewOp::create(b_, loc_, exchangeType, dynamic, index(qBytes + kBytes + vBytes), ValueRange{});
 
   // The launch: batch dims and M over the grid.
   SmallVector<Attribute> dims;
@@ -953,7 +1030,8 @@ LogicalResult AttentionEmitter::emit(gpu::GPUModuleOp module) {
   tid_ = gpu::ThreadIdOp::create(b_, loc_, gpu::Dimension::x);
   AffineExpr t = getAffineDimExpr(0, b_.getContext());
   lane_ = apply(t % a_.mma.lanes, tid_);
-  waveRow_ = apply(t.floorDiv(a_.mma.lanes) * a_.waveM, tid_);
+  waveRow_ = apply(t.floorDiv(a_.mma.lanes) % a_.wavesM() * a_.waveM, tid_);
+  waveKey_ = apply(t.floorDiv(a_.mma.lanes).floorDiv(a_.wavesM()) * a_.waveK2, tid_);
 
   // Before the loop: Q's tile and the first K and V tiles in flight; Q into registers.
   auto tokenType = nvgpu::DeviceAsyncTokenType::get(b_.getContext());
@@ -1018,12 +1096,19 @@ LogicalResult AttentionEmitter::emit(gpu::GPUModuleOp module) {
     results = emitKeyLoop(safe, kTiles, *results, carriedShapes, /*unmasked=*/false);
     if (failed(results)) return failure();
   }
+  SmallVector<RegisterTile> carried;
   unsigned next = 0;
-  for (auto [result, shape] : llvm::zip(a_.loop.getResults(), carriedShapes)) {
-    RegisterTile carried = shape;
-    for (Value& v : carried.values) v = (*results)[next++];
-    tiles_[result] = carried;
+  for (RegisterTile shape : carriedShapes) {
+    for (Value& v : shape.values) v = (*results)[next++];
+    carried.push_back(shape);
   }
+  if (a_.wavesK2() > 1) {
+    auto combined = combineKeyWaves(carried);
+    if (failed(combined)) return failure();
+    carried = *combined;
+    writer_ = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, waveKey_, index(0));
+  }
+  for (auto [result, tile] : llvm::zip(a_.loop.getResults(), carried)) tiles_[result] = tile;
   // After the loop, up to the write.
   for (Operation* op = a_.loop->getNextNode(); op && op != top.getTerminator(); op = op->getNextNode()) {
     if (op == a_.write.getOperation()) {
@@ -1090,6 +1175,59 @@ FailureOr<SmallVector<Value>> AttentionEmitter::emitKeyLoop(Value lower, Value u
   scf::YieldOp::create(b_, loc_, yielded);
   unmasked_ = false;
   return SmallVector<Value>(loop.getResults());
+}
+
+FailureOr<SmallVector<RegisterTile>> AttentionEmitter::combineKeyWaves(ArrayRef<RegisterTile> carried) {
+  // Every wave stores its values, then reads those of the waves that share its queries.
+  Value wave = apply(getAffineDimExpr(0, b_.getContext()).floorDiv(a_.mma.lanes), tid_);
+  Value waveM = apply(getAffineDimExpr(0, b_.getContext()).floorDiv(a_.mma.lanes) % a_.wavesM(), tid_);
+  int64_t v = 0;
+  for (const RegisterTile& t : carried)
+    for (Value x : t.values) memref::StoreOp::create(b_, loc_, x, exchange_, ValueRange{wave, index(v++), lane_});
+  SmallVector<SmallVector<RegisterTile>> partials(a_.wavesK2());
+  for (int64_t k = 0; k < a_.wavesK2(); ++k) {
+    Value other = add(waveM, k * a_.wavesM());
+    v = 0;
+    for (RegisterTile t : carried) {
+      for (Value& x : t.values) x = memref::LoadOp::create(b_, loc_, exchange_, ValueRange{other, index(v++), lane_});
+      partials[k].push_back(t);
+    }
+  }
+  // The overall max, each partial's scale exp2(its max - the max), and the scaled sums.
+  Operation* at = a_.loop;
+  const unsigned m = a_.runningMax;
+  Type maxType = a_.loop.getResult(m).getType();
+  RegisterTile top = partials[0][m];
+  for (int64_t k = 1; k < a_.wavesK2(); ++k) {
+    auto next = zip(at, maxType, {top, partials[k][m]},
+                    [&](ArrayRef<Value> x) { return arith::MaximumFOp::create(b_, loc_, x[0], x[1]).getResult(); });
+    if (failed(next)) return failure();
+    top = *next;
+  }
+  SmallVector<RegisterTile> result(carried.begin(), carried.end());
+  result[m] = top;
+  for (unsigned i = 0; i < carried.size(); ++i) {
+    if (i == m) continue;
+    Type type = a_.loop.getResult(i).getType();
+    std::optional<RegisterTile> total;
+    for (int64_t k = 0; k < a_.wavesK2(); ++k) {
+      auto scaled = zip(at, type, {partials[k][i], partials[k][m], top}, [&](ArrayRef<Value> x) {
+        Value scale = exp2(arith::SubFOp::create(b_, loc_, x[1], x[2], contract_));
+        return arith::MulFOp::create(b_, loc_, x[0], scale, contract_).getResult();
+      });
+      if (failed(scaled)) return failure();
+      if (!total) {
+        total = *scaled;
+        continue;
+      }
+      auto sum = zip(at, type, {*total, *scaled},
+                     [&](ArrayRef<Value> x) { return arith::AddFOp::create(b_, loc_, x[0], x[1], contract_).getResult(); });
+      if (failed(sum)) return failure();
+      total = *sum;
+    }
+    result[i] = *total;
+  }
+  return result;
 }
 
 }  // namespace

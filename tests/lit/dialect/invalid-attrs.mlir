@@ -89,7 +89,7 @@ func.func private @axes() attributes {wave.constraints = [#wave.workgroup_constr
 
 // -----
 
-// expected-error @+1 {{expected a workgroup_constraint on "N" for its wave_constraint, but found none}}
+// expected-error @+1 {{expected a workgroup_constraint or tiling_constraint on "N" for its wave_constraint, but found none}}
 func.func private @wave_without_workgroup() attributes {wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"BM">, workgroup_dim = 0>, #wave.wave_constraint<dim = "N", tile = #wave.expr<"BN">>]}
 
 // -----
