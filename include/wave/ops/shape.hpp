@@ -12,10 +12,12 @@
 
 namespace wave {
 
+// A cast to the dtype x already has is x itself (no op is traced).
 template <DType To, Dims D, DType T>
 Register<D, To> cast(const Register<D, T>& x,
                      std::source_location where = std::source_location::current()) {
-  return detail::emit<Register<D, To>>(graph::OpKind::Cast, where, {detail::ValueAccess::ref(x)});
+  if constexpr (std::is_same_v<To, T>) return x;
+  else return detail::emit<Register<D, To>>(graph::OpKind::Cast, where, {detail::ValueAccess::ref(x)});
 }
 
 template <Dims To, Dims D, DType T>
