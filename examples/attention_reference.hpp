@@ -7,6 +7,11 @@
 #include <cstdint>
 #include <vector>
 
+#include <cstring>
+
+#include <wave/compile.hpp>
+#include <wave/runtime.hpp>
+
 #include "host_half.hpp"
 
 namespace examples::host {
@@ -68,6 +73,23 @@ inline AttentionRow attention_row(const AttentionInputs& in, int bi, int hi, int
 // output where it is f16).
 inline bool attention_close(double got, double want, double magnitude, bool f16_out) {
   return std::abs(got - want) <= 2e-3 * magnitude + (f16_out ? 1e-3 * std::abs(want) : 0.0) + 1e-6;
+}
+
+// Runs `attention` on `in` on the device; returns its f32 output, poisoned (NaN) first so
+// unwritten elements show.
+inline std::vector<float> run_attention(const wave::CompiledKernel& attention, const AttentionInputs& in) {
+  std::vector<float> out(std::size_t(in.b) * in.h * in.m * in.n);
+  std::memset(out.data(), 0xFF, out.size() * 4);
+  wave::runtime::DeviceBuffer dq(in.q.size() * 2), dk(in.k.size() * 2), dv(in.v.size() * 2), dout(out.size() * 4);
+  dq.copy_from_host(in.q.data());
+  dk.copy_from_host(in.k.data());
+  dv.copy_from_host(in.v.data());
+  dout.copy_from_host(out.data());
+  auto at = [](wave::runtime::DeviceBuffer& b) { return reinterpret_cast<void*>(b.address()); };
+  attention(at(dq), at(dk), at(dv), at(dout));
+  wave::runtime::synchronize();
+  dout.copy_to_host(out.data());
+  return out;
 }
 
 }  // namespace examples::host

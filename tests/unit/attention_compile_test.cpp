@@ -26,6 +26,38 @@ CompileOptions options(int d, int s, int block_m = 128, int block_k2 = 64) {
           .cache = false};
 }
 
+// The constraints of a hand-written attention kernel: 8 waves over the queries, or one wave
+// tile of queries and 4 waves over each key tile.
+Constraints attention_constraints(bool keys_over_waves) {
+  using namespace ex;
+  Constraints c{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1), WorkgroupConstraint(B, 1, 2),
+                TilingConstraint(K2, BLOCK_K2), HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}};
+  if (keys_over_waves) {
+    c.push_back(WaveConstraint(M, BLOCK_M));
+    c.push_back(WaveConstraint(K2, BLOCK_K2 / 4));
+  } else {
+    c.push_back(WaveConstraint(M, BLOCK_M / 8));
+  }
+  return c;
+}
+
+// A hand-written attention kernel that carries only its output, with probabilities
+// `probabilities(scores)`.
+template <class Probabilities>
+auto plain_attention(const char* name, bool keys_over_waves, Probabilities probabilities) {
+  using namespace ex;
+  return kernel(name, attention_constraints(keys_over_waves),
+                [probabilities](Memory<dims<B, H, M, K1>, f16> q, Memory<dims<B, H, K2, K1>, f16> k,
+                                Memory<dims<B, H, K2, N>, f16> v, Memory<dims<B, H, M, N>, f32> out) {
+                  Register<dims<B, H, N, M>, f32> acc0(0.0);
+                  auto result = iterate<K2>(acc0, [&](auto acc) {
+                    Register<dims<B, H, K2, M>, f32> zero(0.0);
+                    return mma(read(v), probabilities(mma(read(k), read(q), zero)), acc);
+                  });
+                  write(result, out);
+                });
+}
+
 template <class Kernel>
 Error compile_error(const Kernel& kernel, const CompileOptions& how) {
   try {
@@ -94,22 +126,10 @@ TEST_CASE("attention bad input: tiles the MMA does not divide", "[compile][atten
 TEST_CASE("attention bad input: a reduction of the scores over the queries", "[compile][attention][error]") {
   using namespace ex;
   // A reduction of the scores over the queries instead of the keys.
-  auto wrong_reduction = kernel(
-      "attention_reduce_m",
-      Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1), WorkgroupConstraint(B, 1, 2),
-                  TilingConstraint(K2, BLOCK_K2), WaveConstraint(M, BLOCK_M / 8),
-                  HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
-      [](Memory<dims<B, H, M, K1>, f16> q, Memory<dims<B, H, K2, K1>, f16> k, Memory<dims<B, H, K2, N>, f16> v,
-         Memory<dims<B, H, M, N>, f32> out) {
-        Register<dims<B, H, N, M>, f32> acc0(0.0);
-        auto result = iterate<K2>(acc0, [&](auto acc) {
-          Register<dims<B, H, K2, M>, f32> zero(0.0);
-          auto s = mma(read(k), read(q), zero);
-          auto col = max<M>(s);  // [B, H, K2]
-          return mma(read(v), cast<f16>(s * col), acc);
-        });
-        write(result, out);
-      });
+  auto wrong_reduction = plain_attention("attention_reduce_m", /*keys_over_waves=*/false, [](auto s) {
+    auto col = max<M>(s);  // [B, H, K2]
+    return cast<f16>(s * col);
+  });
   const Error e = compile_error(wrong_reduction, options(128, 1024));
   CHECK(e.kernel() == "attention_reduce_m");
   CHECK(e.op() == "wave.reduce_max");
@@ -138,22 +158,8 @@ TEST_CASE("decode attention: waves split each key tile, and combine through shar
 
 TEST_CASE("attention bad input: keys split among waves without an online softmax", "[compile][attention][error]") {
   using namespace ex;
-  // The loop carries a plain sum of the scores: nothing says how the waves' parts combine.
-  auto plain = kernel(
-      "attention_plain_sum",
-      Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1), WorkgroupConstraint(B, 1, 2),
-                  TilingConstraint(K2, BLOCK_K2), WaveConstraint(M, BLOCK_M), WaveConstraint(K2, BLOCK_K2 / 4),
-                  HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
-      [](Memory<dims<B, H, M, K1>, f16> q, Memory<dims<B, H, K2, K1>, f16> k, Memory<dims<B, H, K2, N>, f16> v,
-         Memory<dims<B, H, M, N>, f32> out) {
-        Register<dims<B, H, N, M>, f32> acc0(0.0);
-        auto result = iterate<K2>(acc0, [&](auto acc) {
-          Register<dims<B, H, K2, M>, f32> zero(0.0);
-          auto s = mma(read(k), read(q), zero);
-          return mma(read(v), cast<f16>(s), acc);
-        });
-        write(result, out);
-      });
+  // The loop carries a plain sum: nothing says how the waves' parts combine.
+  auto plain = plain_attention("attention_plain_sum", /*keys_over_waves=*/true, [](auto s) { return cast<f16>(s); });
   const Error e = compile_error(plain, {.subs = {{B, 1}, {H, 1}, {M, 1}, {K2, 256}, {K1, 64}, {N, 64}, {BLOCK_M, 16},
                                                  {BLOCK_K2, 128}},
                                         .cache = false});

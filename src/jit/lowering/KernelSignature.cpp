@@ -57,4 +57,20 @@ void setLaunchShape(OpBuilder& b, func::FuncOp kernel, gpu::GPUFuncOp func, dial
   func.setKnownGridSizeAttr(b.getDenseI32ArrayAttr(grid));
 }
 
+dialect::ThreadLayoutAttr launchLayout(mlir::MLIRContext* ctx, llvm::ArrayRef<LaunchDim> dims, int64_t lanes,
+                                       int64_t elementsPerThread, int64_t steps) {
+  mlir::Builder b(ctx);
+  llvm::SmallVector<mlir::Attribute> names;
+  llvm::SmallVector<int64_t> blockTile, waveTile, gridAxis;
+  for (const LaunchDim& d : dims) {
+    names.push_back(b.getStringAttr(d.dim));
+    blockTile.push_back(d.blockTile);
+    waveTile.push_back(d.waveTile);
+    gridAxis.push_back(d.gridAxis);
+  }
+  return dialect::ThreadLayoutAttr::get(ctx, b.getArrayAttr(names), b.getDenseI64ArrayAttr(blockTile),
+                                        b.getDenseI64ArrayAttr(waveTile), b.getDenseI64ArrayAttr(gridAxis), lanes,
+                                        elementsPerThread, steps);
+}
+
 }  // namespace wave::jit

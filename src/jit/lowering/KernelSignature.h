@@ -34,6 +34,16 @@ mlir::gpu::GPUFuncOp createKernelFunc(mlir::OpBuilder& b, mlir::func::FuncOp ker
 mlir::FailureOr<mlir::Value> dimSize(mlir::OpBuilder& b, mlir::func::FuncOp kernel, mlir::gpu::GPUFuncOp func,
                                      llvm::StringRef dim);
 
+// One dim of an MMA kernel's launch: its workgroup and wave tiles and its grid axis.
+struct LaunchDim {
+  llvm::StringRef dim;
+  int64_t blockTile, waveTile, gridAxis;
+};
+
+// The thread layout of a kernel whose workgroups split `dims` (what setLaunchShape takes).
+dialect::ThreadLayoutAttr launchLayout(mlir::MLIRContext* ctx, llvm::ArrayRef<LaunchDim> dims, int64_t lanes,
+                                       int64_t elementsPerThread, int64_t steps);
+
 // Sets known_grid_size when every dim split over the grid has a static size, and records
 // `layout` for the runtime, which computes the grid of the others at launch.
 void setLaunchShape(mlir::OpBuilder& b, mlir::func::FuncOp kernel, mlir::gpu::GPUFuncOp func,

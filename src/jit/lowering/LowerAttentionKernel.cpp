@@ -404,6 +404,13 @@ class AttentionEmitter : LoweringBuilder {
   FailureOr<RegisterTile> reduce(Operation* op);
   FailureOr<RegisterTile> selfIndex(dialect::SelfIndexOp op);
   FailureOr<RegisterTile> scoresMma(dialect::MmaOp op);
+  // A full tile as MMA accumulator registers, one vector per (row tile, column tile); and back.
+  SmallVector<Value> accumulators(const RegisterTile& t);
+  RegisterTile fromAccumulators(ArrayRef<Value> accs, StringRef cols);
+  // Two B operands (column tiles j and j + 1) by one ldmatrix.x4 at (row, col) of `shared`,
+  // each multiplied with every row tile's A operand into `accs` ([row tile][column tile]).
+  void multiplyPair(Value shared, Value row, Value col, bool transpose, ArrayRef<Value> aOperands,
+                    MutableArrayRef<Value> accs, int64_t tilesN, int64_t j);
   // The A operand of Q for this wave's row tile i and head-dim step kk, from shared memory.
   Value queryFragment(int64_t i, int64_t kk);
   FailureOr<RegisterTile> outputMma(dialect::MmaOp op);
@@ -716,24 +723,53 @@ Value AttentionEmitter::queryFragment(int64_t i, int64_t kk) {
                                    static_cast<uint32_t>(al.ldmatrixTiles));
 }
 
+SmallVector<Value> AttentionEmitter::accumulators(const RegisterTile& t) {
+  const MMAOperandLayout& c = a_.mma.c;
+  auto accType = VectorType::get(c.registers, a_.mma.accType);
+  SmallVector<Value> accs;
+  for (int64_t i = 0; i < a_.tilesM(); ++i)
+    for (int64_t j = 0; j < colTiles(t.cols); ++j) {
+      SmallVector<Value> elements;
+      for (int64_t e = 0; e < c.elementsPerLane(); ++e) elements.push_back(at(t, i, j, e));
+      accs.push_back(vector::FromElementsOp::create(b_, loc_, accType, elements));
+    }
+  return accs;
+}
+
+RegisterTile AttentionEmitter::fromAccumulators(ArrayRef<Value> accs, StringRef cols) {
+  const MMAOperandLayout& c = a_.mma.c;
+  RegisterTile t{a_.mma.accType, true, cols, {}};
+  for (Value acc : accs)
+    for (int64_t e = 0; e < c.elementsPerLane(); ++e)
+      t.values.push_back(vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{e / c.registers[1], e % c.registers[1]}));
+  return t;
+}
+
+void AttentionEmitter::multiplyPair(Value shared, Value row, Value col, bool transpose, ArrayRef<Value> aOperands,
+                                    MutableArrayRef<Value> accs, int64_t tilesN, int64_t j) {
+  const MMAOperandLayout& bl = a_.mma.b;
+  auto pairType = VectorType::get({2 * bl.ldmatrixTiles, bl.registers[1]}, a_.mma.inputType);
+  Value loaded = nvgpu::LdMatrixOp::create(b_, loc_, pairType, shared, ValueRange{stage_, row, col}, transpose,
+                                          static_cast<uint32_t>(2 * bl.ldmatrixTiles));
+  for (int64_t half = 0; half < 2; ++half) {
+    Value frag = vector::ExtractStridedSliceOp::create(b_, loc_, loaded, ArrayRef<int64_t>{half * bl.ldmatrixTiles, 0},
+                                                       ArrayRef<int64_t>{bl.ldmatrixTiles, bl.registers[1]},
+                                                       ArrayRef<int64_t>{1, 1});
+    for (int64_t i = 0; i < a_.tilesM(); ++i) {
+      Value& acc = accs[i * tilesN + j + half];
+      acc = mmaSync(b_, loc_, a_.mma, aOperands[i], frag, acc);
+    }
+  }
+}
+
 // S = Q K^T for this wave's queries and the K tile in shared memory: Q's fragments are in
 // registers; K's come two 8-key tiles at a time by ldmatrix.x4.
 FailureOr<RegisterTile> AttentionEmitter::scoresMma(dialect::MmaOp op) {
-  RegisterTile s{a_.mma.accType, true, a_.k2, {}};
   auto init = expand(op, tiles_.lookup(op.getAcc()), op.getAcc().getType());
   if (failed(init)) return failure();
-  const MMAOperandLayout& c = a_.mma.c;
-  auto accType = VectorType::get(c.registers, a_.mma.accType);
   const int64_t tilesN = colTiles(a_.k2);
-  SmallVector<Value> accs;
-  for (int64_t i = 0; i < a_.tilesM(); ++i)
-    for (int64_t j = 0; j < tilesN; ++j) {
-      SmallVector<Value> elements;
-      for (int64_t e = 0; e < c.elementsPerLane(); ++e) elements.push_back(at(*init, i, j, e));
-      accs.push_back(vector::FromElementsOp::create(b_, loc_, accType, elements));
-    }
+  SmallVector<Value> accs = accumulators(*init);
   const MMAOperandLayout& bl = a_.mma.b;
-  auto pairType = VectorType::get({2 * bl.ldmatrixTiles, bl.registers[1]}, a_.mma.inputType);
   for (int64_t kk = 0; kk < a_.headDim / a_.mma.k; ++kk) {
     SmallVector<Value> q;
     for (int64_t i = 0; i < a_.tilesM(); ++i) q.push_back(qFragments_.empty() ? queryFragment(i, kk) : qFragments_[kk]);
@@ -741,23 +777,10 @@ FailureOr<RegisterTile> AttentionEmitter::scoresMma(dialect::MmaOp op) {
       Value row = apply(bl.ldmatrixPair.getResult(0) + getAffineDimExpr(1, b_.getContext()) + j * a_.mma.n,
                         {lane_, waveKey_});
       Value col = apply(bl.ldmatrixPair.getResult(1) + kk * a_.mma.k, lane_);
-      Value loaded = nvgpu::LdMatrixOp::create(b_, loc_, pairType, kShared_, ValueRange{stage_, row, col},
-                                              /*transpose=*/false, static_cast<uint32_t>(2 * bl.ldmatrixTiles));
-      for (int64_t half = 0; half < 2; ++half) {
-        Value frag = vector::ExtractStridedSliceOp::create(b_, loc_, loaded, ArrayRef<int64_t>{half * bl.ldmatrixTiles, 0},
-                                                           ArrayRef<int64_t>{bl.ldmatrixTiles, bl.registers[1]},
-                                                           ArrayRef<int64_t>{1, 1});
-        for (int64_t i = 0; i < a_.tilesM(); ++i) {
-          Value& acc = accs[i * tilesN + j + half];
-          acc = mmaSync(b_, loc_, a_.mma, q[i], frag, acc);
-        }
-      }
+      multiplyPair(kShared_, row, col, /*transpose=*/false, q, accs, tilesN, j);
     }
   }
-  for (Value acc : accs)
-    for (int64_t e = 0; e < c.elementsPerLane(); ++e)
-      s.values.push_back(vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{e / c.registers[1], e % c.registers[1]}));
-  return s;
+  return fromAccumulators(accs, a_.k2);
 }
 
 // O += P V: P (the probabilities, in the first MMA's accumulator layout) is the A operand
@@ -776,25 +799,15 @@ FailureOr<RegisterTile> AttentionEmitter::outputMma(dialect::MmaOp op) {
     if (tile < 0)
       return unsupported(op, "an operand layout that needs an exchange between lanes (the A operand's elements are "
                              "not those of the accumulator)");
-  const MMAOperandLayout& c = a_.mma.c;
   const MMAOperandLayout& al = a_.mma.a;
-  auto accType = VectorType::get(c.registers, a_.mma.accType);
   auto aType = VectorType::get(al.registers, a_.mma.inputType);
   const int64_t tilesN = colTiles(a_.n);
-  SmallVector<Value> accs;
-  for (int64_t i = 0; i < a_.tilesM(); ++i)
-    for (int64_t j = 0; j < tilesN; ++j) {
-      SmallVector<Value> elements;
-      for (int64_t e = 0; e < c.elementsPerLane(); ++e) elements.push_back(at(*acc, i, j, e));
-      accs.push_back(vector::FromElementsOp::create(b_, loc_, accType, elements));
-    }
+  SmallVector<Value> accs = accumulators(*acc);
   MLIRContext* ctx = b_.getContext();
   AffineExpr lane = getAffineDimExpr(0, ctx);
   // ldmatrix.x4.trans: lanes 8q..8q+7 address the rows (keys) of matrix q, which holds
   // keys (q % 2) * 8.. and columns (q / 2) * 8..; transposed, matrices 0-1 are the two
   // registers of one B operand, 2-3 those of the next 8 columns.
-  const MMAOperandLayout& bl = a_.mma.b;
-  auto pairType = VectorType::get({2 * bl.ldmatrixTiles, bl.registers[1]}, a_.mma.inputType);
   AffineExpr transRow = lane % 8 + lane.floorDiv(8) % 2 * 8, transCol = lane.floorDiv(16) * 8;
   const int64_t perK = a_.mma.k / a_.mma.n;  // accumulator tiles per A operand
   for (int64_t kk = 0; kk < a_.waveK2 / a_.mma.k; ++kk) {
@@ -807,24 +820,10 @@ FailureOr<RegisterTile> AttentionEmitter::outputMma(dialect::MmaOp op) {
     for (int64_t j = 0; j < tilesN; j += 2) {
       Value row = apply(transRow + getAffineDimExpr(1, ctx) + kk * a_.mma.k, {lane_, waveKey_});
       Value col = apply(transCol + j * a_.mma.n, lane_);
-      Value loaded = nvgpu::LdMatrixOp::create(b_, loc_, pairType, vShared_, ValueRange{stage_, row, col},
-                                              /*transpose=*/true, static_cast<uint32_t>(2 * bl.ldmatrixTiles));
-      for (int64_t half = 0; half < 2; ++half) {
-        Value frag = vector::ExtractStridedSliceOp::create(b_, loc_, loaded, ArrayRef<int64_t>{half * bl.ldmatrixTiles, 0},
-                                                           ArrayRef<int64_t>{bl.ldmatrixTiles, bl.registers[1]},
-                                                           ArrayRef<int64_t>{1, 1});
-        for (int64_t i = 0; i < a_.tilesM(); ++i) {
-          Value& out = accs[i * tilesN + j + half];
-          out = mmaSync(b_, loc_, a_.mma, aOperands[i], frag, out);
-        }
-      }
+      multiplyPair(vShared_, row, col, /*transpose=*/true, aOperands, accs, tilesN, j);
     }
   }
-  RegisterTile o{a_.mma.accType, true, a_.n, {}};
-  for (Value v : accs)
-    for (int64_t e = 0; e < c.elementsPerLane(); ++e)
-      o.values.push_back(vector::ExtractOp::create(b_, loc_, v, ArrayRef<int64_t>{e / c.registers[1], e % c.registers[1]}));
-  return o;
+  return fromAccumulators(accs, a_.n);
 }
 
 LogicalResult AttentionEmitter::evaluate(Operation* op) {
@@ -996,21 +995,12 @@ LogicalResult AttentionEmitter::emit(gpu::GPUModuleOp module) {
     exchange_ = memref::ViewOp::create(b_, loc_, exchangeType, dynamic, index(qBytes + kBytes + vBytes), ValueRange{});
 
   // The launch: batch dims and M over the grid.
-  SmallVector<Attribute> dims;
-  SmallVector<int64_t> blockTile, waveTile, gridAxis;
-  auto addDim = [&](StringRef d, int64_t block, int64_t wave) {
-    dims.push_back(b_.getStringAttr(d));
-    blockTile.push_back(block);
-    waveTile.push_back(wave);
-    gridAxis.push_back(a_.gridAxis.lookup(d));
-  };
-  for (StringRef d : a_.batch) addDim(d, 1, 1);
-  addDim(a_.m, a_.blockM, a_.waveM);
+  SmallVector<LaunchDim> launch;
+  for (StringRef d : a_.batch) launch.push_back({d, 1, 1, a_.gridAxis.lookup(d)});
+  launch.push_back({a_.m, a_.blockM, a_.waveM, a_.gridAxis.lookup(a_.m)});
   setLaunchShape(b_, kernel_, func_,
-                 dialect::ThreadLayoutAttr::get(b_.getContext(), b_.getArrayAttr(dims),
-                                                b_.getDenseI64ArrayAttr(blockTile), b_.getDenseI64ArrayAttr(waveTile),
-                                                b_.getDenseI64ArrayAttr(gridAxis), a_.mma.lanes,
-                                                a_.mma.c.elementsPerLane(), a_.tilesM() * colTiles(a_.n)));
+                 launchLayout(b_.getContext(), launch, a_.mma.lanes, a_.mma.c.elementsPerLane(),
+                              a_.tilesM() * colTiles(a_.n)));
   for (StringRef d : {a_.m, a_.k2}) {
     auto size = dimSize(b_, kernel_, func_, d);
     if (failed(size)) return failure();

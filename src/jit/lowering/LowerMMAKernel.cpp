@@ -531,22 +531,13 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
   tileB_ = memref::ViewOp::create(b_, loc_, sharedB, dynamic, index(offsetB), ValueRange{});
 
   // The launch: batch dims, M and N over the grid; what the runtime needs to size it.
-  SmallVector<Attribute> dims;
-  SmallVector<int64_t> blockTile, waveTile, gridAxis;
-  auto addDim = [&](StringRef d, int64_t block, int64_t wave) {
-    dims.push_back(b_.getStringAttr(d));
-    blockTile.push_back(block);
-    waveTile.push_back(wave);
-    gridAxis.push_back(g_.gridAxis.lookup(d));
-  };
-  for (StringRef d : g_.batch) addDim(d, 1, 1);
-  addDim(g_.m, g_.blockM, g_.waveM);
-  addDim(g_.n, g_.blockN, g_.waveN);
-  setLaunchShape(
-      b_, kernel_, func_,
-      dialect::ThreadLayoutAttr::get(b_.getContext(), b_.getArrayAttr(dims), b_.getDenseI64ArrayAttr(blockTile),
-                                     b_.getDenseI64ArrayAttr(waveTile), b_.getDenseI64ArrayAttr(gridAxis), g_.mma.lanes,
-                                     g_.mma.c.elementsPerLane(), g_.tilesM() * g_.tilesN()));
+  SmallVector<LaunchDim> launch;
+  for (StringRef d : g_.batch) launch.push_back({d, 1, 1, g_.gridAxis.lookup(d)});
+  launch.push_back({g_.m, g_.blockM, g_.waveM, g_.gridAxis.lookup(g_.m)});
+  launch.push_back({g_.n, g_.blockN, g_.waveN, g_.gridAxis.lookup(g_.n)});
+  setLaunchShape(b_, kernel_, func_,
+                 launchLayout(b_.getContext(), launch, g_.mma.lanes, g_.mma.c.elementsPerLane(),
+                              g_.tilesM() * g_.tilesN()));
 
   for (StringRef d : {g_.m, g_.n, g_.k}) {
     auto size = dimSize(b_, kernel_, func_, d);
