@@ -7,6 +7,7 @@
 #include "kernels/decode_attention.hpp"
 #include "kernels/flash_attention.hpp"
 #include "wave/compile.hpp"
+#include "wave/dlpack.hpp"
 
 using namespace wave;
 using Catch::Matchers::Contains;
@@ -167,4 +168,36 @@ TEST_CASE("attention bad input: keys split among waves without an online softmax
   CHECK(e.line() > 0);
   CHECK_THAT(e.message(), Contains("keys split among waves"));
   CHECK_THAT(e.message(), Contains("not an online softmax"));
+}
+
+TEST_CASE("attention bad input: tensors whose head dims disagree with the kernel's", "[compile][attention][error]") {
+  // D = 128 in subs, B, H and S at launch from the tensors' shapes; q comes with D = 64.
+  const auto attention = compile(ex::make_kernel(), {.subs = {{ex::K1, 128}, {ex::N, 128}, {ex::BLOCK_M, 128},
+                                                              {ex::BLOCK_K2, 64}},
+                                                     .cache = false});
+  alignas(16) static char storage[64];
+  auto tensor = [&](std::int64_t* shape) {
+    DLTensor t{};
+    t.data = storage;
+    t.device = {kDLCUDA, 0};
+    t.ndim = 4;
+    t.dtype = {static_cast<std::uint8_t>(kDLFloat), 16, 1};
+    t.shape = shape;
+    return t;
+  };
+  std::int64_t good[4] = {2, 4, 256, 128}, narrow[4] = {2, 4, 256, 64}, longer[4] = {2, 4, 300, 128};
+  DLTensor out = tensor(good);
+  out.dtype.bits = 32;
+  auto error_of = [&](std::int64_t* q, std::int64_t* k) -> std::string {
+    try {
+      attention.launch({from_dlpack(tensor(q)), from_dlpack(tensor(k)), from_dlpack(tensor(good)), from_dlpack(out)});
+    } catch (const Error& e) {
+      CHECK(e.kernel() == "flash_attention");
+      return e.message();
+    }
+    return "no error";
+  };
+  CHECK_THAT(error_of(narrow, good), Contains("argument 0, dim K1: expected 128 (its value in subs), but found 64"));
+  // k's and v's key counts disagree: K2 is one dim.
+  CHECK_THAT(error_of(good, longer), Contains("argument 2, dim K2: expected 300 (the size argument 1 has), but found 256"));
 }
