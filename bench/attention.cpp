@@ -1,7 +1,8 @@
 // Flash attention forward (f16 in, f32 math, f16 out, [B, H, S, D]): TFLOP/s per shape,
 // causal or not, and tiling; the median of many timed runs after warm-up (device events).
 // bench/attention_vs_torch.py runs this next to PyTorch SDPA (flash and cuDNN back ends).
-// FLOPs count as SDPA's benchmarks do: 4 B H S^2 D, halved when causal.
+// FLOPs count as SDPA's benchmarks do: 4 B H S^2 D, halved when causal. Decode attention
+// (one query per head) is memory-bound: it reports GB/s of the K and V read.
 //
 //   wave-bench-attention   one line per shape, mask and tiling; exits 77 without a GPU
 #include <chrono>
@@ -13,6 +14,7 @@
 
 #include "bench.hpp"
 
+#include "kernels/decode_attention.hpp"
 #include "kernels/flash_attention.hpp"
 
 using namespace wave;
@@ -50,6 +52,30 @@ int main() {
           std::printf("error     %3d %3d %5d %4d %6d %5d %4d %5d: %s\n", s.b, s.h, s.s, s.d, causal, t.block_m,
                       t.block_k2, t.waves, e.what());
         }
+  }
+  // Decode: one query per head against S keys, the keys of each tile split among 4 waves.
+  std::printf("%-9s %3s %3s %5s %4s %6s %5s %4s %5s %9s %9s %11s\n", "", "B", "H", "S", "D", "", "BM", "BK2", "waves",
+              "us", "GB/s", "compile ms");
+  for (Shape s : {Shape{16, 32, 1024, 128}, Shape{16, 32, 8192, 128}, Shape{4, 32, 32768, 128}}) {
+    const std::size_t kv = std::size_t(s.b) * s.h * s.s * s.d;
+    runtime::DeviceBuffer q(std::size_t(s.b) * s.h * s.d * 2), k(kv * 2), v(kv * 2), o(std::size_t(s.b) * s.h * s.d * 4);
+    for (auto* t : {&q, &k, &v}) bench::fill_random_16bit(*t, rng, /*with_signs=*/true);
+    for (int block_k2 : {64, 128}) try {
+        namespace dx = examples::decode_attention;
+        CompileOptions how{.subs = {{ex::B, s.b}, {ex::H, s.h}, {ex::M, 1}, {ex::K2, s.s}, {ex::K1, s.d},
+                                    {ex::N, s.d}, {ex::BLOCK_M, 16}, {ex::BLOCK_K2, block_k2}},
+                           .cache = false};
+        const auto t0 = std::chrono::steady_clock::now();
+        const CompiledKernel kernel = compile(dx::make_kernel(s.d, 4), how);
+        const double compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        auto at = [](runtime::DeviceBuffer& b) { return reinterpret_cast<const void*>(b.address()); };
+        const double ms = bench::median_ms([&] { kernel.launch({at(q), at(k), at(v), at(o)}); }, 50);
+        std::printf("decode    %3d %3d %5d %4d %6s %5d %4d %5d %9.1f %9.1f %11.1f\n", s.b, s.h, s.s, s.d, "", 16,
+                    block_k2, 4, ms * 1e3, 2.0 * kv * 2 / (ms * 1e6), compile_ms);
+        std::fflush(stdout);
+      } catch (const Error& e) {
+        std::printf("error     %3d %3d %5d %4d decode BLOCK_K2 %d: %s\n", s.b, s.h, s.s, s.d, block_k2, e.what());
+      }
   }
   return 0;
 }

@@ -1,7 +1,8 @@
 """Flash attention against PyTorch SDPA in the same run: times
 torch.nn.functional.scaled_dot_product_attention with the flash and the cuDNN back ends on
 the f16 [B, H, S, D] shapes of wave-bench-attention, runs wave-bench-attention, and prints
-each shape's best wave-cpp tiling as TFLOP/s and as a ratio to each back end.
+each shape's best wave-cpp tiling as TFLOP/s and as a ratio to each back end; then decode
+attention (one query per head) as GB/s of K and V read, beside SDPA on the same shapes.
 
     python3 bench/attention_vs_torch.py path/to/wave-bench-attention
 """
@@ -34,6 +35,19 @@ def main():
                           f"{flops / (ms * 1e9):8.1f} TFLOP/s")
                 except RuntimeError as e:
                     print(f"sdpa-{name:5s} {b:3d} {h:3d} {s:5d} {d:4d} {int(causal):6d}: {str(e).splitlines()[0]}")
+    decode = {}
+    for b, h, s, d in [(16, 32, 1024, 128), (16, 32, 8192, 128), (4, 32, 32768, 128)]:
+        q = torch.randn(b, h, 1, d, device="cuda", dtype=torch.float16)
+        k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.float16) for _ in range(2))
+        for name, backend in BACKENDS.items():
+            try:
+                with sdpa_kernel([backend]):
+                    ms = median_ms(lambda: sdpa(q, k, v), warmup=5, runs=50)
+                decode[(b, h, s, d, name)] = 2.0 * b * h * s * d * 2 / (ms * 1e6)
+                print(f"sdpa-{name:5s} decode {b:3d} {h:3d} {s:5d} {d:4d} {ms * 1e3:9.1f} us "
+                      f"{decode[(b, h, s, d, name)]:8.1f} GB/s")
+            except RuntimeError as e:
+                print(f"sdpa-{name:5s} decode {b:3d} {h:3d} {s:5d} {d:4d}: {str(e).splitlines()[0]}")
     sys.stdout.flush()
     out = subprocess.run([sys.argv[1]], capture_output=True, text=True).stdout
     print(out)
@@ -46,6 +60,16 @@ def main():
         cudnn = reference.get(key + ("cudnn",), float("nan"))
         print(f"{key[0]:3d} {key[1]:3d} {key[2]:5d} {key[3]:4d} {int(key[4]):6d} {tflops:12.1f} {tiling:>10} "
               f"{flash:7.1f} {tflops / flash:6.3f} {cudnn:7.1f} {tflops / cudnn:6.3f}")
+
+    best = best_by_shape(out, "decode", lambda f: (int(f[1]), int(f[2]), int(f[3]), int(f[4])),
+                         lambda f: float(f[9]), lambda f: f"BK2 {f[6]}")
+    print(f"{'B':>3} {'H':>3} {'S':>5} {'D':>4} {'wave GB/s':>10} {'tiling':>8} {'flash':>8} {'ratio':>6} "
+          f"{'cudnn':>8} {'ratio':>6}")
+    for key, (gbs, tiling) in best.items():
+        flash = decode.get(key + ("flash",), float("nan"))
+        cudnn = decode.get(key + ("cudnn",), float("nan"))
+        print(f"{key[0]:3d} {key[1]:3d} {key[2]:5d} {key[3]:4d} {gbs:10.1f} {tiling:>8} {flash:8.1f} "
+              f"{gbs / flash:6.3f} {cudnn:8.1f} {gbs / cudnn:6.3f}")
 
 
 if __name__ == "__main__":
