@@ -134,6 +134,22 @@ TEST_CASE("error: a constraint on a dim the kernel does not have", "[error]") {
               "expected a dim of the kernel's tensors (M, N), but found 'Q'");
 }
 
+TEST_CASE("error: a wave tile that does not divide the tile a loop walks", "[error]") {
+  // Waves may split each K tile of the loop (decode attention's keys); the split must divide.
+  const unsigned line = __LINE__ + 3;
+  auto k = kernel("gemm",
+                  {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), TilingConstraint(K, BK),
+                   WaveConstraint(K, BK / 3), HardwareConstraint{.threads_per_wave = 32}},
+                  gemm_body);
+  auto e = caught([&] { k.trace({.subs = {{BM, 128}, {BN, 64}, {BK, 64}}}); });
+  check_error(e, line, "gemm", "WaveConstraint", "expected a divisor of the tiling tile 64, but found 21");
+  auto fine = kernel("gemm",
+                     {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), TilingConstraint(K, BK),
+                      WaveConstraint(K, BK / 4), HardwareConstraint{.threads_per_wave = 32}},
+                     gemm_body);
+  CHECK_FALSE(caught([&] { fine.trace({.subs = {{BM, 128}, {BN, 64}, {BK, 64}}}); }));
+}
+
 TEST_CASE("error: a WaveConstraint without a WorkgroupConstraint", "[error]") {
   const unsigned line = __LINE__ + 2;
   auto k = kernel("copy",
