@@ -427,6 +427,20 @@ class AttentionEmitter : LoweringBuilder {
   // `rowStart`), the whole innermost dim, by cp.async in 16-byte pieces, zero past the
   // tensor's rows.
   void copyRows(dialect::ReadOp read, Value shared, Value stage, StringRef rowDim, Value rowStart, int64_t rows);
+  // The copies issued since the last group, as one group; returns its token.
+  Value commitCopies() {
+    Value group =
+        nvgpu::DeviceAsyncCreateGroupOp::create(b_, loc_, nvgpu::DeviceAsyncTokenType::get(b_.getContext()), copyTokens_);
+    copyTokens_.clear();
+    return group;
+  }
+  // K's and V's key tile `kTile` into `stage`, as one group of copies.
+  Value copyKeyTile(Value stage, Value kTile) {
+    Value k0 = arith::MulIOp::create(b_, loc_, kTile, index(a_.blockK2));
+    copyRows(a_.k, kShared_, stage, a_.k2, k0, a_.blockK2);
+    copyRows(a_.v, vShared_, stage, a_.k2, k0, a_.blockK2);
+    return commitCopies();
+  }
   MemRefType sharedType(int64_t stages, int64_t rows, int64_t cols);
 
   func::FuncOp kernel_;
@@ -1024,21 +1038,9 @@ LogicalResult AttentionEmitter::emit(gpu::GPUModuleOp module) {
   waveKey_ = apply(t.floorDiv(a_.mma.lanes).floorDiv(a_.wavesM()) * a_.waveK2, tid_);
 
   // Before the loop: Q's tile and the first K and V tiles in flight; Q into registers.
-  auto tokenType = nvgpu::DeviceAsyncTokenType::get(b_.getContext());
-  auto group = [&] {
-    Value g = nvgpu::DeviceAsyncCreateGroupOp::create(b_, loc_, tokenType, copyTokens_);
-    copyTokens_.clear();
-    return g;
-  };
-  auto copyKV = [&](Value stage, Value kTile) {
-    Value k0 = arith::MulIOp::create(b_, loc_, kTile, index(a_.blockK2));
-    copyRows(a_.k, kShared_, stage, a_.k2, k0, a_.blockK2);
-    copyRows(a_.v, vShared_, stage, a_.k2, k0, a_.blockK2);
-    return group();
-  };
   copyRows(a_.q, qShared_, index(0), a_.m, start_[a_.m], a_.blockM);
-  Value qGroup = group();
-  firstKV_ = copyKV(index(0), index(0));
+  Value qGroup = commitCopies();
+  firstKV_ = copyKeyTile(index(0), index(0));
   nvgpu::DeviceAsyncWaitOp::create(b_, loc_, qGroup, b_.getI32IntegerAttr(1));
   // A wave of one MMA row tile keeps Q's fragments in registers across the loop; larger
   // wave tiles would run out of registers, and read them from shared memory per step.
@@ -1141,12 +1143,7 @@ FailureOr<SmallVector<Value>> AttentionEmitter::emitKeyLoop(Value lower, Value u
   // the last tile they read nothing and fill zeros). wave-insert-barriers adds the
   // barrier between the landing and the reads, and before the refill.
   nvgpu::DeviceAsyncWaitOp::create(b_, loc_, firstKV_, b_.getI32IntegerAttr(0));
-  Value k0 = arith::MulIOp::create(b_, loc_, add(kTile_, 1), index(a_.blockK2));
-  Value nextStage = apply((t + 1) % 2, kTile_);
-  copyRows(a_.k, kShared_, nextStage, a_.k2, k0, a_.blockK2);
-  copyRows(a_.v, vShared_, nextStage, a_.k2, k0, a_.blockK2);
-  nvgpu::DeviceAsyncCreateGroupOp::create(b_, loc_, nvgpu::DeviceAsyncTokenType::get(b_.getContext()), copyTokens_);
-  copyTokens_.clear();
+  copyKeyTile(apply((t + 1) % 2, kTile_), add(kTile_, 1));
   Block& body = a_.loop.getBody().front();
   unsigned next = 0;
   for (auto [arg, shape] : llvm::zip(body.getArguments(), carriedShapes)) {
