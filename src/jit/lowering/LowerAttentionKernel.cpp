@@ -415,6 +415,19 @@ class AttentionEmitter : LoweringBuilder {
   Value queryFragment(int64_t i, int64_t kk);
   FailureOr<RegisterTile> outputMma(dialect::MmaOp op);
   void writeOutput(const RegisterTile& t);
+  // Carried tiles as the flat values of a loop's iter_args, and back into tiles of `shapes`.
+  static SmallVector<Value> flatten(ArrayRef<RegisterTile> tiles) {
+    SmallVector<Value> values;
+    for (const RegisterTile& t : tiles) llvm::append_range(values, t.values);
+    return values;
+  }
+  static SmallVector<RegisterTile> unflatten(ArrayRef<RegisterTile> shapes, ValueRange values) {
+    SmallVector<RegisterTile> tiles(shapes.begin(), shapes.end());
+    unsigned next = 0;
+    for (RegisterTile& t : tiles)
+      for (Value& v : t.values) v = values[next++];
+    return tiles;
+  }
   // The key-split waves' carried values combined (each wave ends with all of them).
   FailureOr<SmallVector<RegisterTile>> combineKeyWaves(ArrayRef<RegisterTile> carried);
   Value exp2(Value x) {
@@ -449,14 +462,15 @@ class AttentionEmitter : LoweringBuilder {
   llvm::DenseMap<Value, RegisterTile> tiles_;
   SmallVector<int64_t, 4> rowSlot_, colSlot_;
   int64_t rowSlots_ = 0, colSlots_ = 0;
-  SmallVector<int64_t, 4> rowSlotElement_, colSlotElement_;  // an element of each slot
+  SmallVector<int64_t, 4> rowSlotElement_;  // an element of each row slot
   int64_t rowLanes_ = 0;                                      // lanes sharing a row
   SmallVector<std::pair<int64_t, int64_t>, 8> aFromC_;        // A element -> (C tile, C element)
-  Value tid_, lane_, waveRow_, waveKey_, kTile_, stage_, firstKV_;
+  Value tid_, lane_, waveRow_, waveKey_, stage_, firstKV_;
   bool unmasked_ = false;  // in the loop over tiles the masks do not touch
   // Float arithmetic may contract into FMAs (the scaled score minus the running max).
   arith::FastMathFlagsAttr contract_ = arith::FastMathFlagsAttr::get(b_.getContext(), arith::FastMathFlags::contract);
-  Value qShared_, kShared_, vShared_, exchange_;
+  Value dynamicShared_, qShared_, kShared_, vShared_;
+  int64_t sharedBytes_ = 0;  // of dynamicShared_, as allocated so far
   Value writer_;  // whether this thread writes the output (the first of key-split waves)
   SmallVector<Value> qFragments_;  // [K1 / 16], where kept in registers
   SmallVector<Value> copyTokens_;
@@ -493,7 +507,8 @@ void AttentionEmitter::deriveSlots() {
     }
   };
   group(0, rowSlot_, rowSlotElement_, rowSlots_);
-  group(1, colSlot_, colSlotElement_, colSlots_);
+  SmallVector<int64_t, 4> colSlotElement;
+  group(1, colSlot_, colSlotElement, colSlots_);
   // Lanes that differ only in low bits which leave every row in place share their rows.
   rowLanes_ = 1;
   while (rowLanes_ < lanes && llvm::all_of(llvm::seq<int64_t>(0, lanes), [&](int64_t l) {
@@ -893,14 +908,13 @@ LogicalResult AttentionEmitter::evaluate(Operation* op) {
       return unsupported(op, "an operand the attention lowering does not hold in registers");
     operands.push_back(it->second);
   }
-  if (op->getNumResults() != 1) return unsupported(op, "this op in an attention kernel");
+  if (op->getNumResults() != 1 || operands.empty()) return unsupported(op, "this op in an attention kernel");
   Type resultType = op->getResult(0).getType();
   Type element = cast<dialect::TensorType>(resultType).getElementType();
-  if (!isa<dialect::AddOp, dialect::SubOp, dialect::MulOp, dialect::DivOp, dialect::MaximumOp, dialect::MinimumOp,
-           dialect::NegOp, dialect::AbsOp, dialect::Exp2Op, dialect::Log2Op, dialect::SqrtOp, dialect::RsqrtOp,
-           dialect::TanhOp, dialect::ReciprocalOp, dialect::SelectOp, dialect::CastOp>(op))
-    return unsupported(op, "this op in an attention kernel");
-  return set(zip(op, resultType, operands, [&](ArrayRef<Value> x) { return scalarOp(op, x, element); }));
+  // scalarOp's cases are the elementwise ops held in registers; it gives no value for others.
+  auto result = zip(op, resultType, operands, [&](ArrayRef<Value> x) { return scalarOp(op, x, element); });
+  if (succeeded(result) && !result->values.front()) return unsupported(op, "this op in an attention kernel");
+  return set(result);
 }
 
 MemRefType AttentionEmitter::sharedType(int64_t stages, int64_t rows, int64_t cols) {
@@ -987,26 +1001,13 @@ LogicalResult AttentionEmitter::emit(gpu::GPUModuleOp module) {
   const int64_t elementBytes = a_.mma.inputType.getIntOrFloatBitWidth() / 8;
   const int64_t qBytes = qType.getNumElements() * elementBytes, kBytes = kType.getNumElements() * elementBytes;
   const int64_t vBytes = vType.getNumElements() * elementBytes;
-  // Key-split waves exchange their carried values through shared memory after the loop:
-  // [wave][value][lane] f32.
-  int64_t perLane = 0;
-  for (auto [arg, init] : llvm::zip(a_.loop.getBody().front().getArguments(), a_.loop.getIterArgs())) {
-    auto shape = shapeOf(a_.loop, arg.getType());
-    if (failed(shape)) return failure();
-    perLane += slots(*shape);
-  }
-  auto exchangeType = MemRefType::get({a_.waves(), perLane, a_.mma.lanes}, b_.getF32Type(), AffineMap(),
-                                      gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup));
-  const int64_t exchangeBytes = a_.wavesK2() > 1 ? exchangeType.getNumElements() * 4 : 0;
-  func_->setAttr("wave.shared_memory_bytes", b_.getI64IntegerAttr(qBytes + kBytes + vBytes + exchangeBytes));
   auto workgroup = gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup);
-  Value dynamic = gpu::DynamicSharedMemoryOp::create(
+  dynamicShared_ = gpu::DynamicSharedMemoryOp::create(
       b_, loc_, MemRefType::get({ShapedType::kDynamic}, b_.getI8Type(), AffineMap(), workgroup));
-  qShared_ = memref::ViewOp::create(b_, loc_, qType, dynamic, index(0), ValueRange{});
-  kShared_ = memref::ViewOp::create(b_, loc_, kType, dynamic, index(qBytes), ValueRange{});
-  vShared_ = memref::ViewOp::create(b_, loc_, vType, dynamic, index(qBytes + kBytes), ValueRange{});
-  if (exchangeBytes)
-    exchange_ = memref::ViewOp::create(b_, loc_, exchangeType, dynamic, index(qBytes + kBytes + vBytes), ValueRange{});
+  qShared_ = memref::ViewOp::create(b_, loc_, qType, dynamicShared_, index(0), ValueRange{});
+  kShared_ = memref::ViewOp::create(b_, loc_, kType, dynamicShared_, index(qBytes), ValueRange{});
+  vShared_ = memref::ViewOp::create(b_, loc_, vType, dynamicShared_, index(qBytes + kBytes), ValueRange{});
+  sharedBytes_ = qBytes + kBytes + vBytes;
 
   // The launch: batch dims and M over the grid.
   SmallVector<LaunchDim> launch;
@@ -1055,13 +1056,12 @@ LogicalResult AttentionEmitter::emit(gpu::GPUModuleOp module) {
   }
   // The loop: carried values flattened into the scf.for's iter_args.
   SmallVector<RegisterTile> carriedShapes;
-  SmallVector<Value> inits;
   for (auto [init, arg] : llvm::zip(a_.loop.getIterArgs(), a_.loop.getBody().front().getArguments())) {
     auto wide = expand(a_.loop, tiles_.lookup(init), arg.getType());
     if (failed(wide)) return failure();
     carriedShapes.push_back(*wide);
-    llvm::append_range(inits, wide->values);
   }
+  const SmallVector<Value> inits = flatten(carriedShapes);
   // Key tiles: up to the last one a query of this workgroup sees; those before `safe`
   // are whole and wholly visible to every query of the workgroup, and go through a loop
   // without the masks.
@@ -1088,12 +1088,7 @@ LogicalResult AttentionEmitter::emit(gpu::GPUModuleOp module) {
     results = emitKeyLoop(safe, kTiles, *results, carriedShapes, /*unmasked=*/false);
     if (failed(results)) return failure();
   }
-  SmallVector<RegisterTile> carried;
-  unsigned next = 0;
-  for (RegisterTile shape : carriedShapes) {
-    for (Value& v : shape.values) v = (*results)[next++];
-    carried.push_back(shape);
-  }
+  SmallVector<RegisterTile> carried = unflatten(carriedShapes, *results);
   if (a_.wavesK2() > 1) {
     auto combined = combineKeyWaves(carried);
     if (failed(combined)) return failure();
@@ -1113,10 +1108,10 @@ LogicalResult AttentionEmitter::emit(gpu::GPUModuleOp module) {
     }
     if (failed(evaluate(op))) return failure();
   }
+  func_->setAttr("wave.shared_memory_bytes", b_.getI64IntegerAttr(sharedBytes_));
   gpu::ReturnOp::create(b_, loc_);
   return success();
 }
-
 
 bool AttentionEmitter::isKeyBoundsMask(dialect::ApplyExprOp op) const {
   auto index = op.getInput().getDefiningOp<dialect::SelfIndexOp>();
@@ -1136,49 +1131,50 @@ FailureOr<SmallVector<Value>> AttentionEmitter::emitKeyLoop(Value lower, Value u
   auto loop = scf::ForOp::create(b_, loc_, lower, upper, index(1), inits);
   OpBuilder::InsertionGuard guard(b_);
   b_.setInsertionPointToStart(loop.getBody());
-  kTile_ = loop.getInductionVar();
-  stage_ = apply(t % 2, kTile_);
-  start_[a_.k2] = arith::MulIOp::create(b_, loc_, kTile_, index(a_.blockK2));
+  Value kTile = loop.getInductionVar();
+  stage_ = apply(t % 2, kTile);
+  start_[a_.k2] = arith::MulIOp::create(b_, loc_, kTile, index(a_.blockK2));
   // This K tile's copies land; the next tile's go in flight into the other stage (past
   // the last tile they read nothing and fill zeros). wave-insert-barriers adds the
   // barrier between the landing and the reads, and before the refill.
   nvgpu::DeviceAsyncWaitOp::create(b_, loc_, firstKV_, b_.getI32IntegerAttr(0));
-  copyKeyTile(apply((t + 1) % 2, kTile_), add(kTile_, 1));
+  copyKeyTile(apply((t + 1) % 2, kTile), add(kTile, 1));
   Block& body = a_.loop.getBody().front();
-  unsigned next = 0;
-  for (auto [arg, shape] : llvm::zip(body.getArguments(), carriedShapes)) {
-    RegisterTile carried = shape;
-    for (Value& v : carried.values) v = loop.getRegionIterArgs()[next++];
-    tiles_[arg] = carried;
-  }
+  for (auto [arg, tile] : llvm::zip(body.getArguments(), unflatten(carriedShapes, loop.getRegionIterArgs())))
+    tiles_[arg] = tile;
   for (Operation& op : body.without_terminator())
     if (failed(evaluate(&op))) return failure();
-  SmallVector<Value> yielded;
+  SmallVector<RegisterTile> yielded;
   for (auto [value, arg] : llvm::zip(body.getTerminator()->getOperands(), body.getArguments())) {
     auto wide = expand(body.getTerminator(), tiles_.lookup(value), arg.getType());
     if (failed(wide)) return failure();
-    llvm::append_range(yielded, wide->values);
+    yielded.push_back(*wide);
   }
-  scf::YieldOp::create(b_, loc_, yielded);
+  scf::YieldOp::create(b_, loc_, flatten(yielded));
   unmasked_ = false;
   return SmallVector<Value>(loop.getResults());
 }
 
 FailureOr<SmallVector<RegisterTile>> AttentionEmitter::combineKeyWaves(ArrayRef<RegisterTile> carried) {
-  // Every wave stores its values, then reads those of the waves that share its queries.
+  // A workgroup buffer after the tiles, [wave][value][lane] f32: every wave stores its
+  // values, then reads those of the waves that share its queries.
+  const SmallVector<Value> mine = flatten(carried);
+  const int64_t perLane = mine.size();
+  auto exchangeType = MemRefType::get({a_.waves(), perLane, a_.mma.lanes}, b_.getF32Type(), AffineMap(),
+                                      gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup));
+  Value exchange = memref::ViewOp::create(b_, loc_, exchangeType, dynamicShared_, index(sharedBytes_), ValueRange{});
+  sharedBytes_ += exchangeType.getNumElements() * 4;
   Value wave = apply(getAffineDimExpr(0, b_.getContext()).floorDiv(a_.mma.lanes), tid_);
   Value waveM = apply(getAffineDimExpr(0, b_.getContext()).floorDiv(a_.mma.lanes) % a_.wavesM(), tid_);
-  int64_t v = 0;
-  for (const RegisterTile& t : carried)
-    for (Value x : t.values) memref::StoreOp::create(b_, loc_, x, exchange_, ValueRange{wave, index(v++), lane_});
-  SmallVector<SmallVector<RegisterTile>> partials(a_.wavesK2());
+  for (int64_t v = 0; v < perLane; ++v)
+    memref::StoreOp::create(b_, loc_, mine[v], exchange, ValueRange{wave, index(v), lane_});
+  SmallVector<SmallVector<RegisterTile>> partials;
   for (int64_t k = 0; k < a_.wavesK2(); ++k) {
     Value other = add(waveM, k * a_.wavesM());
-    v = 0;
-    for (RegisterTile t : carried) {
-      for (Value& x : t.values) x = memref::LoadOp::create(b_, loc_, exchange_, ValueRange{other, index(v++), lane_});
-      partials[k].push_back(t);
-    }
+    SmallVector<Value> theirs;
+    for (int64_t v = 0; v < perLane; ++v)
+      theirs.push_back(memref::LoadOp::create(b_, loc_, exchange, ValueRange{other, index(v), lane_}));
+    partials.push_back(unflatten(carried, theirs));
   }
   // The overall max, each partial's scale exp2(its max - the max), and the scaled sums.
   Operation* at = a_.loop;
