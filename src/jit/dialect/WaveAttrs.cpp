@@ -190,12 +190,12 @@ LogicalResult ThreadLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitEr
                                        DenseI64ArrayAttr blockTile, DenseI64ArrayAttr waveTile,
                                        DenseI64ArrayAttr gridAxis, int64_t threadsPerWave,
                                        int64_t elementsPerThread, int64_t steps) {
-  const size_t rank = dims.size();
+  const int64_t rank = static_cast<int64_t>(dims.size());
   if (!llvm::all_of(dims, [](Attribute d) { return isa<StringAttr>(d); }))
     return emitError() << "expected dims to be dim names, but found " << dims;
   if (blockTile.size() != rank || waveTile.size() != rank || gridAxis.size() != rank)
     return emitError() << "expected block_tile, wave_tile and grid_axis to have one entry per dim (" << rank << ")";
-  for (size_t i = 0; i < rank; ++i) {
+  for (int64_t i = 0; i < rank; ++i) {
     if (waveTile[i] <= 0 || blockTile[i] % waveTile[i] != 0)
       return emitError() << "expected the wave tile of " << dims[i] << " (" << waveTile[i]
                          << ") to be positive and divide its workgroup tile (" << blockTile[i] << ")";
@@ -213,4 +213,30 @@ int64_t ThreadLayoutAttr::getWavesPerBlock() const {
   int64_t waves = 1;
   for (auto [block, wave] : llvm::zip(getBlockTile().asArrayRef(), getWaveTile().asArrayRef())) waves *= block / wave;
   return waves;
+}
+
+//===----------------------------------------------------------------------===//
+// LayoutAttr
+//===----------------------------------------------------------------------===//
+
+static int64_t product(ArrayRef<int64_t> extents) {
+  int64_t p = 1;
+  for (int64_t e : extents) p *= e;
+  return p;
+}
+
+int64_t LayoutAttr::getNumRegisters() const { return product(getRegisters()); }
+int64_t LayoutAttr::getNumLanes() const { return product(getLanes()); }
+int64_t LayoutAttr::getNumWaves() const { return product(getWaves()); }
+
+LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> registers,
+                                 ArrayRef<int64_t> lanes, ArrayRef<int64_t> waves, AffineMap map) {
+  for (ArrayRef<int64_t> axes : {registers, lanes, waves})
+    for (int64_t extent : axes)
+      if (extent <= 0) return emitError() << "expected positive axis extents, but found " << extent;
+  const size_t inputs = registers.size() + lanes.size() + waves.size();
+  if (!map || map.getNumDims() != inputs || map.getNumSymbols() != 0)
+    return emitError() << "expected a map of " << inputs
+                       << " dims (one per register, lane and wave axis) and no symbols, but found " << AffineMapAttr::get(map);
+  return success();
 }

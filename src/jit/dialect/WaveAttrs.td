@@ -187,4 +187,44 @@ def Wave_ThreadLayoutAttr : AttrDef<Wave_Dialect, "ThreadLayout"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Distributed layouts (the result of layout assignment)
+//===----------------------------------------------------------------------===//
+
+// `[4, 2]`: a list of integers, in brackets.
+class Wave_IntListParameter<string desc> : ArrayRefParameter<"int64_t", desc> {
+  let printer = "::wave::dialect::printIntList($_printer, $_self)";
+  let parser = "::wave::dialect::parseIntList($_parser)";
+}
+
+def Wave_LayoutAttr : AttrDef<Wave_Dialect, "Layout"> {
+  let mnemonic = "layout";
+  let summary = "which thread holds which element of a tensor value's workgroup tile";
+  let description = [{
+    `#wave.layout<registers = [2, 4], lanes = [32], waves = [2, 1],
+    map = affine_map<(r0, r1, l, w0, w1) -> (r0 * 64 + l * 2 + w0 * 128, r1)>>`.
+
+    The map takes a register index per `registers` axis, a lane index per `lanes` axis
+    and a wave index per `waves` axis (each in [0, extent)), and gives the element's
+    position in the workgroup's tile of the tensor, one result per dim of the tensor type
+    it is attached to, in that type's order. A thread's registers are the points of the
+    `registers` axes, row-major. Lane axes split the thread's lane in the wave row-major
+    (their product is the wave's size); wave axes split the wave in the workgroup likewise,
+    and are the same for every value of a kernel. An element may be held by several
+    threads or registers (a value broadcast along a dim, a reduction's result); a thread
+    may hold positions past the tile (then they are masked out).
+  }];
+  let parameters = (ins Wave_IntListParameter<"register axes">:$registers,
+                        Wave_IntListParameter<"lane axes">:$lanes,
+                        Wave_IntListParameter<"wave axes">:$waves,
+                        "::mlir::AffineMap":$map);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getNumRegisters() const;
+    int64_t getNumLanes() const;
+    int64_t getNumWaves() const;
+  }];
+}
+
 #endif

@@ -403,4 +403,24 @@ LogicalResult ApplyExprOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// ConvertLayoutOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvertLayoutOp::verify() {
+  auto in = cast<TensorType>(getInput().getType()), out = cast<TensorType>(getResult().getType());
+  if (in.getDims() != out.getDims() || in.getElementType() != out.getElementType())
+    return emitOpError("expected the result to differ from the input in its layout only, but found ")
+           << in << " to " << out;
+  if (!in.getLayout() || !out.getLayout())
+    return emitOpError("expected layouts on the input and the result, but found ") << in << " to " << out;
+  return success();
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getResult().getType()) return getInput();
+  return {};
+}
+
 }  // namespace wave::dialect
+

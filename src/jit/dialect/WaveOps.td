@@ -299,4 +299,25 @@ def Wave_ApplyExprOp : Wave_Op<"apply_expr", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+def Wave_ConvertLayoutOp : Wave_Op<"convert_layout", [Pure]> {
+  let summary = "moves a value's elements to the threads another layout puts them in";
+  let description = [{
+    `%y = wave.convert_layout %x : !wave.tensor<[M, N] of f32, #wave.layout<...>> to
+    !wave.tensor<[M, N] of f32, #wave.layout<...>>`: the same dims and elements, in
+    another distributed layout. Layout assignment places these where a value's producer
+    and consumer want different layouts; distribution lowers each in the cheapest way the
+    two layouts allow (nothing, a permutation of the thread's registers, or a round trip
+    through shared memory).
+  }];
+  let arguments = (ins Wave_TensorType:$input);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `to` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 #endif // WAVE_OPS_TD

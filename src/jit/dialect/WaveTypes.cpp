@@ -72,30 +72,36 @@ static ParseResult parseShape(AsmParser& parser, SmallVectorImpl<StringAttr>& di
 }
 
 TensorType TensorType::get(MLIRContext* ctx, ArrayRef<StringRef> dimNames, Type elementType) {
-  return Base::get(ctx, toAttrs(ctx, dimNames), elementType);
+  return Base::get(ctx, toAttrs(ctx, dimNames), elementType, LayoutAttr());
 }
 
 SmallVector<StringRef> TensorType::getDimNames() const { return toRefs(getDims()); }
 
 LogicalResult TensorType::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 ArrayRef<StringAttr> dims, Type elementType) {
+                                 ArrayRef<StringAttr> dims, Type elementType, LayoutAttr layout) {
   if (failed(verifyElementType(emitError, elementType))) return failure();
+  if (layout && layout.getMap().getNumResults() != dims.size())
+    return emitError() << "expected a layout with one result per dim (" << dims.size() << "), but found "
+                       << layout.getMap().getNumResults();
   return verifyDims(emitError, dims);
 }
 
 void TensorType::print(AsmPrinter& printer) const {
   printer << "<";
   printShape(printer, getDims(), getElementType());
+  if (getLayout()) printer << ", " << getLayout();
   printer << ">";
 }
 
 Type TensorType::parse(AsmParser& parser) {
   SmallVector<StringAttr> dims;
   Type elementType;
-  if (parser.parseLess() || parseShape(parser, dims, elementType) || parser.parseGreater())
-    return {};
+  LayoutAttr layout;
+  if (parser.parseLess() || parseShape(parser, dims, elementType)) return {};
+  if (succeeded(parser.parseOptionalComma()) && parser.parseAttribute(layout)) return {};
+  if (parser.parseGreater()) return {};
   return getChecked([&] { return parser.emitError(parser.getNameLoc()); }, parser.getContext(),
-                    dims, elementType);
+                    dims, elementType, layout);
 }
 
 MemoryType MemoryType::get(MLIRContext* ctx, ArrayRef<StringRef> dimNames, Type elementType,

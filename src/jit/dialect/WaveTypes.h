@@ -6,6 +6,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Types.h"
 
+#include "dialect/WaveAttrs.h"
+
 #define GET_TYPEDEF_CLASSES
 #include "dialect/WaveTypes.h.inc"
 

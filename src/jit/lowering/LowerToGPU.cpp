@@ -12,6 +12,8 @@
 #include "analysis/SizeFacts.h"
 #include "analysis/ThreadLayout.h"
 #include "lowering/CrossThreadReduction.h"
+#include "lowering/DistributeKernel.h"
+#include "lowering/ElementConversion.h"
 #include "lowering/ExprToArith.h"
 #include "lowering/KernelSignature.h"
 #include "lowering/LowerAttentionKernel.h"
@@ -250,26 +252,6 @@ LogicalResult KernelEmitter::emitWrite(dialect::WriteOp write) {
   return success();
 }
 
-// Element conversion between any two of the kernel's integer and float types.
-Value convert(OpBuilder& b, Location loc, Value v, VectorType to) {
-  Type from = cast<VectorType>(v.getType()).getElementType(), dst = to.getElementType();
-  if (from == dst) return v;
-  const bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(dst);
-  if (fromFloat && toFloat)
-    return from.getIntOrFloatBitWidth() < dst.getIntOrFloatBitWidth()
-               ? arith::ExtFOp::create(b, loc, to, v).getResult()
-               : arith::TruncFOp::create(b, loc, to, v).getResult();
-  if (fromFloat) return arith::FPToSIOp::create(b, loc, to, v);
-  if (toFloat) return arith::SIToFPOp::create(b, loc, to, v);
-  if (dst.isInteger(1)) {  // to i1: nonzero is true
-    Value zero = arith::ConstantOp::create(b, loc, v.getType(), b.getZeroAttr(v.getType()));
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
-  }
-  return from.getIntOrFloatBitWidth() < dst.getIntOrFloatBitWidth()
-             ? arith::ExtSIOp::create(b, loc, to, v).getResult()
-             : arith::TruncIOp::create(b, loc, to, v).getResult();
-}
-
 template <class FloatOp, class IntOp>
 Value binary(OpBuilder& b, Location loc, Value lhs, Value rhs) {
   if (isa<FloatType>(cast<VectorType>(lhs.getType()).getElementType())) return FloatOp::create(b, loc, lhs, rhs);
@@ -327,7 +309,7 @@ LogicalResult KernelEmitter::emitOp(Operation* op) {
                                b_.getFloatAttr(cast<VectorType>(x.getType()).getElementType(), 1.0)));
     result = arith::DivFOp::create(b_, loc_, one, x);
   } else if (auto c = dyn_cast<dialect::CastOp>(op)) {
-    result = convert(b_, loc_, operand(0), vectorOf(c.getResult().getType().getElementType()));
+    result = convertElements(b_, loc_, operand(0), vectorOf(c.getResult().getType().getElementType()));
   } else if (isa<dialect::PermuteOp, dialect::BroadcastOp>(op)) {
     // Values are held at the thread's positions in the iteration space whatever their
     // dims' order, and a value without a dim is already the same along it.
@@ -568,6 +550,11 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
       }
       if (isMMAKernel(kernel)) {
         if (failed(emitMMAKernel(kernel, gpuModule))) return signalPassFailure();
+        kernel.erase();
+        continue;
+      }
+      if (hasLayouts(kernel)) {
+        if (failed(emitDistributedKernel(kernel, gpuModule))) return signalPassFailure();
         kernel.erase();
         continue;
       }

@@ -36,6 +36,14 @@ std::string ptxFeatures(const std::string& chip, const std::string& kernel) {
               "target: " + expected_found("sm_80, sm_90 or sm_90a", "'" + chip + "'"));
 }
 
+// WAVE_LEGACY_LOWERING=1: memory-bound kernels through wave-infer-index and the
+// iteration-space emitter instead of layout assignment and distribution (for comparison
+// while the layout pipeline replaces it).
+bool legacyLowering() {
+  const char* v = std::getenv("WAVE_LEGACY_LOWERING");
+  return v && *v && std::string(v) != "0";
+}
+
 // One cache per folder, for the whole process.
 KernelCache& cacheFor(const std::string& dir) {
   static std::mutex mutex;
@@ -59,7 +67,7 @@ std::string cacheKey(mlir::ModuleOp module, const std::string& target) {
   llvm::raw_string_ostream os(key);
   module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
   os << "\ntarget=" << target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
-     << ", format " << kCacheFormat << ", sources " << WAVE_COMPILER_FINGERPRINT;
+     << ", format " << kCacheFormat << (legacyLowering() ? ", legacy lowering" : "") << ", sources " << WAVE_COMPILER_FINGERPRINT;
   return key;
 }
 
@@ -101,6 +109,7 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
     lowering.enableIRPrinting();
   }
   lowering.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());
+  if (!legacyLowering()) lowering.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveInferIndex());
   lowering.addPass(createWaveLowerToGPU());
   lowering.nest<mlir::gpu::GPUModuleOp>().addNestedPass<mlir::gpu::GPUFuncOp>(createWaveInsertBarriers());

@@ -30,6 +30,16 @@ struct WaveInferIndexPass : impl::WaveInferIndexBase<WaveInferIndexPass> {
     // MMA kernels place each thread's elements by the MMA layout table; their lowering
     // applies it (analysis/MMALayout).
     if (kernel.walk([](dialect::MmaOp) { return WalkResult::interrupt(); }).wasInterrupted()) return;
+    // Kernels with distributed layouts (wave-assign-layouts) are placed by them.
+    auto hasLayout = [](Type t) {
+      auto tensor = dyn_cast<dialect::TensorType>(t);
+      return tensor && tensor.getLayout();
+    };
+    if (kernel.walk([&](Operation* op) {
+              return llvm::any_of(op->getResultTypes(), hasLayout) ? WalkResult::interrupt() : WalkResult::advance();
+            })
+            .wasInterrupted())
+      return;
     auto dims = iterationDims(kernel);
     if (failed(dims)) return signalPassFailure();
     unsigned bits = 8;

@@ -24,6 +24,23 @@ def WaveInferIndex : Pass<"wave-infer-index", "mlir::func::FuncOp"> {
   let dependentDialects = ["::wave::dialect::WaveDialect"];
 }
 
+def WaveAssignLayouts : Pass<"wave-assign-layouts", "mlir::func::FuncOp"> {
+  let summary = "Give every tensor value a distributed layout, converting where producers and consumers disagree";
+  let description = [{
+    After this pass every `!wave.tensor` value of a kernel carries a `#wave.layout`: which
+    register of which lane of which wave holds each element of the workgroup's tile.
+    Reads produce coalesced runs (up to 16 bytes along the memory's innermost dim, sized
+    by the kernel's narrowest element type so that values of one shape share a layout);
+    reductions slice their input's layout, permutes reorder it; elementwise ops take their
+    operands' (implicit broadcasts become explicit `wave.broadcast` ops first). Constants,
+    indices and broadcasts take the layout their consumer asks for. Where a value reaches
+    a consumer in another layout than it needs (operands that disagree; a write whose
+    value would scatter across memory, as in a transpose), a `wave.convert_layout` goes
+    in front of the consumer.
+  }];
+  let dependentDialects = ["::wave::dialect::WaveDialect"];
+}
+
 def WavePromoteShared : Pass<"wave-promote-shared", "mlir::func::FuncOp"> {
   let summary = "Stage reads of shared-address-space memory through a tile in shared memory";
   let description = [{

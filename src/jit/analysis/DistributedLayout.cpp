@@ -1,0 +1,266 @@
+#include "analysis/DistributedLayout.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace wave::jit {
+
+using namespace mlir;
+
+namespace {
+
+// Splits `flat` row-major over `extents`, appending to `out`.
+void unflatten(int64_t flat, ArrayRef<int64_t> extents, SmallVectorImpl<int64_t>& out) {
+  SmallVector<int64_t> digits(extents.size());
+  for (size_t i = extents.size(); i-- > 0;) {
+    digits[i] = flat % extents[i];
+    flat /= extents[i];
+  }
+  out.append(digits.begin(), digits.end());
+}
+
+// `flat` split row-major over `extents`, as affine expressions of `flat`.
+void unflattenExpr(AffineExpr flat, ArrayRef<int64_t> extents, SmallVectorImpl<AffineExpr>& out) {
+  int64_t stride = 1;
+  SmallVector<AffineExpr> digits(extents.size());
+  for (size_t i = extents.size(); i-- > 0;) {
+    digits[i] = flat.floorDiv(stride) % extents[i];
+    stride *= extents[i];
+  }
+  out.append(digits.begin(), digits.end());
+}
+
+template <class Fn>
+void forEachPoint(LayoutAttr layout, Fn fn) {
+  for (int64_t w = 0; w < layout.getNumWaves(); ++w)
+    for (int64_t l = 0; l < layout.getNumLanes(); ++l)
+      for (int64_t r = 0; r < layout.getNumRegisters(); ++r) fn(r, l, w, layoutPosition(layout, r, l, w));
+}
+
+}  // namespace
+
+SmallVector<int64_t> layoutInputs(LayoutAttr layout, int64_t reg, int64_t lane, int64_t wave) {
+  SmallVector<int64_t> inputs;
+  unflatten(reg, layout.getRegisters(), inputs);
+  unflatten(lane, layout.getLanes(), inputs);
+  unflatten(wave, layout.getWaves(), inputs);
+  return inputs;
+}
+
+SmallVector<int64_t> layoutPosition(LayoutAttr layout, int64_t reg, int64_t lane, int64_t wave) {
+  return llvm::to_vector(layout.getMap().compose(layoutInputs(layout, reg, lane, wave)));
+}
+
+SmallVector<AffineExpr> positionOfRegister(LayoutAttr layout, int64_t reg) {
+  MLIRContext* ctx = layout.getContext();
+  SmallVector<AffineExpr> inputs;
+  SmallVector<int64_t> regDigits;
+  unflatten(reg, layout.getRegisters(), regDigits);
+  for (int64_t d : regDigits) inputs.push_back(getAffineConstantExpr(d, ctx));
+  unflattenExpr(getAffineDimExpr(0, ctx), layout.getLanes(), inputs);
+  unflattenExpr(getAffineDimExpr(1, ctx), layout.getWaves(), inputs);
+  AffineMap map = simplifyAffineMap(layout.getMap().replaceDimsAndSymbols(inputs, {}, 2, 0));
+  return llvm::to_vector(map.getResults());
+}
+
+SmallVector<int64_t> layoutExtent(LayoutAttr layout) {
+  SmallVector<int64_t> extent(layout.getMap().getNumResults(), 0);
+  forEachPoint(layout, [&](int64_t, int64_t, int64_t, ArrayRef<int64_t> p) {
+    for (auto [e, v] : llvm::zip(extent, p)) e = std::max(e, v + 1);
+  });
+  return extent;
+}
+
+bool sameElementsPerThread(LayoutAttr a, LayoutAttr b) {
+  if (a == b) return true;
+  if (a.getNumLanes() != b.getNumLanes() || a.getNumWaves() != b.getNumWaves()) return false;
+  for (int64_t w = 0; w < a.getNumWaves(); ++w)
+    for (int64_t l = 0; l < a.getNumLanes(); ++l) {
+      std::vector<SmallVector<int64_t>> pa, pb;
+      for (int64_t r = 0; r < a.getNumRegisters(); ++r) pa.push_back(layoutPosition(a, r, l, w));
+      for (int64_t r = 0; r < b.getNumRegisters(); ++r) pb.push_back(layoutPosition(b, r, l, w));
+      llvm::sort(pa);
+      llvm::sort(pb);
+      pa.erase(std::unique(pa.begin(), pa.end()), pa.end());
+      pb.erase(std::unique(pb.begin(), pb.end()), pb.end());
+      if (pa != pb) return false;
+    }
+  return true;
+}
+
+std::optional<SmallVector<int64_t>> registerPermutation(LayoutAttr from, LayoutAttr to) {
+  if (from.getNumLanes() != to.getNumLanes() || from.getNumWaves() != to.getNumWaves()) return std::nullopt;
+  SmallVector<int64_t> source(to.getNumRegisters(), -1);
+  for (int64_t r = 0; r < to.getNumRegisters(); ++r) {
+    SmallVector<int64_t> want = layoutPosition(to, r, 0, 0);
+    for (int64_t s = 0; s < from.getNumRegisters() && source[r] < 0; ++s)
+      if (layoutPosition(from, s, 0, 0) == want) source[r] = s;
+    if (source[r] < 0) return std::nullopt;
+  }
+  for (int64_t w = 0; w < to.getNumWaves(); ++w)
+    for (int64_t l = 0; l < to.getNumLanes(); ++l)
+      for (int64_t r = 0; r < to.getNumRegisters(); ++r)
+        if (layoutPosition(to, r, l, w) != layoutPosition(from, source[r], l, w)) return std::nullopt;
+  return source;
+}
+
+SmallVector<RegisterRun> registerRuns(LayoutAttr layout, unsigned dim, int64_t maxLength) {
+  const int64_t registers = layout.getNumRegisters();
+  auto ones = [&] {
+    SmallVector<RegisterRun> runs;
+    for (int64_t r = 0; r < registers; ++r) runs.push_back({r, 1});
+    return runs;
+  };
+  if (layout.getRegisters().empty()) return ones();
+  const int64_t last = layout.getRegisters().back();
+  int64_t length = 1;
+  while (length * 2 <= std::min(last, maxLength) && last % (length * 2) == 0) length *= 2;
+  // Consecutive registers of the last axis must step by one along `dim` and stay put along
+  // the others, and each run must start at a multiple of its length (aligned accesses).
+  for (; length > 1; length /= 2) {
+    bool ok = true;
+    forEachPoint(layout, [&](int64_t r, int64_t l, int64_t w, ArrayRef<int64_t> p) {
+      if (!ok) return;
+      const int64_t i = r % length;
+      if (i == 0) {
+        ok = p[dim] % length == 0;
+        return;
+      }
+      SmallVector<int64_t> first = layoutPosition(layout, r - i, l, w);
+      first[dim] += i;
+      ok = first == SmallVector<int64_t>(p);
+    });
+    if (ok) break;
+  }
+  SmallVector<RegisterRun> runs;
+  for (int64_t r = 0; r < registers; r += length) runs.push_back({r, length});
+  return runs;
+}
+
+int64_t WaveGrid::count() const {
+  int64_t n = 1;
+  for (int64_t w : waves) n *= w;
+  return n;
+}
+
+int WaveGrid::axisOf(StringRef dim) const {
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (d == dim) return static_cast<int>(i);
+  return -1;
+}
+
+int64_t coalescedRun(int64_t extent, unsigned elementBits) {
+  int64_t run = std::max<int64_t>(1, 128 / std::max(8u, elementBits));
+  while (run > 1 && extent % run != 0) run /= 2;
+  return run;
+}
+
+LayoutAttr blockedLayout(MLIRContext* ctx, ArrayRef<StringRef> dims, ArrayRef<int64_t> waveTile, int64_t run,
+                         const WaveGrid& grid) {
+  const size_t rank = dims.size();
+  int64_t runs = 1;
+  for (size_t k = 0; k < rank; ++k) runs *= k + 1 == rank ? waveTile[k] / run : waveTile[k];
+  const int64_t steps = std::max<int64_t>(1, (runs + grid.lanes - 1) / grid.lanes);
+  // Inputs: (step, element of the run, lane, wave axes...).
+  AffineExpr step = getAffineDimExpr(0, ctx), element = getAffineDimExpr(1, ctx), lane = getAffineDimExpr(2, ctx);
+  AffineExpr q = step * grid.lanes + lane;  // the run's number in the wave tile
+  SmallVector<AffineExpr> results(rank);
+  int64_t stride = 1;  // runs per unit of dim k
+  for (size_t k = rank; k-- > 0;) {
+    const bool inner = k + 1 == rank;
+    const int64_t extent = inner ? waveTile[k] / run : waveTile[k];
+    AffineExpr e = q.floorDiv(stride) % extent;
+    if (inner) e = e * run + element;
+    if (int axis = grid.axisOf(dims[k]); axis >= 0) e = e + getAffineDimExpr(3 + axis, ctx) * waveTile[k];
+    results[k] = e;
+    stride *= extent;
+  }
+  auto map = AffineMap::get(3 + grid.waves.size(), 0, results, ctx);
+  SmallVector<int64_t> registers = {steps, rank ? run : 1};
+  return LayoutAttr::get(ctx, registers, {grid.lanes}, grid.waves, simplifyAffineMap(map));
+}
+
+LayoutAttr sliceLayout(LayoutAttr layout, unsigned index) {
+  MLIRContext* ctx = layout.getContext();
+  ArrayRef<int64_t> registers = layout.getRegisters();
+  const size_t axes = registers.size();
+  // An axis goes when moving along it changes nothing but the sliced dim's position.
+  SmallVector<bool> keep(axes, false);
+  AffineMap map = layout.getMap();
+  forEachPoint(layout, [&](int64_t r, int64_t l, int64_t w, ArrayRef<int64_t> p) {
+    SmallVector<int64_t> inputs = layoutInputs(layout, r, l, w);
+    for (size_t a = 0; a < axes; ++a) {
+      if (keep[a] || inputs[a] != 0) continue;
+      for (int64_t v = 1; v < registers[a] && !keep[a]; ++v) {
+        SmallVector<int64_t> moved = inputs;
+        moved[a] = v;
+        SmallVector<int64_t> q = llvm::to_vector(map.compose(moved));
+        for (size_t d = 0; d < q.size(); ++d)
+          if (d != index && q[d] != p[d]) keep[a] = true;
+      }
+    }
+  });
+  // With no register axis left, one register (an axis of extent 1, dim 0) stands in.
+  SmallVector<int64_t> kept;
+  for (size_t a = 0; a < axes; ++a)
+    if (keep[a]) kept.push_back(registers[a]);
+  const bool placeholder = kept.empty();
+  if (placeholder) kept.push_back(1);
+  unsigned next = placeholder ? 1 : 0;
+  SmallVector<AffineExpr> replacements;
+  for (size_t a = 0; a < axes; ++a)
+    replacements.push_back(keep[a] ? getAffineDimExpr(next++, ctx) : getAffineConstantExpr(0, ctx));
+  const unsigned others = layout.getLanes().size() + layout.getWaves().size();
+  for (unsigned i = 0; i < others; ++i) replacements.push_back(getAffineDimExpr(next++, ctx));
+  AffineMap sliced = map.dropResult(index).replaceDimsAndSymbols(replacements, {}, next, 0);
+  return LayoutAttr::get(ctx, kept, layout.getLanes(), layout.getWaves(), simplifyAffineMap(sliced));
+}
+
+LayoutAttr permuteLayout(LayoutAttr layout, ArrayRef<unsigned> order) {
+  SmallVector<AffineExpr> results;
+  for (unsigned i : order) results.push_back(layout.getMap().getResult(i));
+  AffineMap map = AffineMap::get(layout.getMap().getNumDims(), 0, results, layout.getContext());
+  return LayoutAttr::get(layout.getContext(), layout.getRegisters(), layout.getLanes(), layout.getWaves(), map);
+}
+
+LayoutAttr mmaLayout(MLIRContext* ctx, const MMAOperandLayout& operand, int64_t lanes, int64_t tileRows,
+                     int64_t tileCols, ArrayRef<int64_t> waves, int waveRowAxis, int waveColAxis) {
+  // Inputs: (tile row, tile col, element, lane, wave axes...).
+  AffineExpr tr = getAffineDimExpr(0, ctx), tc = getAffineDimExpr(1, ctx), e = getAffineDimExpr(2, ctx),
+             lane = getAffineDimExpr(3, ctx);
+  AffineMap inTile = operand.map.replaceDimsAndSymbols({lane, e}, {}, 4 + waves.size(), 0);
+  AffineExpr row = tr * operand.rows + inTile.getResult(0);
+  AffineExpr col = tc * operand.cols + inTile.getResult(1);
+  if (waveRowAxis >= 0) row = row + getAffineDimExpr(4 + waveRowAxis, ctx) * (tileRows * operand.rows);
+  if (waveColAxis >= 0) col = col + getAffineDimExpr(4 + waveColAxis, ctx) * (tileCols * operand.cols);
+  auto map = AffineMap::get(4 + waves.size(), 0, {row, col}, ctx);
+  return LayoutAttr::get(ctx, {tileRows, tileCols, operand.elementsPerLane()}, {lanes}, waves,
+                         simplifyAffineMap(map));
+}
+
+LayoutAttr wgmmaAccumulatorLayout(MLIRContext* ctx, int64_t n) {
+  // Inputs: (column chunk of 8, row half, column of the pair, lane, warp of the warpgroup).
+  AffineExpr chunk = getAffineDimExpr(0, ctx), half = getAffineDimExpr(1, ctx), pair = getAffineDimExpr(2, ctx),
+             lane = getAffineDimExpr(3, ctx), warp = getAffineDimExpr(4, ctx);
+  AffineExpr row = warp * 16 + lane.floorDiv(4) + half * 8;
+  AffineExpr col = chunk * 8 + (lane % 4) * 2 + pair;
+  return LayoutAttr::get(ctx, {n / 8, 2, 2}, {32}, {4}, AffineMap::get(5, 0, {row, col}, ctx));
+}
+
+LayoutAttr mfmaAccumulatorLayout(MLIRContext* ctx, int64_t m) {
+  AffineExpr lane = getAffineDimExpr(m == 16 ? 1 : 2, ctx);
+  if (m == 16) {
+    // 16x16x16: lane l holds column l mod 16, rows 4 (l / 16) .. +3.
+    AffineExpr i = getAffineDimExpr(0, ctx);
+    return LayoutAttr::get(ctx, {4}, {64}, {1},
+                           AffineMap::get(3, 0, {lane.floorDiv(16) * 4 + i, lane % 16}, ctx));
+  }
+  // 32x32x8: lane l holds column l mod 32; register group g, element i: row 8g + 4 (l / 32) + i.
+  AffineExpr g = getAffineDimExpr(0, ctx), i = getAffineDimExpr(1, ctx);
+  return LayoutAttr::get(ctx, {4, 4}, {64}, {1},
+                         AffineMap::get(4, 0, {g * 8 + lane.floorDiv(32) * 4 + i, lane % 32}, ctx));
+}
+
+}  // namespace wave::jit

@@ -1,0 +1,105 @@
+//===- DistributedLayout.h - questions about #wave.layout ------*- C++ -*-===//
+//
+// A #wave.layout maps (register, lane, wave) to the element a thread holds in its
+// workgroup's tile. Tiles are compile-time constants, so every question a pass asks of a
+// layout (which lanes share a row, whether two layouts put an element in the same thread,
+// which registers are contiguous in memory) is answered here by enumerating its points.
+// The builders make the layouts the hardware and the memory system want: coalesced runs
+// for memory accesses, MMA operands and accumulators (NVIDIA mma.sync, Hopper wgmma
+// warpgroups, AMD MFMA on waves of 64), and the slices and permutations that reductions,
+// broadcasts and permutes derive from them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WAVE_JIT_ANALYSIS_DISTRIBUTEDLAYOUT_H
+#define WAVE_JIT_ANALYSIS_DISTRIBUTEDLAYOUT_H
+
+#include "analysis/MMALayout.h"
+#include "dialect/WaveDialect.h"
+
+#include "mlir/IR/AffineMap.h"
+
+namespace wave::jit {
+
+using dialect::LayoutAttr;
+
+// The map's inputs for flat register, lane and wave indices (row-major over the axes).
+llvm::SmallVector<int64_t> layoutInputs(LayoutAttr layout, int64_t reg, int64_t lane, int64_t wave);
+
+// The tile position held in register `reg` of lane `lane` of wave `wave`.
+llvm::SmallVector<int64_t> layoutPosition(LayoutAttr layout, int64_t reg, int64_t lane, int64_t wave);
+
+// The position of register `reg` as affine expressions of the lane (d0) and the wave (d1).
+llvm::SmallVector<mlir::AffineExpr> positionOfRegister(LayoutAttr layout, int64_t reg);
+
+// Per dim: one past the largest position any thread holds.
+llvm::SmallVector<int64_t> layoutExtent(LayoutAttr layout);
+
+// Whether every thread holds the same elements in `a` and `b` (register order aside).
+bool sameElementsPerThread(LayoutAttr a, LayoutAttr b);
+
+// For each register of `to`, the register of `from` holding the same element in every
+// thread; none where some thread lacks one (the conversion then crosses threads).
+std::optional<llvm::SmallVector<int64_t>> registerPermutation(LayoutAttr from, LayoutAttr to);
+
+// A run of registers that hold consecutive elements along one dim.
+struct RegisterRun {
+  int64_t first;   // register index of the run's first element
+  int64_t length;  // elements in the run
+};
+// The layout's registers as runs along `dim` of up to `maxLength` elements (a power of
+// two dividing it), consecutive registers of the last axis, in every thread alike; runs of
+// one where no such axis exists.
+llvm::SmallVector<RegisterRun> registerRuns(LayoutAttr layout, unsigned dim, int64_t maxLength);
+
+//===----------------------------------------------------------------------===//
+// Builders
+//===----------------------------------------------------------------------===//
+
+// How a kernel's waves split its workgroup tile: one wave axis per dim a WaveConstraint
+// divides (`waves` of them along it, `waveTile` elements each), row-major, the last fastest.
+struct WaveGrid {
+  llvm::SmallVector<std::string> dims;
+  llvm::SmallVector<int64_t> waves;
+  llvm::SmallVector<int64_t> waveTile;
+  int64_t lanes = 32;
+  int64_t count() const;
+  int axisOf(llvm::StringRef dim) const;
+};
+
+// Coalesced runs: the wave tile of `dims` (`waveTile`, in the order of `dims`, the last
+// contiguous in memory) walked row-major in runs of `run` elements along the last dim,
+// consecutive lanes on consecutive runs, then registers (steps); waves offset by their
+// tile along the dims they split. `run` must divide the last dim's wave tile.
+LayoutAttr blockedLayout(mlir::MLIRContext* ctx, llvm::ArrayRef<llvm::StringRef> dims,
+                         llvm::ArrayRef<int64_t> waveTile, int64_t run, const WaveGrid& grid);
+
+// The largest run (a power of two, at most 16 bytes of `elementBits`) dividing `extent`.
+int64_t coalescedRun(int64_t extent, unsigned elementBits);
+
+// The layout of the value with `dim` (at index `index` of the value's dims) removed: its
+// result dropped, and the register axes that only move along it dropped too. The
+// remaining registers hold the same element wherever `dim` was their only difference.
+LayoutAttr sliceLayout(LayoutAttr layout, unsigned index);
+
+// The layout of a value whose dims are reordered: result i of the new layout is result
+// `order[i]` of the old.
+LayoutAttr permuteLayout(LayoutAttr layout, llvm::ArrayRef<unsigned> order);
+
+// One MMA operand or accumulator over a wave tile of rows x cols instruction tiles: the
+// registers are [tile rows, tile cols, the instruction's elements], lanes the wave's.
+// `waveRowAxis`/`waveColAxis` are the wave axes that split rows and columns (-1: none).
+LayoutAttr mmaLayout(mlir::MLIRContext* ctx, const MMAOperandLayout& operand, int64_t lanes, int64_t tileRows,
+                     int64_t tileCols, llvm::ArrayRef<int64_t> waves, int waveRowAxis, int waveColAxis);
+
+// Hopper wgmma m64nNk16 accumulator (f32) of one warpgroup: 4 warps of 16 rows each,
+// per lane N/8 column pairs in two rows. Lanes are the warpgroup's 128 threads.
+LayoutAttr wgmmaAccumulatorLayout(mlir::MLIRContext* ctx, int64_t n);
+
+// AMD MFMA accumulators on waves of 64: 16x16x16 (4 rows per lane, lanes by 16 columns)
+// and 32x32x8 (16 elements per lane in 4 groups of 4 rows).
+LayoutAttr mfmaAccumulatorLayout(mlir::MLIRContext* ctx, int64_t m);
+
+}  // namespace wave::jit
+
+#endif

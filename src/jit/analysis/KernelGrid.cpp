@@ -1,0 +1,74 @@
+#include "analysis/KernelGrid.h"
+
+#include "analysis/ThreadLayout.h"
+
+namespace wave::jit {
+
+using namespace mlir;
+
+namespace {
+
+void addDims(Type type, llvm::MapVector<StringRef, DimTiling>& dims) {
+  SmallVector<StringRef> names;
+  if (auto t = dyn_cast<dialect::TensorType>(type)) names = t.getDimNames();
+  if (auto m = dyn_cast<dialect::MemoryType>(type)) names = m.getDimNames();
+  for (StringRef d : names) dims.insert({d, DimTiling{}});
+}
+
+}  // namespace
+
+FailureOr<KernelGrid> kernelGrid(func::FuncOp kernel) {
+  KernelGrid grid;
+  for (BlockArgument arg : kernel.getArguments()) addDims(arg.getType(), grid.dims);
+  kernel.walk([&](Operation* op) {
+    for (Type t : op->getResultTypes()) addDims(t, grid.dims);
+  });
+  auto constraints = kernel->getAttrOfType<ArrayAttr>("wave.constraints");
+  SmallVector<StringRef> waveOrder;
+  for (Attribute c : constraints ? constraints.getValue() : ArrayRef<Attribute>()) {
+    if (auto wg = dyn_cast<dialect::WorkgroupConstraintAttr>(c)) {
+      auto it = grid.dims.find(wg.getDim().getValue());
+      if (it == grid.dims.end()) continue;
+      auto tile = tileSize(kernel, wg.getTile(), wg.getDim().getValue(), "workgroup");
+      if (failed(tile)) return failure();
+      it->second.blockTile = *tile;
+      it->second.gridAxis = static_cast<int>(wg.getWorkgroupDim());
+    } else if (auto w = dyn_cast<dialect::WaveConstraintAttr>(c)) {
+      auto it = grid.dims.find(w.getDim().getValue());
+      if (it == grid.dims.end()) continue;
+      auto tile = tileSize(kernel, w.getTile(), w.getDim().getValue(), "wave");
+      if (failed(tile)) return failure();
+      it->second.waveTile = *tile;
+      waveOrder.push_back(it->first);
+    } else if (auto hw = dyn_cast<dialect::HardwareConstraintAttr>(c)) {
+      grid.waves.lanes = hw.getThreadsPerWave();
+    }
+  }
+  for (auto& [dim, t] : grid.dims) {
+    if (t.blockTile == 0) {
+      auto hyper = kernel->getAttrOfType<DictionaryAttr>("wave.hyperparameters");
+      auto size = hyper ? hyper.getAs<IntegerAttr>(dim) : IntegerAttr();
+      if (!size)
+        return kernel.emitError("expected a value in subs for ")
+               << dim << " (a dim without a workgroup constraint is one tile), but found none";
+      t.blockTile = size.getInt();
+    }
+    if (t.waveTile == 0) t.waveTile = t.blockTile;
+    if (t.blockTile % t.waveTile != 0)
+      return kernel.emitError("expected the wave tile of ")
+             << dim << " (" << t.waveTile << ") to divide its workgroup tile (" << t.blockTile << ")";
+  }
+  for (StringRef dim : waveOrder) {
+    const DimTiling& t = grid.tiling(dim);
+    if (t.blockTile == t.waveTile) continue;
+    grid.waves.dims.push_back(dim.str());
+    grid.waves.waves.push_back(t.blockTile / t.waveTile);
+    grid.waves.waveTile.push_back(t.waveTile);
+  }
+  if (grid.threads() > 1024)
+    return kernel.emitError("expected at most 1024 threads per workgroup, but the constraints make ")
+           << grid.threads();
+  return grid;
+}
+
+}  // namespace wave::jit

@@ -1,0 +1,40 @@
+//===- KernelGrid.h - how a kernel's constraints split its dims ------*- C++ -*-===//
+//
+// The distribution every layout of a kernel shares: per dim, the workgroup tile and the
+// grid axis it goes over, the wave tile, and the grid of waves in a workgroup; read once
+// from the constraints and wave.hyperparameters.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WAVE_JIT_ANALYSIS_KERNELGRID_H
+#define WAVE_JIT_ANALYSIS_KERNELGRID_H
+
+#include "analysis/DistributedLayout.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace wave::jit {
+
+struct DimTiling {
+  int64_t blockTile = 0;  // elements of the dim a workgroup owns
+  int64_t waveTile = 0;   // elements of it a wave owns
+  int gridAxis = -1;      // the grid axis over its workgroup tiles; -1: one workgroup tile
+};
+
+struct KernelGrid {
+  llvm::MapVector<llvm::StringRef, DimTiling> dims;  // every dim of the kernel's tensors
+  WaveGrid waves;
+  int64_t threads() const { return waves.count() * waves.lanes; }
+  const DimTiling& tiling(llvm::StringRef dim) const { return dims.find(dim)->second; }
+};
+
+// The grid of `kernel` over every dim its arguments and values have. A dim without a
+// workgroup constraint is one tile, so its size must be known. Emits a diagnostic on
+// the kernel and fails when a tile is unknown, does not divide, or the workgroup has more
+// than 1024 threads.
+mlir::FailureOr<KernelGrid> kernelGrid(mlir::func::FuncOp kernel);
+
+}  // namespace wave::jit
+
+#endif

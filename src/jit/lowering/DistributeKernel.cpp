@@ -1,0 +1,592 @@
+//===- DistributeKernel.cpp - wave ops with layouts -> per-thread vector code ---===//
+//
+// After wave-assign-layouts, a value's layout says which of its elements each thread
+// holds: the thread keeps them as one vector, register r of the layout at element r. Each
+// op is lowered on its own from its operands' and result's layouts:
+//
+//   read / write     per run of registers contiguous in memory: one vector access at the
+//                    run's position (workgroup offset + the layout's map), masked where a
+//                    dim may end inside the workgroup's tile
+//   elementwise      the same arith/math op on the vectors (operands share the layout)
+//   broadcast        a register gather: each result register takes the input register
+//                    that holds its element with the broadcast dims dropped
+//   permute          nothing: the layout was permuted, the registers are the same
+//   reductions       in the thread over registers that differ along the reduced dim, then
+//                    xor shuffles over the lane bits that move along it, then through
+//                    shared memory over the wave axes that do
+//   convert_layout   nothing, a register permutation, or a shared-memory round trip
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/DistributeKernel.h"
+
+#include "analysis/DistributedLayout.h"
+#include "analysis/KernelGrid.h"
+#include "analysis/SizeFacts.h"
+#include "lowering/CrossThreadReduction.h"
+#include "lowering/ElementConversion.h"
+#include "lowering/ExprToArith.h"
+#include "lowering/KernelSignature.h"
+#include "lowering/LoweringBuilder.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace wave::jit {
+
+using namespace mlir;
+
+bool hasLayouts(func::FuncOp kernel) {
+  bool found = false;
+  kernel.walk([&](Operation* op) {
+    for (Type t : op->getResultTypes())
+      if (auto tensor = dyn_cast<dialect::TensorType>(t); tensor && tensor.getLayout()) found = true;
+  });
+  return found;
+}
+
+namespace {
+
+LayoutAttr layoutOf(Value v) { return cast<dialect::TensorType>(v.getType()).getLayout(); }
+SmallVector<StringRef> dimsOf(Value v) { return cast<dialect::TensorType>(v.getType()).getDimNames(); }
+Type elementOf(Value v) { return cast<dialect::TensorType>(v.getType()).getElementType(); }
+
+int indexOf(ArrayRef<StringRef> dims, StringRef d) {
+  auto it = llvm::find(dims, d);
+  return it == dims.end() ? -1 : static_cast<int>(it - dims.begin());
+}
+
+class Distributor : LoweringBuilder {
+ public:
+  Distributor(func::FuncOp kernel, KernelGrid grid)
+      : LoweringBuilder(kernel), kernel_(kernel), grid_(std::move(grid)) {}
+
+  LogicalResult emit(gpu::GPUModuleOp module);
+
+ private:
+  VectorType registersOf(Value v) {
+    return VectorType::get({layoutOf(v).getNumRegisters()}, elementOf(v));
+  }
+  Value lookup(Value v) { return values_.lookup(v); }
+
+  // Per dim of `dims`, the global index of register `reg`'s element in this thread.
+  SmallVector<Value> globalIndex(LayoutAttr layout, ArrayRef<StringRef> dims, int64_t reg);
+  // Whether `dim` may end inside a workgroup's tile (then accesses are masked).
+  bool mayOverrun(StringRef dim) { return !isKnownMultiple(kernel_, dim, grid_.tiling(dim).blockTile); }
+
+  LogicalResult access(Operation* op, dialect::MemoryType memory, Value memref, Value tensor, bool isRead);
+  LogicalResult lowerReduction(Operation* op);
+  LogicalResult lowerConvert(dialect::ConvertLayoutOp op);
+  Value gather(Value from, LayoutAttr fromLayout, LayoutAttr toLayout, ArrayRef<StringRef> fromDims,
+               ArrayRef<StringRef> toDims, Operation* op);
+  LogicalResult lowerOp(Operation* op);
+
+  func::FuncOp kernel_;
+  KernelGrid grid_;
+  gpu::GPUFuncOp func_;
+  IRMapping memrefs_;
+  DenseMap<Value, Value> values_;
+  llvm::StringMap<Value> sizes_, offsets_;
+  Value lane_, wave_;
+};
+
+SmallVector<Value> Distributor::globalIndex(LayoutAttr layout, ArrayRef<StringRef> dims, int64_t reg) {
+  SmallVector<Value> index;
+  for (auto [k, expr] : llvm::enumerate(positionOfRegister(layout, reg))) {
+    Value p = apply(expr, {lane_, wave_});
+    index.push_back(arith::AddIOp::create(b_, loc_, offsets_.lookup(dims[k]), p));
+  }
+  return index;
+}
+
+LogicalResult Distributor::access(Operation* op, dialect::MemoryType memory, Value memref, Value tensor,
+                                  bool isRead) {
+  LayoutAttr layout = layoutOf(tensor);
+  SmallVector<StringRef> valueDims = dimsOf(tensor), memoryDims = memory.getDimNames();
+  Type element = memory.getElementType();
+  const int64_t bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  // Runs along the memory's innermost dim, as long as 16 bytes and the row length allow.
+  const int inner = memoryDims.empty() ? -1 : indexOf(valueDims, memoryDims.back());
+  int64_t maxRun = std::max<int64_t>(1, 16 / bytes);
+  const bool rows = memoryDims.size() > 1;
+  StringRef innerDim = memoryDims.empty() ? StringRef() : memoryDims.back();
+  std::optional<int64_t> innerSize = inner >= 0 ? staticSize(kernel_, innerDim) : std::nullopt;
+  if (rows && innerSize)
+    while (maxRun > 1 && *innerSize % maxRun != 0) maxRun /= 2;
+  SmallVector<RegisterRun> runs;
+  if (inner >= 0)
+    runs = registerRuns(layout, inner, maxRun);
+  else
+    for (int64_t r = 0; r < layout.getNumRegisters(); ++r) runs.push_back({r, 1});
+
+  VectorType all = registersOf(tensor);
+  Value result = isRead ? arith::ConstantOp::create(b_, loc_, all, b_.getZeroAttr(all)).getResult() : Value();
+  Value source = isRead ? Value() : lookup(tensor);
+  for (const RegisterRun& run : runs) {
+    SmallVector<Value> at = globalIndex(layout, valueDims, run.first);
+    SmallVector<Value> indices;
+    for (StringRef d : memoryDims) indices.push_back(at[indexOf(valueDims, d)]);
+    SmallVector<Value> outer;
+    for (StringRef d : memoryDims)
+      if (d != innerDim || run.length == 1)
+        if (mayOverrun(d)) outer.push_back(lessThan(at[indexOf(valueDims, d)], sizes_.lookup(d)));
+    Value rowIn = outer.empty() ? Value() : andAll(outer);
+    auto vec = VectorType::get({run.length}, element);
+    if (run.length == 1) {
+      // One element, guarded when its position may be outside the tensor.
+      if (isRead) {
+        Value v;
+        if (!rowIn) {
+          v = memref::LoadOp::create(b_, loc_, memref, indices);
+        } else {
+          auto branch = scf::IfOp::create(b_, loc_, TypeRange{element}, rowIn, /*withElse=*/true);
+          OpBuilder::InsertionGuard guard(b_);
+          b_.setInsertionPointToStart(branch.thenBlock());
+          scf::YieldOp::create(b_, loc_, ValueRange{memref::LoadOp::create(b_, loc_, memref, indices).getResult()});
+          b_.setInsertionPointToStart(branch.elseBlock());
+          scf::YieldOp::create(b_, loc_,
+                               ValueRange{arith::ConstantOp::create(b_, loc_, element, b_.getZeroAttr(element))
+                                              .getResult()});
+          b_.setInsertionPointAfter(branch);
+          v = branch.getResult(0);
+        }
+        result = vector::InsertOp::create(b_, loc_, v, result, ArrayRef<int64_t>{run.first});
+      } else {
+        Value v = vector::ExtractOp::create(b_, loc_, source, ArrayRef<int64_t>{run.first});
+        if (!rowIn)
+          memref::StoreOp::create(b_, loc_, v, memref, indices);
+        else
+          ifThen(rowIn, [&] { memref::StoreOp::create(b_, loc_, v, memref, indices); });
+      }
+      continue;
+    }
+    // A run of several: whole and aligned, one vector access; at the edge a masked one.
+    SmallVector<Value> conditions;
+    if (rowIn) conditions.push_back(rowIn);
+    Value count;
+    if (mayOverrun(innerDim)) {
+      Value left = arith::SubIOp::create(b_, loc_, sizes_.lookup(innerDim), indices.back());
+      Value clamped = arith::MaxSIOp::create(b_, loc_, left, index(0));
+      count = arith::MinSIOp::create(b_, loc_, clamped, index(run.length));
+      conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, count, index(run.length)));
+    }
+    // A dynamic innermost dim: rows start aligned to the run only if their length is a
+    // multiple of it (checked here; CSE keeps one check).
+    const bool checkRows = rows && !innerSize && !isKnownMultiple(kernel_, innerDim, run.length);
+    if (checkRows) {
+      Value rem = arith::RemUIOp::create(b_, loc_, sizes_.lookup(innerDim), index(run.length));
+      conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, rem, index(0)));
+    }
+    const llvm::Align alignment(bytes * run.length);
+    auto wholeRead = [&]() -> Value {
+      return vector::LoadOp::create(b_, loc_, vec, memref, indices, /*nontemporal=*/false, alignment);
+    };
+    Value piece = isRead ? Value()
+                         : vector::ExtractStridedSliceOp::create(b_, loc_, source, ArrayRef<int64_t>{run.first},
+                                                                 ArrayRef<int64_t>{run.length}, ArrayRef<int64_t>{1})
+                               .getResult();
+    auto wholeWrite = [&] {
+      vector::StoreOp::create(b_, loc_, piece, memref, indices, /*nontemporal=*/false, alignment);
+    };
+    // The masked path: elements inside the row (none where the row is outside).
+    auto maskFor = [&]() -> Value {
+      Value n = count ? count : index(run.length);
+      if (rowIn) n = arith::SelectOp::create(b_, loc_, rowIn, n, index(0));
+      return vector::CreateMaskOp::create(b_, loc_, VectorType::get({run.length}, b_.getI1Type()), ValueRange{n});
+    };
+    Value loaded;
+    if (conditions.empty()) {
+      if (isRead)
+        loaded = wholeRead();
+      else
+        wholeWrite();
+    } else {
+      Value whole = andAll(conditions);
+      auto branch = scf::IfOp::create(b_, loc_, isRead ? TypeRange{vec} : TypeRange{}, whole, /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard guard(b_);
+        b_.setInsertionPointToStart(branch.thenBlock());
+        if (isRead)
+          scf::YieldOp::create(b_, loc_, wholeRead());
+        else
+          wholeWrite();
+        b_.setInsertionPointToStart(branch.elseBlock());
+        if (isRead) {
+          Value zero = arith::ConstantOp::create(b_, loc_, vec, b_.getZeroAttr(vec));
+          scf::YieldOp::create(b_, loc_,
+                               vector::MaskedLoadOp::create(b_, loc_, vec, memref, indices, maskFor(), zero).getResult());
+        } else {
+          vector::MaskedStoreOp::create(b_, loc_, memref, indices, maskFor(), piece);
+        }
+      }
+      if (isRead) loaded = branch.getResult(0);
+    }
+    if (isRead)
+      result = vector::InsertStridedSliceOp::create(b_, loc_, loaded, result, ArrayRef<int64_t>{run.first},
+                                                    ArrayRef<int64_t>{1});
+  }
+  if (isRead) values_[op->getResult(0)] = result;
+  return success();
+}
+
+// Each register of `toLayout` (over `toDims`) from the register of `fromLayout` (over
+// `fromDims`, a subset) holding its element with the other dims dropped, the same in
+// every thread. Null when some thread does not hold it.
+Value Distributor::gather(Value from, LayoutAttr fromLayout, LayoutAttr toLayout, ArrayRef<StringRef> fromDims,
+                          ArrayRef<StringRef> toDims, Operation* op) {
+  auto project = [&](ArrayRef<int64_t> p) {
+    SmallVector<int64_t> q;
+    for (StringRef d : fromDims) q.push_back(p[indexOf(toDims, d)]);
+    return q;
+  };
+  if (fromLayout.getNumLanes() != toLayout.getNumLanes() || fromLayout.getNumWaves() != toLayout.getNumWaves())
+    return {};
+  SmallVector<int64_t> source(toLayout.getNumRegisters(), -1);
+  for (int64_t r = 0; r < toLayout.getNumRegisters(); ++r) {
+    SmallVector<int64_t> want = project(layoutPosition(toLayout, r, 0, 0));
+    for (int64_t s = 0; s < fromLayout.getNumRegisters() && source[r] < 0; ++s)
+      if (layoutPosition(fromLayout, s, 0, 0) == want) source[r] = s;
+    if (source[r] < 0) return {};
+  }
+  for (int64_t w = 0; w < toLayout.getNumWaves(); ++w)
+    for (int64_t l = 0; l < toLayout.getNumLanes(); ++l)
+      for (int64_t r = 0; r < toLayout.getNumRegisters(); ++r)
+        if (project(layoutPosition(toLayout, r, l, w)) != layoutPosition(fromLayout, source[r], l, w)) return {};
+  bool identity = fromLayout.getNumRegisters() == toLayout.getNumRegisters();
+  for (int64_t r = 0; r < static_cast<int64_t>(source.size()); ++r) identity &= source[r] == r;
+  if (identity) return from;
+  (void)op;
+  return vector::ShuffleOp::create(b_, loc_, from, from, source);
+}
+
+LogicalResult Distributor::lowerConvert(dialect::ConvertLayoutOp op) {
+  LayoutAttr from = layoutOf(op.getInput()), to = layoutOf(op.getResult());
+  SmallVector<StringRef> dims = dimsOf(op.getInput());
+  if (Value g = gather(lookup(op.getInput()), from, to, dims, dims, op)) {
+    values_[op.getResult()] = g;
+    return success();
+  }
+  // Through shared memory: every thread stores its elements at their tile positions, then
+  // loads the ones the new layout gives it (wave-insert-barriers puts a barrier between).
+  SmallVector<int64_t> extent = layoutExtent(from), other = layoutExtent(to);
+  SmallVector<int64_t> shape;
+  for (auto [a, c] : llvm::zip(extent, other)) shape.push_back(std::max(a, c));
+  // Rows one element longer spread a column's elements over the banks.
+  if (shape.size() > 1) shape.back() += 1;
+  Type element = elementOf(op.getInput());
+  auto type = MemRefType::get(shape, element, AffineMap(),
+                              gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup));
+  Value buffer = func_.addWorkgroupAttribution(type, loc_);
+  auto position = [&](LayoutAttr layout, int64_t reg) {
+    SmallVector<Value> p;
+    for (AffineExpr e : positionOfRegister(layout, reg)) p.push_back(apply(e, {lane_, wave_}));
+    return p;
+  };
+  Value in = lookup(op.getInput());
+  for (int64_t r = 0; r < from.getNumRegisters(); ++r)
+    memref::StoreOp::create(b_, loc_, vector::ExtractOp::create(b_, loc_, in, ArrayRef<int64_t>{r}), buffer,
+                            position(from, r));
+  VectorType outType = registersOf(op.getResult());
+  Value out = arith::ConstantOp::create(b_, loc_, outType, b_.getZeroAttr(outType));
+  for (int64_t r = 0; r < to.getNumRegisters(); ++r)
+    out = vector::InsertOp::create(b_, loc_, memref::LoadOp::create(b_, loc_, buffer, position(to, r)), out,
+                                   ArrayRef<int64_t>{r});
+  values_[op.getResult()] = out;
+  return success();
+}
+
+LogicalResult Distributor::lowerReduction(Operation* op) {
+  const ReductionKind kind = isa<dialect::ReduceMaxOp>(op) ? ReductionKind::max : ReductionKind::sum;
+  Value input = op->getOperand(0), result = op->getResult(0);
+  StringRef dim = op->getAttrOfType<StringAttr>("dim").getValue();
+  SmallVector<StringRef> inDims = dimsOf(input), outDims = dimsOf(result);
+  const int k = indexOf(inDims, dim);
+  LayoutAttr in = layoutOf(input), out = layoutOf(result);
+  const int64_t blockTile = grid_.tiling(dim).blockTile;
+  if (!isKnownAtMost(kernel_, dim, blockTile)) {
+    auto diag = op->emitOpError("expected one workgroup to cover the dim it reduces over, ")
+                << dim << ", whose workgroup tile is " << blockTile;
+    if (auto size = staticSize(kernel_, dim)) return diag << ", but " << dim << " is " << *size;
+    return diag << ", but " << dim << " is dynamic and not known to be at most that (state it: Assumption(" << dim
+                << " <= " << blockTile << "))";
+  }
+  Type element = elementOf(result);
+  Type work = isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32 ? b_.getF32Type() : element;
+  if (work.getIntOrFloatBitWidth() != 32)
+    return op->emitOpError("is not yet supported: a reduction of ")
+           << element << " (32-bit or narrower floats, 32-bit integers)";
+  auto without = [&](SmallVector<int64_t> p) {
+    p.erase(p.begin() + k);
+    return p;
+  };
+  // In the thread: for each result register, the input registers of its row, each
+  // position along `dim` once.
+  SmallVector<SmallVector<int64_t>> members(out.getNumRegisters());
+  for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
+    SmallVector<int64_t> row = layoutPosition(out, r, 0, 0);
+    SmallVector<int64_t> seen;
+    for (int64_t s = 0; s < in.getNumRegisters(); ++s) {
+      SmallVector<int64_t> p = layoutPosition(in, s, 0, 0);
+      if (without(p) != row || llvm::is_contained(seen, p[k])) continue;
+      seen.push_back(p[k]);
+      members[r].push_back(s);
+    }
+  }
+  // The same grouping must hold in every thread.
+  for (int64_t w = 0; w < in.getNumWaves(); ++w)
+    for (int64_t l = 0; l < in.getNumLanes(); ++l)
+      for (int64_t r = 0; r < out.getNumRegisters(); ++r)
+        for (int64_t s : members[r])
+          if (without(layoutPosition(in, s, l, w)) != layoutPosition(out, r, l, w))
+            return op->emitOpError("is not yet supported: a reduction over a layout whose rows differ between threads");
+  // Which lane bits and wave axes move only along `dim` (combine), only repeat elements
+  // (skip) or change the row (skip).
+  auto classify = [&](auto flip) -> FailureOr<bool> {
+    bool alongOnly = true, moves = false;
+    for (int64_t w = 0; w < in.getNumWaves(); ++w)
+      for (int64_t l = 0; l < in.getNumLanes(); ++l) {
+        auto [l2, w2] = flip(l, w);
+        for (int64_t s = 0; s < in.getNumRegisters(); ++s) {
+          SmallVector<int64_t> p = layoutPosition(in, s, l, w), q = layoutPosition(in, s, l2, w2);
+          if (p == q) continue;
+          moves = true;
+          if (without(p) != without(q)) alongOnly = false;
+        }
+      }
+    return moves && alongOnly;
+  };
+  const int64_t lanes = in.getNumLanes();
+  SmallVector<int64_t> laneBits;
+  for (int64_t bit = 1; bit < lanes; bit *= 2) {
+    auto c = classify([&](int64_t l, int64_t w) { return std::pair{l ^ bit, w}; });
+    if (*c) laneBits.push_back(bit);
+  }
+  ArrayRef<int64_t> waveAxes = in.getWaves();
+  SmallVector<bool> reduceAxis(waveAxes.size(), false);
+  for (size_t a = 0; a < waveAxes.size(); ++a) {
+    int64_t stride = 1;
+    for (size_t j = a + 1; j < waveAxes.size(); ++j) stride *= waveAxes[j];
+    auto c = classify([&](int64_t l, int64_t w) {
+      int64_t digit = w / stride % waveAxes[a];
+      return std::pair{l, w + ((digit + 1) % waveAxes[a] - digit) * stride};
+    });
+    reduceAxis[a] = *c;
+  }
+
+  Value x = lookup(input);
+  Value reducedIndex = offsets_.lookup(dim);
+  SmallVector<Value> partial;
+  for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
+    Value acc;
+    for (int64_t s : members[r]) {
+      Value v = vector::ExtractOp::create(b_, loc_, x, ArrayRef<int64_t>{s});
+      if (mayOverrun(dim)) {
+        Value at = arith::AddIOp::create(b_, loc_, reducedIndex, apply(positionOfRegister(in, s)[k], {lane_, wave_}));
+        v = arith::SelectOp::create(b_, loc_, lessThan(at, sizes_.lookup(dim)), v,
+                                    reductionIdentity(b_, loc_, kind, element));
+      }
+      if (v.getType() != work) v = arith::ExtFOp::create(b_, loc_, work, v);
+      acc = acc ? combine(b_, loc_, kind, acc, v) : v;
+    }
+    for (int64_t bit : laneBits) {
+      auto shuffle = gpu::ShuffleOp::create(b_, loc_, acc, static_cast<int32_t>(bit), static_cast<int32_t>(lanes),
+                                            gpu::ShuffleMode::XOR);
+      acc = combine(b_, loc_, kind, acc, shuffle.getShuffleResult());
+    }
+    partial.push_back(acc);
+  }
+  if (llvm::is_contained(reduceAxis, true)) {
+    // Slot [wave][register][lane]: each wave's partials, then each thread combines those of
+    // the waves that differ from its own only along the reduced axes.
+    const int64_t waves = in.getNumWaves(), regs = out.getNumRegisters();
+    auto type = MemRefType::get({waves * regs * lanes}, work, AffineMap(),
+                                gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup));
+    Value buffer = func_.addWorkgroupAttribution(type, loc_);
+    AffineExpr l = getAffineDimExpr(0, b_.getContext()), w = getAffineDimExpr(1, b_.getContext());
+    for (int64_t r = 0; r < regs; ++r)
+      memref::StoreOp::create(b_, loc_, partial[r], buffer, apply((w * regs + r) * lanes + l, {lane_, wave_}));
+    // The waves of this thread's group: its own wave with the reduced digits replaced.
+    SmallVector<AffineExpr> others = {AffineExpr()};
+    {
+      SmallVector<AffineExpr> digits;
+      int64_t stride = 1;
+      SmallVector<int64_t> strides(waveAxes.size());
+      for (size_t a = waveAxes.size(); a-- > 0;) strides[a] = stride, stride *= waveAxes[a];
+      AffineExpr base = w;
+      for (size_t a = 0; a < waveAxes.size(); ++a)
+        if (reduceAxis[a]) base = base - (w.floorDiv(strides[a]) % waveAxes[a]) * strides[a];
+      others = {base};
+      for (size_t a = 0; a < waveAxes.size(); ++a) {
+        if (!reduceAxis[a]) continue;
+        SmallVector<AffineExpr> next;
+        for (AffineExpr e : others)
+          for (int64_t d = 0; d < waveAxes[a]; ++d) next.push_back(e + d * strides[a]);
+        others = next;
+      }
+    }
+    for (int64_t r = 0; r < regs; ++r) {
+      Value acc;
+      for (AffineExpr wave : others) {
+        Value v = memref::LoadOp::create(b_, loc_, buffer, apply((wave * regs + r) * lanes + l, {lane_, wave_}));
+        acc = acc ? combine(b_, loc_, kind, acc, v) : v;
+      }
+      partial[r] = acc;
+    }
+  }
+  VectorType outType = registersOf(result);
+  Value init = op->getNumOperands() > 1 ? lookup(op->getOperand(1)) : Value();
+  Value vec = arith::ConstantOp::create(b_, loc_, outType, b_.getZeroAttr(outType));
+  for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
+    Value v = partial[r];
+    if (init) {
+      Value i = vector::ExtractOp::create(b_, loc_, init, ArrayRef<int64_t>{r});
+      if (i.getType() != work) i = arith::ExtFOp::create(b_, loc_, work, i);
+      v = combine(b_, loc_, kind, v, i);
+    }
+    if (v.getType() != element) v = arith::TruncFOp::create(b_, loc_, element, v);
+    vec = vector::InsertOp::create(b_, loc_, v, vec, ArrayRef<int64_t>{r});
+  }
+  values_[result] = vec;
+  (void)outDims;
+  return success();
+}
+
+template <class FloatOp, class IntOp>
+Value binary(OpBuilder& b, Location loc, Value lhs, Value rhs) {
+  if (isa<FloatType>(getElementTypeOrSelf(lhs))) return FloatOp::create(b, loc, lhs, rhs);
+  return IntOp::create(b, loc, lhs, rhs);
+}
+
+LogicalResult Distributor::lowerOp(Operation* op) {
+  auto operand = [&](unsigned i) { return lookup(op->getOperand(i)); };
+  auto done = [&](Value v) {
+    values_[op->getResult(0)] = v;
+    return success();
+  };
+  auto constantLike = [&](Value like, double value) {
+    auto type = cast<VectorType>(like.getType());
+    return arith::ConstantOp::create(
+        b_, loc_, type, DenseElementsAttr::get(type, b_.getFloatAttr(type.getElementType(), value)));
+  };
+  return llvm::TypeSwitch<Operation*, LogicalResult>(op)
+      .Case([&](dialect::ReadOp read) {
+        return access(read, read.getMemory().getType(), memrefs_.lookup(read.getMemory()), read.getResult(), true);
+      })
+      .Case([&](dialect::WriteOp write) {
+        return access(write, write.getMemory().getType(), memrefs_.lookup(write.getMemory()), write.getValue(),
+                      false);
+      })
+      .Case([&](dialect::RegisterOp reg) {
+        VectorType vec = registersOf(reg.getResult());
+        return done(arith::ConstantOp::create(b_, loc_, vec, DenseElementsAttr::get(vec, reg.getValue())));
+      })
+      .Case([&](dialect::AddOp) { return done(binary<arith::AddFOp, arith::AddIOp>(b_, loc_, operand(0), operand(1))); })
+      .Case([&](dialect::SubOp) { return done(binary<arith::SubFOp, arith::SubIOp>(b_, loc_, operand(0), operand(1))); })
+      .Case([&](dialect::MulOp) { return done(binary<arith::MulFOp, arith::MulIOp>(b_, loc_, operand(0), operand(1))); })
+      .Case([&](dialect::DivOp) { return done(binary<arith::DivFOp, arith::DivSIOp>(b_, loc_, operand(0), operand(1))); })
+      .Case([&](dialect::MaximumOp) {
+        return done(binary<arith::MaximumFOp, arith::MaxSIOp>(b_, loc_, operand(0), operand(1)));
+      })
+      .Case([&](dialect::MinimumOp) {
+        return done(binary<arith::MinimumFOp, arith::MinSIOp>(b_, loc_, operand(0), operand(1)));
+      })
+      .Case([&](dialect::NegOp) {
+        Value x = operand(0);
+        if (isa<FloatType>(getElementTypeOrSelf(x))) return done(arith::NegFOp::create(b_, loc_, x));
+        Value zero = arith::ConstantOp::create(b_, loc_, x.getType(), b_.getZeroAttr(x.getType()));
+        return done(arith::SubIOp::create(b_, loc_, zero, x));
+      })
+      .Case([&](dialect::AbsOp) {
+        Value x = operand(0);
+        if (isa<FloatType>(getElementTypeOrSelf(x))) return done(math::AbsFOp::create(b_, loc_, x));
+        return done(math::AbsIOp::create(b_, loc_, x));
+      })
+      .Case([&](dialect::Exp2Op) { return done(math::Exp2Op::create(b_, loc_, operand(0))); })
+      .Case([&](dialect::Log2Op) { return done(math::Log2Op::create(b_, loc_, operand(0))); })
+      .Case([&](dialect::SqrtOp) { return done(math::SqrtOp::create(b_, loc_, operand(0))); })
+      .Case([&](dialect::RsqrtOp) { return done(math::RsqrtOp::create(b_, loc_, operand(0))); })
+      .Case([&](dialect::TanhOp) { return done(math::TanhOp::create(b_, loc_, operand(0))); })
+      .Case([&](dialect::ReciprocalOp) {
+        return done(arith::DivFOp::create(b_, loc_, constantLike(operand(0), 1.0), operand(0)));
+      })
+      .Case([&](dialect::CastOp c) { return done(convertElements(b_, loc_, operand(0), registersOf(c.getResult()))); })
+      .Case([&](dialect::SelectOp) {
+        return done(arith::SelectOp::create(b_, loc_, operand(0), operand(1), operand(2)));
+      })
+      .Case([&](dialect::PermuteOp) { return done(operand(0)); })
+      .Case([&](dialect::BroadcastOp b) -> LogicalResult {
+        Value g = gather(operand(0), layoutOf(b.getInput()), layoutOf(b.getResult()), dimsOf(b.getInput()),
+                         dimsOf(b.getResult()), op);
+        if (!g)
+          return op->emitOpError("expected an input layout that holds each result element's row in its thread");
+        return done(g);
+      })
+      .Case([&](dialect::SelfIndexOp s) {
+        LayoutAttr layout = layoutOf(s.getResult());
+        VectorType vec = registersOf(s.getResult());
+        Value v = arith::ConstantOp::create(b_, loc_, vec, b_.getZeroAttr(vec));
+        for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
+          Value at = globalIndex(layout, {s.getDim()}, r).front();
+          v = vector::InsertOp::create(b_, loc_, arith::IndexCastOp::create(b_, loc_, vec.getElementType(), at), v,
+                                       ArrayRef<int64_t>{r});
+        }
+        return done(v);
+      })
+      .Case([&](dialect::ApplyExprOp a) -> LogicalResult {
+        Value input = operand(0);
+        auto vec = cast<VectorType>(input.getType());
+        SmallVector<Value> symbols;
+        for (StringAttr s : a.getExpr().getSymbols()) {
+          auto size = dimSize(b_, kernel_, func_, s.getValue());
+          if (failed(size)) return failure();
+          symbols.push_back(vector::BroadcastOp::create(
+              b_, loc_, vec, arith::IndexCastOp::create(b_, loc_, vec.getElementType(), *size)));
+        }
+        return done(buildExpr(b_, loc_, a.getExpr(), input, symbols));
+      })
+      .Case<dialect::ReduceMaxOp, dialect::ReduceSumOp>([&](Operation* r) { return lowerReduction(r); })
+      .Case([&](dialect::ConvertLayoutOp c) { return lowerConvert(c); })
+      .Default([&](Operation*) {
+        return op->emitOpError("is not yet supported by the layout pipeline's distribution");
+      });
+}
+
+LogicalResult Distributor::emit(gpu::GPUModuleOp module) {
+  func_ = createKernelFunc(b_, kernel_, module, grid_.threads());
+  SmallVector<LaunchDim> launch;
+  for (auto& [dim, t] : grid_.dims) launch.push_back({dim, t.blockTile, t.waveTile, t.gridAxis});
+  setLaunchShape(b_, kernel_, func_, launchLayout(b_.getContext(), launch, grid_.waves.lanes, 1, 1));
+  for (auto [from, to] : llvm::zip(kernel_.getArguments(), func_.getArguments())) memrefs_.map(from, to);
+  Value tid = gpu::ThreadIdOp::create(b_, loc_, gpu::Dimension::x);
+  lane_ = arith::RemUIOp::create(b_, loc_, tid, index(grid_.waves.lanes));
+  wave_ = arith::DivUIOp::create(b_, loc_, tid, index(grid_.waves.lanes));
+  const gpu::Dimension axes[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
+  for (auto& [dim, t] : grid_.dims) {
+    auto size = dimSize(b_, kernel_, func_, dim);
+    if (failed(size)) return failure();
+    sizes_[dim] = *size;
+    offsets_[dim] = t.gridAxis < 0 ? index(0)
+                                   : arith::MulIOp::create(b_, loc_, gpu::BlockIdOp::create(b_, loc_, axes[t.gridAxis]),
+                                                           index(t.blockTile))
+                                         .getResult();
+  }
+  for (Operation& op : kernel_.getBody().front().without_terminator()) {
+    loc_ = op.getLoc();
+    if (failed(lowerOp(&op))) return failure();
+  }
+  gpu::ReturnOp::create(b_, loc_);
+  return success();
+}
+
+}  // namespace
+
+LogicalResult emitDistributedKernel(func::FuncOp kernel, gpu::GPUModuleOp module) {
+  auto grid = kernelGrid(kernel);
+  if (failed(grid)) return failure();
+  return Distributor(kernel, std::move(*grid)).emit(module);
+}
+
+}  // namespace wave::jit

@@ -1,0 +1,26 @@
+//===- DistributeKernel.h - kernels with layouts -> gpu.func ---------*- C++ -*-===//
+//
+// The distribution of a kernel whose values carry #wave.layout (after
+// wave-assign-layouts): one lowering per op, from its operands' and result's layouts, to
+// per-thread vector code in a gpu.func.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WAVE_JIT_LOWERING_DISTRIBUTEKERNEL_H
+#define WAVE_JIT_LOWERING_DISTRIBUTEKERNEL_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace wave::jit {
+
+// Whether wave-assign-layouts has run on `kernel`.
+bool hasLayouts(mlir::func::FuncOp kernel);
+
+// Builds `kernel`'s gpu.func at the end of `module`; emits a diagnostic at the op it cannot
+// lower and fails.
+mlir::LogicalResult emitDistributedKernel(mlir::func::FuncOp kernel, mlir::gpu::GPUModuleOp module);
+
+}  // namespace wave::jit
+
+#endif
