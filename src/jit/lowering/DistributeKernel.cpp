@@ -35,6 +35,9 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <map>
+#include <set>
+
 namespace wave::jit {
 
 using namespace mlir;
@@ -374,6 +377,46 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
       return std::pair{l, w + ((digit + 1) % waveAxes[a] - digit) * stride};
     });
     reduceAxis[a] = *c;
+  }
+
+  // Every element of a row must be counted once: each thread's group (its registers, the
+  // lanes over the combined bits, the waves over the combined axes) must hold each of the
+  // row's positions exactly once. Layouts that repeat elements irregularly fail here.
+  {
+    std::map<SmallVector<int64_t>, std::set<int64_t>> rowPositions;
+    for (int64_t w = 0; w < in.getNumWaves(); ++w)
+      for (int64_t l = 0; l < lanes; ++l)
+        for (int64_t s = 0; s < in.getNumRegisters(); ++s) {
+          SmallVector<int64_t> p = layoutPosition(in, s, l, w);
+          rowPositions[without(p)].insert(p[k]);
+        }
+    SmallVector<int64_t> groupLanes = {0};
+    for (int64_t bit : laneBits)
+      for (int64_t i = 0, n = groupLanes.size(); i < n; ++i) groupLanes.push_back(groupLanes[i] ^ bit);
+    SmallVector<int64_t> strides(waveAxes.size());
+    for (int64_t a = waveAxes.size() - 1, stride = 1; a >= 0; --a) strides[a] = stride, stride *= waveAxes[a];
+    for (int64_t w = 0; w < in.getNumWaves(); ++w) {
+      SmallVector<int64_t> groupWaves = {w};
+      for (size_t a = 0; a < waveAxes.size(); ++a) {
+        if (!reduceAxis[a]) continue;
+        SmallVector<int64_t> next;
+        for (int64_t g : groupWaves)
+          for (int64_t d = 0; d < waveAxes[a]; ++d) next.push_back(g + (d - g / strides[a] % waveAxes[a]) * strides[a]);
+        groupWaves = next;
+      }
+      for (int64_t l = 0; l < lanes; ++l)
+        for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
+          std::multiset<int64_t> counted;
+          for (int64_t gw : groupWaves)
+            for (int64_t gl : groupLanes)
+              for (int64_t s : members[r]) counted.insert(layoutPosition(in, s, l ^ gl, gw)[k]);
+          const std::set<int64_t>& all = rowPositions[layoutPosition(out, r, l, w)];
+          if (counted.size() != all.size() || std::set<int64_t>(counted.begin(), counted.end()) != all)
+            return op->emitOpError("is not yet supported: a reduction over ")
+                   << dim << " in a layout that repeats some of a row's elements across threads (tile the dims "
+                   << "so that each wave's tile is a multiple of a wave's " << lanes << " lanes' runs)";
+        }
+    }
   }
 
   Value x = lookup(input);

@@ -1,0 +1,212 @@
+// Memory-bound kernels that only the layout pipeline takes: transposes (a layout
+// conversion through shared memory), reductions over a dim that is not the innermost,
+// normalizations writing tensors of different shapes. Each output element is checked
+// against a double-precision host reference on random inputs, aligned and unaligned
+// sizes, at two tilings, with the outputs poisoned first.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "fixtures/device_run.hpp"
+#include "host_half.hpp"
+#include "wave/runtime.hpp"
+#include "wave/wave.hpp"
+
+using namespace wave;
+using examples::host::half_to_float;
+using fixtures::poisoned;
+using fixtures::run_on_device;
+
+namespace {
+
+WAVE_SYMBOL(B);
+WAVE_SYMBOL(M);
+WAVE_SYMBOL(N);
+WAVE_SYMBOL(BLOCK_B);
+WAVE_SYMBOL(BLOCK_M);
+WAVE_SYMBOL(BLOCK_N);
+
+std::vector<float> random_floats(std::size_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = uniform(rng);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("transpose f32 [M, N] -> [N, M], by permute and by the write's dims", "[gpu][layouts]") {
+  std::mt19937 rng(Catch::rngSeed());
+  const Constraints constraints{WorkgroupConstraint(M, BLOCK_M, 1), WorkgroupConstraint(N, BLOCK_N, 0),
+                                WaveConstraint(M, BLOCK_M / 2), HardwareConstraint{.threads_per_wave = 32}};
+  auto by_permute = kernel("transpose", constraints, [](Memory<dims<M, N>, f32> a, Memory<dims<N, M>, f32> b) {
+    write(permute<dims<N, M>>(read(a)), b);
+  });
+  auto by_write = kernel("transpose_write", constraints,
+                         [](Memory<dims<M, N>, f32> a, Memory<dims<N, M>, f32> b) { write(read(a), b); });
+  struct Shape { int m, n, block_m, block_n; };
+  auto check = [&](const auto& k, Shape s) {
+    INFO(k.name() << ": M = " << s.m << ", N = " << s.n << ", tiles " << s.block_m << " x " << s.block_n);
+    const auto compiled = compile(k, {.subs = {{M, s.m}, {N, s.n}, {BLOCK_M, s.block_m}, {BLOCK_N, s.block_n}}});
+    auto a = random_floats(std::size_t(s.m) * s.n, rng);
+    auto b = poisoned<float>(a.size());
+    run_on_device(compiled, {}, a, b);
+    std::size_t wrong = 0;
+    for (int i = 0; i < s.m; ++i)
+      for (int j = 0; j < s.n; ++j) wrong += b[std::size_t(j) * s.m + i] != a[std::size_t(i) * s.n + j];
+    CHECK(wrong == 0);
+  };
+  for (Shape s : {Shape{64, 128, 32, 32}, Shape{1000, 77, 32, 32}, Shape{33, 4097, 16, 64}, Shape{5, 3, 16, 64}}) {
+    check(by_permute, s);
+    check(by_write, s);
+  }
+}
+
+TEST_CASE("permute of 3-D f16: [B, M, N] -> [B, N, M] and -> [M, B, N]", "[gpu][layouts]") {
+  std::mt19937 rng(Catch::rngSeed());
+  const Constraints constraints{WorkgroupConstraint(B, BLOCK_B, 2), WorkgroupConstraint(M, BLOCK_M, 1),
+                                WorkgroupConstraint(N, BLOCK_N, 0), HardwareConstraint{.threads_per_wave = 32}};
+  auto inner = kernel("permute_bnm", constraints, [](Memory<dims<B, M, N>, f16> a, Memory<dims<B, N, M>, f16> b) {
+    write(permute<dims<B, N, M>>(read(a)), b);
+  });
+  auto outer = kernel("permute_mbn", constraints, [](Memory<dims<B, M, N>, f16> a, Memory<dims<M, B, N>, f16> b) {
+    write(permute<dims<M, B, N>>(read(a)), b);
+  });
+  for (auto [bs, m, n] : std::vector<std::tuple<int, int, int>>{{2, 64, 64}, {3, 37, 70}}) {
+    INFO("B = " << bs << ", M = " << m << ", N = " << n);
+    const Subs subs{{B, bs}, {M, m}, {N, n}, {BLOCK_B, 1}, {BLOCK_M, 32}, {BLOCK_N, 32}};
+    std::vector<std::uint16_t> a(std::size_t(bs) * m * n);
+    for (auto& h : a) h = examples::host::random_half(rng);
+    auto bnm = poisoned<std::uint16_t>(a.size()), mbn = poisoned<std::uint16_t>(a.size());
+    run_on_device(compile(inner, {.subs = subs}), {}, a, bnm);
+    run_on_device(compile(outer, {.subs = subs}), {}, a, mbn);
+    std::size_t wrong_bnm = 0, wrong_mbn = 0;
+    for (int z = 0; z < bs; ++z)
+      for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+          const auto x = a[(std::size_t(z) * m + i) * n + j];
+          wrong_bnm += bnm[(std::size_t(z) * n + j) * m + i] != x;
+          wrong_mbn += mbn[(std::size_t(i) * bs + z) * n + j] != x;
+        }
+    CHECK(wrong_bnm == 0);
+    CHECK(wrong_mbn == 0);
+  }
+}
+
+TEST_CASE("column sums and max: a reduction over the outer dim", "[gpu][layouts]") {
+  std::mt19937 rng(Catch::rngSeed());
+  auto columns = kernel("column_stats",
+                        {WorkgroupConstraint(M, BLOCK_M, 1), WorkgroupConstraint(N, BLOCK_N, 0),
+                         WaveConstraint(M, BLOCK_M / 2), Assumption(M <= BLOCK_M),
+                         HardwareConstraint{.threads_per_wave = 32}},
+                        [](Memory<dims<M, N>, f32> a, Memory<dims<N>, f32> sums, Memory<dims<N>, f32> maxima) {
+                          auto x = read(a);
+                          write(sum<M>(x), sums);
+                          write(max<M>(x), maxima);
+                        });
+  struct Shape { int m, n, block_m, block_n; };
+  for (Shape s : {Shape{64, 256, 64, 64}, Shape{7, 1000, 8, 64}, Shape{100, 33, 128, 32}}) {
+    INFO("M = " << s.m << ", N = " << s.n << ", tiles " << s.block_m << " x " << s.block_n);
+    const auto compiled = compile(columns, {.subs = {{M, s.m}, {N, s.n}, {BLOCK_M, s.block_m}, {BLOCK_N, s.block_n}}});
+    auto a = random_floats(std::size_t(s.m) * s.n, rng);
+    auto sums = poisoned<float>(s.n), maxima = poisoned<float>(s.n);
+    run_on_device(compiled, {}, a, sums, maxima);
+    std::size_t wrong = 0;
+    for (int j = 0; j < s.n; ++j) {
+      double total = 0, top = -INFINITY;
+      for (int i = 0; i < s.m; ++i) total += a[std::size_t(i) * s.n + j], top = std::max<double>(top, a[std::size_t(i) * s.n + j]);
+      wrong += !(std::abs(sums[j] - total) <= 1e-4 * (1 + std::abs(total))) || maxima[j] != top;
+    }
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("sum over the middle dim of 3-D", "[gpu][layouts]") {
+  std::mt19937 rng(Catch::rngSeed());
+  auto middle = kernel("middle_sum",
+                       {WorkgroupConstraint(B, BLOCK_B, 1), WorkgroupConstraint(N, BLOCK_N, 0),
+                        HardwareConstraint{.threads_per_wave = 32}},
+                       [](Memory<dims<B, M, N>, f32> a, Memory<dims<B, N>, f32> out) { write(sum<M>(read(a)), out); });
+  for (auto [bs, m, n] : std::vector<std::tuple<int, int, int>>{{3, 16, 128}, {2, 4, 1000}}) {
+    INFO("B = " << bs << ", M = " << m << ", N = " << n);
+    const auto compiled = compile(middle, {.subs = {{B, bs}, {M, m}, {N, n}, {BLOCK_B, 1}, {BLOCK_N, 64}}});
+    auto a = random_floats(std::size_t(bs) * m * n, rng);
+    auto out = poisoned<float>(std::size_t(bs) * n);
+    run_on_device(compiled, {}, a, out);
+    std::size_t wrong = 0;
+    for (int z = 0; z < bs; ++z)
+      for (int j = 0; j < n; ++j) {
+        double total = 0;
+        for (int i = 0; i < m; ++i) total += a[(std::size_t(z) * m + i) * n + j];
+        wrong += !(std::abs(out[std::size_t(z) * n + j] - total) <= 1e-4 * (1 + std::abs(total)));
+      }
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("layernorm and RMSNorm, f16 in and out, layernorm also writing mean and rstd", "[gpu][layouts]") {
+  std::mt19937 rng(Catch::rngSeed());
+  const Constraints constraints{WorkgroupConstraint(M, BLOCK_M, 1), WorkgroupConstraint(N, BLOCK_N, 0),
+                                WaveConstraint(N, BLOCK_N / 4), Assumption(N <= BLOCK_N),
+                                HardwareConstraint{.threads_per_wave = 32}};
+  auto layernorm = kernel("layernorm", constraints,
+                          [](Memory<dims<M, N>, f16> x, Memory<dims<N>, f16> gamma, Memory<dims<N>, f16> beta,
+                             Memory<dims<M, N>, f16> y, Memory<dims<M>, f32> mean_out, Memory<dims<M>, f32> rstd_out) {
+                            auto v = cast<f32>(read(x));
+                            Register<dims<N>, f32> ones(1.0);
+                            auto inv_n = reciprocal(sum<N>(broadcast<dims<M, N>>(ones)));
+                            auto mean = sum<N>(v) * inv_n;
+                            auto centered = v - mean;
+                            auto rstd = rsqrt(sum<N>(centered * centered) * inv_n + 1e-5f);
+                            write(cast<f16>(centered * rstd * cast<f32>(read(gamma)) + cast<f32>(read(beta))), y);
+                            write(mean, mean_out);
+                            write(rstd, rstd_out);
+                          });
+  auto rmsnorm = kernel("rmsnorm", constraints,
+                        [](Memory<dims<M, N>, f16> x, Memory<dims<N>, f16> gamma, Memory<dims<M, N>, f16> y) {
+                          auto v = cast<f32>(read(x));
+                          Register<dims<N>, f32> ones(1.0);
+                          auto inv_n = reciprocal(sum<N>(broadcast<dims<M, N>>(ones)));
+                          auto rms = rsqrt(sum<N>(v * v) * inv_n + 1e-6f);
+                          write(cast<f16>(v * rms * cast<f32>(read(gamma))), y);
+                        });
+  struct Shape { int m, n, block_n; };
+  for (Shape s : {Shape{64, 1024, 1024}, Shape{7, 1000, 1024}, Shape{33, 4096, 4096}}) {
+    INFO("M = " << s.m << ", N = " << s.n << ", BLOCK_N = " << s.block_n);
+    const Subs subs{{M, s.m}, {N, s.n}, {BLOCK_M, 1}, {BLOCK_N, s.block_n}};
+    std::vector<std::uint16_t> x(std::size_t(s.m) * s.n), gamma(s.n), beta(s.n);
+    for (auto* v : {&x, &gamma, &beta})
+      for (auto& h : *v) h = examples::host::random_half(rng);
+    auto y = poisoned<std::uint16_t>(x.size()), y2 = poisoned<std::uint16_t>(x.size());
+    auto mean = poisoned<float>(s.m), rstd = poisoned<float>(s.m);
+    run_on_device(compile(layernorm, {.subs = subs}), {}, x, gamma, beta, y, mean, rstd);
+    run_on_device(compile(rmsnorm, {.subs = subs}), {}, x, gamma, y2);
+    std::size_t wrong = 0;
+    for (int i = 0; i < s.m; ++i) {
+      double mu = 0, sq = 0;
+      for (int j = 0; j < s.n; ++j) mu += half_to_float(x[std::size_t(i) * s.n + j]);
+      mu /= s.n;
+      for (int j = 0; j < s.n; ++j) {
+        const double c = half_to_float(x[std::size_t(i) * s.n + j]) - mu;
+        sq += c * c;
+      }
+      const double r = 1 / std::sqrt(sq / s.n + 1e-5);
+      double ms = 0;
+      for (int j = 0; j < s.n; ++j) ms += std::pow(half_to_float(x[std::size_t(i) * s.n + j]), 2);
+      const double rr = 1 / std::sqrt(ms / s.n + 1e-6);
+      wrong += !(std::abs(mean[i] - mu) <= 1e-4) || !(std::abs(rstd[i] - r) <= 1e-3 * r);
+      for (int j = 0; j < s.n; ++j) {
+        const double xv = half_to_float(x[std::size_t(i) * s.n + j]);
+        const double ln = (xv - mu) * r * half_to_float(gamma[j]) + half_to_float(beta[j]);
+        const double rms = xv * rr * half_to_float(gamma[j]);
+        // f16 output: a relative error of 2^-10, and some absolute slack near zero.
+        wrong += !(std::abs(half_to_float(y[std::size_t(i) * s.n + j]) - ln) <= 2e-3 * std::abs(ln) + 2e-3);
+        wrong += !(std::abs(half_to_float(y2[std::size_t(i) * s.n + j]) - rms) <= 2e-3 * std::abs(rms) + 2e-3);
+      }
+    }
+    CHECK(wrong == 0);
+  }
+}
