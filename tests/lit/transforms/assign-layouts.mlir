@@ -1,0 +1,50 @@
+// wave-assign-layouts: reads in coalesced runs, a transpose's write behind a conversion,
+// a reduction's result in its input's slice.
+// RUN: wave-opt %s --wave-assign-layouts | FileCheck %s
+
+// [M, N] f32 to [N, M]: the read runs along N (4 floats), the write wants runs along M, so
+// a wave.convert_layout goes in front of the write.
+// CHECK-LABEL: func.func @transpose
+// CHECK: %[[R:.*]] = wave.read %{{.*}} -> !wave.tensor<[M, N] of f32, #wave.layout<registers = [{{[0-9]+}}, 4], lanes = [32]
+// CHECK: %[[P:.*]] = wave.permute %[[R]]
+// CHECK: %[[C:.*]] = wave.convert_layout %[[P]]
+// CHECK: wave.write %[[C]]
+func.func @transpose(%a: !wave.memory<[M, N] of f32, global>, %b: !wave.memory<[N, M] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"32">, workgroup_dim = 1>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"32">, workgroup_dim = 0>,
+                        #wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {M = 64 : i64, N = 64 : i64}} {
+  %r = wave.read %a : !wave.memory<[M, N] of f32, global> -> !wave.tensor<[M, N] of f32>
+  %p = wave.permute %r : !wave.tensor<[M, N] of f32> to !wave.tensor<[N, M] of f32>
+  wave.write %p, %b : !wave.tensor<[N, M] of f32>, !wave.memory<[N, M] of f32, global>
+  return
+}
+
+// A copy needs no conversion.
+// CHECK-LABEL: func.func @copy
+// CHECK-NOT: wave.convert_layout
+// CHECK: return
+func.func @copy(%a: !wave.memory<[M, N] of f16, global>, %b: !wave.memory<[M, N] of f16, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"1">, workgroup_dim = 1>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"1024">, workgroup_dim = 0>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"256">>,
+                        #wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {M = 7 : i64, N = 1000 : i64}} {
+  %r = wave.read %a : !wave.memory<[M, N] of f16, global> -> !wave.tensor<[M, N] of f16>
+  wave.write %r, %b : !wave.tensor<[M, N] of f16>, !wave.memory<[M, N] of f16, global>
+  return
+}
+
+// A column sum: the result's layout is the input's with M sliced away (one register
+// axis fewer), and the write of [N] takes it as it is.
+// CHECK-LABEL: func.func @column_sum
+// CHECK: wave.reduce_sum %{{.*}} along "M" : (!wave.tensor<[M, N] of f32, #wave.layout<registers = [2, 4]{{.*}}>>) -> !wave.tensor<[N] of f32, #wave.layout<registers = [4]
+func.func @column_sum(%a: !wave.memory<[M, N] of f32, global>, %s: !wave.memory<[N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "N", tile = #wave.expr<"32">, workgroup_dim = 0>,
+                        #wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {M = 8 : i64, N = 64 : i64}} {
+  %r = wave.read %a : !wave.memory<[M, N] of f32, global> -> !wave.tensor<[M, N] of f32>
+  %t = wave.reduce_sum %r along "M" : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[N] of f32>
+  wave.write %t, %s : !wave.tensor<[N] of f32>, !wave.memory<[N] of f32, global>
+  return
+}
