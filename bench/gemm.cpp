@@ -3,12 +3,17 @@
 // data; and the cold compile time. bench/gemm_vs_cublas.py runs this next to cuBLAS
 // (through PyTorch) in the same process tree and prints the ratios.
 //
-//   wave-bench-gemm     one line per shape and configuration; exits 77 without a GPU
+//   wave-bench-gemm           one line per shape and configuration; exits 77 without a GPU
+//   wave-bench-gemm --fused   the large square shapes at two configurations, the plain GEMM
+//                             through each middle end and GEMM + bias + ReLU (f16 out) through
+//                             the layout pipeline, the only one that lowers it
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <random>
+#include <string>
+#include <array>
 #include <vector>
 
 #include <wave/wave.hpp>
@@ -44,13 +49,74 @@ auto make_gemm() {
                 });
 }
 
+// The same GEMM with a bias [N] added and ReLU applied before an f16 write.
+auto make_gemm_bias_relu() {
+  using namespace ex;
+  return kernel("gemm_bias_relu",
+                {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
+                 WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N),
+                 HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
+                [](Memory<dims<M, K>, f16, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, f16, SHARED_ADDRESS_SPACE> b,
+                   Memory<dims<N>, f32> bias, Memory<dims<M, N>, f16> c) {
+                  Register<dims<M, N>, f32> acc(0.0);
+                  auto result = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
+                  write(cast<f16>(maximum(result + read(bias), Register<dims<>, f32>(0.0))), c);
+                });
+}
+
 // Median of 20 timed runs after 3 warm-ups.
 double median_ms(const std::function<void()>& enqueue) { return bench::median_ms(enqueue, 20); }
 
+// --fused: plain GEMM (f32 out) through both middle ends, and GEMM + bias + ReLU.
+int fused() {
+  std::printf("%-16s %6s %6s %6s %5s %5s %5s %5s %5s %10s %9s %11s\n", "", "M", "N", "K", "BM", "BN", "BK", "WM",
+              "WN", "ms", "TFLOP/s", "compile ms");
+  std::mt19937 rng(7);
+  const auto plain = make_gemm<f16>();
+  const auto fused = make_gemm_bias_relu();
+  for (int size : {4096, 8192}) {
+    const std::size_t n = size;
+    runtime::DeviceBuffer a(n * n * 2), b(n * n * 2), c(n * n * 4), bias(n * 4);
+    bench::fill_random_16bit(a, rng, /*with_signs=*/true);
+    bench::fill_random_16bit(b, rng, /*with_signs=*/true);
+    const void* p[] = {reinterpret_cast<const void*>(a.address()), reinterpret_cast<const void*>(b.address()),
+                       reinterpret_cast<const void*>(c.address()), reinterpret_cast<const void*>(bias.address())};
+    for (auto [bm, bn, bk, wm, wn] : {std::array{128, 128, 32, 64, 64}, std::array{128, 128, 64, 64, 64},
+                                      std::array{64, 64, 32, 32, 32}}) {
+      auto run = [&](const char* what, auto& k, Lowering lowering, bool with_bias) {
+        try {
+          CompileOptions o{.subs = {{ex::M, size}, {ex::N, size}, {ex::K, size}, {ex::BLOCK_M, bm},
+                                    {ex::BLOCK_N, bn}, {ex::BLOCK_K, bk}, {WAVE_M, wm}, {WAVE_N, wn}},
+                           .cache = false,
+                           .lowering = lowering};
+          const auto t0 = std::chrono::steady_clock::now();
+          const CompiledKernel compiled = compile(k, o);
+          const double compile_ms =
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+          const double ms = median_ms([&] {
+            if (with_bias) compiled.launch({p[0], p[1], p[3], p[2]});
+            else compiled.launch({p[0], p[1], p[2]});
+          });
+          std::printf("%-16s %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f %11.1f\n", what, size, size, size, bm, bn,
+                      bk, wm, wn, ms, 2.0 * n * n * n / (ms * 1e9), compile_ms);
+        } catch (const Error& e) {
+          std::printf("%-16s %6d: %s\n", what, size, e.what());
+        }
+        std::fflush(stdout);
+      };
+      run("gemm-legacy", plain, Lowering::legacy, false);
+      run("gemm-layouts", plain, Lowering::layouts, false);
+      run("gemm-bias-relu", fused, Lowering::layouts, true);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   if (!bench::open_device()) return 77;
+  if (argc > 1 && std::string(argv[1]) == "--fused") return fused();
   std::printf("%-6s %4s %6s %6s %6s %5s %5s %5s %5s %5s %10s %9s %11s\n", "", "in", "M", "N", "K", "BM", "BN", "BK",
               "WM", "WN", "ms", "TFLOP/s", "compile ms");
   std::mt19937 rng(7);

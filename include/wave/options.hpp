@@ -27,6 +27,13 @@ struct Sub {
 
 using Subs = std::vector<Sub>;
 
+// Which middle end lowers a kernel while the layout pipeline (per-op distribution of
+// values with layouts) replaces the kernel-shaped lowerings: `automatic` keeps plain GEMMs
+// and attention on the shape lowerings, which are faster until the layout pipeline has
+// their schedules, and gives every other kernel to layouts; `layouts` and `legacy` force
+// one. The environment variable WAVE_LOWERING=layouts|legacy overrides `automatic`.
+enum class Lowering { automatic, layouts, legacy };
+
 struct CompileOptions {
   Subs subs;
   // Attach the user's source locations to the IR (printed with loc(...)).
@@ -39,6 +46,7 @@ struct CompileOptions {
   std::string cache_dir;
   // Print the IR after every compiler stage to stderr (also: WAVE_DUMP_IR=1).
   bool dump_ir = false;
+  Lowering lowering = Lowering::automatic;
 };
 
 }  // namespace wave

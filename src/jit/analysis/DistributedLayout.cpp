@@ -145,6 +145,11 @@ int64_t WaveGrid::count() const {
   return n;
 }
 
+int dimIndex(ArrayRef<StringRef> dims, StringRef dim) {
+  auto it = llvm::find(dims, dim);
+  return it == dims.end() ? -1 : static_cast<int>(it - dims.begin());
+}
+
 int WaveGrid::axisOf(StringRef dim) const {
   for (auto [i, d] : llvm::enumerate(dims))
     if (d == dim) return static_cast<int>(i);
@@ -223,6 +228,18 @@ LayoutAttr permuteLayout(LayoutAttr layout, ArrayRef<unsigned> order) {
   for (unsigned i : order) results.push_back(layout.getMap().getResult(i));
   AffineMap map = AffineMap::get(layout.getMap().getNumDims(), 0, results, layout.getContext());
   return LayoutAttr::get(layout.getContext(), layout.getRegisters(), layout.getLanes(), layout.getWaves(), map);
+}
+
+LayoutAttr placeLayout(LayoutAttr layout, ArrayRef<StringRef> layoutDims, ArrayRef<StringRef> valueDims) {
+  MLIRContext* ctx = layout.getContext();
+  AffineMap map = layout.getMap();
+  SmallVector<AffineExpr> results;
+  for (StringRef d : valueDims) {
+    auto it = llvm::find(layoutDims, d);
+    results.push_back(it == layoutDims.end() ? getAffineConstantExpr(0, ctx) : map.getResult(it - layoutDims.begin()));
+  }
+  return LayoutAttr::get(ctx, layout.getRegisters(), layout.getLanes(), layout.getWaves(),
+                         AffineMap::get(map.getNumDims(), 0, results, ctx));
 }
 
 LayoutAttr mmaLayout(MLIRContext* ctx, const MMAOperandLayout& operand, int64_t lanes, int64_t tileRows,

@@ -23,6 +23,9 @@ namespace wave::jit {
 
 using dialect::LayoutAttr;
 
+// The position of `dim` in `dims`; -1 where it is absent.
+int dimIndex(llvm::ArrayRef<llvm::StringRef> dims, llvm::StringRef dim);
+
 // The map's inputs for flat register, lane and wave indices (row-major over the axes).
 llvm::SmallVector<int64_t> layoutInputs(LayoutAttr layout, int64_t reg, int64_t lane, int64_t wave);
 
@@ -85,6 +88,11 @@ LayoutAttr sliceLayout(LayoutAttr layout, unsigned index);
 // The layout of a value whose dims are reordered: result i of the new layout is result
 // `order[i]` of the old.
 LayoutAttr permuteLayout(LayoutAttr layout, llvm::ArrayRef<unsigned> order);
+
+// `layout` (over `layoutDims`) as a layout over `valueDims`: each dim's position where
+// `layoutDims` has it, 0 for the others (dims of which a workgroup holds one element).
+LayoutAttr placeLayout(LayoutAttr layout, llvm::ArrayRef<llvm::StringRef> layoutDims,
+                       llvm::ArrayRef<llvm::StringRef> valueDims);
 
 // One MMA operand or accumulator over a wave tile of rows x cols instruction tiles: the
 // registers are [tile rows, tile cols, the instruction's elements], lanes the wave's.

@@ -40,6 +40,13 @@ FailureOr<KernelGrid> kernelGrid(func::FuncOp kernel) {
       if (failed(tile)) return failure();
       it->second.waveTile = *tile;
       waveOrder.push_back(it->first);
+    } else if (auto t = dyn_cast<dialect::TilingConstraintAttr>(c)) {
+      auto it = grid.dims.find(t.getDim().getValue());
+      if (it == grid.dims.end()) continue;
+      auto tile = tileSize(kernel, t.getTile(), t.getDim().getValue(), "tiling");
+      if (failed(tile)) return failure();
+      it->second.blockTile = *tile;
+      it->second.loop = true;
     } else if (auto hw = dyn_cast<dialect::HardwareConstraintAttr>(c)) {
       grid.waves.lanes = hw.getThreadsPerWave();
     }

@@ -20,6 +20,7 @@ struct DimTiling {
   int64_t blockTile = 0;  // elements of the dim a workgroup owns
   int64_t waveTile = 0;   // elements of it a wave owns
   int gridAxis = -1;      // the grid axis over its workgroup tiles; -1: one workgroup tile
+  bool loop = false;      // walked by an iterate, a TilingConstraint's tile at a time
 };
 
 struct KernelGrid {
@@ -29,8 +30,9 @@ struct KernelGrid {
   const DimTiling& tiling(llvm::StringRef dim) const { return dims.find(dim)->second; }
 };
 
-// The grid of `kernel` over every dim its arguments and values have. A dim without a
-// workgroup constraint is one tile, so its size must be known. Emits a diagnostic on
+// The grid of `kernel` over every dim its arguments and values have. A dim with a
+// TilingConstraint is held a loop tile at a time; one without a workgroup or tiling
+// constraint is one tile, so its size must be known. Emits a diagnostic on
 // the kernel and fails when a tile is unknown, does not divide, or the workgroup has more
 // than 1024 threads.
 mlir::FailureOr<KernelGrid> kernelGrid(mlir::func::FuncOp kernel);

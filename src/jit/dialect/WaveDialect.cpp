@@ -91,5 +91,9 @@ LogicalResult WaveDialect::verifyOperationAttribute(Operation* op, NamedAttribut
     if (isa<ThreadLayoutAttr>(attr.getValue())) return success();
     return op->emitOpError("expected wave.thread_layout to be a #wave.thread_layout, but found ") << attr.getValue();
   }
+  if (name == "wave.shape_lowering") {
+    if (isa<UnitAttr>(attr.getValue())) return success();
+    return op->emitOpError("expected wave.shape_lowering to be a unit attribute, but found ") << attr.getValue();
+  }
   return op->emitOpError("unknown wave dialect attribute ") << attr.getName();
 }

@@ -258,6 +258,12 @@ LogicalResult IterateOp::verify() {
   if (getResultTypes() != carried)
     return emitOpError("expected results of the iter_args' types (") << carried << "), but found ("
                                                                      << getResultTypes() << ")";
+  // Each trip holds another tile of the walked dim: a value over it cannot carry across.
+  for (auto [i, type] : llvm::enumerate(carried))
+    if (llvm::is_contained(cast<TensorType>(type).getDimNames(), getDim()))
+      return emitOpError("expected carried values without ")
+             << getDim() << ", the dim it walks (each trip holds another tile of it), but carried value #" << i
+             << " is " << type;
   return success();
 }
 

@@ -15,6 +15,11 @@
 //                    xor shuffles over the lane bits that move along it, then through
 //                    shared memory over the wave axes that do
 //   convert_layout   nothing, a register permutation, or a shared-memory round trip
+//   allocate         a view of the dynamic shared memory; reads and writes of it address
+//                    the tile at the layout's positions, unmasked
+//   iterate          an scf.for over the dim's tiles, its carried values the vectors
+//   mma              per instruction tile of the wave: the fragments sliced out of the
+//                    operands' and accumulator's registers, one mma.sync each
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,17 +27,21 @@
 
 #include "analysis/DistributedLayout.h"
 #include "analysis/KernelGrid.h"
+#include "analysis/MMAAnchors.h"
 #include "analysis/SizeFacts.h"
+#include "analysis/ThreadLayout.h"
 #include "lowering/CrossThreadReduction.h"
 #include "lowering/ElementConversion.h"
 #include "lowering/ExprToArith.h"
 #include "lowering/KernelSignature.h"
 #include "lowering/LoweringBuilder.h"
+#include "lowering/MMAInstructions.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <map>
@@ -57,11 +66,6 @@ LayoutAttr layoutOf(Value v) { return cast<dialect::TensorType>(v.getType()).get
 SmallVector<StringRef> dimsOf(Value v) { return cast<dialect::TensorType>(v.getType()).getDimNames(); }
 Type elementOf(Value v) { return cast<dialect::TensorType>(v.getType()).getElementType(); }
 
-int indexOf(ArrayRef<StringRef> dims, StringRef d) {
-  auto it = llvm::find(dims, d);
-  return it == dims.end() ? -1 : static_cast<int>(it - dims.begin());
-}
-
 class Distributor : LoweringBuilder {
  public:
   Distributor(func::FuncOp kernel, KernelGrid grid)
@@ -75,16 +79,23 @@ class Distributor : LoweringBuilder {
   }
   Value lookup(Value v) { return values_.lookup(v); }
 
-  // Per dim of `dims`, the global index of register `reg`'s element in this thread.
-  SmallVector<Value> globalIndex(LayoutAttr layout, ArrayRef<StringRef> dims, int64_t reg);
+  // Per dim of `dims`, the index of register `reg`'s element in this thread: in the
+  // tensor (the tile's offsets added), or with `inTile`, in the workgroup's tile.
+  SmallVector<Value> indexOf(LayoutAttr layout, ArrayRef<StringRef> dims, int64_t reg, bool inTile = false);
   // Whether `dim` may end inside a workgroup's tile (then accesses are masked).
   bool mayOverrun(StringRef dim) { return !isKnownMultiple(kernel_, dim, grid_.tiling(dim).blockTile); }
 
-  LogicalResult access(Operation* op, dialect::MemoryType memory, Value memref, Value tensor, bool isRead);
+  LogicalResult access(Operation* op, Value memory, Value tensor, bool isRead);
   LogicalResult lowerReduction(Operation* op);
   LogicalResult lowerConvert(dialect::ConvertLayoutOp op);
+  LogicalResult lowerAllocate(dialect::AllocateOp op);
+  LogicalResult lowerIterate(dialect::IterateOp loop);
+  LogicalResult lowerMma(dialect::MmaOp op);
+  // `value`'s registers with those past the end of `dim` (at `dimIndex` of its dims) zero.
+  Value zeroPastEnd(Value value, LayoutAttr layout, unsigned dimIndex, StringRef dim);
   Value gather(Value from, LayoutAttr fromLayout, LayoutAttr toLayout, ArrayRef<StringRef> fromDims,
-               ArrayRef<StringRef> toDims, Operation* op);
+               ArrayRef<StringRef> toDims);
+  LogicalResult lowerBlock(Block& block);
   LogicalResult lowerOp(Operation* op);
 
   func::FuncOp kernel_;
@@ -94,29 +105,37 @@ class Distributor : LoweringBuilder {
   DenseMap<Value, Value> values_;
   llvm::StringMap<Value> sizes_, offsets_;
   Value lane_, wave_;
+  Value sharedMemory_;          // the dynamic shared memory the allocations view
+  int64_t sharedBytes_ = 0;     // its size so far
+  DenseSet<Value> sharedTiles_;  // the allocations (memories addressed within the tile)
 };
 
-SmallVector<Value> Distributor::globalIndex(LayoutAttr layout, ArrayRef<StringRef> dims, int64_t reg) {
+SmallVector<Value> Distributor::indexOf(LayoutAttr layout, ArrayRef<StringRef> dims, int64_t reg, bool inTile) {
   SmallVector<Value> index;
   for (auto [k, expr] : llvm::enumerate(positionOfRegister(layout, reg))) {
     Value p = apply(expr, {lane_, wave_});
-    index.push_back(arith::AddIOp::create(b_, loc_, offsets_.lookup(dims[k]), p));
+    index.push_back(inTile ? p : arith::AddIOp::create(b_, loc_, offsets_.lookup(dims[k]), p).getResult());
   }
   return index;
 }
 
-LogicalResult Distributor::access(Operation* op, dialect::MemoryType memory, Value memref, Value tensor,
-                                  bool isRead) {
+LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor, bool isRead) {
+  auto memory = cast<dialect::MemoryType>(memoryValue.getType());
+  Value memref = memrefs_.lookup(memoryValue);
+  // A shared tile is addressed at the tile's positions, all of them inside it.
+  const bool inTile = sharedTiles_.contains(memoryValue);
+  auto mayOverrun = [&](StringRef dim) { return !inTile && this->mayOverrun(dim); };
   LayoutAttr layout = layoutOf(tensor);
   SmallVector<StringRef> valueDims = dimsOf(tensor), memoryDims = memory.getDimNames();
   Type element = memory.getElementType();
   const int64_t bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
   // Runs along the memory's innermost dim, as long as 16 bytes and the row length allow.
-  const int inner = memoryDims.empty() ? -1 : indexOf(valueDims, memoryDims.back());
+  const int inner = memoryDims.empty() ? -1 : dimIndex(valueDims, memoryDims.back());
   int64_t maxRun = std::max<int64_t>(1, 16 / bytes);
   const bool rows = memoryDims.size() > 1;
   StringRef innerDim = memoryDims.empty() ? StringRef() : memoryDims.back();
   std::optional<int64_t> innerSize = inner >= 0 ? staticSize(kernel_, innerDim) : std::nullopt;
+  if (inTile) innerSize = cast<MemRefType>(memref.getType()).getShape().back();
   if (rows && innerSize)
     while (maxRun > 1 && *innerSize % maxRun != 0) maxRun /= 2;
   SmallVector<RegisterRun> runs;
@@ -129,13 +148,13 @@ LogicalResult Distributor::access(Operation* op, dialect::MemoryType memory, Val
   Value result = isRead ? arith::ConstantOp::create(b_, loc_, all, b_.getZeroAttr(all)).getResult() : Value();
   Value source = isRead ? Value() : lookup(tensor);
   for (const RegisterRun& run : runs) {
-    SmallVector<Value> at = globalIndex(layout, valueDims, run.first);
+    SmallVector<Value> at = indexOf(layout, valueDims, run.first, inTile);
     SmallVector<Value> indices;
-    for (StringRef d : memoryDims) indices.push_back(at[indexOf(valueDims, d)]);
+    for (StringRef d : memoryDims) indices.push_back(at[dimIndex(valueDims, d)]);
     SmallVector<Value> outer;
     for (StringRef d : memoryDims)
       if (d != innerDim || run.length == 1)
-        if (mayOverrun(d)) outer.push_back(lessThan(at[indexOf(valueDims, d)], sizes_.lookup(d)));
+        if (mayOverrun(d)) outer.push_back(lessThan(at[dimIndex(valueDims, d)], sizes_.lookup(d)));
     Value rowIn = outer.empty() ? Value() : andAll(outer);
     auto vec = VectorType::get({run.length}, element);
     if (run.length == 1) {
@@ -178,7 +197,7 @@ LogicalResult Distributor::access(Operation* op, dialect::MemoryType memory, Val
     }
     // A dynamic innermost dim: rows start aligned to the run only if their length is a
     // multiple of it (checked here; CSE keeps one check).
-    const bool checkRows = rows && !innerSize && !isKnownMultiple(kernel_, innerDim, run.length);
+    const bool checkRows = rows && !inTile && !innerSize && !isKnownMultiple(kernel_, innerDim, run.length);
     if (checkRows) {
       Value rem = arith::RemUIOp::create(b_, loc_, sizes_.lookup(innerDim), index(run.length));
       conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, rem, index(0)));
@@ -239,10 +258,10 @@ LogicalResult Distributor::access(Operation* op, dialect::MemoryType memory, Val
 // `fromDims`, a subset) holding its element with the other dims dropped, the same in
 // every thread. Null when some thread does not hold it.
 Value Distributor::gather(Value from, LayoutAttr fromLayout, LayoutAttr toLayout, ArrayRef<StringRef> fromDims,
-                          ArrayRef<StringRef> toDims, Operation* op) {
+                          ArrayRef<StringRef> toDims) {
   auto project = [&](ArrayRef<int64_t> p) {
     SmallVector<int64_t> q;
-    for (StringRef d : fromDims) q.push_back(p[indexOf(toDims, d)]);
+    for (StringRef d : fromDims) q.push_back(p[dimIndex(toDims, d)]);
     return q;
   };
   if (fromLayout.getNumLanes() != toLayout.getNumLanes() || fromLayout.getNumWaves() != toLayout.getNumWaves())
@@ -261,14 +280,154 @@ Value Distributor::gather(Value from, LayoutAttr fromLayout, LayoutAttr toLayout
   bool identity = fromLayout.getNumRegisters() == toLayout.getNumRegisters();
   for (int64_t r = 0; r < static_cast<int64_t>(source.size()); ++r) identity &= source[r] == r;
   if (identity) return from;
-  (void)op;
   return vector::ShuffleOp::create(b_, loc_, from, from, source);
+}
+
+LogicalResult Distributor::lowerAllocate(dialect::AllocateOp op) {
+  dialect::MemoryType type = op.getResult().getType();
+  SmallVector<int64_t> shape;
+  for (auto [dim, extent] : llvm::zip(type.getDimNames(), op.getTile())) {
+    auto size = tileSize(kernel_, cast<dialect::ExprAttr>(extent), dim, "shared tile");
+    if (failed(size)) return failure();
+    // Layouts place elements in the workgroup's tile of each dim; the tile must hold it.
+    if (*size != grid_.tiling(dim).blockTile)
+      return op.emitOpError("is not yet supported by the layout pipeline: a shared tile whose extent along ")
+             << dim << " (" << *size << ") is not the workgroup's tile (" << grid_.tiling(dim).blockTile << ")";
+    shape.push_back(*size);
+  }
+  if (!shape.empty()) shape.back() += op.getPadding();
+  Type element = type.getElementType();
+  auto workgroup = gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup);
+  if (!sharedMemory_) {
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(&func_.getBody().front());
+    sharedMemory_ = gpu::DynamicSharedMemoryOp::create(
+        b_, loc_, MemRefType::get({ShapedType::kDynamic}, b_.getI8Type(), AffineMap(), workgroup));
+  }
+  auto tile = MemRefType::get(shape, element, AffineMap(), workgroup);
+  // Each tile starts 128-byte aligned: vector accesses and ldmatrix rows stay aligned.
+  const int64_t offset = llvm::alignTo(sharedBytes_, 128);
+  sharedBytes_ = offset + tile.getNumElements() * std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  memrefs_.map(op.getResult(), memref::ViewOp::create(b_, loc_, tile, sharedMemory_, index(offset), ValueRange{}));
+  sharedTiles_.insert(op.getResult());
+  return success();
+}
+
+LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
+  StringRef dim = loop.getDim();
+  const DimTiling& tiling = grid_.tiling(dim);
+  if (!tiling.loop)
+    return loop.emitOpError("expected a TilingConstraint on ") << dim << ", the dim it walks, but found none";
+  AffineExpr d0 = getAffineDimExpr(0, b_.getContext());
+  Value tiles = apply(d0.ceilDiv(tiling.blockTile), sizes_.lookup(dim));
+  SmallVector<Value> inits;
+  for (Value v : loop.getIterArgs()) inits.push_back(lookup(v));
+  auto forOp = scf::ForOp::create(b_, loc_, index(0), tiles, index(1), inits);
+  Block& body = loop.getBody().front();
+  {
+    OpBuilder::InsertionGuard guard(b_);
+    if (inits.empty())
+      b_.setInsertionPoint(forOp.getBody()->getTerminator());
+    else
+      b_.setInsertionPointToStart(forOp.getBody());
+    Value outside = offsets_.lookup(dim);
+    offsets_[dim] = arith::MulIOp::create(b_, loc_, forOp.getInductionVar(), index(tiling.blockTile));
+    for (auto [arg, carried] : llvm::zip(body.getArguments(), forOp.getRegionIterArgs())) values_[arg] = carried;
+    if (failed(lowerBlock(body))) return failure();
+    offsets_[dim] = outside;
+    if (!inits.empty()) {
+      SmallVector<Value> next;
+      for (Value v : body.getTerminator()->getOperands()) next.push_back(lookup(v));
+      scf::YieldOp::create(b_, loc_, next);
+    }
+  }
+  for (auto [result, value] : llvm::zip(loop.getResults(), forOp.getResults())) values_[result] = value;
+  return success();
+}
+
+// Whether `v` is zero wherever its position along a dim lies past the dim's end: reads
+// fill those positions with zeros, and casts and products keep them zero.
+bool zeroFilledPastEnd(Value v) {
+  Operation* def = v.getDefiningOp();
+  if (!def) return false;
+  if (auto read = dyn_cast<dialect::ReadOp>(def)) {
+    auto tile = read.getMemory().getDefiningOp<dialect::AllocateOp>();
+    if (!tile) return isa<BlockArgument>(read.getMemory());
+    return llvm::all_of(tile->getUsers(), [](Operation* user) {
+      auto write = dyn_cast<dialect::WriteOp>(user);
+      return !write || zeroFilledPastEnd(write.getValue());
+    });
+  }
+  if (isa<dialect::CastOp, dialect::ConvertLayoutOp>(def)) return zeroFilledPastEnd(def->getOperand(0));
+  if (isa<dialect::MulOp>(def)) return zeroFilledPastEnd(def->getOperand(0)) || zeroFilledPastEnd(def->getOperand(1));
+  return false;
+}
+
+Value Distributor::zeroPastEnd(Value value, LayoutAttr layout, unsigned dimIndex, StringRef dim) {
+  auto type = cast<VectorType>(value.getType());
+  Value zero = arith::ConstantOp::create(b_, loc_, type.getElementType(), b_.getZeroAttr(type.getElementType()));
+  for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
+    Value at = arith::AddIOp::create(b_, loc_, offsets_.lookup(dim),
+                                     apply(positionOfRegister(layout, r)[dimIndex], {lane_, wave_}));
+    Value x = vector::ExtractOp::create(b_, loc_, value, ArrayRef<int64_t>{r});
+    x = arith::SelectOp::create(b_, loc_, lessThan(at, sizes_.lookup(dim)), x, zero);
+    value = vector::InsertOp::create(b_, loc_, x, value, ArrayRef<int64_t>{r});
+  }
+  return value;
+}
+
+LogicalResult Distributor::lowerMma(dialect::MmaOp op) {
+  auto anchors = mmaAnchors(op, grid_);
+  if (failed(anchors)) return failure();
+  const MMAAnchors& a = *anchors;
+  if (layoutOf(op.getLhs()) != a.lhs || layoutOf(op.getRhs()) != a.rhs || layoutOf(op.getAcc()) != a.acc)
+    return op.emitOpError("expected its operands in the layouts its instruction reads (wave-assign-layouts puts "
+                          "them there), but found others");
+  Value lhs = lookup(op.getLhs()), rhs = lookup(op.getRhs()), acc = lookup(op.getAcc());
+  // Past the contraction dim's end both operands must be zero, or the products there
+  // would count.
+  if (mayOverrun(a.k)) {
+    if (!zeroFilledPastEnd(op.getLhs()))
+      lhs = zeroPastEnd(lhs, a.lhs, dimIndex(dimsOf(op.getLhs()), a.k), a.k);
+    if (!zeroFilledPastEnd(op.getRhs()))
+      rhs = zeroPastEnd(rhs, a.rhs, dimIndex(dimsOf(op.getRhs()), a.k), a.k);
+  }
+  const MMALayout& mma = a.instruction;
+  // Fragment `index` of an operand: its registers as the instruction takes them.
+  auto fragment = [&](Value v, const MMAOperandLayout& operand, int64_t index) -> Value {
+    const int64_t n = operand.elementsPerLane();
+    Value flat = vector::ExtractStridedSliceOp::create(b_, loc_, v, ArrayRef<int64_t>{index * n},
+                                                       ArrayRef<int64_t>{n}, ArrayRef<int64_t>{1});
+    auto shaped = VectorType::get(operand.registers, cast<VectorType>(v.getType()).getElementType());
+    return vector::ShapeCastOp::create(b_, loc_, shaped, flat);
+  };
+  SmallVector<Value> accs;
+  for (int64_t t = 0; t < a.tilesM * a.tilesN; ++t) accs.push_back(fragment(acc, mma.c, t));
+  for (int64_t kk = 0; kk < a.tilesK; ++kk) {
+    SmallVector<Value> as, bs;
+    for (int64_t i = 0; i < a.tilesM; ++i) as.push_back(fragment(lhs, mma.a, i * a.tilesK + kk));
+    for (int64_t j = 0; j < a.tilesN; ++j) bs.push_back(fragment(rhs, mma.b, j * a.tilesK + kk));
+    for (int64_t i = 0; i < a.tilesM; ++i)
+      for (int64_t j = 0; j < a.tilesN; ++j) {
+        Value& c = accs[i * a.tilesN + j];
+        c = mmaSync(b_, loc_, mma, as[i], bs[j], c);
+      }
+  }
+  Value result = acc;
+  const int64_t n = mma.c.elementsPerLane();
+  for (auto [t, c] : llvm::enumerate(accs)) {
+    Value flat = vector::ShapeCastOp::create(b_, loc_, VectorType::get({n}, mma.accType), c);
+    result = vector::InsertStridedSliceOp::create(b_, loc_, flat, result, ArrayRef<int64_t>{int64_t(t) * n},
+                                                  ArrayRef<int64_t>{1});
+  }
+  values_[op.getResult()] = result;
+  return success();
 }
 
 LogicalResult Distributor::lowerConvert(dialect::ConvertLayoutOp op) {
   LayoutAttr from = layoutOf(op.getInput()), to = layoutOf(op.getResult());
   SmallVector<StringRef> dims = dimsOf(op.getInput());
-  if (Value g = gather(lookup(op.getInput()), from, to, dims, dims, op)) {
+  if (Value g = gather(lookup(op.getInput()), from, to, dims, dims)) {
     values_[op.getResult()] = g;
     return success();
   }
@@ -305,11 +464,11 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
   const ReductionKind kind = isa<dialect::ReduceMaxOp>(op) ? ReductionKind::max : ReductionKind::sum;
   Value input = op->getOperand(0), result = op->getResult(0);
   StringRef dim = op->getAttrOfType<StringAttr>("dim").getValue();
-  SmallVector<StringRef> inDims = dimsOf(input), outDims = dimsOf(result);
-  const int k = indexOf(inDims, dim);
+  const int k = dimIndex(dimsOf(input), dim);
   LayoutAttr in = layoutOf(input), out = layoutOf(result);
   const int64_t blockTile = grid_.tiling(dim).blockTile;
-  if (!isKnownAtMost(kernel_, dim, blockTile)) {
+  // Inside a loop over `dim`, the reduction is over the loop's tile.
+  if (!grid_.tiling(dim).loop && !isKnownAtMost(kernel_, dim, blockTile)) {
     auto diag = op->emitOpError("expected one workgroup to cover the dim it reduces over, ")
                 << dim << ", whose workgroup tile is " << blockTile;
     if (auto size = staticSize(kernel_, dim)) return diag << ", but " << dim << " is " << *size;
@@ -493,7 +652,6 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
     vec = vector::InsertOp::create(b_, loc_, v, vec, ArrayRef<int64_t>{r});
   }
   values_[result] = vec;
-  (void)outDims;
   return success();
 }
 
@@ -515,13 +673,11 @@ LogicalResult Distributor::lowerOp(Operation* op) {
         b_, loc_, type, DenseElementsAttr::get(type, b_.getFloatAttr(type.getElementType(), value)));
   };
   return llvm::TypeSwitch<Operation*, LogicalResult>(op)
-      .Case([&](dialect::ReadOp read) {
-        return access(read, read.getMemory().getType(), memrefs_.lookup(read.getMemory()), read.getResult(), true);
-      })
-      .Case([&](dialect::WriteOp write) {
-        return access(write, write.getMemory().getType(), memrefs_.lookup(write.getMemory()), write.getValue(),
-                      false);
-      })
+      .Case([&](dialect::ReadOp read) { return access(read, read.getMemory(), read.getResult(), true); })
+      .Case([&](dialect::WriteOp write) { return access(write, write.getMemory(), write.getValue(), false); })
+      .Case([&](dialect::AllocateOp a) { return lowerAllocate(a); })
+      .Case([&](dialect::IterateOp loop) { return lowerIterate(loop); })
+      .Case([&](dialect::MmaOp mma) { return lowerMma(mma); })
       .Case([&](dialect::RegisterOp reg) {
         VectorType vec = registersOf(reg.getResult());
         return done(arith::ConstantOp::create(b_, loc_, vec, DenseElementsAttr::get(vec, reg.getValue())));
@@ -562,7 +718,7 @@ LogicalResult Distributor::lowerOp(Operation* op) {
       .Case([&](dialect::PermuteOp) { return done(operand(0)); })
       .Case([&](dialect::BroadcastOp b) -> LogicalResult {
         Value g = gather(operand(0), layoutOf(b.getInput()), layoutOf(b.getResult()), dimsOf(b.getInput()),
-                         dimsOf(b.getResult()), op);
+                         dimsOf(b.getResult()));
         if (!g)
           return op->emitOpError("expected an input layout that holds each result element's row in its thread");
         return done(g);
@@ -572,7 +728,7 @@ LogicalResult Distributor::lowerOp(Operation* op) {
         VectorType vec = registersOf(s.getResult());
         Value v = arith::ConstantOp::create(b_, loc_, vec, b_.getZeroAttr(vec));
         for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
-          Value at = globalIndex(layout, {s.getDim()}, r).front();
+          Value at = indexOf(layout, {s.getDim()}, r).front();
           v = vector::InsertOp::create(b_, loc_, arith::IndexCastOp::create(b_, loc_, vec.getElementType(), at), v,
                                        ArrayRef<int64_t>{r});
         }
@@ -616,11 +772,17 @@ LogicalResult Distributor::emit(gpu::GPUModuleOp module) {
                                                            index(t.blockTile))
                                          .getResult();
   }
-  for (Operation& op : kernel_.getBody().front().without_terminator()) {
+  if (failed(lowerBlock(kernel_.getBody().front()))) return failure();
+  if (sharedBytes_) func_->setAttr("wave.shared_memory_bytes", b_.getI64IntegerAttr(sharedBytes_));
+  gpu::ReturnOp::create(b_, loc_);
+  return success();
+}
+
+LogicalResult Distributor::lowerBlock(Block& block) {
+  for (Operation& op : block.without_terminator()) {
     loc_ = op.getLoc();
     if (failed(lowerOp(&op))) return failure();
   }
-  gpu::ReturnOp::create(b_, loc_);
   return success();
 }
 

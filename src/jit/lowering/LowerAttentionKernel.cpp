@@ -1225,6 +1225,11 @@ bool isAttentionKernel(func::FuncOp kernel) {
   return chained;
 }
 
+bool matchesAttentionShape(func::FuncOp kernel) {
+  ScopedDiagnosticHandler quiet(kernel.getContext(), [](Diagnostic&) { return success(); });
+  return isAttentionKernel(kernel) && succeeded(matchAttention(kernel));
+}
+
 LogicalResult emitAttentionKernel(func::FuncOp kernel, gpu::GPUModuleOp module) {
   auto attention = matchAttention(kernel);
   if (failed(attention)) return failure();

@@ -12,6 +12,9 @@ namespace wave::jit {
 // emitAttentionKernel).
 bool isAttentionKernel(mlir::func::FuncOp kernel);
 
+// Whether emitAttentionKernel can lower `kernel` (checked without diagnostics).
+bool matchesAttentionShape(mlir::func::FuncOp kernel);
+
 // Builds the gpu.func of an attention-shaped kernel (see LowerAttentionKernel.cpp) in
 // `module`, or emits a diagnostic at the op it cannot lower and fails.
 mlir::LogicalResult emitAttentionKernel(mlir::func::FuncOp kernel, mlir::gpu::GPUModuleOp module);

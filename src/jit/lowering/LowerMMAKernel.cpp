@@ -626,6 +626,11 @@ bool isMMAKernel(func::FuncOp kernel) {
   return kernel.walk([](dialect::MmaOp) { return WalkResult::interrupt(); }).wasInterrupted();
 }
 
+bool matchesGemmShape(func::FuncOp kernel) {
+  ScopedDiagnosticHandler quiet(kernel.getContext(), [](Diagnostic&) { return success(); });
+  return isMMAKernel(kernel) && succeeded(matchGemm(kernel));
+}
+
 LogicalResult emitMMAKernel(func::FuncOp kernel, gpu::GPUModuleOp module) {
   auto gemm = matchGemm(kernel);
   if (failed(gemm)) return failure();

@@ -11,6 +11,9 @@ namespace wave::jit {
 // Whether `kernel` computes with wave.mma (and so lowers through emitMMAKernel).
 bool isMMAKernel(mlir::func::FuncOp kernel);
 
+// Whether emitMMAKernel can lower `kernel` (checked without diagnostics).
+bool matchesGemmShape(mlir::func::FuncOp kernel);
+
 // Builds the gpu.func of a GEMM-shaped kernel (see LowerMMAKernel.cpp) in `module`, or
 // emits a diagnostic at the op it cannot lower and fails.
 mlir::LogicalResult emitMMAKernel(mlir::func::FuncOp kernel, mlir::gpu::GPUModuleOp module);

@@ -543,6 +543,11 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
     b.setInsertionPointToEnd(module.getBody());
     auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "wave_kernels");
     for (func::FuncOp kernel : kernels) {
+      if (hasLayouts(kernel)) {
+        if (failed(emitDistributedKernel(kernel, gpuModule))) return signalPassFailure();
+        kernel.erase();
+        continue;
+      }
       if (isAttentionKernel(kernel)) {
         if (failed(emitAttentionKernel(kernel, gpuModule))) return signalPassFailure();
         kernel.erase();
@@ -550,11 +555,6 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
       }
       if (isMMAKernel(kernel)) {
         if (failed(emitMMAKernel(kernel, gpuModule))) return signalPassFailure();
-        kernel.erase();
-        continue;
-      }
-      if (hasLayouts(kernel)) {
-        if (failed(emitDistributedKernel(kernel, gpuModule))) return signalPassFailure();
         kernel.erase();
         continue;
       }

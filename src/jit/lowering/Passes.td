@@ -5,6 +5,22 @@
 
 include "mlir/Pass/PassBase.td"
 
+def WaveSelectLowering : Pass<"wave-select-lowering", "mlir::func::FuncOp"> {
+  let summary = "Mark the kernels the shape-matching lowerings take, while the layout pipeline replaces them";
+  let description = [{
+    Marks a kernel `wave.shape_lowering` when it goes through the kernel-shaped
+    lowerings (wave-infer-index and the iteration-space emitter, the GEMM and the
+    attention emitters) rather than wave-assign-layouts and the per-op distribution.
+    `mode=automatic` marks the kernels the GEMM and attention emitters match (they are
+    faster until the layout pipeline has their schedules) and attention-shaped kernels
+    with reductions in their loop (not yet run through layouts on a GPU), and leaves
+    every other kernel to layouts; `mode=layouts` marks none; `mode=legacy` marks all.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", "\"automatic\"", "automatic, layouts or legacy">
+  ];
+}
+
 def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
   let summary = "Lower memory-bound wave kernels to a gpu.func of per-thread vector code";
   let description = [{

@@ -36,12 +36,13 @@ std::string ptxFeatures(const std::string& chip, const std::string& kernel) {
               "target: " + expected_found("sm_80, sm_90 or sm_90a", "'" + chip + "'"));
 }
 
-// WAVE_LEGACY_LOWERING=1: memory-bound kernels through wave-infer-index and the
-// iteration-space emitter instead of layout assignment and distribution (for comparison
-// while the layout pipeline replaces it).
-bool legacyLowering() {
-  const char* v = std::getenv("WAVE_LEGACY_LOWERING");
-  return v && *v && std::string(v) != "0";
+// The middle end: CompileOptions::lowering, else WAVE_LOWERING where it is automatic.
+std::string loweringMode(const CompileOptions& options) {
+  if (options.lowering == Lowering::layouts) return "layouts";
+  if (options.lowering == Lowering::legacy) return "legacy";
+  const char* v = std::getenv("WAVE_LOWERING");
+  if (v && (std::string(v) == "layouts" || std::string(v) == "legacy")) return v;
+  return "automatic";
 }
 
 // One cache per folder, for the whole process.
@@ -62,12 +63,12 @@ constexpr int kCacheFormat = 2;
 
 // Everything the PTX depends on: the kernel's IR, the target, the compiler's versions and
 // sources (any change to the JIT invalidates what it cached).
-std::string cacheKey(mlir::ModuleOp module, const std::string& target) {
+std::string cacheKey(mlir::ModuleOp module, const std::string& target, const std::string& lowering) {
   std::string key;
   llvm::raw_string_ostream os(key);
   module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
   os << "\ntarget=" << target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
-     << ", format " << kCacheFormat << (legacyLowering() ? ", legacy lowering" : "") << ", sources " << WAVE_COMPILER_FINGERPRINT;
+     << ", format " << kCacheFormat << ", lowering " << lowering << ", sources " << WAVE_COMPILER_FINGERPRINT;
   return key;
 }
 
@@ -109,7 +110,8 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
     lowering.enableIRPrinting();
   }
   lowering.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());
-  if (!legacyLowering()) lowering.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
+  lowering.addNestedPass<mlir::func::FuncOp>(createWaveSelectLowering({.mode = loweringMode(options)}));
+  lowering.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveInferIndex());
   lowering.addPass(createWaveLowerToGPU());
   lowering.nest<mlir::gpu::GPUModuleOp>().addNestedPass<mlir::gpu::GPUFuncOp>(createWaveInsertBarriers());
@@ -160,7 +162,7 @@ PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions&
   if (!options.cache) return lowerAndGenerate(*module, kernel, options, first);
 
   KernelCache& cache = cacheFor(options.cache_dir);
-  const std::string key = cacheKey(*module, options.target);
+  const std::string key = cacheKey(*module, options.target, loweringMode(options));
   if (auto hit = cache.lookup(key)) return deserialize(*hit);
   PtxKernel built = lowerAndGenerate(*module, kernel, options, first);
   cache.store(key, serialize(built));

@@ -1,23 +1,26 @@
 //===- AssignLayouts.cpp - a distributed layout on every tensor value -----===//
 //
-// Anchors: a read's result is in coalesced runs along its memory's innermost dim, a
+// Anchors: an mma fixes its operands' and accumulator's layouts (analysis/MMAAnchors), a
 // reduction's result is its input's layout sliced along the reduced dim, a permute's is
-// its input's permuted. Elementwise ops take their operands' layout; where operands
-// disagree, or a write would scatter its runs, a wave.convert_layout goes in front of the
-// consumer. Ops whose values cost nothing to make in any layout (register, self_index,
-// broadcast, and elementwise chains of them) take the layout their first consumer asks
-// for; another consumer gets a copy (constants and indices) or a conversion.
+// its input's permuted, a write into a shared tile spreads the tile over the whole
+// workgroup in coalesced runs. Elementwise ops take their operands' layout. Reads,
+// constants, indices and broadcasts cost the same in any layout: they take the layout
+// their first consumer asks for (reads with none: coalesced runs along the memory's
+// innermost dim). An iterate's carried values keep one layout through the loop: the
+// init's, or what the body first asks of it, or what it yields. Where a value reaches a
+// consumer in another layout than it needs (operands that disagree; a write whose value
+// would scatter its runs, as in a transpose), a wave.convert_layout goes after the value.
 //
 //===----------------------------------------------------------------------===//
 
 #include "analysis/DistributedLayout.h"
 #include "analysis/KernelGrid.h"
+#include "analysis/MMAAnchors.h"
 #include "dialect/WaveDialect.h"
 #include "transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace wave::jit {
 
@@ -36,27 +39,24 @@ bool isElementwise(Operation* op) {
 
 // Ops whose result takes the layout its consumer asks for.
 bool takesConsumerLayout(Operation* op) {
-  return isa<dialect::RegisterOp, dialect::SelfIndexOp, dialect::BroadcastOp>(op);
+  return isa<dialect::RegisterOp, dialect::SelfIndexOp, dialect::BroadcastOp, dialect::ReadOp>(op);
 }
+
+bool isSharedTile(Value memory) { return memory.getDefiningOp<dialect::AllocateOp>() != nullptr; }
 
 dialect::TensorType tensorOf(Value v) { return cast<dialect::TensorType>(v.getType()); }
-
-int indexOf(ArrayRef<StringRef> dims, StringRef d) {
-  auto it = llvm::find(dims, d);
-  return it == dims.end() ? -1 : static_cast<int>(it - dims.begin());
-}
 
 // `layout` (over `from`'s dims) with the dims `to` lacks sliced away and the rest in `to`'s
 // order.
 LayoutAttr restrictLayout(LayoutAttr layout, ArrayRef<StringRef> from, ArrayRef<StringRef> to) {
   SmallVector<StringRef> kept(from);
   for (int i = static_cast<int>(from.size()) - 1; i >= 0; --i)
-    if (indexOf(to, from[i]) < 0) {
+    if (dimIndex(to, from[i]) < 0) {
       layout = sliceLayout(layout, i);
       kept.erase(kept.begin() + i);
     }
   SmallVector<unsigned> order;
-  for (StringRef d : to) order.push_back(indexOf(kept, d));
+  for (StringRef d : to) order.push_back(dimIndex(kept, d));
   return permuteLayout(layout, order);
 }
 
@@ -78,8 +78,13 @@ class LayoutAssigner {
   LayoutAttr blocked(ArrayRef<StringRef> dims);
   // A layout over `valueDims` whose runs follow memory of `memoryDims`.
   LayoutAttr blockedFor(ArrayRef<StringRef> memoryDims, ArrayRef<StringRef> valueDims);
+  // Coalesced runs over a shared tile of `dims`, the whole workgroup's threads on it.
+  LayoutAttr tileFill(dialect::MemoryType tile);
   void makeBroadcastsExplicit();
+  LogicalResult visitBlock(Block& block);
   LogicalResult visit(Operation* op);
+  LogicalResult visitIterate(dialect::IterateOp loop);
+  LogicalResult visitWrite(dialect::WriteOp write);
   // Makes `op`'s operand `i` arrive in `want`.
   void demand(Operation* user, unsigned i, LayoutAttr want);
   // Gives an op that takes its consumer's layout the layout `want`.
@@ -113,6 +118,25 @@ LayoutAttr LayoutAssigner::blockedFor(ArrayRef<StringRef> memoryDims, ArrayRef<S
   return restrictLayout(blocked(memoryDims), memoryDims, valueDims);
 }
 
+LayoutAttr LayoutAssigner::tileFill(dialect::MemoryType tile) {
+  SmallVector<StringRef> dims = tile.getDimNames();
+  SmallVector<int64_t> extent;
+  for (StringRef d : dims) extent.push_back(grid_.tiling(d).blockTile);
+  const int64_t run = coalescedRun(extent.back(), tile.getElementType().getIntOrFloatBitWidth());
+  // The waves split the outermost dim that divides among them (the innermost only in
+  // whole runs); where none does, each wave covers the whole tile.
+  WaveGrid waves{.dims = {}, .waves = {grid_.waves.count()}, .waveTile = {1}, .lanes = grid_.waves.lanes};
+  const int64_t count = grid_.waves.count();
+  for (size_t k = 0; k < dims.size() && waves.dims.empty(); ++k) {
+    const bool inner = k + 1 == dims.size();
+    if (extent[k] % count != 0 || (inner && (extent[k] / count) % run != 0)) continue;
+    extent[k] /= count;
+    waves.dims = {dims[k].str()};
+    waves.waveTile = {extent[k]};
+  }
+  return blockedLayout(kernel_.getContext(), dims, extent, run, waves);
+}
+
 // Binary ops and selects whose operands have fewer dims than the result get an explicit
 // wave.broadcast, so that every elementwise op's operands share the result's dims.
 void LayoutAssigner::makeBroadcastsExplicit() {
@@ -132,6 +156,7 @@ void LayoutAssigner::makeBroadcastsExplicit() {
 void LayoutAssigner::assign(Operation* op, LayoutAttr want) {
   Value result = op->getResult(0);
   set(result, want);
+  if (isa<dialect::ReadOp>(op)) return;
   if (auto broadcast = dyn_cast<dialect::BroadcastOp>(op)) {
     demand(op, 0,
            restrictLayout(want, tensorOf(result).getDimNames(), tensorOf(broadcast.getInput()).getDimNames()));
@@ -150,7 +175,7 @@ void LayoutAssigner::demand(Operation* user, unsigned i, LayoutAttr want) {
     return;
   }
   if (it == layouts_.end()) {
-    // Not yet placed and not placeable here (should not happen for SSA in one block).
+    // A carried value the body asks for first: the loop keeps it in that layout.
     set(v, want);
     return;
   }
@@ -162,23 +187,67 @@ void LayoutAssigner::demand(Operation* user, unsigned i, LayoutAttr want) {
     user->setOperand(i, copy->getResult(0));
     return;
   }
+  // One conversion per value and layout, right after the value so that it dominates
+  // every consumer (outside a loop for a value the loop only reads).
   Value& convert = converts_[{v, want}];
   if (!convert) {
-    OpBuilder b(user);
+    OpBuilder b(kernel_.getContext());
+    if (def)
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPointToStart(cast<BlockArgument>(v).getOwner());
     convert = dialect::ConvertLayoutOp::create(b, user->getLoc(), tensorOf(v).withLayout(want), v);
     layouts_[convert] = want;
   }
   user->setOperand(i, convert);
 }
 
+LogicalResult LayoutAssigner::visitWrite(dialect::WriteOp write) {
+  if (write.getMapping())
+    return write->emitOpError("is not yet supported by the layout pipeline: writes through an index mapping");
+  dialect::MemoryType memory = write.getMemory().getType();
+  SmallVector<StringRef> memoryDims = memory.getDimNames();
+  SmallVector<StringRef> valueDims = tensorOf(write.getValue()).getDimNames();
+  LayoutAttr want = isSharedTile(write.getMemory())
+                        ? restrictLayout(tileFill(memory), memoryDims, valueDims)
+                        : blockedFor(memoryDims, valueDims);
+  LayoutAttr have = layouts_.lookup(write.getValue());
+  if (!have || memoryDims.empty()) {
+    demand(write, 0, want);
+    return success();
+  }
+  // Keep the value's layout unless it would scatter what coalesced runs write together.
+  const unsigned inner = dimIndex(valueDims, memoryDims.back());
+  auto runs = [&](LayoutAttr l) { return registerRuns(l, inner, 16).front().length; };
+  if (runs(have) == 1 && runs(want) > 1 && !sameElementsPerThread(have, want)) demand(write, 0, want);
+  return success();
+}
+
+LogicalResult LayoutAssigner::visitIterate(dialect::IterateOp loop) {
+  Block& body = loop.getBody().front();
+  for (auto [init, arg] : llvm::zip(loop.getIterArgs(), body.getArguments()))
+    if (LayoutAttr l = layouts_.lookup(init)) set(arg, l);
+  if (failed(visitBlock(body))) return failure();
+  Operation* yield = body.getTerminator();
+  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+    LayoutAttr want = layouts_.lookup(arg);
+    if (!want) want = layouts_.lookup(yield->getOperand(i));
+    if (!want) want = blocked(tensorOf(arg).getDimNames());
+    if (!layouts_.count(arg)) set(arg, want);
+    demand(yield, i, want);
+    demand(loop, i, want);
+    set(loop.getResult(i), want);
+  }
+  return success();
+}
+
 LogicalResult LayoutAssigner::visit(Operation* op) {
   if (auto read = dyn_cast<dialect::ReadOp>(op)) {
     if (read.getMapping())
       return op->emitOpError("is not yet supported by the layout pipeline: reads through an index mapping");
-    set(read.getResult(), blocked(read.getMemory().getType().getDimNames()));
-    return success();
+    return success();  // placed by its first consumer
   }
-  if (takesConsumerLayout(op)) return success();  // placed when a consumer asks
+  if (takesConsumerLayout(op) || isa<dialect::AllocateOp>(op)) return success();
   if (isElementwise(op)) {
     // The first operand that already has a layout sets it; none: wait for a consumer.
     for (Value operand : op->getOperands())
@@ -194,7 +263,7 @@ LogicalResult LayoutAssigner::visit(Operation* op) {
   };
   if (isa<dialect::ReduceMaxOp, dialect::ReduceSumOp>(op)) {
     LayoutAttr in = needInput(op->getOperand(0));
-    int k = indexOf(tensorOf(op->getOperand(0)).getDimNames(), op->getAttrOfType<StringAttr>("dim").getValue());
+    int k = dimIndex(tensorOf(op->getOperand(0)).getDimNames(), op->getAttrOfType<StringAttr>("dim").getValue());
     LayoutAttr out = sliceLayout(in, k);
     set(op->getResult(0), out);
     if (op->getNumOperands() > 1) demand(op, 1, out);
@@ -204,56 +273,51 @@ LogicalResult LayoutAssigner::visit(Operation* op) {
     LayoutAttr in = needInput(permute.getInput());
     SmallVector<StringRef> from = tensorOf(permute.getInput()).getDimNames();
     SmallVector<unsigned> order;
-    for (StringRef d : tensorOf(permute.getResult()).getDimNames()) order.push_back(indexOf(from, d));
+    for (StringRef d : tensorOf(permute.getResult()).getDimNames()) order.push_back(dimIndex(from, d));
     set(permute.getResult(), permuteLayout(in, order));
     return success();
   }
-  if (auto write = dyn_cast<dialect::WriteOp>(op)) {
-    if (write.getMapping())
-      return op->emitOpError("is not yet supported by the layout pipeline: writes through an index mapping");
-    SmallVector<StringRef> memoryDims = write.getMemory().getType().getDimNames();
-    SmallVector<StringRef> valueDims = tensorOf(write.getValue()).getDimNames();
-    LayoutAttr want = blockedFor(memoryDims, valueDims);
-    LayoutAttr have = layouts_.lookup(write.getValue());
-    if (!have || memoryDims.empty()) {
-      demand(op, 0, want);
-      return success();
-    }
-    // Keep the value's layout unless it would scatter what coalesced runs write together.
-    const unsigned inner = indexOf(valueDims, memoryDims.back());
-    auto runs = [&](LayoutAttr l) { return registerRuns(l, inner, 16).front().length; };
-    if (runs(have) == 1 && runs(want) > 1 && !sameElementsPerThread(have, want)) demand(op, 0, want);
+  if (auto mma = dyn_cast<dialect::MmaOp>(op)) {
+    auto anchors = mmaAnchors(mma, grid_);
+    if (failed(anchors)) return failure();
+    demand(op, 0, anchors->lhs);
+    demand(op, 1, anchors->rhs);
+    demand(op, 2, anchors->acc);
+    set(mma.getResult(), anchors->acc);
     return success();
   }
-  return op->emitOpError("is not yet supported by the layout pipeline (memory-bound kernels: read, write, "
-                         "register, cast, elementwise math, select, broadcast, permute, self_index, apply_expr, "
-                         "reductions)");
+  if (auto loop = dyn_cast<dialect::IterateOp>(op)) return visitIterate(loop);
+  if (auto write = dyn_cast<dialect::WriteOp>(op)) return visitWrite(write);
+  return op->emitOpError("is not yet supported by the layout pipeline");
+}
+
+LogicalResult LayoutAssigner::visitBlock(Block& block) {
+  SmallVector<Operation*> ops;
+  for (Operation& op : block.without_terminator()) ops.push_back(&op);
+  for (Operation* op : ops)
+    if (failed(visit(op))) return failure();
+  return success();
 }
 
 LogicalResult LayoutAssigner::run() {
   makeBroadcastsExplicit();
-  SmallVector<Operation*> ops;
-  for (Operation& op : kernel_.getBody().front().without_terminator()) ops.push_back(&op);
-  for (Operation* op : ops)
-    if (failed(visit(op))) return failure();
+  if (failed(visitBlock(kernel_.getBody().front()))) return failure();
   // What no consumer placed (unused values) takes coalesced runs.
-  for (Operation* op : ops)
+  SmallVector<Operation*> unplaced;
+  kernel_.walk([&](Operation* op) {
     for (Value r : op->getResults())
-      if (isa<dialect::TensorType>(r.getType()) && !layouts_.count(r)) assign(op, blocked(tensorOf(r).getDimNames()));
+      if (isa<dialect::TensorType>(r.getType()) && !layouts_.count(r)) unplaced.push_back(op);
+  });
+  for (Operation* op : unplaced)
+    if (!layouts_.count(op->getResult(0))) assign(op, blocked(tensorOf(op->getResult(0)).getDimNames()));
   return success();
 }
 
 struct WaveAssignLayoutsPass : impl::WaveAssignLayoutsBase<WaveAssignLayoutsPass> {
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
-    if (!kernel->hasAttr("wave.constraints")) return;
-    // Loops and MMAs still take the kernel-shaped lowerings.
-    if (kernel.walk([](Operation* op) {
-                return isa<dialect::IterateOp, dialect::MmaOp, dialect::AllocateOp>(op) ? WalkResult::interrupt()
-                                                                                         : WalkResult::advance();
-              })
-            .wasInterrupted())
-      return;
+    // Kernels the shape-matching lowerings take (wave-select-lowering) keep no layouts.
+    if (!kernel->hasAttr("wave.constraints") || kernel->hasAttr("wave.shape_lowering")) return;
     auto grid = kernelGrid(kernel);
     if (failed(grid) || failed(LayoutAssigner(kernel, std::move(*grid)).run())) return signalPassFailure();
   }

@@ -202,6 +202,17 @@ func.func @iterate_yield(%x: !wave.tensor<[M] of f32>, %y: !wave.tensor<[N] of f
 
 // -----
 
+func.func @iterate_carries_its_dim(%x: !wave.tensor<[M, K] of f32>) {
+  // expected-error @+1 {{expected carried values without K, the dim it walks (each trip holds another tile of it), but carried value #0 is '!wave.tensor<[M, K] of f32>'}}
+  %r = wave.iterate "K" iter_args(%x) : (!wave.tensor<[M, K] of f32>) -> !wave.tensor<[M, K] of f32> {
+  ^bb0(%a: !wave.tensor<[M, K] of f32>):
+    wave.yield %a : !wave.tensor<[M, K] of f32>
+  }
+  return
+}
+
+// -----
+
 func.func @yield_outside_iterate(%x: !wave.tensor<[M] of f32>) {
   // expected-error @+1 {{expects parent op 'wave.iterate'}}
   wave.yield %x : !wave.tensor<[M] of f32>

@@ -1,0 +1,87 @@
+#include "analysis/MMAAnchors.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace wave::jit {
+
+using namespace mlir;
+
+namespace {
+
+// The op's kind, else the kernel's hardware constraint's.
+std::optional<dialect::MMAKind> kindOf(dialect::MmaOp op) {
+  if (auto k = op.getKindAttr()) return k.getValue();
+  auto kernel = op->getParentOfType<func::FuncOp>();
+  auto constraints = kernel ? kernel->getAttrOfType<ArrayAttr>("wave.constraints") : ArrayAttr();
+  for (Attribute c : constraints ? constraints.getValue() : ArrayRef<Attribute>())
+    if (auto hw = dyn_cast<dialect::HardwareConstraintAttr>(c); hw && hw.getMma()) return hw.getMma().getValue();
+  return std::nullopt;
+}
+
+}  // namespace
+
+FailureOr<MMAAnchors> mmaAnchors(dialect::MmaOp op, const KernelGrid& grid) {
+  MLIRContext* ctx = op.getContext();
+  std::optional<dialect::MMAKind> kind = kindOf(op);
+  if (!kind) return op.emitOpError("expected an MMA kind (on the op or the hardware constraint), but found none");
+  auto instruction = getMMALayout(ctx, *kind);
+  if (failed(instruction))
+    return op.emitOpError("expected an MMA kind with an NVIDIA instruction (mma.sync m16n8k16), but found ")
+           << dialect::stringifyMMAKind(*kind);
+  MMAAnchors a;
+  a.instruction = *instruction;
+  const MMALayout& mma = a.instruction;
+  auto lhsType = cast<dialect::TensorType>(op.getLhs().getType());
+  auto rhsType = cast<dialect::TensorType>(op.getRhs().getType());
+  auto accType = cast<dialect::TensorType>(op.getAcc().getType());
+  if (lhsType.getElementType() != mma.inputType || rhsType.getElementType() != mma.inputType ||
+      accType.getElementType() != mma.accType)
+    return op.emitOpError("expected ") << mma.inputType << " operands and a " << mma.accType << " accumulator for "
+                                       << dialect::stringifyMMAKind(*kind) << ", but found "
+                                       << lhsType.getElementType() << ", " << rhsType.getElementType() << " and "
+                                       << accType.getElementType() << " (cast them first)";
+  if (grid.waves.lanes != mma.lanes)
+    return op.emitOpError("expected waves of ") << mma.lanes << " threads for its MMA kind, but the hardware "
+                                                << "constraint has " << grid.waves.lanes;
+  // The verifier has checked the dims: the accumulator's last two are the rows (in lhs)
+  // and columns (in rhs), the contraction dim is the one both operands have and it lacks.
+  SmallVector<StringRef> accDims = accType.getDimNames(), lhsDims = lhsType.getDimNames(),
+                         rhsDims = rhsType.getDimNames();
+  a.m = accDims[accDims.size() - 2];
+  a.n = accDims.back();
+  for (StringRef d : lhsDims)
+    if (llvm::is_contained(rhsDims, d) && !llvm::is_contained(accDims, d)) a.k = d;
+  // Every other dim is one the workgroup holds one element of.
+  for (auto [dims, what] : {std::pair{ArrayRef(accDims), "accumulator"}, {ArrayRef(lhsDims), "lhs"},
+                            {ArrayRef(rhsDims), "rhs"}})
+    for (StringRef d : dims)
+      if (d != a.m && d != a.n && d != a.k && grid.tiling(d).blockTile != 1)
+        return op.emitOpError("expected a workgroup tile of 1 for its batch dim ")
+               << d << " (in the " << what << "), but found " << grid.tiling(d).blockTile;
+
+  auto divides = [&](StringRef dim, int64_t tile, int64_t instr, StringRef what) -> FailureOr<int64_t> {
+    if (tile % instr == 0) return tile / instr;
+    return op.emitOpError("expected the ") << what << " of " << dim << " (" << tile << ") to be a multiple of the "
+                                           << dialect::stringifyMMAKind(*kind) << " tile (" << instr << ")";
+  };
+  auto tilesM = divides(a.m, grid.tiling(a.m).waveTile, mma.m, "wave tile");
+  auto tilesN = divides(a.n, grid.tiling(a.n).waveTile, mma.n, "wave tile");
+  // Each wave holds the whole contraction tile: the loop's tile, or the workgroup's.
+  auto tilesK = divides(a.k, grid.tiling(a.k).blockTile, mma.k, grid.tiling(a.k).loop ? "tiling tile" : "tile");
+  if (failed(tilesM) || failed(tilesN) || failed(tilesK)) return failure();
+  a.tilesM = *tilesM;
+  a.tilesN = *tilesN;
+  a.tilesK = *tilesK;
+
+  const WaveGrid& waves = grid.waves;
+  const int axisM = waves.axisOf(a.m), axisN = waves.axisOf(a.n);
+  a.lhs = placeLayout(mmaLayout(ctx, mma.a, mma.lanes, a.tilesM, a.tilesK, waves.waves, axisM, -1), {a.m, a.k},
+                      lhsDims);
+  a.rhs = placeLayout(mmaLayout(ctx, mma.b, mma.lanes, a.tilesN, a.tilesK, waves.waves, axisN, -1), {a.n, a.k},
+                      rhsDims);
+  a.acc = placeLayout(mmaLayout(ctx, mma.c, mma.lanes, a.tilesM, a.tilesN, waves.waves, axisM, axisN), {a.m, a.n},
+                      accDims);
+  return a;
+}
+
+}  // namespace wave::jit

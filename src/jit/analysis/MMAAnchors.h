@@ -1,0 +1,37 @@
+//===- MMAAnchors.h - the layouts a wave.mma fixes -------------*- C++ -*-===//
+//
+// An mma is a layout anchor: its instruction reads its operands and accumulator from
+// registers in one fixed arrangement (analysis/MMALayout), repeated over the instruction
+// tiles of each wave's part of the workgroup tile. Layout assignment demands these
+// layouts of the mma's operands; the distribution slices their registers into the
+// instruction's fragments.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WAVE_JIT_ANALYSIS_MMAANCHORS_H
+#define WAVE_JIT_ANALYSIS_MMAANCHORS_H
+
+#include "analysis/KernelGrid.h"
+#include "analysis/MMALayout.h"
+
+namespace wave::jit {
+
+struct MMAAnchors {
+  MMALayout instruction;
+  // Over the op's operand and result dims, in their order.
+  LayoutAttr lhs, rhs, acc;
+  // Instruction tiles per wave along the output rows (M), columns (N) and the
+  // contraction (K); registers of lhs are [tilesM, tilesK, fragment], of rhs
+  // [tilesN, tilesK, fragment], of acc [tilesM, tilesN, fragment].
+  int64_t tilesM = 0, tilesN = 0, tilesK = 0;
+  llvm::StringRef m, n, k;
+};
+
+// The layouts of `op` under `grid`'s distribution. Emits a diagnostic at the op and fails
+// where its kind has no instruction, its types or dims do not fit it, or the tiles do not
+// divide into instruction tiles.
+mlir::FailureOr<MMAAnchors> mmaAnchors(dialect::MmaOp op, const KernelGrid& grid);
+
+}  // namespace wave::jit
+
+#endif

@@ -1,0 +1,297 @@
+// GEMMs that do more than multiply: epilogues on the accumulator (bias, residual, ReLU,
+// GELU, SiLU, scaling, casts), work inside the K loop (int8 weights dequantized by a
+// per-column scale) and two chained GEMMs. Only the layout pipeline lowers these. Each
+// output element is compared with a float64 host reference on random data, aligned and
+// unaligned shapes, two tilings, outputs poisoned first.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include "fixtures/device_run.hpp"
+#include "host_half.hpp"
+#include "wave/runtime.hpp"
+#include "wave/wave.hpp"
+
+using namespace wave;
+using examples::host::bfloat16_to_float;
+using examples::host::half_to_float;
+using examples::host::random_half;
+using fixtures::poisoned;
+using fixtures::run_on_device;
+
+namespace {
+
+WAVE_SYMBOL(M);
+WAVE_SYMBOL(N);
+WAVE_SYMBOL(K);
+WAVE_SYMBOL(P);
+WAVE_SYMBOL(BLOCK_M);
+WAVE_SYMBOL(BLOCK_N);
+WAVE_SYMBOL(BLOCK_K);
+WAVE_SYMBOL(BLOCK_P);
+
+Constraints gemm_constraints() {
+  return {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
+          WaveConstraint(M, BLOCK_M / 2), WaveConstraint(N, BLOCK_N / 2),
+          HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}};
+}
+
+using Acc = Register<dims<M, N>, f32>;
+using SharedA = Memory<dims<M, K>, f16, SHARED_ADDRESS_SPACE>;
+using SharedB = Memory<dims<N, K>, f16, SHARED_ADDRESS_SPACE>;
+using Bias = Memory<dims<N>, f32>;
+using Residual = Memory<dims<M, N>, f16>;
+
+// C = epilogue(A B^T, bias, residual), A [M, K] and B [N, K] in f16.
+template <class Out, class Epilogue>
+auto epilogue_gemm(const char* name, Epilogue epilogue) {
+  return kernel(name, gemm_constraints(),
+                [epilogue](SharedA a, SharedB b, Bias bias, Residual residual, Memory<dims<M, N>, Out> c) {
+                  Acc acc(0.0);
+                  Acc result = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
+                  write(epilogue(result, bias, residual), c);
+                });
+}
+
+struct Shape {
+  int m, n, k;
+};
+struct Tiles {
+  int m, n, k;
+};
+const Tiles kTilings[] = {{64, 64, 32}, {128, 64, 64}};
+const Shape kShapes[] = {{256, 192, 128}, {129, 257, 65}, {33, 70, 200}};
+
+std::vector<std::uint16_t> random_halves(std::size_t n, std::mt19937& rng) {
+  std::vector<std::uint16_t> v(n);
+  for (auto& x : v) x = random_half(rng);
+  return v;
+}
+
+// A B^T in float64, and the sum of the products' magnitudes (the scale of f32 rounding).
+struct Product {
+  double value, magnitude;
+};
+Product dot(const std::vector<std::uint16_t>& a, const std::vector<float>& b, std::size_t i, std::size_t j, int k) {
+  Product p{0, 0};
+  for (int kk = 0; kk < k; ++kk) {
+    const double x = half_to_float(a[i * k + kk]), y = b[j * k + kk];
+    p.value += x * y;
+    p.magnitude += std::abs(x * y);
+  }
+  return p;
+}
+
+// The output's value as a double: f32 words, or f16/bf16 halves.
+template <class Out, class Word>
+double decode(Word w) {
+  if constexpr (std::is_same_v<Out, f32>) {
+    float f;
+    std::memcpy(&f, &w, 4);
+    return f;
+  } else if constexpr (std::is_same_v<Out, f16>) {
+    return half_to_float(w);
+  } else {
+    return bfloat16_to_float(w);
+  }
+}
+
+template <class Out>
+double output_ulp() {
+  if constexpr (std::is_same_v<Out, f32>) return std::ldexp(1.0, -22);
+  if constexpr (std::is_same_v<Out, f16>) return std::ldexp(1.0, -10);
+  return std::ldexp(1.0, -7);
+}
+
+// Runs an epilogue GEMM at every shape and tiling; `reference(acc, bias, residual)` is the
+// epilogue on the host.
+template <class Out, class Kernel>
+void check_epilogue(const Kernel& k, std::function<double(double, double, double)> reference, std::mt19937& rng) {
+  using Word = std::conditional_t<std::is_same_v<Out, f32>, std::uint32_t, std::uint16_t>;
+  for (Tiles t : kTilings)
+    for (Shape s : kShapes) {
+      INFO(k.name() << ": M x N x K = " << s.m << " x " << s.n << " x " << s.k << ", tiles " << t.m << " x " << t.n
+                    << " x " << t.k);
+      const auto compiled =
+          compile(k, {.subs = {{M, s.m}, {N, s.n}, {K, s.k}, {BLOCK_M, t.m}, {BLOCK_N, t.n}, {BLOCK_K, t.k}}});
+      auto a = random_halves(std::size_t(s.m) * s.k, rng), b = random_halves(std::size_t(s.n) * s.k, rng);
+      auto residual = random_halves(std::size_t(s.m) * s.n, rng);
+      std::vector<float> bias(s.n);
+      std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
+      for (float& x : bias) x = uniform(rng);
+      auto c = poisoned<Word>(std::size_t(s.m) * s.n);
+      run_on_device(compiled, {}, a, b, bias, residual, c);
+      std::vector<float> bf(b.size());
+      for (std::size_t i = 0; i < b.size(); ++i) bf[i] = half_to_float(b[i]);
+      std::size_t wrong = 0;
+      for (int i = 0; i < s.m; ++i)
+        for (int j = 0; j < s.n; ++j) {
+          const Product p = dot(a, bf, i, j, s.k);
+          const double ref = reference(p.value, bias[j], half_to_float(residual[std::size_t(i) * s.n + j]));
+          const double got = decode<Out>(c[std::size_t(i) * s.n + j]);
+          // f32 accumulation (see gemm_test.cpp), through epilogues of slope at most 1.2,
+          // f32 math in the epilogue, then the output's rounding.
+          const double tolerance = 6e-5 * p.magnitude + 1e-5 * (1 + std::abs(ref)) + output_ulp<Out>() * std::abs(ref);
+          if (!(std::abs(got - ref) <= tolerance)) {
+            if (wrong < 5) UNSCOPED_INFO("C[" << i << ", " << j << "] = " << got << ", expected " << ref);
+            ++wrong;
+          }
+        }
+      CHECK(wrong == 0);
+    }
+}
+
+double gelu(double x) { return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
+
+}  // namespace
+
+TEST_CASE("GEMM epilogue: + bias[N], ReLU, cast to f16", "[gpu][gemm][fusion]") {
+  std::mt19937 rng(Catch::rngSeed());
+  auto k = epilogue_gemm<f16>("gemm_bias_relu", [](Acc acc, Bias bias, Residual) {
+    return cast<f16>(maximum(acc + read(bias), Register<dims<>, f32>(0.0)));
+  });
+  check_epilogue<f16>(k, [](double acc, double bias, double) { return std::max(acc + bias, 0.0); }, rng);
+}
+
+TEST_CASE("GEMM epilogue: + a residual [M, N] tensor read in f16", "[gpu][gemm][fusion]") {
+  std::mt19937 rng(Catch::rngSeed());
+  auto k = epilogue_gemm<f32>("gemm_residual",
+                              [](Acc acc, Bias, Residual residual) { return acc + cast<f32>(read(residual)); });
+  check_epilogue<f32>(k, [](double acc, double, double residual) { return acc + residual; }, rng);
+}
+
+TEST_CASE("GEMM epilogue: GELU (tanh form) of acc * alpha + bias, cast to bf16", "[gpu][gemm][fusion]") {
+  std::mt19937 rng(Catch::rngSeed());
+  auto k = epilogue_gemm<bf16>("gemm_gelu", [](Acc acc, Bias bias, Residual) {
+    Acc x = acc * 0.5 + read(bias);
+    return cast<bf16>(x * 0.5 * (tanh((x + x * x * x * 0.044715) * 0.7978845608028654) + 1.0));
+  });
+  check_epilogue<bf16>(k, [](double acc, double bias, double) { return gelu(acc * 0.5 + bias); }, rng);
+}
+
+TEST_CASE("GEMM epilogue: SiLU, f32 out", "[gpu][gemm][fusion]") {
+  std::mt19937 rng(Catch::rngSeed());
+  auto k = epilogue_gemm<f32>("gemm_silu", [](Acc acc, Bias, Residual) {
+    return acc * reciprocal(exp2(acc * -1.4426950408889634) + 1.0);
+  });
+  check_epilogue<f32>(k, [](double acc, double, double) { return acc / (1 + std::exp(-acc)); }, rng);
+}
+
+TEST_CASE("GEMM with int8 weights dequantized in the loop by a per-column scale", "[gpu][gemm][fusion]") {
+  std::mt19937 rng(Catch::rngSeed());
+  // W [N, K] in i8 and scale [N] in f16: B = cast<f16>(W) * scale, before each mma.
+  auto k = kernel("gemm_int8_weights", gemm_constraints(),
+                  [](SharedA a, Memory<dims<N, K>, i8, SHARED_ADDRESS_SPACE> w, Memory<dims<N>, f16> scale,
+                     Memory<dims<M, N>, f32> c) {
+                    Acc acc(0.0);
+                    Acc result = iterate<K>(acc, [&](auto acc) {
+                      return mma(read(a), cast<f16>(read(w)) * read(scale), acc);
+                    });
+                    write(result, c);
+                  });
+  for (Tiles t : kTilings)
+    for (Shape s : kShapes) {
+      INFO("M x N x K = " << s.m << " x " << s.n << " x " << s.k << ", tiles " << t.m << " x " << t.n << " x " << t.k);
+      const auto compiled =
+          compile(k, {.subs = {{M, s.m}, {N, s.n}, {K, s.k}, {BLOCK_M, t.m}, {BLOCK_N, t.n}, {BLOCK_K, t.k}}});
+      auto a = random_halves(std::size_t(s.m) * s.k, rng);
+      std::vector<std::int8_t> w(std::size_t(s.n) * s.k);
+      std::uniform_int_distribution<int> weight(-127, 127), exponent(5, 8);
+      for (auto& x : w) x = static_cast<std::int8_t>(weight(rng));
+      // Powers of two: W * scale is exact in f16, so the host product is the device's.
+      std::vector<std::uint16_t> scale(s.n);
+      std::vector<float> b(w.size());
+      for (int j = 0; j < s.n; ++j) {
+        const int e = exponent(rng);
+        scale[j] = static_cast<std::uint16_t>((15 - e) << 10);
+        for (int kk = 0; kk < s.k; ++kk)
+          b[std::size_t(j) * s.k + kk] = std::ldexp(static_cast<float>(w[std::size_t(j) * s.k + kk]), -e);
+      }
+      auto c = poisoned<float>(std::size_t(s.m) * s.n);
+      run_on_device(compiled, {}, a, w, scale, c);
+      std::size_t wrong = 0;
+      for (int i = 0; i < s.m; ++i)
+        for (int j = 0; j < s.n; ++j) {
+          const Product p = dot(a, b, i, j, s.k);
+          const double got = c[std::size_t(i) * s.n + j];
+          if (!(std::abs(got - p.value) <= 5e-5 * p.magnitude + 1e-6)) {
+            if (wrong < 5) UNSCOPED_INFO("C[" << i << ", " << j << "] = " << got << ", expected " << p.value);
+            ++wrong;
+          }
+        }
+      CHECK(wrong == 0);
+    }
+}
+
+// (A B^T) C^T: the loop walks N; S = A B^T for a tile of N (all of K at once), then
+// O += S C^T. With `split_n`, waves also split N, so S's tiles meet in shared memory before
+// the second mma, which contracts over all of the tile.
+auto chained_gemm(bool split_n) {
+  Constraints constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(P, BLOCK_P, 1),
+                          TilingConstraint(N, BLOCK_N),
+                          HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}};
+  constraints += WaveConstraint(M, split_n ? BLOCK_M / 2 : BLOCK_M / 4);
+  if (split_n) constraints += WaveConstraint(N, BLOCK_N / 2);
+  return kernel(split_n ? "chained_gemm_split_n" : "chained_gemm", constraints,
+                [](Memory<dims<M, K>, f16> a, Memory<dims<N, K>, f16> b, Memory<dims<P, N>, f16> c,
+                   Memory<dims<M, P>, f32> out) {
+                  Register<dims<M, P>, f32> acc(0.0);
+                  auto result = iterate<N>(acc, [&](auto acc) {
+                    Register<dims<M, N>, f32> s = mma(read(a), read(b), Register<dims<M, N>, f32>(0.0));
+                    return mma(cast<f16>(s), read(c), acc);
+                  });
+                  write(result, out);
+                });
+}
+
+TEST_CASE("two chained GEMMs, (A B^T) C^T, the first's tiles in registers or through shared memory",
+          "[gpu][gemm][fusion]") {
+  std::mt19937 rng(Catch::rngSeed());
+  struct Chain {
+    int m, n, k, p;
+  };
+  for (bool split_n : {false, true})
+    for (int block_m : {64, 128})
+      for (Chain s : {Chain{128, 256, 64, 64}, Chain{100, 77, 32, 48}}) {
+        INFO("M, N, K, P = " << s.m << ", " << s.n << ", " << s.k << ", " << s.p << ", BLOCK_M " << block_m
+                             << (split_n ? ", N split among waves" : ""));
+        const auto compiled = compile(chained_gemm(split_n), {.subs = {{M, s.m}, {N, s.n}, {K, s.k}, {P, s.p},
+                                                                       {BLOCK_P, s.p}, {BLOCK_M, block_m},
+                                                                       {BLOCK_N, 32}}});
+        auto a = random_halves(std::size_t(s.m) * s.k, rng), b = random_halves(std::size_t(s.n) * s.k, rng),
+             c = random_halves(std::size_t(s.p) * s.n, rng);
+        auto out = poisoned<float>(std::size_t(s.m) * s.p);
+        run_on_device(compiled, {}, a, b, c, out);
+        std::vector<float> bf(b.size());
+        for (std::size_t i = 0; i < b.size(); ++i) bf[i] = half_to_float(b[i]);
+        std::size_t wrong = 0;
+        for (int i = 0; i < s.m; ++i) {
+          // S's row in f32, rounded to f16 as the kernel casts it: the tolerance allows one
+          // f16 rounding of each S element.
+          std::vector<double> srow(s.n), smag(s.n);
+          for (int j = 0; j < s.n; ++j) {
+            const Product p = dot(a, bf, i, j, s.k);
+            srow[j] = p.value;
+            smag[j] = p.magnitude;
+          }
+          for (int q = 0; q < s.p; ++q) {
+            double ref = 0, tolerance = 1e-6;
+            for (int j = 0; j < s.n; ++j) {
+              const double y = half_to_float(c[std::size_t(q) * s.n + j]);
+              ref += srow[j] * y;
+              tolerance += (std::ldexp(std::abs(srow[j]), -10) + 6e-5 * smag[j]) * std::abs(y);
+            }
+            const double got = out[std::size_t(i) * s.p + q];
+            if (!(std::abs(got - ref) <= tolerance)) {
+              if (wrong < 5) UNSCOPED_INFO("O[" << i << ", " << q << "] = " << got << ", expected " << ref);
+              ++wrong;
+            }
+          }
+        }
+        CHECK(wrong == 0);
+      }
+}

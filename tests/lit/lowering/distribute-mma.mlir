@@ -1,0 +1,51 @@
+// The distribution of a GEMM with layouts (wave-lower-to-gpu after wave-assign-layouts):
+// shared tiles as views of the dynamic shared memory, the K loop as an scf.for carrying
+// each lane's accumulator registers as one vector, per K tile a workgroup-wide copy into
+// the shared tiles and one mma.sync per instruction tile of the wave, then the bias added
+// in the accumulator's layout and pairs of halves written.
+// RUN: wave-opt %s --wave-promote-shared --wave-assign-layouts --wave-lower-to-gpu | FileCheck %s
+
+// Two tiles of 64 x (32 + 8) halves: 10240 bytes.
+// CHECK-LABEL: gpu.func @gemm_bias
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 3, 1>, wave.shared_memory_bytes = 10240 : i64
+// CHECK: %[[DYN:.*]] = gpu.dynamic_shared_memory
+// CHECK: %[[TA:.*]] = memref.view %[[DYN]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x40xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[TB:.*]] = memref.view %[[DYN]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x40xf16, #gpu.address_space<workgroup>>
+// K = 96 is three whole tiles of 32: the loop's reads are unmasked along K (M and N are not).
+// CHECK: %[[ACC:.*]] = scf.for {{.*}} iter_args({{.*}}) -> (vector<32xf32>)
+// CHECK: vector.store {{.*}}, %[[TA]]{{.*}} {alignment = 16 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: vector.store {{.*}}, %[[TB]]{{.*}} {alignment = 16 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: vector.load %[[TA]]{{.*}} : memref<64x40xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// 2 x 4 instruction tiles, 2 K steps: 16 mma.sync per K tile.
+// CHECK-COUNT-16: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: scf.yield {{.*}} : vector<32xf32>
+// CHECK: arith.addf {{.*}} : vector<32xf32>
+// CHECK: arith.maximumf {{.*}} : vector<32xf32>
+// CHECK: arith.truncf {{.*}} : vector<32xf32> to vector<32xf16>
+// CHECK: vector.store {{.*}} {alignment = 4 : i64} : memref<100x150xf16>, vector<2xf16>
+func.func @gemm_bias(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K] of f16, shared>,
+                %bias: !wave.memory<[N] of f32, global>, %c: !wave.memory<[M, N] of f16, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"64">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"64">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"32">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"32">>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, mma = #wave.mma_kind<f32_16x8x16_f16>>],
+    wave.hyperparameters = {K = 96 : i64, M = 100 : i64, N = 150 : i64}} {
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %x = wave.read %a : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    %y = wave.read %b : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  %r = wave.read %bias : !wave.memory<[N] of f32, global> -> !wave.tensor<[N] of f32>
+  %s = wave.add %1, %r : (!wave.tensor<[M, N] of f32>, !wave.tensor<[N] of f32>) -> !wave.tensor<[M, N] of f32>
+  %z = wave.register 0.0 : !wave.tensor<[] of f32>
+  %m = wave.maximum %s, %z : (!wave.tensor<[M, N] of f32>, !wave.tensor<[] of f32>) -> !wave.tensor<[M, N] of f32>
+  %h = wave.cast %m : !wave.tensor<[M, N] of f32> to !wave.tensor<[M, N] of f16>
+  wave.write %h, %c : !wave.tensor<[M, N] of f16>, !wave.memory<[M, N] of f16, global>
+  return
+}
