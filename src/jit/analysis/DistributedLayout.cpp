@@ -32,6 +32,37 @@ void unflattenExpr(AffineExpr flat, ArrayRef<int64_t> extents, SmallVectorImpl<A
   out.append(digits.begin(), digits.end());
 }
 
+// `e` at integer dims `dims`: a direct walk, where AffineMap::compose would build and
+// simplify constant expressions (layout questions evaluate millions of points).
+int64_t evaluate(AffineExpr e, ArrayRef<int64_t> dims) {
+  switch (e.getKind()) {
+    case AffineExprKind::Constant:
+      return cast<AffineConstantExpr>(e).getValue();
+    case AffineExprKind::DimId:
+      return dims[cast<AffineDimExpr>(e).getPosition()];
+    case AffineExprKind::SymbolId:
+      llvm_unreachable("layout maps have no symbols");
+    default:
+      break;
+  }
+  auto binary = cast<AffineBinaryOpExpr>(e);
+  const int64_t l = evaluate(binary.getLHS(), dims), r = evaluate(binary.getRHS(), dims);
+  switch (e.getKind()) {
+    case AffineExprKind::Add:
+      return l + r;
+    case AffineExprKind::Mul:
+      return l * r;
+    case AffineExprKind::Mod:
+      return ((l % r) + r) % r;
+    case AffineExprKind::FloorDiv:
+      return l / r - ((l % r != 0) && ((l < 0) != (r < 0)));
+    case AffineExprKind::CeilDiv:
+      return l / r + ((l % r != 0) && ((l < 0) == (r < 0)));
+    default:
+      llvm_unreachable("not a binary affine expression");
+  }
+}
+
 template <class Fn>
 void forEachPoint(LayoutAttr layout, Fn fn) {
   for (int64_t w = 0; w < layout.getNumWaves(); ++w)
@@ -50,7 +81,10 @@ SmallVector<int64_t> layoutInputs(LayoutAttr layout, int64_t reg, int64_t lane, 
 }
 
 SmallVector<int64_t> layoutPosition(LayoutAttr layout, int64_t reg, int64_t lane, int64_t wave) {
-  return llvm::to_vector(layout.getMap().compose(layoutInputs(layout, reg, lane, wave)));
+  SmallVector<int64_t> inputs = layoutInputs(layout, reg, lane, wave);
+  SmallVector<int64_t> position;
+  for (AffineExpr e : layout.getMap().getResults()) position.push_back(evaluate(e, inputs));
+  return position;
 }
 
 SmallVector<AffineExpr> positionOfRegister(LayoutAttr layout, int64_t reg) {
@@ -201,7 +235,8 @@ LayoutAttr sliceLayout(LayoutAttr layout, unsigned index) {
       for (int64_t v = 1; v < registers[a] && !keep[a]; ++v) {
         SmallVector<int64_t> moved = inputs;
         moved[a] = v;
-        SmallVector<int64_t> q = llvm::to_vector(map.compose(moved));
+        SmallVector<int64_t> q;
+        for (AffineExpr e : map.getResults()) q.push_back(evaluate(e, moved));
         for (size_t d = 0; d < q.size(); ++d)
           if (d != index && q[d] != p[d]) keep[a] = true;
       }
