@@ -40,6 +40,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -86,6 +87,9 @@ class Distributor : LoweringBuilder {
   bool mayOverrun(StringRef dim) { return !isKnownMultiple(kernel_, dim, grid_.tiling(dim).blockTile); }
 
   LogicalResult access(Operation* op, Value memory, Value tensor, bool isRead);
+  // A shared tile's read into an mma operand's layout by ldmatrix, one per fragment; null
+  // where the layout or the tile's order does not allow it.
+  Value loadFragments(dialect::ReadOp read);
   LogicalResult lowerReduction(Operation* op);
   LogicalResult lowerConvert(dialect::ConvertLayoutOp op);
   LogicalResult lowerAllocate(dialect::AllocateOp op);
@@ -119,11 +123,62 @@ SmallVector<Value> Distributor::indexOf(LayoutAttr layout, ArrayRef<StringRef> d
   return index;
 }
 
+Value Distributor::loadFragments(dialect::ReadOp read) {
+  LayoutAttr layout = layoutOf(read.getResult());
+  for (Operation* user : read->getUsers()) {
+    auto mma = dyn_cast<dialect::MmaOp>(user);
+    if (!mma) continue;
+    auto anchors = mmaAnchors(mma, grid_);
+    if (failed(anchors)) return {};
+    const bool lhs = layout == anchors->lhs;
+    if (!lhs && layout != anchors->rhs) continue;
+    const MMAOperandLayout& operand = lhs ? anchors->instruction.a : anchors->instruction.b;
+    StringRef rowDim = lhs ? anchors->m : anchors->n;
+    // ldmatrix reads rows of 8 consecutive elements: the tile must run along K.
+    SmallVector<StringRef> memoryDims = read.getMemory().getType().getDimNames(), valueDims = dimsOf(read.getResult());
+    if (operand.ldmatrixTiles == 0 || memoryDims.back() != anchors->k) return {};
+    for (StringRef d : memoryDims)
+      if (d != rowDim && d != anchors->k && grid_.tiling(d).blockTile != 1) return {};
+    const int rowAt = dimIndex(valueDims, rowDim), colAt = dimIndex(valueDims, anchors->k);
+    Value memref = memrefs_.lookup(read.getMemory());
+    const int64_t perFragment = operand.elementsPerLane();
+    auto fragmentType = VectorType::get(operand.registers, elementOf(read.getResult()));
+    VectorType all = registersOf(read.getResult());
+    Value result = arith::ConstantOp::create(b_, loc_, all, b_.getZeroAttr(all));
+    MLIRContext* ctx = b_.getContext();
+    for (int64_t f = 0; f < layout.getNumRegisters() / perFragment; ++f) {
+      // The fragment's first element (lane 0's first register) is its origin; each lane
+      // addresses the row the ldmatrix map gives it from there.
+      SmallVector<AffineExpr> origin = positionOfRegister(layout, f * perFragment);
+      AffineExpr zeroLane = getAffineConstantExpr(0, ctx), wave = getAffineDimExpr(1, ctx);
+      AffineExpr row = origin[rowAt].replaceDims({zeroLane, wave}) + operand.ldmatrix.getResult(0);
+      AffineExpr col = origin[colAt].replaceDims({zeroLane, wave}) + operand.ldmatrix.getResult(1);
+      SmallVector<Value> indices;
+      for (StringRef d : memoryDims)
+        indices.push_back(d == rowDim ? apply(row, {lane_, wave_}) : d == anchors->k ? apply(col, {lane_, wave_})
+                                                                                     : index(0));
+      Value fragment = nvgpu::LdMatrixOp::create(b_, loc_, fragmentType, memref, indices, /*transpose=*/false,
+                                                 static_cast<uint32_t>(operand.ldmatrixTiles));
+      Value flat = vector::ShapeCastOp::create(
+          b_, loc_, VectorType::get({perFragment}, fragmentType.getElementType()), fragment);
+      result = vector::InsertStridedSliceOp::create(b_, loc_, flat, result, ArrayRef<int64_t>{f * perFragment},
+                                                    ArrayRef<int64_t>{1});
+    }
+    return result;
+  }
+  return {};
+}
+
 LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor, bool isRead) {
   auto memory = cast<dialect::MemoryType>(memoryValue.getType());
   Value memref = memrefs_.lookup(memoryValue);
   // A shared tile is addressed at the tile's positions, all of them inside it.
   const bool inTile = sharedTiles_.contains(memoryValue);
+  if (isRead && inTile)
+    if (Value fragments = loadFragments(cast<dialect::ReadOp>(op))) {
+      values_[op->getResult(0)] = fragments;
+      return success();
+    }
   auto mayOverrun = [&](StringRef dim) { return !inTile && this->mayOverrun(dim); };
   LayoutAttr layout = layoutOf(tensor);
   SmallVector<StringRef> valueDims = dimsOf(tensor), memoryDims = memory.getDimNames();
@@ -763,14 +818,19 @@ LogicalResult Distributor::emit(gpu::GPUModuleOp module) {
   lane_ = arith::RemUIOp::create(b_, loc_, tid, index(grid_.waves.lanes));
   wave_ = arith::DivUIOp::create(b_, loc_, tid, index(grid_.waves.lanes));
   const gpu::Dimension axes[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
+  Value tile[3];
+  for (int axis = 0; axis < 3; ++axis) tile[axis] = gpu::BlockIdOp::create(b_, loc_, axes[axis]);
+  // Tensor-core kernels reuse operand tiles across workgroups: those running at once take
+  // them from L2 when they go in groups of 8 along x.
+  if (kernel_.walk([](dialect::MmaOp) { return WalkResult::interrupt(); }).wasInterrupted())
+    std::tie(tile[0], tile[1]) = groupedTileOrder(tile[0], tile[1], gpu::GridDimOp::create(b_, loc_, axes[0]),
+                                                  gpu::GridDimOp::create(b_, loc_, axes[1]), 8);
   for (auto& [dim, t] : grid_.dims) {
     auto size = dimSize(b_, kernel_, func_, dim);
     if (failed(size)) return failure();
     sizes_[dim] = *size;
     offsets_[dim] = t.gridAxis < 0 ? index(0)
-                                   : arith::MulIOp::create(b_, loc_, gpu::BlockIdOp::create(b_, loc_, axes[t.gridAxis]),
-                                                           index(t.blockTile))
-                                         .getResult();
+                                   : arith::MulIOp::create(b_, loc_, tile[t.gridAxis], index(t.blockTile)).getResult();
   }
   if (failed(lowerBlock(kernel_.getBody().front()))) return failure();
   if (sharedBytes_) func_->setAttr("wave.shared_memory_bytes", b_.getI64IntegerAttr(sharedBytes_));

@@ -555,14 +555,7 @@ LogicalResult MMAKernelEmitter::emit(gpu::GPUModuleOp module) {
     Value tileM = bm, tileN = bn;
     if (axisM == gpu::Dimension::x && axisN == gpu::Dimension::y) {
       constexpr int64_t kGroupM = 8;
-      Value pid = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, bn, tilesM), bm);
-      Value perGroup = arith::MulIOp::create(b_, loc_, tilesN, index(kGroupM));
-      Value firstM = arith::MulIOp::create(b_, loc_, arith::DivUIOp::create(b_, loc_, pid, perGroup), index(kGroupM));
-      Value groupRows =
-          arith::MinUIOp::create(b_, loc_, arith::SubIOp::create(b_, loc_, tilesM, firstM), index(kGroupM));
-      Value inGroup = arith::RemUIOp::create(b_, loc_, pid, perGroup);
-      tileM = arith::AddIOp::create(b_, loc_, firstM, arith::RemUIOp::create(b_, loc_, inGroup, groupRows));
-      tileN = arith::DivUIOp::create(b_, loc_, inGroup, groupRows);
+      std::tie(tileM, tileN) = groupedTileOrder(bm, bn, tilesM, tilesN, kGroupM);
     }
     tileStart_[g_.m] = arith::MulIOp::create(b_, loc_, tileM, index(g_.blockM));
     tileStart_[g_.n] = arith::MulIOp::create(b_, loc_, tileN, index(g_.blockN));

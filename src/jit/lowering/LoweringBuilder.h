@@ -14,6 +14,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
+#include <tuple>
+#include <utility>
+
 namespace wave::jit {
 
 class LoweringBuilder {
@@ -38,6 +41,22 @@ class LoweringBuilder {
   mlir::Value apply(mlir::AffineExpr expr, mlir::ValueRange operands) {
     return mlir::affine::AffineApplyOp::create(b_, loc_, mlir::AffineMap::get(operands.size(), 0, expr), operands);
   }
+  // Workgroup (x, y) of a grid of tilesX x tilesY, renumbered so that consecutive
+  // workgroups take their tiles in groups of `groupX` along x, down a group before across
+  // it: the workgroups running at once then share operand tiles in L2. Returns the tile
+  // coordinates (x, y) this workgroup computes.
+  std::pair<mlir::Value, mlir::Value> groupedTileOrder(mlir::Value x, mlir::Value y, mlir::Value tilesX,
+                                                       mlir::Value tilesY, int64_t groupX) {
+    using namespace mlir;
+    Value linear = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, y, tilesX), x);
+    Value perGroup = arith::MulIOp::create(b_, loc_, tilesY, index(groupX));
+    Value firstX = arith::MulIOp::create(b_, loc_, arith::DivUIOp::create(b_, loc_, linear, perGroup), index(groupX));
+    Value groupRows = arith::MinUIOp::create(b_, loc_, arith::SubIOp::create(b_, loc_, tilesX, firstX), index(groupX));
+    Value inGroup = arith::RemUIOp::create(b_, loc_, linear, perGroup);
+    return {arith::AddIOp::create(b_, loc_, firstX, arith::RemUIOp::create(b_, loc_, inGroup, groupRows)),
+            arith::DivUIOp::create(b_, loc_, inGroup, groupRows)};
+  }
+
   // Runs `build` inside an scf.if on `cond` (no else), then returns to where it was.
   template <class Build>
   void ifThen(mlir::Value cond, Build build) {

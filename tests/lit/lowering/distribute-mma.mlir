@@ -1,7 +1,7 @@
 // The distribution of a GEMM with layouts (wave-lower-to-gpu after wave-assign-layouts):
 // shared tiles as views of the dynamic shared memory, the K loop as an scf.for carrying
 // each lane's accumulator registers as one vector, per K tile a workgroup-wide copy into
-// the shared tiles and one mma.sync per instruction tile of the wave, then the bias added
+// the shared tiles, fragments by ldmatrix and one mma.sync per instruction tile of the wave, then the bias added
 // in the accumulator's layout and pairs of halves written.
 // RUN: wave-opt %s --wave-promote-shared --wave-assign-layouts --wave-lower-to-gpu | FileCheck %s
 
@@ -9,13 +9,18 @@
 // CHECK-LABEL: gpu.func @gemm_bias
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 3, 1>, wave.shared_memory_bytes = 10240 : i64
 // CHECK: %[[DYN:.*]] = gpu.dynamic_shared_memory
+// Workgroups take their tiles in groups of 8 along x (for L2).
+// CHECK: gpu.grid_dim  y
+// CHECK: arith.muli %{{.*}}, %c8 : index
 // CHECK: %[[TA:.*]] = memref.view %[[DYN]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x40xf16, #gpu.address_space<workgroup>>
 // CHECK: %[[TB:.*]] = memref.view %[[DYN]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x40xf16, #gpu.address_space<workgroup>>
 // K = 96 is three whole tiles of 32: the loop's reads are unmasked along K (M and N are not).
 // CHECK: %[[ACC:.*]] = scf.for {{.*}} iter_args({{.*}}) -> (vector<32xf32>)
 // CHECK: vector.store {{.*}}, %[[TA]]{{.*}} {alignment = 16 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// Fragments by ldmatrix: A's 16 x 16 as four 8 x 8 matrices, B's 8 x 16 as two.
+// CHECK: nvgpu.ldmatrix %[[TA]]{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: vector.store {{.*}}, %[[TB]]{{.*}} {alignment = 16 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>, vector<8xf16>
-// CHECK: vector.load %[[TA]]{{.*}} : memref<64x40xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK: nvgpu.ldmatrix %[[TB]]{{.*}} {numTiles = 2 : i32, transpose = false} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 // 2 x 4 instruction tiles, 2 K steps: 16 mma.sync per K tile.
 // CHECK-COUNT-16: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK-NOT: nvgpu.mma.sync
