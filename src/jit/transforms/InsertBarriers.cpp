@@ -8,9 +8,11 @@
 
 #include "transforms/Passes.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -28,11 +30,49 @@ bool isShared(Value v) {
   return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
 }
 
-// The buffer a shared memref views: distinct buffers (workgroup attributions, allocations,
-// the dynamic shared memory) never overlap; views of one buffer may.
-Value bufferOf(Value memref) {
+// Views that are buffers of their own: memref.views at constant byte offsets whose ranges
+// overlap no other view of their source but ones of the same range (the lowerings carve
+// the dynamic shared memory into tiles so). Each maps to the first view of its range.
+using OwnViews = DenseMap<Value, Value>;
+
+Value viewSource(Value memref) {
   while (auto view = memref.getDefiningOp<ViewLikeOpInterface>()) memref = view.getViewSource();
   return memref;
+}
+
+OwnViews disjointViews(gpu::GPUFuncOp func) {
+  struct Range {
+    Value view, source;
+    int64_t begin, end;
+  };
+  SmallVector<Range> ranges;
+  func.walk([&](memref::ViewOp view) {
+    std::optional<int64_t> offset = getConstantIntValue(view.getByteShift());
+    MemRefType type = view.getType();
+    if (!offset || !type.hasStaticShape() || !isShared(view)) return;
+    const int64_t bytes = type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    ranges.push_back({view, viewSource(view.getSource()), *offset, *offset + bytes});
+  });
+  OwnViews own;
+  for (const Range& r : ranges) {
+    auto sameRange = [&](const Range& o) { return o.source == r.source && o.begin == r.begin && o.end == r.end; };
+    auto overlaps = [&](const Range& o) {
+      return o.source == r.source && !sameRange(o) && o.begin < r.end && r.begin < o.end;
+    };
+    if (llvm::none_of(ranges, overlaps)) own[r.view] = llvm::find_if(ranges, sameRange)->view;
+  }
+  return own;
+}
+
+// The buffer a shared memref views: distinct buffers (workgroup attributions, allocations,
+// the dynamic shared memory, views of their own) never overlap; other views of one may.
+Value underlyingBuffer(Value memref, const OwnViews& own) {
+  for (;;) {
+    if (auto it = own.find(memref); it != own.end()) return it->second;
+    auto view = memref.getDefiningOp<ViewLikeOpInterface>();
+    if (!view) return memref;
+    memref = view.getViewSource();
+  }
 }
 
 // Kinds of access to one buffer.
@@ -50,8 +90,11 @@ struct Kinds {
 
 // The shared-memory effects of one op (with everything nested in it), per buffer.
 struct Accesses {
+  const OwnViews& own;
   llvm::MapVector<Value, Kinds> buffers;
   bool asyncWait = false;  // lands this thread's async copies
+
+  Value bufferOf(Value memref) const { return underlyingBuffer(memref, own); }
 
   void add(Operation* op) {
     if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
@@ -119,6 +162,8 @@ struct Pending {
 
 class BarrierPlacer {
  public:
+  explicit BarrierPlacer(OwnViews own) : own_(std::move(own)) {}
+
   // Walks `block` from `state`. Records where barriers go; inserts them if `insert`.
   Pending walk(Block& block, Pending state, bool insert) {
     for (Operation& op : llvm::make_early_inc_range(block)) {
@@ -127,7 +172,7 @@ class BarrierPlacer {
       } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
         state = walkLoop(loop, state, insert);
       } else {
-        Accesses a;
+        Accesses a{own_};
         a.add(&op);
         if (state.racesWith(a)) {
           if (insert) {
@@ -155,12 +200,15 @@ class BarrierPlacer {
     Pending after = walk(body, entry, insert);
     return before.join(after);  // the loop may run no iterations
   }
+
+  OwnViews own_;
 };
 
 struct WaveInsertBarriersPass : impl::WaveInsertBarriersBase<WaveInsertBarriersPass> {
   void runOnOperation() override {
     gpu::GPUFuncOp func = getOperation();
-    for (Block& block : func.getBody()) BarrierPlacer().walk(block, {}, /*insert=*/true);
+    BarrierPlacer placer(disjointViews(func));
+    for (Block& block : func.getBody()) placer.walk(block, {}, /*insert=*/true);
   }
 };
 

@@ -3,6 +3,7 @@
 #include "transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace wave::jit {
 
@@ -38,6 +39,7 @@ struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass
     if (!kernel->hasAttr("wave.constraints")) return;
     const llvm::StringMap<dialect::ExprAttr> tiles = tileExtents(kernel);
     lastTile_ = nullptr;
+    lastFill_.clear();
     SmallVector<dialect::ReadOp> promoted;
     kernel.walk([&](dialect::ReadOp read) {
       if (isa<BlockArgument>(read.getMemory()) && read.getMemory().getType().getAddressSpace().getValue() == "shared" &&
@@ -70,14 +72,23 @@ struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass
     auto tile = dialect::AllocateOp::create(b, read.getLoc(), memory, b.getArrayAttr(extents),
                                             b.getI64IntegerAttr(padding));
     lastTile_ = tile;
-    b.setInsertionPointAfter(read);
-    dialect::WriteOp::create(b, read.getLoc(), read.getResult(), tile, nullptr, nullptr);
+    // The tile is read where the memory was; it is filled at the top of the loop body, all
+    // fills first, so that one barrier after them covers every tile.
+    b.setInsertionPoint(read);
     auto fromShared = dialect::ReadOp::create(b, read.getLoc(), read.getType(), tile, nullptr, nullptr);
-    read.getResult().replaceAllUsesExcept(fromShared.getResult(), fromShared->getPrevNode());
+    read.getResult().replaceAllUsesWith(fromShared.getResult());
+    Block* body = read->getBlock();
+    if (Operation* last = lastFill_.lookup(body))
+      read->moveAfter(last);
+    else
+      read->moveBefore(&body->front());
+    b.setInsertionPointAfter(read);
+    lastFill_[body] = dialect::WriteOp::create(b, read.getLoc(), read.getResult(), tile, nullptr, nullptr);
     return success();
   }
 
   Operation* lastTile_ = nullptr;
+  DenseMap<Block*, Operation*> lastFill_;  // per loop body, its last fill so far
 };
 
 }  // namespace

@@ -4,6 +4,20 @@
 // the shared tiles, fragments by ldmatrix and one mma.sync per instruction tile of the wave, then the bias added
 // in the accumulator's layout and pairs of halves written.
 // RUN: wave-opt %s --wave-promote-shared --wave-assign-layouts --wave-lower-to-gpu | FileCheck %s
+// RUN: wave-opt %s --pass-pipeline='builtin.module(func.func(wave-promote-shared,wave-assign-layouts),wave-lower-to-gpu,gpu.module(gpu.func(wave-insert-barriers)))' \
+// RUN:   | FileCheck %s --check-prefix=BARRIERS
+
+// Two barriers per K tile: before the fills (the last tile's fragments are read) and
+// between both fills and the fragment loads (the tiles are views of disjoint ranges).
+// BARRIERS: scf.for
+// BARRIERS: gpu.barrier
+// BARRIERS-NEXT: vector.store
+// BARRIERS-NOT: gpu.barrier
+// BARRIERS: vector.store
+// BARRIERS: gpu.barrier
+// BARRIERS-NEXT: nvgpu.ldmatrix
+// BARRIERS-NOT: gpu.barrier
+// BARRIERS: scf.yield {{.*}} : vector<32xf32>
 
 // Two tiles of 64 x (32 + 8) halves: 10240 bytes.
 // CHECK-LABEL: gpu.func @gemm_bias
@@ -17,9 +31,9 @@
 // K = 96 is three whole tiles of 32: the loop's reads are unmasked along K (M and N are not).
 // CHECK: %[[ACC:.*]] = scf.for {{.*}} iter_args({{.*}}) -> (vector<32xf32>)
 // CHECK: vector.store {{.*}}, %[[TA]]{{.*}} {alignment = 16 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: vector.store {{.*}}, %[[TB]]{{.*}} {alignment = 16 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // Fragments by ldmatrix: A's 16 x 16 as four 8 x 8 matrices, B's 8 x 16 as two.
 // CHECK: nvgpu.ldmatrix %[[TA]]{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
-// CHECK: vector.store {{.*}}, %[[TB]]{{.*}} {alignment = 16 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: nvgpu.ldmatrix %[[TB]]{{.*}} {numTiles = 2 : i32, transpose = false} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 // 2 x 4 instruction tiles, 2 K steps: 16 mma.sync per K tile.
 // CHECK-COUNT-16: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>

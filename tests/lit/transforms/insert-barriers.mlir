@@ -156,25 +156,36 @@ gpu.func @pipeline(%s: !stages, %g: memref<4096xf16>, %n: index, %i: index) kern
 }
 
 // Distinct buffers never overlap: a read of one after a write of another needs no
-// barrier. Views of one buffer may overlap.
+// barrier. Views at constant offsets whose byte ranges are disjoint are distinct too
+// ([0, 32) and [32, 64)); views that overlap ([0, 32) and [16, 48)) are not.
 // CHECK-LABEL: gpu.func @buffers
 // CHECK: memref.store %{{.*}}, %arg2
 // CHECK-NEXT: memref.load %arg3
 // CHECK-NOT: gpu.barrier
 // CHECK: memref.store %{{.*}}, %[[V0:.*]][
-// CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: memref.load %[[V1:.*]][
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[V2:.*]][
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load %[[V3:.*]][
 gpu.func @buffers(%x: f32, %i: index) workgroup(%a: memref<8xf32, #gpu.address_space<workgroup>>,
                                               %b: memref<8xf32, #gpu.address_space<workgroup>>) kernel {
   memref.store %x, %a[%i] : memref<8xf32, #gpu.address_space<workgroup>>
   %y = memref.load %b[%i] : memref<8xf32, #gpu.address_space<workgroup>>
   %raw = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
   %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c80 = arith.constant 80 : index
   %v0 = memref.view %raw[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8xf32, #gpu.address_space<workgroup>>
   %v1 = memref.view %raw[%c32][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8xf32, #gpu.address_space<workgroup>>
   memref.store %y, %v0[%i] : memref<8xf32, #gpu.address_space<workgroup>>
   %z = memref.load %v1[%i] : memref<8xf32, #gpu.address_space<workgroup>>
+  %v2 = memref.view %raw[%c64][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8xf32, #gpu.address_space<workgroup>>
+  %v3 = memref.view %raw[%c80][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8xf32, #gpu.address_space<workgroup>>
+  memref.store %z, %v2[%i] : memref<8xf32, #gpu.address_space<workgroup>>
+  %w = memref.load %v3[%i] : memref<8xf32, #gpu.address_space<workgroup>>
   gpu.return
 }
 

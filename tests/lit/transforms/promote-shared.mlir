@@ -5,12 +5,13 @@
 // CHECK-LABEL: func.func @gemm
 // CHECK-NEXT: %[[SA:.*]] = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_M">, #wave.expr<"BLOCK_K">]} : !wave.memory<[M, K] of f16, shared>
 // CHECK-NEXT: %[[SB:.*]] = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_N">, #wave.expr<"BLOCK_K">]} : !wave.memory<[N, K] of f16, shared>
+// The tiles are filled at the top of the loop body, both before either is read.
 // CHECK: wave.iterate "K"
 // CHECK: %[[GA:.*]] = wave.read %arg0
 // CHECK-NEXT: wave.write %[[GA]], %[[SA]]
-// CHECK-NEXT: %[[A:.*]] = wave.read %[[SA]]
-// CHECK: %[[GB:.*]] = wave.read %arg1
+// CHECK-NEXT: %[[GB:.*]] = wave.read %arg1
 // CHECK-NEXT: wave.write %[[GB]], %[[SB]]
+// CHECK-NEXT: %[[A:.*]] = wave.read %[[SA]]
 // CHECK-NEXT: %[[B:.*]] = wave.read %[[SB]]
 // CHECK: wave.mma %[[A]], %[[B]]
 // The output in global memory is not staged.
