@@ -24,8 +24,10 @@ def WaveSelectLowering : Pass<"wave-select-lowering", "mlir::func::FuncOp"> {
 def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
   let summary = "Lower memory-bound wave kernels to a gpu.func of per-thread vector code";
   let description = [{
-    Each kernel (a func.func with `wave.constraints`, annotated by `wave-infer-index`)
-    becomes a `gpu.func` in a `gpu.module`, with one memref argument per tensor: static
+    Each kernel (a func.func with `wave.constraints`) becomes a `gpu.func` in a
+    `gpu.module`. A kernel whose values carry layouts (wave-assign-layouts) is lowered op
+    by op from them (lowering/DistributeKernel). The rest, annotated by
+    `wave-infer-index`, take the kernel-shaped lowerings described below, each kernel with one memref argument per tensor: static
     sizes from `wave.hyperparameters`, dynamic (`?`) for dims left out of them. Each
     thread walks its steps in an `scf.for`, one vector of the layout's run per value;
     reads and writes address memory at their `wave.index` (as `affine.apply`). Runs that
