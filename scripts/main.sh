@@ -5,7 +5,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${WAVE_BUILD_DIR:-$root/build}
 "$root/scripts/build.sh" "$@"
-for example in copy gemm softmax flash_attention decode_attention conv2d; do
+for example in copy gemm gemm_bias_relu softmax flash_attention decode_attention conv2d; do
   echo "=== examples/$example"
   "$build/bin/wave-example-$example" --run
 done
