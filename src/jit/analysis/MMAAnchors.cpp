@@ -64,10 +64,17 @@ FailureOr<MMAAnchors> mmaAnchors(dialect::MmaOp op, const KernelGrid& grid) {
     return op.emitOpError("expected the ") << what << " of " << dim << " (" << tile << ") to be a multiple of the "
                                            << dialect::stringifyMMAKind(*kind) << " tile (" << instr << ")";
   };
-  auto tilesM = divides(a.m, grid.tiling(a.m).waveTile, mma.m, "wave tile");
-  auto tilesN = divides(a.n, grid.tiling(a.n).waveTile, mma.n, "wave tile");
+  // What a tile of `dim` is called in a diagnostic: a loop's, a wave's, or the whole dim.
+  auto tileName = [&](StringRef dim, bool perWave) -> const char* {
+    const DimTiling& t = grid.tiling(dim);
+    if (t.loop) return "tiling tile";
+    if (t.gridAxis < 0 && (!perWave || t.waveTile == t.blockTile)) return "size";
+    return perWave ? "wave tile" : "workgroup tile";
+  };
+  auto tilesM = divides(a.m, grid.tiling(a.m).waveTile, mma.m, tileName(a.m, true));
+  auto tilesN = divides(a.n, grid.tiling(a.n).waveTile, mma.n, tileName(a.n, true));
   // Each wave holds the whole contraction tile: the loop's tile, or the workgroup's.
-  auto tilesK = divides(a.k, grid.tiling(a.k).blockTile, mma.k, grid.tiling(a.k).loop ? "tiling tile" : "tile");
+  auto tilesK = divides(a.k, grid.tiling(a.k).blockTile, mma.k, tileName(a.k, false));
   if (failed(tilesM) || failed(tilesN) || failed(tilesK)) return failure();
   a.tilesM = *tilesM;
   a.tilesN = *tilesN;

@@ -12,9 +12,8 @@ def WaveSelectLowering : Pass<"wave-select-lowering", "mlir::func::FuncOp"> {
     lowerings (wave-infer-index and the iteration-space emitter, the GEMM and the
     attention emitters) rather than wave-assign-layouts and the per-op distribution.
     `mode=automatic` marks the kernels the GEMM and attention emitters match (they are
-    faster until the layout pipeline has their schedules) and attention-shaped kernels
-    with reductions in their loop (not yet run through layouts on a GPU), and leaves
-    every other kernel to layouts; `mode=layouts` marks none; `mode=legacy` marks all.
+    faster until the layout pipeline has their schedules) and leaves every other kernel
+    to layouts; `mode=layouts` marks none; `mode=legacy` marks all.
   }];
   let options = [
     Option<"mode", "mode", "std::string", "\"automatic\"", "automatic, layouts or legacy">
