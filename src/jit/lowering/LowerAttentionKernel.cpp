@@ -1227,7 +1227,15 @@ bool isAttentionKernel(func::FuncOp kernel) {
 
 bool matchesAttentionShape(func::FuncOp kernel) {
   ScopedDiagnosticHandler quiet(kernel.getContext(), [](Diagnostic&) { return success(); });
-  return isAttentionKernel(kernel) && succeeded(matchAttention(kernel));
+  if (!isAttentionKernel(kernel)) return false;
+  auto attention = matchAttention(kernel);
+  if (failed(attention)) return false;
+  // The emitter rejects some ops the matcher lets through: emit into a scratch module.
+  OpBuilder b(kernel.getContext());
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(kernel.getLoc());
+  b.setInsertionPointToEnd(scratch->getBody());
+  auto module = gpu::GPUModuleOp::create(b, kernel.getLoc(), "scratch");
+  return succeeded(AttentionEmitter(kernel, *attention).emit(module));
 }
 
 LogicalResult emitAttentionKernel(func::FuncOp kernel, gpu::GPUModuleOp module) {

@@ -12,7 +12,8 @@ namespace wave::jit {
 // emitAttentionKernel).
 bool isAttentionKernel(mlir::func::FuncOp kernel);
 
-// Whether emitAttentionKernel can lower `kernel` (checked without diagnostics).
+// Whether emitAttentionKernel can lower `kernel` (tried in a scratch module, without
+// diagnostics).
 bool matchesAttentionShape(mlir::func::FuncOp kernel);
 
 // Builds the gpu.func of an attention-shaped kernel (see LowerAttentionKernel.cpp) in

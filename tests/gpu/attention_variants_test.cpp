@@ -1,0 +1,154 @@
+// Attention with score modifications a user writes beside the example: a score bias
+// tensor [M, K2] read inside the loop, tanh soft-capping, ALiBi (a per-head linear bias on
+// the query-key distance). The attention lowering matches none of them; the layout
+// pipeline lowers them. Every output element is compared with a float64 host reference
+// on random data, at odd and even lengths and two tilings, the output poisoned first.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include "attention_reference.hpp"
+#include "fixtures/device_run.hpp"
+#include "kernels/flash_attention.hpp"
+
+using namespace wave;
+using namespace examples::flash_attention;
+using examples::host::half_to_float;
+using fixtures::poisoned;
+using fixtures::run_on_device;
+
+namespace {
+
+WAVE_SYMBOL(WAVE_M);
+
+constexpr double kLog2e = 1.4426950408889634;
+
+// softmax(mod(q k^T / sqrt(D))) v, the example's online softmax in base 2; `mod` takes the
+// log2-scaled scores [B, H, M, K2] and the bias memory and returns new ones.
+template <class Mod>
+auto attention_with(const char* name, int head_dim, Mod mod) {
+  const double scale = 1.0 / std::sqrt(double(head_dim)) * kLog2e;
+  return kernel(name,
+                Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1),
+                            WorkgroupConstraint(B, 1, 2), TilingConstraint(K2, BLOCK_K2),
+                            WaveConstraint(M, WAVE_M),
+                            HardwareConstraint{.threads_per_wave = 32,
+                                               .mma = MMA::F32_16x8x16_F16,
+                                               .vector_shapes = {{B, 0}, {H, 0}}}},
+                [scale, mod](Memory<dims<B, H, M, K1>, f16> q, Memory<dims<B, H, K2, K1>, f16> k,
+                             Memory<dims<B, H, K2, N>, f16> v, Memory<dims<M, K2>, f32> bias,
+                             Memory<dims<B, H, M, N>, f32> out) {
+                  Register<dims<B, H, N, M>, f32> acc0(0.0);
+                  Register<dims<B, H, M>, f32> sum0(0.0);
+                  Register<dims<B, H, M>, f32> max0(-1e6);
+                  auto [res_max, res_sum, res_acc] = iterate<K2>(
+                      std::tuple{max0, sum0, acc0}, [&](auto partial_max, auto partial_sum, auto acc) {
+                        Register<dims<B, H, K2, M>, f32> zero_scores(0.0);
+                        auto scores = mma(read(k), read(q), zero_scores);
+                        Register<dims<B, H, M, K2>, f32> x = mod(permute<dims<B, H, M, K2>>(scores) * scale, bias);
+                        auto in_bounds = apply_expr(self_index<K2, i64>(), [](auto j) { return j < K2; });
+                        Register<dims<M, K2>, f32> zero(0.0), min_inf(-1e6);
+                        x = x + select(cast<i1>(broadcast<dims<M, K2>>(in_bounds)), zero, min_inf);
+                        auto m_j = max<K2>(x, partial_max);
+                        auto e_delta_max = exp2(partial_max - m_j);
+                        auto e_delta = exp2(x - m_j);
+                        auto d_j = sum<K2>(e_delta, partial_sum * e_delta_max);
+                        auto next = mma(read(v), cast<f16>(e_delta), acc * e_delta_max);
+                        return std::tuple{m_j, d_j, next};
+                      });
+                  write(permute<dims<B, H, M, N>>(res_acc * reciprocal(res_sum)), out);
+                });
+}
+
+// The host reference: `mod(s, h, m, j, bias)` on the natural-log score s of query m and
+// key j in head h.
+using HostMod = std::function<double(double, int, int, int, double)>;
+
+template <class Kernel>
+void check_variant(const Kernel& k, const HostMod& mod, std::mt19937& rng) {
+  struct Case {
+    int b, h, m, k2, block_m, waves, block_k2;
+  };
+  for (Case c : {Case{1, 2, 200, 201, 64, 4, 32}, Case{2, 2, 128, 256, 128, 8, 64}}) {
+    INFO(k.name() << ": B " << c.b << ", H " << c.h << ", M " << c.m << ", K2 " << c.k2 << ", BLOCK_M " << c.block_m
+                  << " over " << c.waves << " waves, BLOCK_K2 " << c.block_k2);
+    const int d = 64;
+    const auto compiled = compile(k, {.subs = {{B, c.b}, {H, c.h}, {M, c.m}, {K2, c.k2}, {K1, d}, {N, d},
+                                               {BLOCK_M, c.block_m}, {BLOCK_K2, c.block_k2},
+                                               {WAVE_M, c.block_m / c.waves}}});
+    auto in = examples::host::random_attention(c.b, c.h, c.m, c.k2, d, d, false, rng);
+    std::vector<float> bias(std::size_t(c.m) * c.k2);
+    std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
+    for (float& x : bias) x = uniform(rng);
+    auto out = poisoned<float>(std::size_t(c.b) * c.h * c.m * d);
+    run_on_device(compiled, {}, in.q, in.k, in.v, bias, out);
+    std::size_t wrong = 0;
+    for (int bi = 0; bi < c.b; ++bi)
+      for (int hi = 0; hi < c.h; ++hi)
+        for (int mi = 0; mi < c.m; ++mi) {
+          std::vector<double> s(c.k2);
+          double top = -INFINITY;
+          for (int j = 0; j < c.k2; ++j) {
+            double dot = 0;
+            for (int x = 0; x < d; ++x)
+              dot += double(half_to_float(in.q[in.q_at(bi, hi, mi, x)])) * half_to_float(in.k[in.k_at(bi, hi, j, x)]);
+            s[j] = mod(dot / std::sqrt(double(d)), hi, mi, j, bias[std::size_t(mi) * c.k2 + j]);
+            top = std::max(top, s[j]);
+          }
+          double total = 0;
+          for (double& x : s) total += (x = std::exp(x - top));
+          for (int col = 0; col < d; ++col) {
+            double want = 0, magnitude = 0;
+            for (int j = 0; j < c.k2; ++j) {
+              const double pv = s[j] / total * half_to_float(in.v[in.v_at(bi, hi, j, col)]);
+              want += pv;
+              magnitude += std::abs(pv);
+            }
+            const double got = out[in.out_at(bi, hi, mi, col)];
+            if (!examples::host::attention_close(got, want, magnitude, false)) {
+              if (wrong < 5) UNSCOPED_INFO("O[" << bi << ", " << hi << ", " << mi << ", " << col << "] = " << got
+                                                << ", expected " << want);
+              ++wrong;
+            }
+          }
+        }
+    CHECK(wrong == 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("attention with a score bias tensor [M, K2] read inside the loop", "[gpu][attention][variants]") {
+  std::mt19937 rng(Catch::rngSeed());
+  auto k = attention_with("attention_score_bias", 64, [](auto x, Memory<dims<M, K2>, f32> bias) {
+    return x + read(bias) * kLog2e;
+  });
+  check_variant(k, [](double s, int, int, int, double bias) { return s + bias; }, rng);
+}
+
+TEST_CASE("attention with tanh soft-capping of the scores", "[gpu][attention][variants]") {
+  std::mt19937 rng(Catch::rngSeed());
+  // s -> cap * tanh(s / cap), cap = 2 (small, so that the cap shapes the result).
+  constexpr double cap = 2.0;
+  auto k = attention_with("attention_softcap", 64, [](auto x, Memory<dims<M, K2>, f32>) {
+    return tanh(x * (1.0 / (cap * kLog2e))) * (cap * kLog2e);
+  });
+  check_variant(k, [](double s, int, int, int, double) { return cap * std::tanh(s / cap); }, rng);
+}
+
+TEST_CASE("attention with ALiBi: a per-head slope times the query-key distance", "[gpu][attention][variants]") {
+  std::mt19937 rng(Catch::rngSeed());
+  // s -> s - slope_h |m - k|, slope_h = 2^-(h + 1) for head h.
+  auto k = attention_with("attention_alibi", 64, [](auto x, Memory<dims<M, K2>, f32>) {
+    auto m_at = cast<f32>(broadcast<dims<M, K2>>(self_index<M, i64>()));
+    auto k_at = cast<f32>(broadcast<dims<M, K2>>(self_index<K2, i64>()));
+    auto slope = exp2(cast<f32>(self_index<H, i64>()) * -1.0 - 1.0);  // [H]
+    return x - broadcast<dims<B, H, M, K2>>(abs(m_at - k_at)) * broadcast<dims<B, H, M, K2>>(slope) * kLog2e;
+  });
+  check_variant(k, [](double s, int h, int m, int j, double) { return s - std::ldexp(1.0, -(h + 1)) * std::abs(m - j); },
+                rng);
+}
