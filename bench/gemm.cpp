@@ -4,9 +4,9 @@
 // (through PyTorch) in the same process tree and prints the ratios.
 //
 //   wave-bench-gemm           one line per shape and configuration; exits 77 without a GPU
-//   wave-bench-gemm --fused   the large square shapes at two configurations, the plain GEMM
-//                             through each middle end and GEMM + bias + ReLU (f16 out) through
-//                             the layout pipeline, the only one that lowers it
+//   wave-bench-gemm --fused   the large square shapes at three configurations, the plain GEMM
+//                             through each middle end and GEMM + bias + ReLU (f16 out, the
+//                             example kernels/gemm_bias_relu.hpp) through the layout pipeline
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,6 +22,7 @@
 #include "bench.hpp"
 
 #include "kernels/gemm.hpp"
+#include "kernels/gemm_bias_relu.hpp"
 
 using namespace wave;
 namespace ex = examples::gemm;
@@ -49,21 +50,6 @@ auto make_gemm() {
                 });
 }
 
-// The same GEMM with a bias [N] added and ReLU applied before an f16 write.
-auto make_gemm_bias_relu() {
-  using namespace ex;
-  return kernel("gemm_bias_relu",
-                {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
-                 WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N),
-                 HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
-                [](Memory<dims<M, K>, f16, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, f16, SHARED_ADDRESS_SPACE> b,
-                   Memory<dims<N>, f32> bias, Memory<dims<M, N>, f16> c) {
-                  Register<dims<M, N>, f32> acc(0.0);
-                  auto result = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
-                  write(cast<f16>(maximum(result + read(bias), Register<dims<>, f32>(0.0))), c);
-                });
-}
-
 // Median of 20 timed runs after 3 warm-ups.
 double median_ms(const std::function<void()>& enqueue) { return bench::median_ms(enqueue, 20); }
 
@@ -73,7 +59,7 @@ int fused() {
               "WN", "ms", "TFLOP/s", "compile ms");
   std::mt19937 rng(7);
   const auto plain = make_gemm<f16>();
-  const auto fused = make_gemm_bias_relu();
+  const auto fused = examples::gemm_bias_relu::make_kernel();  // waves of BLOCK / 2, as below
   for (int size : {4096, 8192}) {
     const std::size_t n = size;
     runtime::DeviceBuffer a(n * n * 2), b(n * n * 2), c(n * n * 4), bias(n * 4);
@@ -82,13 +68,14 @@ int fused() {
     const void* p[] = {reinterpret_cast<const void*>(a.address()), reinterpret_cast<const void*>(b.address()),
                        reinterpret_cast<const void*>(c.address()), reinterpret_cast<const void*>(bias.address())};
     for (auto [bm, bn, bk, wm, wn] : {std::array{128, 128, 32, 64, 64}, std::array{128, 128, 64, 64, 64},
-                                      std::array{64, 64, 32, 32, 32}}) {
+                                      std::array{64, 64, 32, 32, 32}}) {  // waves of BLOCK / 2 each
       auto run = [&](const char* what, auto& k, Lowering lowering, bool with_bias) {
         try {
           CompileOptions o{.subs = {{ex::M, size}, {ex::N, size}, {ex::K, size}, {ex::BLOCK_M, bm},
-                                    {ex::BLOCK_N, bn}, {ex::BLOCK_K, bk}, {WAVE_M, wm}, {WAVE_N, wn}},
+                                    {ex::BLOCK_N, bn}, {ex::BLOCK_K, bk}},
                            .cache = false,
                            .lowering = lowering};
+          if (!with_bias) o.subs.insert(o.subs.end(), {{WAVE_M, wm}, {WAVE_N, wn}});
           const auto t0 = std::chrono::steady_clock::now();
           const CompiledKernel compiled = compile(k, o);
           const double compile_ms =
