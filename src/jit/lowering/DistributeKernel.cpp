@@ -184,8 +184,38 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   SmallVector<StringRef> valueDims = dimsOf(tensor), memoryDims = memory.getDimNames();
   Type element = memory.getElementType();
   const int64_t bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  // Through an index mapping, each memory index is an expression of the iterators, one per
+  // value dim; runs stay whole only where the innermost memory dim is its value dim's own
+  // iterator.
+  dialect::IndexMappingAttr mapping = isRead ? cast<dialect::ReadOp>(op).getMappingAttr()
+                                             : cast<dialect::WriteOp>(op).getMappingAttr();
+  SmallVector<int> iteratorDim;  // iterator k -> the value dim it walks
+  llvm::StringMap<dialect::ExprAttr> memoryExpr;
+  SmallVector<Value> symbols;
+  bool innerIsIterator = !mapping;
+  if (mapping) {
+    DictionaryAttr registerSide = isRead ? mapping.getOutputs() : mapping.getInputs();
+    DictionaryAttr memorySide = isRead ? mapping.getInputs() : mapping.getOutputs();
+    iteratorDim.assign(mapping.getIterators(), -1);
+    for (NamedAttribute entry : registerSide) {
+      auto e = cast<dialect::ExprAttr>(entry.getValue());
+      auto it = dyn_cast<AffineDimExpr>(e.getMap().getResult(0));
+      if (!it || e.getMap().getNumSymbols() != 0)
+        return op->emitOpError("is not yet supported by the layout pipeline: an index mapping whose register side "
+                               "is not one iterator per dim (")
+               << entry.getName() << " = " << e << ")";
+      iteratorDim[it.getPosition()] = dimIndex(valueDims, entry.getName().getValue());
+    }
+    for (NamedAttribute entry : memorySide) memoryExpr[entry.getName().getValue()] = cast<dialect::ExprAttr>(entry.getValue());
+    if (!memoryDims.empty()) {
+      dialect::ExprAttr e = memoryExpr.lookup(memoryDims.back());
+      auto it = dyn_cast<AffineDimExpr>(e.getMap().getResult(0));
+      innerIsIterator = it && e.getMap().getNumSymbols() == 0 && valueDims[iteratorDim[it.getPosition()]] ==
+                                                                     memoryDims.back();
+    }
+  }
   // Runs along the memory's innermost dim, as long as 16 bytes and the row length allow.
-  const int inner = memoryDims.empty() ? -1 : dimIndex(valueDims, memoryDims.back());
+  const int inner = memoryDims.empty() || !innerIsIterator ? -1 : dimIndex(valueDims, memoryDims.back());
   int64_t maxRun = std::max<int64_t>(1, 16 / bytes);
   const bool rows = memoryDims.size() > 1;
   StringRef innerDim = memoryDims.empty() ? StringRef() : memoryDims.back();
@@ -205,11 +235,28 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   for (const RegisterRun& run : runs) {
     SmallVector<Value> at = indexOf(layout, valueDims, run.first, inTile);
     SmallVector<Value> indices;
-    for (StringRef d : memoryDims) indices.push_back(at[dimIndex(valueDims, d)]);
+    if (!mapping) {
+      for (StringRef d : memoryDims) indices.push_back(at[dimIndex(valueDims, d)]);
+    } else {
+      SmallVector<Value> iterators;
+      for (int d : iteratorDim) iterators.push_back(at[d]);
+      for (StringRef d : memoryDims) {
+        dialect::ExprAttr e = memoryExpr.lookup(d);
+        SmallVector<Value> values;
+        for (StringAttr symbol : e.getSymbols()) {
+          auto size = dimSize(b_, kernel_, func_, symbol.getValue());
+          if (failed(size)) return failure();
+          values.push_back(*size);
+        }
+        indices.push_back(buildExpr(b_, loc_, e, iterators, values));
+      }
+    }
+    // Masked where a value dim may end inside the tile (a mapping keeps the memory index
+    // inside the tensor when its iterators are).
     SmallVector<Value> outer;
-    for (StringRef d : memoryDims)
-      if (d != innerDim || run.length == 1)
-        if (mayOverrun(d)) outer.push_back(lessThan(at[dimIndex(valueDims, d)], sizes_.lookup(d)));
+    for (auto [k, d] : llvm::enumerate(valueDims))
+      if (static_cast<int>(k) != inner || run.length == 1)
+        if (mayOverrun(d)) outer.push_back(lessThan(at[k], sizes_.lookup(d)));
     Value rowIn = outer.empty() ? Value() : andAll(outer);
     auto vec = VectorType::get({run.length}, element);
     if (run.length == 1) {

@@ -203,11 +203,14 @@ void LayoutAssigner::demand(Operation* user, unsigned i, LayoutAttr want) {
 }
 
 LogicalResult LayoutAssigner::visitWrite(dialect::WriteOp write) {
-  if (write.getMapping())
-    return write->emitOpError("is not yet supported by the layout pipeline: writes through an index mapping");
   dialect::MemoryType memory = write.getMemory().getType();
   SmallVector<StringRef> memoryDims = memory.getDimNames();
   SmallVector<StringRef> valueDims = tensorOf(write.getValue()).getDimNames();
+  // Through an index mapping the memory's dims are not the value's: runs over the value.
+  if (write.getMapping()) {
+    if (!layouts_.count(write.getValue())) demand(write, 0, blocked(valueDims));
+    return success();
+  }
   LayoutAttr want = isSharedTile(write.getMemory())
                         ? restrictLayout(tileFill(memory), memoryDims, valueDims)
                         : blockedFor(memoryDims, valueDims);
@@ -242,11 +245,7 @@ LogicalResult LayoutAssigner::visitIterate(dialect::IterateOp loop) {
 }
 
 LogicalResult LayoutAssigner::visit(Operation* op) {
-  if (auto read = dyn_cast<dialect::ReadOp>(op)) {
-    if (read.getMapping())
-      return op->emitOpError("is not yet supported by the layout pipeline: reads through an index mapping");
-    return success();  // placed by its first consumer
-  }
+  if (isa<dialect::ReadOp>(op)) return success();  // placed by its first consumer
   if (takesConsumerLayout(op) || isa<dialect::AllocateOp>(op)) return success();
   if (isElementwise(op)) {
     // The first operand that already has a layout sets it; none: wait for a consumer.

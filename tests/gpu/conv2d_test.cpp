@@ -1,0 +1,71 @@
+// conv2d as an implicit GEMM through index mappings (examples/kernels/conv2d.hpp), NHWC,
+// through the layout pipeline with the operands read straight from global memory: every
+// output element against a direct float64 convolution on the host, 3x3 and 1x1 filters,
+// stride 1 and 2, odd sizes, two tilings, the output poisoned first.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "fixtures/device_run.hpp"
+#include "host_half.hpp"
+#include "kernels/conv2d.hpp"
+
+using namespace wave;
+using examples::host::half_to_float;
+using examples::host::random_half;
+using fixtures::poisoned;
+using fixtures::run_on_device;
+namespace ex = examples::conv2d;
+
+TEST_CASE("conv2d through index mappings: 3x3 and 1x1, stride 1 and 2, odd sizes", "[gpu][conv2d]") {
+  std::mt19937 rng(Catch::rngSeed());
+  struct Shape {
+    int n, c, h, w, nf, f, stride;
+  };
+  struct Tiles {
+    int m, n, k;
+  };
+  for (Tiles t : {Tiles{64, 32, 32}, Tiles{32, 64, 16}})
+    for (Shape s : {Shape{2, 16, 11, 13, 24, 3, 1}, Shape{1, 32, 9, 9, 40, 3, 2}, Shape{3, 16, 7, 5, 16, 1, 1}}) {
+      const int ho = (s.h - s.f) / s.stride + 1, wo = (s.w - s.f) / s.stride + 1;
+      INFO("N " << s.n << ", C " << s.c << ", " << s.h << "x" << s.w << ", " << s.nf << " filters " << s.f << "x" << s.f
+                << ", stride " << s.stride << ", tiles " << t.m << " x " << t.n << " x " << t.k);
+      const CompileOptions options{
+          .subs = {{ex::N, s.n}, {ex::C, s.c}, {ex::H, s.h}, {ex::W, s.w}, {ex::NF, s.nf}, {ex::HF, s.f},
+                   {ex::WF, s.f}, {ex::H_OUT, ho}, {ex::W_OUT, wo}, {ex::SZ_OUT, ho * wo}, {ex::M, s.n * ho * wo},
+                   {ex::K, s.f * s.f * s.c}, {ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n}, {ex::BLOCK_K, t.k},
+                   {ex::ADDRESS_SPACE, GLOBAL_ADDRESS_SPACE}}};
+      const auto conv = compile(ex::make_kernel(s.stride), options);
+      std::vector<std::uint16_t> x(std::size_t(s.n) * s.h * s.w * s.c), w(std::size_t(s.f) * s.f * s.c * s.nf);
+      for (auto& v : x) v = random_half(rng);
+      for (auto& v : w) v = random_half(rng);
+      auto out = poisoned<float>(std::size_t(s.n) * ho * wo * s.nf);
+      run_on_device(conv, {}, x, w, out);
+      std::size_t wrong = 0;
+      for (int b = 0; b < s.n; ++b)
+        for (int oh = 0; oh < ho; ++oh)
+          for (int ow = 0; ow < wo; ++ow)
+            for (int f = 0; f < s.nf; ++f) {
+              double want = 0, magnitude = 0;
+              for (int fh = 0; fh < s.f; ++fh)
+                for (int fw = 0; fw < s.f; ++fw)
+                  for (int c = 0; c < s.c; ++c) {
+                    const int ih = oh * s.stride + fh, iw = ow * s.stride + fw;
+                    const double p = double(half_to_float(x[((std::size_t(b) * s.h + ih) * s.w + iw) * s.c + c])) *
+                                     half_to_float(w[((std::size_t(fh) * s.f + fw) * s.c + c) * s.nf + f]);
+                    want += p;
+                    magnitude += std::abs(p);
+                  }
+              const double got = out[((std::size_t(b) * ho + oh) * wo + ow) * s.nf + f];
+              if (!(std::abs(got - want) <= 5e-5 * magnitude + 1e-6)) {
+                if (wrong < 5) UNSCOPED_INFO("out[" << b << ", " << oh << ", " << ow << ", " << f << "] = " << got
+                                                    << ", expected " << want);
+                ++wrong;
+              }
+            }
+      CHECK(wrong == 0);
+    }
+}
