@@ -52,9 +52,12 @@ struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass
 
   // read(a)  ->  s = allocate; ...; write(read(a), s); read(s)
   LogicalResult promote(func::FuncOp kernel, dialect::ReadOp read, const llvm::StringMap<dialect::ExprAttr>& tiles) {
-    if (read.getMapping())
-      return read.emitOpError("is not yet supported by wave-promote-shared: a read with an index mapping");
+    // Through an index mapping the tile holds the read's value (its register side), filled
+    // by the mapped read and read back plainly.
     dialect::MemoryType memory = read.getMemory().getType();
+    if (read.getMapping())
+      memory = dialect::MemoryType::get(read.getContext(), read.getType().getDimNames(), memory.getElementType(),
+                                        memory.getAddressSpace().getValue());
     SmallVector<Attribute> extents;
     for (StringRef dim : memory.getDimNames()) {
       auto tile = tiles.find(dim);
