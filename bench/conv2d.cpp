@@ -1,0 +1,60 @@
+// conv2d as an implicit GEMM through index mappings (examples/kernels/conv2d.hpp), NHWC f16
+// in, f32 out, 3x3 filters, no padding: ms and TFLOP/s per shape and tiling, the median
+// of 20 timed runs after warm-up, on random data. bench/conv2d_vs_cudnn.py times
+// torch.nn.functional.conv2d (cuDNN, channels-last f16) on the same shapes in the same run.
+//
+//   wave-bench-conv2d     one line per shape and tiling; exits 77 without a GPU
+#include <cstdio>
+#include <random>
+
+#include <wave/runtime.hpp>
+#include <wave/wave.hpp>
+
+#include "bench.hpp"
+#include "kernels/conv2d.hpp"
+
+using namespace wave;
+namespace ex = examples::conv2d;
+
+int main() {
+  if (!bench::open_device()) return 77;
+  std::printf("%-6s %4s %4s %4s %4s %3s %5s %5s %5s %10s %9s\n", "", "N", "C", "HxW", "NF", "s", "BM", "BN", "BK", "ms",
+              "TFLOP/s");
+  std::mt19937 rng(7);
+  struct Shape {
+    int n, c, hw, nf, stride;
+  };
+  struct Tiles {
+    int m, n, k;
+  };
+  for (Shape s : {Shape{32, 256, 56, 256, 1}, Shape{64, 512, 14, 512, 1}, Shape{16, 128, 64, 256, 2},
+                  Shape{8, 64, 128, 64, 1}}) {
+    const int out = (s.hw - 3) / s.stride + 1;
+    runtime::DeviceBuffer x(std::size_t(s.n) * s.hw * s.hw * s.c * 2), w(std::size_t(9) * s.c * s.nf * 2),
+        o(std::size_t(s.n) * out * out * s.nf * 4);
+    bench::fill_random_16bit(x, rng, /*with_signs=*/true);
+    bench::fill_random_16bit(w, rng, /*with_signs=*/true);
+    for (Tiles t : {Tiles{128, 128, 32}, Tiles{128, 128, 64}, Tiles{128, 64, 32}, Tiles{64, 64, 32}}) {
+      if (t.n > s.nf) continue;
+      try {
+        const CompileOptions options{
+            .subs = {{ex::N, s.n}, {ex::C, s.c}, {ex::H, s.hw}, {ex::W, s.hw}, {ex::NF, s.nf}, {ex::HF, 3},
+                     {ex::WF, 3}, {ex::H_OUT, out}, {ex::W_OUT, out}, {ex::SZ_OUT, out * out},
+                     {ex::M, s.n * out * out}, {ex::K, 9 * s.c}, {ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n},
+                     {ex::BLOCK_K, t.k}, {ex::ADDRESS_SPACE, SHARED_ADDRESS_SPACE}},
+            .cache = false};
+        const CompiledKernel k = compile(ex::make_kernel(s.stride), options);
+        const void* p[] = {reinterpret_cast<const void*>(x.address()), reinterpret_cast<const void*>(w.address()),
+                           reinterpret_cast<const void*>(o.address())};
+        const double ms = bench::median_ms([&] { k.launch({p[0], p[1], p[2]}); }, 20);
+        const double flops = 2.0 * s.n * out * out * s.nf * 9.0 * s.c;
+        std::printf("conv2d %4d %4d %4d %4d %3d %5d %5d %5d %10.3f %9.1f\n", s.n, s.c, s.hw, s.nf, s.stride, t.m, t.n,
+                    t.k, ms, flops / (ms * 1e9));
+      } catch (const Error& e) {
+        std::printf("error  %4d %4d %4d: %s\n", s.n, s.c, s.hw, e.what());
+      }
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,43 @@
+"""conv2d against cuDNN in the same run: times torch.nn.functional.conv2d (channels-last
+f16, 3x3, no padding) on the shapes of wave-bench-conv2d, runs it, and prints each shape's
+best wave-cpp tiling as a ratio to cuDNN.
+
+    python3 bench/conv2d_vs_cudnn.py path/to/wave-bench-conv2d
+"""
+import subprocess
+import sys
+
+import torch
+
+from compare import median_ms
+
+
+def main():
+    shapes = [(32, 256, 56, 256, 1), (64, 512, 14, 512, 1), (16, 128, 64, 256, 2), (8, 64, 128, 64, 1)]
+    torch.backends.cudnn.benchmark = True
+    cudnn = {}
+    print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}")
+    for n, c, hw, nf, stride in shapes:
+        x = torch.randn(n, c, hw, hw, device="cuda", dtype=torch.float16).to(memory_format=torch.channels_last)
+        w = torch.randn(nf, c, 3, 3, device="cuda", dtype=torch.float16).to(memory_format=torch.channels_last)
+        ms = median_ms(lambda: torch.nn.functional.conv2d(x, w, stride=stride))
+        cudnn[(n, c, hw, nf, stride)] = ms
+        print(f"cudnn  N {n} C {c} {hw}x{hw} -> {nf} stride {stride}: {ms:.3f} ms")
+    out = subprocess.run([sys.argv[1]], capture_output=True, text=True).stdout
+    print(out)
+    best = {}
+    for line in out.splitlines():
+        f = line.split()
+        if not f or f[0] != "conv2d":
+            continue
+        key = (int(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5]))
+        ms = float(f[9])
+        if key not in best or ms < best[key][0]:
+            best[key] = (ms, "x".join(f[6:9]))
+    for key, (ms, tiles) in best.items():
+        print(f"N {key[0]} C {key[1]} {key[2]}x{key[2]} -> {key[3]} stride {key[4]}: wave {ms:.3f} ms ({tiles}), "
+              f"cuDNN {cudnn[key]:.3f} ms, ratio {cudnn[key] / ms:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
