@@ -32,9 +32,11 @@ void unflattenExpr(AffineExpr flat, ArrayRef<int64_t> extents, SmallVectorImpl<A
   out.append(digits.begin(), digits.end());
 }
 
-// `e` at integer dims `dims`: a direct walk, where AffineMap::compose would build and
-// simplify constant expressions (layout questions evaluate millions of points).
-int64_t evaluate(AffineExpr e, ArrayRef<int64_t> dims) {
+}  // namespace
+
+// A direct walk, where AffineMap::compose would build and simplify constant expressions
+// (layout questions evaluate millions of points).
+int64_t evaluateAffine(AffineExpr e, ArrayRef<int64_t> dims) {
   switch (e.getKind()) {
     case AffineExprKind::Constant:
       return cast<AffineConstantExpr>(e).getValue();
@@ -46,7 +48,7 @@ int64_t evaluate(AffineExpr e, ArrayRef<int64_t> dims) {
       break;
   }
   auto binary = cast<AffineBinaryOpExpr>(e);
-  const int64_t l = evaluate(binary.getLHS(), dims), r = evaluate(binary.getRHS(), dims);
+  const int64_t l = evaluateAffine(binary.getLHS(), dims), r = evaluateAffine(binary.getRHS(), dims);
   switch (e.getKind()) {
     case AffineExprKind::Add:
       return l + r;
@@ -62,6 +64,8 @@ int64_t evaluate(AffineExpr e, ArrayRef<int64_t> dims) {
       llvm_unreachable("not a binary affine expression");
   }
 }
+
+namespace {
 
 template <class Fn>
 void forEachPoint(LayoutAttr layout, Fn fn) {
@@ -83,7 +87,7 @@ SmallVector<int64_t> layoutInputs(LayoutAttr layout, int64_t reg, int64_t lane, 
 SmallVector<int64_t> layoutPosition(LayoutAttr layout, int64_t reg, int64_t lane, int64_t wave) {
   SmallVector<int64_t> inputs = layoutInputs(layout, reg, lane, wave);
   SmallVector<int64_t> position;
-  for (AffineExpr e : layout.getMap().getResults()) position.push_back(evaluate(e, inputs));
+  for (AffineExpr e : layout.getMap().getResults()) position.push_back(evaluateAffine(e, inputs));
   return position;
 }
 
@@ -236,7 +240,7 @@ LayoutAttr sliceLayout(LayoutAttr layout, unsigned index) {
         SmallVector<int64_t> moved = inputs;
         moved[a] = v;
         SmallVector<int64_t> q;
-        for (AffineExpr e : map.getResults()) q.push_back(evaluate(e, moved));
+        for (AffineExpr e : map.getResults()) q.push_back(evaluateAffine(e, moved));
         for (size_t d = 0; d < q.size(); ++d)
           if (d != index && q[d] != p[d]) keep[a] = true;
       }

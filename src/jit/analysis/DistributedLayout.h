@@ -26,6 +26,9 @@ using dialect::LayoutAttr;
 // The position of `dim` in `dims`; -1 where it is absent.
 int dimIndex(llvm::ArrayRef<llvm::StringRef> dims, llvm::StringRef dim);
 
+// `e` at integer dims `dims` (no symbols), with affine floordiv/ceildiv/mod semantics.
+int64_t evaluateAffine(mlir::AffineExpr e, llvm::ArrayRef<int64_t> dims);
+
 // The map's inputs for flat register, lane and wave indices (row-major over the axes).
 llvm::SmallVector<int64_t> layoutInputs(LayoutAttr layout, int64_t reg, int64_t lane, int64_t wave);
 

@@ -43,6 +43,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <map>
@@ -66,6 +67,84 @@ namespace {
 LayoutAttr layoutOf(Value v) { return cast<dialect::TensorType>(v.getType()).getLayout(); }
 SmallVector<StringRef> dimsOf(Value v) { return cast<dialect::TensorType>(v.getType()).getDimNames(); }
 Type elementOf(Value v) { return cast<dialect::TensorType>(v.getType()).getElementType(); }
+
+// Through a mapping whose innermost memory index is not an iterator (conv2d's `$1 mod C`):
+// the value dim along which runs of `run` elements stay contiguous in memory, or -1. Each
+// memory index must be a sum of terms of one iterator each (symbols known); along the
+// run's iterator, checked at every aligned start of its dim, the innermost index steps by
+// one from a multiple of `run` and the others stay put.
+int contiguousMappedDim(func::FuncOp kernel, const llvm::StringMap<dialect::ExprAttr>& memoryExpr,
+                        ArrayRef<StringRef> memoryDims, ArrayRef<int> iteratorDim, ArrayRef<StringRef> valueDims,
+                        int64_t run) {
+  if (run < 2 || memoryDims.empty()) return -1;
+  MLIRContext* ctx = kernel.getContext();
+  // Each memory index with symbols replaced by their values, as terms over the iterators.
+  auto withValues = [&](dialect::ExprAttr e) -> std::optional<AffineExpr> {
+    SmallVector<AffineExpr> symbols;
+    for (StringAttr sym : e.getSymbols()) {
+      std::optional<int64_t> v = staticSize(kernel, sym.getValue());
+      if (!v) return std::nullopt;
+      symbols.push_back(getAffineConstantExpr(*v, ctx));
+    }
+    AffineMap map = e.getMap();
+    return simplifyAffineExpr(map.getResult(0).replaceSymbols(symbols), map.getNumDims(), 0);
+  };
+  auto terms = [](AffineExpr e) {
+    SmallVector<AffineExpr> out, work{e};
+    while (!work.empty()) {
+      AffineExpr t = work.pop_back_val();
+      if (t.getKind() == AffineExprKind::Add) {
+        auto add = cast<AffineBinaryOpExpr>(t);
+        work.append({add.getLHS(), add.getRHS()});
+      } else {
+        out.push_back(t);
+      }
+    }
+    return out;
+  };
+  auto iteratorsOf = [](AffineExpr e) {
+    llvm::SmallBitVector used(64);
+    e.walk([&](AffineExpr x) {
+      if (auto d = dyn_cast<AffineDimExpr>(x)) used.set(d.getPosition());
+    });
+    return used;
+  };
+  std::optional<AffineExpr> inner = withValues(memoryExpr.lookup(memoryDims.back()));
+  if (!inner) return -1;
+  llvm::SmallBitVector innerIterators = iteratorsOf(*inner);
+  if (innerIterators.count() != 1) return -1;
+  const unsigned k = innerIterators.find_first();
+  const int valueDim = iteratorDim[k];
+  std::optional<int64_t> extent = valueDim < 0 ? std::nullopt : staticSize(kernel, valueDims[valueDim]);
+  if (!extent) return -1;
+  // Per memory dim, its terms in the run's iterator (the rest do not move along the run).
+  // (The innermost keeps its constant terms too: they shift the run's alignment.)
+  SmallVector<AffineExpr> along;
+  for (StringRef d : memoryDims) {
+    std::optional<AffineExpr> e = withValues(memoryExpr.lookup(d));
+    if (!e) return -1;
+    AffineExpr sum = getAffineConstantExpr(0, ctx);
+    for (AffineExpr t : terms(*e)) {
+      llvm::SmallBitVector used = iteratorsOf(t);
+      if (used.count() > 1 && used.test(k)) return -1;
+      if (used.test(k) || d == memoryDims.back()) sum = sum + t;
+    }
+    along.push_back(sum);
+  }
+  SmallVector<int64_t> dims(iteratorDim.size(), 0);
+  auto at = [&](unsigned d, int64_t j) {
+    dims[k] = j;
+    return evaluateAffine(along[d], dims);
+  };
+  const unsigned last = memoryDims.size() - 1;
+  for (int64_t j0 = 0; j0 < *extent; j0 += run) {
+    if (at(last, j0) % run != 0) return -1;
+    for (int64_t e = 1; e < run && j0 + e < *extent; ++e)
+      for (unsigned d = 0; d <= last; ++d)
+        if (at(d, j0 + e) != at(d, j0) + (d == last ? e : 0)) return -1;
+  }
+  return valueDim;
+}
 
 class Distributor : LoweringBuilder {
  public:
@@ -215,14 +294,21 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     }
   }
   // Runs along the memory's innermost dim, as long as 16 bytes and the row length allow.
-  const int inner = memoryDims.empty() || !innerIsIterator ? -1 : dimIndex(valueDims, memoryDims.back());
+  int inner = memoryDims.empty() || !innerIsIterator ? -1 : dimIndex(valueDims, memoryDims.back());
   int64_t maxRun = std::max<int64_t>(1, 16 / bytes);
   const bool rows = memoryDims.size() > 1;
   StringRef innerDim = memoryDims.empty() ? StringRef() : memoryDims.back();
-  std::optional<int64_t> innerSize = inner >= 0 ? staticSize(kernel_, innerDim) : std::nullopt;
+  std::optional<int64_t> innerSize = staticSize(kernel_, innerDim);
   if (inTile) innerSize = cast<MemRefType>(memref.getType()).getShape().back();
   if (rows && innerSize)
     while (maxRun > 1 && *innerSize % maxRun != 0) maxRun /= 2;
+  if (mapping && !innerIsIterator && innerSize) {
+    // The run must also divide the row (checked with the rest in contiguousMappedDim).
+    for (int64_t run = maxRun; run > 1 && inner < 0; run /= 2)
+      if ((inner = contiguousMappedDim(kernel_, memoryExpr, memoryDims, iteratorDim, valueDims, run)) >= 0)
+        maxRun = run;
+  }
+  if (inner < 0) innerSize = std::nullopt;
   SmallVector<RegisterRun> runs;
   if (inner >= 0)
     runs = registerRuns(layout, inner, maxRun);
@@ -291,8 +377,9 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     SmallVector<Value> conditions;
     if (rowIn) conditions.push_back(rowIn);
     Value count;
-    if (mayOverrun(innerDim)) {
-      Value left = arith::SubIOp::create(b_, loc_, sizes_.lookup(innerDim), indices.back());
+    // The run walks value dim `inner`; where it may end inside the tile, fewer are read.
+    if (mayOverrun(valueDims[inner])) {
+      Value left = arith::SubIOp::create(b_, loc_, sizes_.lookup(valueDims[inner]), at[inner]);
       Value clamped = arith::MaxSIOp::create(b_, loc_, left, index(0));
       count = arith::MinSIOp::create(b_, loc_, clamped, index(run.length));
       conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, count, index(run.length)));
