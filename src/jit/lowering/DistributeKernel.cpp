@@ -174,6 +174,8 @@ class Distributor : LoweringBuilder {
   LogicalResult lowerAllocate(dialect::AllocateOp op);
   LogicalResult lowerIterate(dialect::IterateOp loop);
   LogicalResult lowerMma(dialect::MmaOp op);
+  // `op`'s anchors, computed once (the operands' reads and the op itself both ask).
+  FailureOr<const MMAAnchors*> anchorsOf(dialect::MmaOp op);
   // `value`'s registers with those past the end of `dim` (at `dimIndex` of its dims) zero.
   Value zeroPastEnd(Value value, LayoutAttr layout, unsigned dimIndex, StringRef dim);
   Value gather(Value from, LayoutAttr fromLayout, LayoutAttr toLayout, ArrayRef<StringRef> fromDims,
@@ -191,7 +193,16 @@ class Distributor : LoweringBuilder {
   Value sharedMemory_;          // the dynamic shared memory the allocations view
   int64_t sharedBytes_ = 0;     // its size so far
   DenseSet<Value> sharedTiles_;  // the allocations (memories addressed within the tile)
+  DenseMap<Operation*, std::optional<MMAAnchors>> anchors_;  // none: diagnosed already
 };
+
+FailureOr<const MMAAnchors*> Distributor::anchorsOf(dialect::MmaOp op) {
+  auto [it, inserted] = anchors_.try_emplace(op, std::nullopt);
+  if (inserted)
+    if (auto anchors = mmaAnchors(op, grid_); succeeded(anchors)) it->second = std::move(*anchors);
+  if (!it->second) return failure();
+  return &*it->second;
+}
 
 SmallVector<Value> Distributor::indexOf(LayoutAttr layout, ArrayRef<StringRef> dims, int64_t reg, bool inTile) {
   SmallVector<Value> index;
@@ -207,8 +218,9 @@ Value Distributor::loadFragments(dialect::ReadOp read) {
   for (Operation* user : read->getUsers()) {
     auto mma = dyn_cast<dialect::MmaOp>(user);
     if (!mma) continue;
-    auto anchors = mmaAnchors(mma, grid_);
-    if (failed(anchors)) return {};
+    auto found = anchorsOf(mma);
+    if (failed(found)) return {};
+    const MMAAnchors* anchors = *found;
     const bool lhs = layout == anchors->lhs;
     if (!lhs && layout != anchors->rhs) continue;
     const MMAOperandLayout& operand = lhs ? anchors->instruction.a : anchors->instruction.b;
@@ -270,7 +282,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
                                              : cast<dialect::WriteOp>(op).getMappingAttr();
   SmallVector<int> iteratorDim;  // iterator k -> the value dim it walks
   llvm::StringMap<dialect::ExprAttr> memoryExpr;
-  SmallVector<Value> symbols;
+  llvm::StringMap<SmallVector<Value>> memorySymbols;  // the values of each expression's symbols
   bool innerIsIterator = !mapping;
   if (mapping) {
     DictionaryAttr registerSide = isRead ? mapping.getOutputs() : mapping.getInputs();
@@ -285,12 +297,24 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
                << entry.getName() << " = " << e << ")";
       iteratorDim[it.getPosition()] = dimIndex(valueDims, entry.getName().getValue());
     }
-    for (NamedAttribute entry : memorySide) memoryExpr[entry.getName().getValue()] = cast<dialect::ExprAttr>(entry.getValue());
+    if (llvm::is_contained(iteratorDim, -1))
+      return op->emitOpError("expected an index mapping with one iterator per dim of the value, but ")
+             << mapping << " has an iterator no dim of " << tensor.getType() << " walks";
+    for (NamedAttribute entry : memorySide) {
+      auto e = cast<dialect::ExprAttr>(entry.getValue());
+      memoryExpr[entry.getName().getValue()] = e;
+      SmallVector<Value>& values = memorySymbols[entry.getName().getValue()];
+      for (StringAttr symbol : e.getSymbols()) {
+        auto size = dimSize(b_, kernel_, func_, symbol.getValue());
+        if (failed(size)) return failure();
+        values.push_back(*size);
+      }
+    }
     if (!memoryDims.empty()) {
       dialect::ExprAttr e = memoryExpr.lookup(memoryDims.back());
       auto it = dyn_cast<AffineDimExpr>(e.getMap().getResult(0));
-      innerIsIterator = it && e.getMap().getNumSymbols() == 0 && valueDims[iteratorDim[it.getPosition()]] ==
-                                                                     memoryDims.back();
+      const int walked = it ? iteratorDim[it.getPosition()] : -1;
+      innerIsIterator = walked >= 0 && e.getMap().getNumSymbols() == 0 && valueDims[walked] == memoryDims.back();
     }
   }
   // Runs along the memory's innermost dim, as long as 16 bytes and the row length allow.
@@ -326,16 +350,8 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     } else {
       SmallVector<Value> iterators;
       for (int d : iteratorDim) iterators.push_back(at[d]);
-      for (StringRef d : memoryDims) {
-        dialect::ExprAttr e = memoryExpr.lookup(d);
-        SmallVector<Value> values;
-        for (StringAttr symbol : e.getSymbols()) {
-          auto size = dimSize(b_, kernel_, func_, symbol.getValue());
-          if (failed(size)) return failure();
-          values.push_back(*size);
-        }
-        indices.push_back(buildExpr(b_, loc_, e, iterators, values));
-      }
+      for (StringRef d : memoryDims)
+        indices.push_back(buildExpr(b_, loc_, memoryExpr.lookup(d), iterators, memorySymbols.lookup(d)));
     }
     // Masked where a value dim may end inside the tile (a mapping keeps the memory index
     // inside the tensor when its iterators are).
@@ -566,9 +582,9 @@ Value Distributor::zeroPastEnd(Value value, LayoutAttr layout, unsigned dimIndex
 }
 
 LogicalResult Distributor::lowerMma(dialect::MmaOp op) {
-  auto anchors = mmaAnchors(op, grid_);
+  auto anchors = anchorsOf(op);
   if (failed(anchors)) return failure();
-  const MMAAnchors& a = *anchors;
+  const MMAAnchors& a = **anchors;
   if (layoutOf(op.getLhs()) != a.lhs || layoutOf(op.getRhs()) != a.rhs || layoutOf(op.getAcc()) != a.acc)
     return op.emitOpError("expected its operands in the layouts its instruction reads (wave-assign-layouts puts "
                           "them there), but found others");
