@@ -13,12 +13,14 @@
 
 #include "attention_reference.hpp"
 #include "fixtures/device_run.hpp"
+#include "fixtures/random_data.hpp"
 #include "kernels/flash_attention.hpp"
 
 using namespace wave;
 using namespace examples::flash_attention;
 using examples::host::half_to_float;
 using fixtures::poisoned;
+using fixtures::random_floats;
 using fixtures::run_on_device;
 
 namespace {
@@ -81,9 +83,7 @@ void check_variant(const Kernel& k, const HostMod& mod, std::mt19937& rng) {
                                                {BLOCK_M, c.block_m}, {BLOCK_K2, c.block_k2},
                                                {WAVE_M, c.block_m / c.waves}}});
     auto in = examples::host::random_attention(c.b, c.h, c.m, c.k2, d, d, false, rng);
-    std::vector<float> bias(std::size_t(c.m) * c.k2);
-    std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
-    for (float& x : bias) x = uniform(rng);
+    std::vector<float> bias = random_floats(std::size_t(c.m) * c.k2, rng);
     auto out = poisoned<float>(std::size_t(c.b) * c.h * c.m * d);
     run_on_device(compiled, {}, in.q, in.k, in.v, bias, out);
     std::size_t wrong = 0;

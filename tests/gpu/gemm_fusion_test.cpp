@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fixtures/device_run.hpp"
+#include "fixtures/random_data.hpp"
 #include "host_half.hpp"
 #include "wave/runtime.hpp"
 #include "wave/wave.hpp"
@@ -21,6 +22,7 @@ using examples::host::bfloat16_to_float;
 using examples::host::half_to_float;
 using examples::host::random_half;
 using fixtures::poisoned;
+using fixtures::random_floats;
 using fixtures::run_on_device;
 
 namespace {
@@ -120,9 +122,7 @@ void check_epilogue(const Kernel& k, std::function<double(double, double, double
           compile(k, {.subs = {{M, s.m}, {N, s.n}, {K, s.k}, {BLOCK_M, t.m}, {BLOCK_N, t.n}, {BLOCK_K, t.k}}});
       auto a = random_halves(std::size_t(s.m) * s.k, rng), b = random_halves(std::size_t(s.n) * s.k, rng);
       auto residual = random_halves(std::size_t(s.m) * s.n, rng);
-      std::vector<float> bias(s.n);
-      std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
-      for (float& x : bias) x = uniform(rng);
+      std::vector<float> bias = random_floats(s.n, rng);
       auto c = poisoned<Word>(std::size_t(s.m) * s.n);
       run_on_device(compiled, {}, a, b, bias, residual, c);
       std::vector<float> bf(b.size());

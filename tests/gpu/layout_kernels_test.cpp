@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fixtures/device_run.hpp"
+#include "fixtures/random_data.hpp"
 #include "host_half.hpp"
 #include "wave/runtime.hpp"
 #include "wave/wave.hpp"
@@ -18,6 +19,7 @@
 using namespace wave;
 using examples::host::half_to_float;
 using fixtures::poisoned;
+using fixtures::random_floats;
 using fixtures::run_on_device;
 
 namespace {
@@ -28,13 +30,6 @@ WAVE_SYMBOL(N);
 WAVE_SYMBOL(BLOCK_B);
 WAVE_SYMBOL(BLOCK_M);
 WAVE_SYMBOL(BLOCK_N);
-
-std::vector<float> random_floats(std::size_t n, std::mt19937& rng) {
-  std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = uniform(rng);
-  return v;
-}
 
 }  // namespace
 
