@@ -295,3 +295,49 @@ TEST_CASE("two chained GEMMs, (A B^T) C^T, the first's tiles in registers or thr
         CHECK(wrong == 0);
       }
 }
+
+TEST_CASE("GEMM bf16 with a per-row scale [M] and a sigmoid, bf16 out, other tiles", "[gpu][gemm][fusion]") {
+  std::mt19937 rng(Catch::rngSeed());
+  // Not one of the epilogues above: bf16 operands, a scale over the rows (M), a sigmoid,
+  // 64 x 128 x 32 tiles split 2 x 2.
+  auto k = kernel("gemm_row_scale_sigmoid",
+                  {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
+                   WaveConstraint(M, BLOCK_M / 2), WaveConstraint(N, BLOCK_N / 2),
+                   HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_BF16}},
+                  [](Memory<dims<M, K>, bf16, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, bf16, SHARED_ADDRESS_SPACE> b,
+                     Memory<dims<M>, f32> scale, Memory<dims<M, N>, bf16> c) {
+                    Acc acc(0.0);
+                    Acc r = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }) * read(scale);
+                    write(cast<bf16>(reciprocal(exp2(r * -1.4426950408889634) + 1.0)), c);
+                  });
+  for (Shape s : kShapes) {
+    INFO("M x N x K = " << s.m << " x " << s.n << " x " << s.k);
+    const auto compiled = compile(k, {.subs = {{M, s.m}, {N, s.n}, {K, s.k}, {BLOCK_M, 64}, {BLOCK_N, 128},
+                                               {BLOCK_K, 32}}});
+    std::vector<std::uint16_t> a(std::size_t(s.m) * s.k), b(std::size_t(s.n) * s.k);
+    for (auto& x : a) x = examples::host::random_bfloat16(rng);
+    for (auto& x : b) x = examples::host::random_bfloat16(rng);
+    std::vector<float> scale = random_floats(s.m, rng);
+    auto c = poisoned<std::uint16_t>(std::size_t(s.m) * s.n);
+    run_on_device(compiled, {}, a, b, scale, c);
+    std::size_t wrong = 0;
+    for (int i = 0; i < s.m; ++i)
+      for (int j = 0; j < s.n; ++j) {
+        double dot = 0, magnitude = 0;
+        for (int kk = 0; kk < s.k; ++kk) {
+          const double p = double(bfloat16_to_float(a[std::size_t(i) * s.k + kk])) *
+                           bfloat16_to_float(b[std::size_t(j) * s.k + kk]);
+          dot += p;
+          magnitude += std::abs(p);
+        }
+        const double want = 1 / (1 + std::exp(-dot * scale[i]));
+        const double got = bfloat16_to_float(c[std::size_t(i) * s.n + j]);
+        // The sigmoid's slope is at most 1/4; then bf16's rounding.
+        if (!(std::abs(got - want) <= 5e-5 * magnitude * std::abs(scale[i]) + std::ldexp(want, -8) + 1e-5)) {
+          if (wrong < 5) UNSCOPED_INFO("C[" << i << ", " << j << "] = " << got << ", expected " << want);
+          ++wrong;
+        }
+      }
+    CHECK(wrong == 0);
+  }
+}
