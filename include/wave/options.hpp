@@ -47,6 +47,10 @@ struct CompileOptions {
   // Print the IR after every compiler stage to stderr (also: WAVE_DUMP_IR=1).
   bool dump_ir = false;
   Lowering lowering = Lowering::automatic;
+  // Copies of each shared tile a loop fills, filled that many iterations ahead by cp.async
+  // (layout pipeline): 0 lets the compiler pick (up to 4, as shared memory allows), 1 turns
+  // the pipelining off.
+  int pipeline_stages = 0;
 };
 
 }  // namespace wave

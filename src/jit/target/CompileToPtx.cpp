@@ -63,12 +63,13 @@ constexpr int kCacheFormat = 2;
 
 // Everything the PTX depends on: the kernel's IR, the target, the compiler's versions and
 // sources (any change to the JIT invalidates what it cached).
-std::string cacheKey(mlir::ModuleOp module, const std::string& target, const std::string& lowering) {
+std::string cacheKey(mlir::ModuleOp module, const CompileOptions& options) {
   std::string key;
   llvm::raw_string_ostream os(key);
   module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
-  os << "\ntarget=" << target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
-     << ", format " << kCacheFormat << ", lowering " << lowering << ", sources " << WAVE_COMPILER_FINGERPRINT;
+  os << "\ntarget=" << options.target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
+     << ", format " << kCacheFormat << ", lowering " << loweringMode(options) << ", stages "
+     << options.pipeline_stages << ", sources " << WAVE_COMPILER_FINGERPRINT;
   return key;
 }
 
@@ -114,7 +115,12 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveInferIndex());
   lowering.addPass(createWaveLowerToGPU());
-  lowering.nest<mlir::gpu::GPUModuleOp>().addNestedPass<mlir::gpu::GPUFuncOp>(createWaveInsertBarriers());
+  mlir::OpPassManager& gpuFunc = lowering.nest<mlir::gpu::GPUModuleOp>().nest<mlir::gpu::GPUFuncOp>();
+  // Folded first, so that fills are plain load -> store pairs the pipelining recognizes.
+  gpuFunc.addPass(mlir::createCanonicalizerPass());
+  gpuFunc.addPass(mlir::createCSEPass());
+  gpuFunc.addPass(createWavePipelineSharedCopies({.stages = options.pipeline_stages}));
+  gpuFunc.addPass(createWaveInsertBarriers());
   lowering.addPass(mlir::createCanonicalizerPass());
   lowering.addPass(mlir::createCSEPass());
   lowering.addPass(mlir::createLowerAffinePass());
@@ -162,7 +168,7 @@ PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions&
   if (!options.cache) return lowerAndGenerate(*module, kernel, options, first);
 
   KernelCache& cache = cacheFor(options.cache_dir);
-  const std::string key = cacheKey(*module, options.target, loweringMode(options));
+  const std::string key = cacheKey(*module, options);
   if (auto hit = cache.lookup(key)) return deserialize(*hit);
   PtxKernel built = lowerAndGenerate(*module, kernel, options, first);
   cache.store(key, serialize(built));

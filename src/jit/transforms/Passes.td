@@ -62,6 +62,36 @@ def WavePromoteShared : Pass<"wave-promote-shared", "mlir::func::FuncOp"> {
   let dependentDialects = ["::wave::dialect::WaveDialect"];
 }
 
+def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::GPUFuncOp"> {
+  let summary = "Multi-buffer the shared tiles a loop fills and fill them ahead with cp.async";
+  let description = [{
+    A schedule on distributed code. In an `scf.for` whose body fills shared tiles from
+    global memory (`vector.store` into a `memref.view` of the dynamic shared memory of a
+    `vector.load` from global memory, 4, 8 or 16 bytes each) and otherwise only reads
+    them:
+
+    - each filled tile gets `stages` copies side by side (views after it move up; the
+      function's `wave.shared_memory_bytes` grows), iteration i using copy i mod stages;
+    - each fill becomes an `nvgpu.device_async_copy` (cp.async), one group per iteration;
+    - `scf::pipelineForLoop` runs the copies `stages - 1` iterations ahead, the last
+      iterations' copies predicated off (zero bytes read), and each iteration waits for
+      its own tile (`nvgpu.device_async_wait` leaving `stages - 2` groups in flight)
+      before the rest of its body; the copies come after that wait, so
+      wave-insert-barriers needs one barrier per iteration, before them.
+
+    `stages` 0 picks the most stages (up to 4) whose tiles fit 113 KiB (two workgroups
+    per SM), else 2; 1 leaves loops alone. Loops that already hold async copies or
+    barriers, fill tiles under a condition (masked edges), or whose tiles are used after
+    the loop are left alone, as are loops of fewer iterations than two stages.
+  }];
+  let options = [
+    Option<"stages", "stages", "int", /*default=*/"0",
+           "copies of each filled tile; 0 = as many as fit (up to 4), 1 = no pipelining">
+  ];
+  let dependentDialects = ["::mlir::nvgpu::NVGPUDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def WaveInsertBarriers : Pass<"wave-insert-barriers", "mlir::gpu::GPUFuncOp"> {
   let summary = "Place the workgroup barriers that order shared-memory accesses";
   let description = [{

@@ -1,0 +1,315 @@
+//===- PipelineSharedCopies.cpp - shared tiles filled ahead by cp.async ----===//
+//
+// Multi-buffers the shared tiles a loop fills from global memory, turns the fills into
+// cp.async copies, and lets scf::pipelineForLoop run them stages - 1 iterations ahead of
+// the work that reads them. See Passes.td for which loops qualify.
+//
+//===----------------------------------------------------------------------===//
+
+#include "transforms/Passes.h"
+
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace wave::jit {
+
+#define GEN_PASS_DEF_WAVEPIPELINESHAREDCOPIES
+#include "transforms/Passes.h.inc"
+
+namespace {
+
+using namespace mlir;
+
+constexpr int kMaxStages = 4;
+constexpr int64_t kTwoWorkgroupsBytes = 113 * 1024;  // two workgroups per SM on Hopper
+constexpr int64_t kMaxSharedBytes = 227 * 1024;      // what one workgroup may have
+
+bool isShared(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
+}
+
+int64_t byteSize(MemRefType type) {
+  return type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
+// Whether `op` itself (not counting ops nested in it) may write shared memory.
+bool writesShared(Operation* op) {
+  if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    return llvm::any_of(instances, [&](const MemoryEffects::EffectInstance& e) {
+      if (!isa<MemoryEffects::Write>(e.getEffect())) return false;
+      return e.getValue() ? isShared(e.getValue()) : llvm::any_of(op->getOperands(), isShared);
+    });
+  }
+  return !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() && llvm::any_of(op->getOperands(), isShared);
+}
+
+// A tile filled from global memory: store(load(global), tile).
+struct Fill {
+  vector::LoadOp load;
+  vector::StoreOp store;
+};
+
+// Ops of `body` (top level) that `roots` depend on through their operands.
+llvm::SetVector<Operation*> sliceIn(Block* body, ArrayRef<Operation*> roots) {
+  llvm::SetVector<Operation*> slice(roots.begin(), roots.end());
+  for (size_t i = 0; i < slice.size(); ++i)
+    for (Value operand : slice[i]->getOperands())
+      if (Operation* def = operand.getDefiningOp(); def && def->getBlock() == body) slice.insert(def);
+  return slice;
+}
+
+// The fills of `loop`, when every write to shared memory in it is one and the loop is
+// not already scheduled; nothing otherwise.
+std::optional<SmallVector<Fill>> fillsOf(scf::ForOp loop) {
+  Block* body = loop.getBody();
+  SmallVector<Fill> fills;
+  bool candidate = true;
+  loop.getBody()->walk([&](Operation* op) {
+    if (isa<gpu::BarrierOp, nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncWaitOp>(op)) candidate = false;
+    if (!candidate || !writesShared(op)) return;
+    auto store = dyn_cast<vector::StoreOp>(op);
+    auto load = store ? store.getValueToStore().getDefiningOp<vector::LoadOp>() : nullptr;
+    auto tile = store ? store.getBase().getDefiningOp<memref::ViewOp>() : nullptr;
+    const int64_t bits = store ? store.getVectorType().getNumElements() *
+                                     store.getVectorType().getElementTypeBitWidth()
+                               : 0;
+    candidate = load && tile && store->getBlock() == body && load->getBlock() == body && !isShared(load.getBase()) &&
+                !loop->isAncestor(tile) && store.getVectorType().getRank() == 1 &&
+                (bits == 32 || bits == 64 || bits == 128);
+    if (candidate) fills.push_back({load, store});
+  });
+  if (!candidate || fills.empty()) return std::nullopt;
+  // The copies move to another iteration with what they depend on: plain arithmetic.
+  SmallVector<Operation*> roots;
+  for (Fill f : fills) roots.append({f.load, f.store});
+  for (Operation* op : sliceIn(body, roots))
+    if (op != loop.getBody()->getTerminator() && !llvm::is_contained(roots, op) &&
+        (!isPure(op) || op->getNumRegions() != 0))
+      return std::nullopt;
+  return fills;
+}
+
+// A filled tile: a view of the dynamic shared memory at a constant offset, used only
+// inside the loop and overlapping no other view.
+struct Tile {
+  memref::ViewOp view;
+  int64_t offset, bytes;
+};
+
+FailureOr<Tile> tileOf(scf::ForOp loop, memref::ViewOp view) {
+  std::optional<int64_t> offset = getConstantIntValue(view.getByteShift());
+  MemRefType type = view.getType();
+  if (!offset || !type.hasStaticShape() || byteSize(type) % 16 != 0) return failure();
+  for (Operation* user : view->getUsers())
+    if (!loop->isProperAncestor(user)) return failure();
+  const Tile tile{view, *offset, byteSize(type)};
+  auto func = view->getParentOfType<gpu::GPUFuncOp>();
+  bool alone = true;
+  func.walk([&](memref::ViewOp other) {
+    std::optional<int64_t> at = getConstantIntValue(other.getByteShift());
+    if (other == view || other.getSource() != view.getSource()) return;
+    const int64_t end = at && other.getType().hasStaticShape() ? *at + byteSize(other.getType()) : INT64_MAX;
+    if (!at || (*at < tile.offset + tile.bytes && tile.offset < end)) alone = false;
+  });
+  if (!alone) return failure();
+  return tile;
+}
+
+// ((iv - lb) / step) mod stages: which copy of a tile iteration iv uses.
+Value stageIndex(OpBuilder& b, Location loc, scf::ForOp loop, int stages) {
+  Value trip = arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound());
+  trip = arith::DivUIOp::create(b, loc, trip, loop.getStep());
+  return arith::RemUIOp::create(b, loc, trip, arith::ConstantIndexOp::create(b, loc, stages));
+}
+
+// Gives `tile` `stages` copies side by side from its offset (views after it move up by
+// the growth, returned); each use in the loop reads the copy of its iteration.
+int64_t multiBuffer(scf::ForOp loop, Tile tile, int stages) {
+  const int64_t growth = llvm::alignTo((stages - 1) * tile.bytes, 128);
+  const int64_t end = *getConstantIntValue(tile.view.getByteShift()) + tile.bytes;  // tiles before it moved it
+  auto func = loop->getParentOfType<gpu::GPUFuncOp>();
+  func.walk([&](memref::ViewOp other) {
+    std::optional<int64_t> at = getConstantIntValue(other.getByteShift());
+    if (other == tile.view || other.getSource() != tile.view.getSource() || !at || *at < end) return;
+    OpBuilder b(other);
+    other.getByteShiftMutable().assign(arith::ConstantIndexOp::create(b, other.getLoc(), *at + growth));
+  });
+
+  MemRefType type = tile.view.getType();
+  SmallVector<int64_t> shape{stages};
+  llvm::append_range(shape, type.getShape());
+  auto buffered = MemRefType::get(shape, type.getElementType(), AffineMap(), type.getMemorySpace());
+  OpBuilder b(tile.view);
+  auto copies = memref::ViewOp::create(b, tile.view.getLoc(), buffered, tile.view.getSource(),
+                                       tile.view.getByteShift(), ValueRange{});
+  SmallVector<OpFoldResult> sizes{b.getIndexAttr(1)}, strides(shape.size(), b.getIndexAttr(1));
+  for (int64_t extent : type.getShape()) sizes.push_back(b.getIndexAttr(extent));
+  for (OpOperand& use : llvm::make_early_inc_range(tile.view->getUses())) {
+    b.setInsertionPoint(use.getOwner());
+    const Location loc = use.getOwner()->getLoc();
+    SmallVector<OpFoldResult> offsets{stageIndex(b, loc, loop, stages)};
+    offsets.append(type.getRank(), b.getIndexAttr(0));
+    auto resultType = memref::SubViewOp::inferRankReducedResultType(type.getShape(), buffered, offsets, sizes, strides);
+    use.set(memref::SubViewOp::create(b, loc, resultType, copies, offsets, sizes, strides));
+  }
+  tile.view->erase();
+  return growth;
+}
+
+// The fills as cp.async copies, committed as one group after the last; returns the group.
+nvgpu::DeviceAsyncCreateGroupOp asyncCopies(ArrayRef<Fill> fills) {
+  SmallVector<Value> tokens;
+  auto tokenType = nvgpu::DeviceAsyncTokenType::get(fills.front().store->getContext());
+  for (Fill f : fills) {
+    OpBuilder b(f.store);
+    VectorType vec = f.store.getVectorType();
+    const bool whole16 = vec.getNumElements() * vec.getElementTypeBitWidth() == 128;  // .cg needs 16 bytes
+    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, f.store.getLoc(), tokenType, f.store.getBase(),
+                                                      f.store.getIndices(), f.load.getBase(), f.load.getIndices(),
+                                                      b.getIndexAttr(vec.getNumElements()), Value(),
+                                                      whole16 ? b.getUnitAttr() : UnitAttr()));
+    f.store->erase();
+    if (f.load->use_empty()) f.load->erase();
+  }
+  OpBuilder b(tokens.back().getDefiningOp()->getBlock()->getTerminator());
+  return nvgpu::DeviceAsyncCreateGroupOp::create(b, tokens.back().getLoc(), tokenType, tokens);
+}
+
+// Ops of the slice also used by the rest of the body get a copy for the rest, so no value
+// crosses stages (the pipeliner would carry each through the loop).
+void cloneForOtherStages(Block* body, const llvm::SetVector<Operation*>& slice) {
+  IRMapping copies;
+  SmallVector<Operation*> cloned;
+  for (Operation* op : slice) {
+    if (isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp>(op)) continue;
+    OpBuilder b(op->getNextNode());
+    Operation* copy = b.clone(*op, copies);
+    cloned.push_back(copy);
+    for (auto [original, replacement] : llvm::zip(op->getResults(), copy->getResults()))
+      original.replaceUsesWithIf(replacement, [&](OpOperand& use) {
+        Operation* user = body->findAncestorOpInBlock(*use.getOwner());
+        return user && !slice.contains(user) && !llvm::is_contained(cloned, user);
+      });
+  }
+  for (Operation* copy : llvm::reverse(cloned))
+    if (copy->use_empty()) copy->erase();
+}
+
+struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePipelineSharedCopiesPass> {
+  using WavePipelineSharedCopiesBase::WavePipelineSharedCopiesBase;
+
+  void runOnOperation() override {
+    if (stages < 0) {
+      getOperation().emitError("pipeline_stages must be 0 (the compiler picks) or more, but found ") << stages;
+      return signalPassFailure();
+    }
+    if (stages == 1) return;
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      if (failed(pipeline(loop))) return signalPassFailure();
+  }
+
+  LogicalResult pipeline(scf::ForOp loop) {
+    gpu::GPUFuncOp func = getOperation();
+    auto sharedAttr = func->getAttrOfType<IntegerAttr>("wave.shared_memory_bytes");
+    std::optional<SmallVector<Fill>> fills = fillsOf(loop);
+    if (!sharedAttr || !fills) return success();
+    llvm::SetVector<Operation*> views;
+    for (Fill f : *fills) views.insert(f.store.getBase().getDefiningOp());
+    SmallVector<Tile> tiles;
+    int64_t perStage = 0;
+    for (Operation* view : views) {
+      FailureOr<Tile> tile = tileOf(loop, cast<memref::ViewOp>(view));
+      if (failed(tile)) return success();
+      tiles.push_back(*tile);
+      perStage += llvm::alignTo(tile->bytes, 128);
+    }
+
+    int n = stagesFor(sharedAttr.getInt(), perStage);
+    std::optional<int64_t> trips = constantTripCount(loop);
+    if (trips) n = static_cast<int>(std::min<int64_t>(n, *trips));
+    if (n < 2) return success();
+    if (sharedAttr.getInt() + (n - 1) * perStage > kMaxSharedBytes)
+      return loop.emitError("pipeline_stages = ")
+             << n << " needs " << sharedAttr.getInt() + (n - 1) * perStage
+             << " bytes of shared memory, more than the " << kMaxSharedBytes << " a workgroup may have";
+
+    int64_t shared = sharedAttr.getInt();
+    for (Tile tile : tiles) shared += multiBuffer(loop, tile, n);
+    func->setAttr("wave.shared_memory_bytes", IntegerAttr::get(sharedAttr.getType(), shared));
+    nvgpu::DeviceAsyncCreateGroupOp group = asyncCopies(*fills);
+
+    Block* body = loop.getBody();
+    SmallVector<Operation*> roots;
+    body->walk([&](nvgpu::DeviceAsyncCopyOp copy) { roots.push_back(copy); });
+    roots.push_back(group);
+    llvm::SetVector<Operation*> ahead = sliceIn(body, roots);
+    cloneForOtherStages(body, ahead);
+    // Each iteration waits for its tiles first; the copies for a later one follow.
+    OpBuilder b(body->getTerminator());
+    auto wait = nvgpu::DeviceAsyncWaitOp::create(b, loop.getLoc(), group.getAsyncToken(),
+                                                 b.getI32IntegerAttr(n - 2));
+
+    scf::PipeliningOption options;
+    options.peelEpilogue = false;
+    options.supportDynamicLoops = true;
+    options.getScheduleFn = [&](scf::ForOp, std::vector<std::pair<Operation*, unsigned>>& schedule) {
+      schedule.emplace_back(wait, n - 1);
+      for (Operation& op : body->without_terminator())
+        if (ahead.contains(&op)) schedule.emplace_back(&op, 0);
+      for (Operation& op : body->without_terminator())
+        if (!ahead.contains(&op) && &op != wait) schedule.emplace_back(&op, n - 1);
+    };
+    options.predicateFn = [](RewriterBase& rewriter, Operation* op, Value predicate) -> Operation* {
+      if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {  // past the end: read nothing
+        rewriter.setInsertionPoint(copy);
+        const Location loc = copy.getLoc();
+        Value all = arith::ConstantIndexOp::create(rewriter, loc, copy.getDstElements().getZExtValue());
+        Value none = arith::ConstantIndexOp::create(rewriter, loc, 0);
+        Value count = arith::SelectOp::create(rewriter, loc, predicate, all, none);
+        rewriter.modifyOpInPlace(copy, [&] { copy.getSrcElementsMutable().assign(count); });
+        return copy;
+      }
+      return isPure(op) || isa<nvgpu::DeviceAsyncCreateGroupOp>(op) ? op : nullptr;
+    };
+    IRRewriter rewriter(loop.getContext());
+    rewriter.setInsertionPoint(loop);  // where the prologue goes
+    const Location loc = loop.getLoc();
+    FailureOr<scf::ForOp> pipelined = scf::pipelineForLoop(rewriter, loop, options);
+    if (failed(pipelined)) return emitError(loc, "cannot software-pipeline the loop's shared-memory copies");
+    // Nothing stays in flight past the loop (the last copies read nothing but still land).
+    b.setInsertionPointAfter(*pipelined);
+    auto drained = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ValueRange{});
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, drained, b.getI32IntegerAttr(0));
+    return success();
+  }
+
+  // The stage count: as asked, or the most that leave two workgroups per SM, else 2.
+  int stagesFor(int64_t shared, int64_t perStage) const {
+    if (stages > 0) return stages;
+    for (int n = kMaxStages; n >= 2; --n)
+      if (shared + (n - 1) * perStage <= kTwoWorkgroupsBytes) return n;
+    return shared + perStage <= kMaxSharedBytes ? 2 : 1;
+  }
+
+  static std::optional<int64_t> constantTripCount(scf::ForOp loop) {
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
+                           ub = getConstantIntValue(loop.getUpperBound()),
+                           step = getConstantIntValue(loop.getStep());
+    if (!lb || !ub || !step || *step <= 0) return std::nullopt;
+    return *ub > *lb ? llvm::divideCeil(*ub - *lb, *step) : 0;
+  }
+};
+
+}  // namespace
+
+}  // namespace wave::jit

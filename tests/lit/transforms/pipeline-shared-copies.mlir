@@ -1,0 +1,122 @@
+// wave-pipeline-shared-copies: a loop that fills shared tiles from global memory gets
+// `stages` copies of each tile, cp.async fills stages - 1 iterations ahead, and one wait
+// per iteration; loops it cannot pipeline are left as they were.
+// RUN: wave-opt %s --pass-pipeline='builtin.module(gpu.module(gpu.func(wave-pipeline-shared-copies)))' | FileCheck %s
+// RUN: wave-opt %s --pass-pipeline='builtin.module(gpu.module(gpu.func(wave-pipeline-shared-copies{stages=2})))' | FileCheck %s --check-prefix=TWO
+// RUN: wave-opt %s --pass-pipeline='builtin.module(gpu.module(gpu.func(wave-pipeline-shared-copies{stages=1})))' | FileCheck %s --check-prefix=OFF
+// RUN: wave-opt %s --pass-pipeline='builtin.module(gpu.module(gpu.func(wave-pipeline-shared-copies,wave-insert-barriers)))' | FileCheck %s --check-prefix=BARRIERS
+
+!tile = memref<16x72xf16, #gpu.address_space<workgroup>>
+!smem = memref<?xi8, #gpu.address_space<workgroup>>
+
+gpu.module @kernels {
+
+// Two tiles filled and read in a loop of 8 iterations; a scratch view after them moves up.
+// CHECK-LABEL: gpu.func @two_tiles
+// CHECK-SAME: wave.shared_memory_bytes = 18688
+// CHECK-DAG: %[[A:.*]] = memref.view %{{.*}}[%c0{{.*}}][] : {{.*}} to memref<4x16x72xf16
+// CHECK-DAG: %[[B:.*]] = memref.view %{{.*}}[%c9216{{.*}}][] : {{.*}} to memref<4x16x72xf16
+// CHECK-DAG: memref.view %{{.*}}[%c18432{{.*}}][] : {{.*}} to memref<64xf32
+// The prologue: three iterations' copies, a group each.
+// CHECK-COUNT-3: nvgpu.device_async_create_group
+// CHECK: scf.for
+// Each iteration waits for its own tiles, leaving two groups in flight, then fills ahead.
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 2 : i32}
+// Past the end the copies read nothing (zero bytes from the source).
+// CHECK: %[[N:.*]] = arith.select %{{.*}}, %c8{{.*}}, %c0{{.*}} : index
+// CHECK-NEXT: nvgpu.device_async_copy %{{.*}}, %{{.*}}, 8, %[[N]] {bypassL1}
+// CHECK: nvgpu.device_async_copy %{{.*}}, %{{.*}}, 8, %{{.*}} {bypassL1}
+// CHECK: nvgpu.device_async_create_group
+// CHECK: memref.subview %[[A]]
+// CHECK: vector.load
+// CHECK: scf.yield
+// Nothing in flight after the loop.
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
+// TWO-LABEL: gpu.func @two_tiles
+// TWO-SAME: wave.shared_memory_bytes = 9472
+// TWO: nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
+// OFF-LABEL: gpu.func @two_tiles
+// OFF-NOT: nvgpu.device_async_copy
+// OFF: vector.store
+// BARRIERS-LABEL: gpu.func @two_tiles
+// BARRIERS: scf.for
+// One barrier per iteration: after the wait, before the copies refill the copy the last
+// iteration read.
+// BARRIERS: nvgpu.device_async_wait
+// BARRIERS: gpu.barrier
+// BARRIERS-NEXT: nvgpu.device_async_copy
+// BARRIERS-NOT: gpu.barrier
+// BARRIERS: scf.yield
+gpu.func @two_tiles(%a: memref<128x128xf16>, %b: memref<128x128xf16>, %out: memref<128xf16>)
+    kernel attributes {wave.shared_memory_bytes = 4864 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c2304 = arith.constant 2304 : index
+  %c4608 = arith.constant 4608 : index
+  %smem = gpu.dynamic_shared_memory : !smem
+  %ta = memref.view %smem[%c0][] : !smem to !tile
+  %tb = memref.view %smem[%c2304][] : !smem to !tile
+  %scratch = memref.view %smem[%c4608][] : !smem to memref<64xf32, #gpu.address_space<workgroup>>
+  %tid = gpu.thread_id x
+  %zero = arith.constant dense<0.0> : vector<8xf16>
+  %sum = scf.for %k = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (vector<8xf16>) {
+    %col = arith.muli %k, %c16 : index
+    %va = vector.load %a[%tid, %col] : memref<128x128xf16>, vector<8xf16>
+    vector.store %va, %ta[%tid, %c0] : !tile, vector<8xf16>
+    %vb = vector.load %b[%tid, %col] : memref<128x128xf16>, vector<8xf16>
+    vector.store %vb, %tb[%tid, %c0] : !tile, vector<8xf16>
+    %ra = vector.load %ta[%c0, %tid] : !tile, vector<8xf16>
+    %rb = vector.load %tb[%c0, %tid] : !tile, vector<8xf16>
+    %p = arith.mulf %ra, %rb : vector<8xf16>
+    %next = arith.addf %acc, %p : vector<8xf16>
+    scf.yield %next : vector<8xf16>
+  }
+  %x = memref.load %scratch[%tid] : memref<64xf32, #gpu.address_space<workgroup>>
+  vector.store %sum, %out[%c0] : memref<128xf16>, vector<8xf16>
+  gpu.return
+}
+
+// A fill under a condition (a masked edge) is not a plain copy: the loop stays as it is.
+// CHECK-LABEL: gpu.func @conditional_fill
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: gpu.return
+gpu.func @conditional_fill(%a: memref<128x128xf16>, %in: i1) kernel attributes {wave.shared_memory_bytes = 2304 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %smem = gpu.dynamic_shared_memory : !smem
+  %ta = memref.view %smem[%c0][] : !smem to !tile
+  %tid = gpu.thread_id x
+  scf.for %k = %c0 to %c8 step %c1 {
+    %va = vector.load %a[%tid, %k] : memref<128x128xf16>, vector<8xf16>
+    scf.if %in {
+      vector.store %va, %ta[%tid, %c0] : !tile, vector<8xf16>
+    }
+    %ra = vector.load %ta[%c0, %tid] : !tile, vector<8xf16>
+    vector.store %ra, %a[%tid, %k] : memref<128x128xf16>, vector<8xf16>
+  }
+  gpu.return
+}
+
+// One iteration: nothing to overlap.
+// CHECK-LABEL: gpu.func @one_iteration
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: gpu.return
+gpu.func @one_iteration(%a: memref<128x128xf16>) kernel attributes {wave.shared_memory_bytes = 2304 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %smem = gpu.dynamic_shared_memory : !smem
+  %ta = memref.view %smem[%c0][] : !smem to !tile
+  %tid = gpu.thread_id x
+  scf.for %k = %c0 to %c1 step %c1 {
+    %va = vector.load %a[%tid, %k] : memref<128x128xf16>, vector<8xf16>
+    vector.store %va, %ta[%tid, %c0] : !tile, vector<8xf16>
+    %ra = vector.load %ta[%c0, %tid] : !tile, vector<8xf16>
+    vector.store %ra, %a[%tid, %k] : memref<128x128xf16>, vector<8xf16>
+  }
+  gpu.return
+}
+
+}
