@@ -5,8 +5,8 @@
 //
 //   wave-bench-gemm           one line per shape and configuration; exits 77 without a GPU
 //   wave-bench-gemm --fused   the large square shapes at three configurations, the plain GEMM
-//                             through each middle end and GEMM + bias + ReLU (f16 out, the
-//                             example kernels/gemm_bias_relu.hpp) through the layout pipeline
+//                             and GEMM + bias + ReLU (f16 out, the example
+//                             kernels/gemm_bias_relu.hpp)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -53,7 +53,7 @@ auto make_gemm() {
 // Median of 20 timed runs after 3 warm-ups.
 double median_ms(const std::function<void()>& enqueue) { return bench::median_ms(enqueue, 20); }
 
-// --fused: plain GEMM (f32 out) through both middle ends, and GEMM + bias + ReLU.
+// --fused: plain GEMM (f32 out) and GEMM + bias + ReLU (f16 out).
 int fused() {
   std::printf("%-16s %6s %6s %6s %5s %5s %5s %5s %5s %10s %9s %11s\n", "", "M", "N", "K", "BM", "BN", "BK", "WM",
               "WN", "ms", "TFLOP/s", "compile ms");
@@ -91,8 +91,7 @@ int fused() {
         }
         std::fflush(stdout);
       };
-      run("gemm-legacy", plain, Lowering::legacy, false);
-      run("gemm-layouts", plain, Lowering::layouts, false);
+      run("gemm", plain, Lowering::layouts, false);
       run("gemm-bias-relu", fused, Lowering::layouts, true);
     }
   }

@@ -28,10 +28,11 @@ struct Sub {
 using Subs = std::vector<Sub>;
 
 // Which middle end lowers a kernel while the layout pipeline (per-op distribution of
-// values with layouts) replaces the kernel-shaped lowerings: `automatic` keeps plain GEMMs
-// and attention on the shape lowerings, which are faster until the layout pipeline has
-// their schedules, and gives every other kernel to layouts; `layouts` and `legacy` force
-// one. The environment variable WAVE_LOWERING=layouts|legacy overrides `automatic`.
+// values with layouts) replaces the kernel-shaped lowerings: `automatic` keeps the
+// attention kernels the attention lowering matches on it (faster until the layout
+// pipeline has the attention schedules) and gives every other kernel, GEMMs included, to
+// layouts; `layouts` forces layouts everywhere; `legacy` keeps attention and memory-bound
+// kernels on the old lowerings. WAVE_LOWERING=layouts|legacy overrides `automatic`.
 enum class Lowering { automatic, layouts, legacy };
 
 struct CompileOptions {

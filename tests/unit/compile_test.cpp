@@ -268,17 +268,28 @@ TEST_CASE("GEMM with aligned K: cp.async in stages, ldmatrix fragments, dynamic 
             {ex::ADDRESS_SPACE, SHARED_ADDRESS_SPACE}};
   const std::string ptx = compile(ex::make_kernel(), o).ptx().ptx;
   CHECK_THAT(ptx, Contains("cp.async.cg.shared.global"));
-  // 128 x 128 x 32 tiles: 20 KiB a stage, three stages.
+  // 128 x 128 x 32 tiles: 20 KiB a stage, four stages (the most under 113 KiB).
   const auto gemm = compile(ex::make_kernel(), o);
-  CHECK(gemm.ptx().shared_bytes == 3 * (128 + 128) * (32 + 8) * 2);
-  // Each K tile waits for its own copies only (the next one stays in flight), and the
+  CHECK(gemm.ptx().shared_bytes == 4 * (128 + 128) * (32 + 8) * 2);
+  // Each K tile waits for its own copies only (the next two stay in flight), and the
   // pipeline needs one barrier per K tile, before a stage is refilled.
-  CHECK_THAT(ptx, Contains("cp.async.wait_group \t1;"));
+  CHECK_THAT(ptx, Contains("cp.async.wait_group \t2;"));
   CHECK(count(ptx, "bar.sync") == 1);
   CHECK_THAT(ptx, Contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
-  // B's fragments come in pairs, two 8-column tiles per ldmatrix.x4.
-  CHECK_FALSE(ptx.find("ldmatrix.sync.aligned.m8n8.x2") != std::string::npos);
   CHECK_THAT(ptx, Contains(".shared .align 16 .b8 __dynamic_shmem__"));
+  // Stages as asked: two, each K tile waiting for all copies but none.
+  CompileOptions two = o;
+  two.pipeline_stages = 2;
+  const auto double_buffered = compile(ex::make_kernel(), two);
+  CHECK(double_buffered.ptx().shared_bytes == 2 * (128 + 128) * (32 + 8) * 2);
+  CHECK_THAT(double_buffered.ptx().ptx, Contains("cp.async.wait_group \t0;"));
+  CHECK(count(double_buffered.ptx().ptx, "bar.sync") == 1);
+  // One: no pipelining, the fills synchronous, two barriers per K tile.
+  CompileOptions off = o;
+  off.pipeline_stages = 1;
+  const std::string unpipelined = compile(ex::make_kernel(), off).ptx().ptx;
+  CHECK_FALSE(unpipelined.find("cp.async") != std::string::npos);
+  CHECK(count(unpipelined, "bar.sync") == 2);
   // K = 201: rows are not whole 16-byte pieces, so copies are synchronous and masked.
   o.subs[2] = {ex::K, 201};
   const std::string unaligned = compile(ex::make_kernel(), o).ptx().ptx;

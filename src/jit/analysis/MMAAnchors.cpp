@@ -91,4 +91,8 @@ FailureOr<MMAAnchors> mmaAnchors(dialect::MmaOp op, const KernelGrid& grid) {
   return a;
 }
 
+bool computesWithMMA(mlir::Operation* kernel) {
+  return kernel->walk([](dialect::MmaOp) { return mlir::WalkResult::interrupt(); }).wasInterrupted();
+}
+
 }  // namespace wave::jit

@@ -32,6 +32,9 @@ struct MMAAnchors {
 // divide into instruction tiles.
 mlir::FailureOr<MMAAnchors> mmaAnchors(dialect::MmaOp op, const KernelGrid& grid);
 
+// Whether `kernel` computes with wave.mma anywhere.
+bool computesWithMMA(mlir::Operation* kernel);
+
 }  // namespace wave::jit
 
 #endif

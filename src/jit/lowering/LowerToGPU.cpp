@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/WaveDialect.h"
+#include "analysis/MMAAnchors.h"
 #include "analysis/SizeFacts.h"
 #include "analysis/ThreadLayout.h"
 #include "lowering/CrossThreadReduction.h"
@@ -17,7 +18,6 @@
 #include "lowering/ExprToArith.h"
 #include "lowering/KernelSignature.h"
 #include "lowering/LowerAttentionKernel.h"
-#include "lowering/LowerMMAKernel.h"
 #include "lowering/LoweringBuilder.h"
 #include "lowering/Passes.h"
 
@@ -553,10 +553,9 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
         kernel.erase();
         continue;
       }
-      if (isMMAKernel(kernel)) {
-        if (failed(emitMMAKernel(kernel, gpuModule))) return signalPassFailure();
-        kernel.erase();
-        continue;
+      if (computesWithMMA(kernel)) {
+        kernel.emitError("expected the layouts of wave-assign-layouts on a kernel with wave.mma, but found none");
+        return signalPassFailure();
       }
       auto layout = kernel->getAttrOfType<dialect::ThreadLayoutAttr>("wave.thread_layout");
       if (!layout) {

@@ -1,7 +1,7 @@
-//===- LoweringBuilder.h - what both kernel lowerings build ----*- C++ -*-===//
+//===- LoweringBuilder.h - what the kernel lowerings build -----*- C++ -*-===//
 //
-// The index arithmetic, affine applications and guarded regions that the memory-bound
-// and the MMA lowerings both emit, over one builder at the kernel's location.
+// The index arithmetic, affine applications and guarded regions that the memory-bound,
+// attention and distributed lowerings emit, over one builder at the kernel's location.
 //
 //===----------------------------------------------------------------------===//
 

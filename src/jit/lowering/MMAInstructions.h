@@ -1,6 +1,6 @@
 //===- MMAInstructions.h - one tensor-core instruction ---------*- C++ -*-===//
 //
-// The MMA instruction both MMA lowerings issue, on the registers analysis/MMALayout
+// The MMA instruction the attention and distributed lowerings issue, on the registers analysis/MMALayout
 // describes.
 //
 //===----------------------------------------------------------------------===//

@@ -9,11 +9,13 @@ def WaveSelectLowering : Pass<"wave-select-lowering", "mlir::func::FuncOp"> {
   let summary = "Mark the kernels the shape-matching lowerings take, while the layout pipeline replaces them";
   let description = [{
     Marks a kernel `wave.shape_lowering` when it goes through the kernel-shaped
-    lowerings (wave-infer-index and the iteration-space emitter, the GEMM and the
-    attention emitters) rather than wave-assign-layouts and the per-op distribution.
-    `mode=automatic` marks the kernels the GEMM and attention emitters match (they are
-    faster until the layout pipeline has their schedules) and leaves every other kernel
-    to layouts; `mode=layouts` marks none; `mode=legacy` marks all.
+    lowerings (wave-infer-index with the iteration-space emitter, or the attention
+    emitter) rather than wave-assign-layouts and the per-op distribution.
+    `mode=automatic` marks the attention kernels the attention emitter matches (it is
+    faster until the layout pipeline has the attention schedules) and leaves every other
+    kernel, GEMMs included, to layouts; `mode=layouts` marks none; `mode=legacy` marks
+    attention kernels and kernels without `wave.mma` (the GEMM emitter is gone: its
+    schedule is wave-pipeline-shared-copies now).
   }];
   let options = [
     Option<"mode", "mode", "std::string", "\"automatic\"", "automatic, layouts or legacy">
@@ -37,12 +39,8 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     Handles read, write, register, cast, elementwise math, select, broadcast, permute,
     self_index, apply_expr, and reductions (max, sum) over the innermost dim, which
     unroll the steps and combine across lanes (shuffles) and waves (a workgroup buffer).
-    Kernels that compute with `wave.mma` take another path: a GEMM-shaped kernel (an
-    accumulator carried through an `iterate` of `mma(read(sa), read(sb), acc)` over
-    shared tiles the loop fills, then written) becomes tensor-core code: stages of the
-    shared tiles per K tile, `nvgpu.mma.sync` on fragments placed by the MMA layout table,
-    masked edges. Barriers are left to wave-insert-barriers. Other loops and layout
-    changes are rejected with a diagnostic (later stages).
+    Attention-shaped kernels take the attention emitter (lowering/LowerAttentionKernel);
+    any other kernel with `wave.mma` must carry layouts.
   }];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

@@ -1,7 +1,7 @@
 //===- SelectLowering.cpp - which middle end takes each kernel -------------===//
 
+#include "analysis/MMAAnchors.h"
 #include "lowering/LowerAttentionKernel.h"
-#include "lowering/LowerMMAKernel.h"
 #include "lowering/Passes.h"
 
 namespace wave::jit {
@@ -19,11 +19,15 @@ struct WaveSelectLoweringPass : impl::WaveSelectLoweringBase<WaveSelectLoweringP
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
     if (!kernel->hasAttr("wave.constraints")) return;
+    // The attention lowering is the one kernel-shaped lowering left; `legacy` also keeps
+    // memory-bound kernels on the index-sequence emitter. Everything with an mma that is
+    // not attention has only the layout pipeline.
+    const bool attention = isAttentionKernel(kernel);
     bool shaped = false;
     if (mode == "legacy")
-      shaped = true;
+      shaped = attention || !computesWithMMA(kernel);
     else if (mode == "automatic")
-      shaped = isAttentionKernel(kernel) ? matchesAttentionShape(kernel) : matchesGemmShape(kernel);
+      shaped = attention && matchesAttentionShape(kernel);
     else if (mode != "layouts") {
       kernel.emitError("expected wave-select-lowering mode automatic, layouts or legacy, but found '") << mode << "'";
       return signalPassFailure();

@@ -67,12 +67,13 @@ def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::G
   let description = [{
     A schedule on distributed code. In an `scf.for` whose body fills shared tiles from
     global memory (`vector.store` into a `memref.view` of the dynamic shared memory of a
-    `vector.load` from global memory, 4, 8 or 16 bytes each) and otherwise only reads
-    them:
+    `vector.load` from global memory, 4, 8 or 16 bytes each, or at a masked edge of
+    `scf.if %inside { vector.load } else { zeros }`) and otherwise only reads them:
 
     - each filled tile gets `stages` copies side by side (views after it move up; the
       function's `wave.shared_memory_bytes` grows), iteration i using copy i mod stages;
     - each fill becomes an `nvgpu.device_async_copy` (cp.async), one group per iteration;
+      a masked one reads no bytes outside the edge (the copy zero-fills);
     - `scf::pipelineForLoop` runs the copies `stages - 1` iterations ahead, the last
       iterations' copies predicated off (zero bytes read), and each iteration waits for
       its own tile (`nvgpu.device_async_wait` leaving `stages - 2` groups in flight)
@@ -81,8 +82,9 @@ def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::G
 
     `stages` 0 picks the most stages (up to 4) whose tiles fit 113 KiB (two workgroups
     per SM), else 2; 1 leaves loops alone. Loops that already hold async copies or
-    barriers, fill tiles under a condition (masked edges), or whose tiles are used after
-    the loop are left alone, as are loops of fewer iterations than two stages.
+    barriers, write shared memory otherwise (a store under a condition, a partly masked
+    run), or whose tiles are used after the loop are left alone, as are loops of fewer
+    iterations than two stages.
   }];
   let options = [
     Option<"stages", "stages", "int", /*default=*/"0",

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
@@ -51,11 +52,35 @@ bool writesShared(Operation* op) {
   return !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() && llvm::any_of(op->getOperands(), isShared);
 }
 
-// A tile filled from global memory: store(load(global), tile).
+// A tile filled from global memory: store(load(global), tile), or at a masked edge
+// store(inside ? load(global) : 0, tile), which a cp.async reading no bytes does.
 struct Fill {
-  vector::LoadOp load;
   vector::StoreOp store;
+  vector::LoadOp load;
+  Value inside;        // when the load runs (null: always)
+  Operation* source;   // the op whose result is stored: the load, or the scf.if around it
 };
+
+bool isZero(Value v) { return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero()); }
+
+// The fill `store` makes, if it makes one.
+std::optional<Fill> fillOf(vector::StoreOp store) {
+  Value stored = store.getValueToStore();
+  Fill fill{store, stored.getDefiningOp<vector::LoadOp>(), Value(), stored.getDefiningOp()};
+  if (auto branch = stored.getDefiningOp<scf::IfOp>()) {
+    if (!branch->hasOneUse() || branch.getNumResults() != 1 || branch.getElseRegion().empty() ||
+        branch.thenBlock()->getOperations().size() != 2 || branch.elseBlock()->getOperations().size() != 1 ||
+        !isZero(branch.elseYield().getOperand(0)))
+      return std::nullopt;
+    fill.load = branch.thenYield().getOperand(0).getDefiningOp<vector::LoadOp>();
+    fill.inside = branch.getCondition();
+  }
+  VectorType vec = store.getVectorType();
+  const int64_t bits = vec.getNumElements() * vec.getElementTypeBitWidth();
+  if (!fill.load || isShared(fill.load.getBase()) || vec.getRank() != 1 || (bits != 32 && bits != 64 && bits != 128))
+    return std::nullopt;
+  return fill;
+}
 
 // Ops of `body` (top level) that `roots` depend on through their operands.
 llvm::SetVector<Operation*> sliceIn(Block* body, ArrayRef<Operation*> roots) {
@@ -76,24 +101,18 @@ std::optional<SmallVector<Fill>> fillsOf(scf::ForOp loop) {
     if (isa<gpu::BarrierOp, nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncWaitOp>(op)) candidate = false;
     if (!candidate || !writesShared(op)) return;
     auto store = dyn_cast<vector::StoreOp>(op);
-    auto load = store ? store.getValueToStore().getDefiningOp<vector::LoadOp>() : nullptr;
     auto tile = store ? store.getBase().getDefiningOp<memref::ViewOp>() : nullptr;
-    const int64_t bits = store ? store.getVectorType().getNumElements() *
-                                     store.getVectorType().getElementTypeBitWidth()
-                               : 0;
-    candidate = load && tile && store->getBlock() == body && load->getBlock() == body && !isShared(load.getBase()) &&
-                !loop->isAncestor(tile) && store.getVectorType().getRank() == 1 &&
-                (bits == 32 || bits == 64 || bits == 128);
-    if (candidate) fills.push_back({load, store});
+    std::optional<Fill> fill = store ? fillOf(store) : std::nullopt;
+    candidate = fill && tile && !loop->isAncestor(tile) && store->getBlock() == body &&
+                fill->source->getBlock() == body;
+    if (candidate) fills.push_back(*fill);
   });
   if (!candidate || fills.empty()) return std::nullopt;
   // The copies move to another iteration with what they depend on: plain arithmetic.
   SmallVector<Operation*> roots;
-  for (Fill f : fills) roots.append({f.load, f.store});
+  for (Fill f : fills) roots.append({f.store, f.load, f.source});
   for (Operation* op : sliceIn(body, roots))
-    if (op != loop.getBody()->getTerminator() && !llvm::is_contained(roots, op) &&
-        (!isPure(op) || op->getNumRegions() != 0))
-      return std::nullopt;
+    if (!llvm::is_contained(roots, op) && (!isPure(op) || op->getNumRegions() != 0)) return std::nullopt;
   return fills;
 }
 
@@ -172,12 +191,17 @@ nvgpu::DeviceAsyncCreateGroupOp asyncCopies(ArrayRef<Fill> fills) {
     OpBuilder b(f.store);
     VectorType vec = f.store.getVectorType();
     const bool whole16 = vec.getNumElements() * vec.getElementTypeBitWidth() == 128;  // .cg needs 16 bytes
+    Value count;  // outside the edge, none of the elements: the copy zero-fills them
+    if (f.inside)
+      count = arith::SelectOp::create(b, f.store.getLoc(), f.inside,
+                                      arith::ConstantIndexOp::create(b, f.store.getLoc(), vec.getNumElements()),
+                                      arith::ConstantIndexOp::create(b, f.store.getLoc(), 0));
     tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, f.store.getLoc(), tokenType, f.store.getBase(),
                                                       f.store.getIndices(), f.load.getBase(), f.load.getIndices(),
-                                                      b.getIndexAttr(vec.getNumElements()), Value(),
+                                                      b.getIndexAttr(vec.getNumElements()), count,
                                                       whole16 ? b.getUnitAttr() : UnitAttr()));
     f.store->erase();
-    if (f.load->use_empty()) f.load->erase();
+    if (f.source->use_empty()) f.source->erase();
   }
   OpBuilder b(tokens.back().getDefiningOp()->getBlock()->getTerminator());
   return nvgpu::DeviceAsyncCreateGroupOp::create(b, tokens.back().getLoc(), tokenType, tokens);
@@ -273,7 +297,8 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
       if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {  // past the end: read nothing
         rewriter.setInsertionPoint(copy);
         const Location loc = copy.getLoc();
-        Value all = arith::ConstantIndexOp::create(rewriter, loc, copy.getDstElements().getZExtValue());
+        Value all = copy.getSrcElements();
+        if (!all) all = arith::ConstantIndexOp::create(rewriter, loc, copy.getDstElements().getZExtValue());
         Value none = arith::ConstantIndexOp::create(rewriter, loc, 0);
         Value count = arith::SelectOp::create(rewriter, loc, predicate, all, none);
         rewriter.modifyOpInPlace(copy, [&] { copy.getSrcElementsMutable().assign(count); });

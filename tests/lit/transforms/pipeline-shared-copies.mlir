@@ -78,7 +78,45 @@ gpu.func @two_tiles(%a: memref<128x128xf16>, %b: memref<128x128xf16>, %out: memr
   gpu.return
 }
 
-// A fill under a condition (a masked edge) is not a plain copy: the loop stays as it is.
+// A row past the tensor's edge reads zeros: the copy reads no bytes there.
+// CHECK-LABEL: gpu.func @masked_rows
+// CHECK: scf.for
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %{{.*}}, %c100
+// CHECK: %[[ROW:.*]] = arith.select %[[IN]], %c8{{.*}}, %c0{{.*}} : index
+// CHECK: %[[N:.*]] = arith.select %{{.*}}, %[[ROW]], %c0{{.*}} : index
+// CHECK-NEXT: nvgpu.device_async_copy %{{.*}}, %{{.*}}, 8, %[[N]] {bypassL1}
+// CHECK-NOT: scf.if
+// CHECK: scf.yield
+gpu.func @masked_rows(%a: memref<100x128xf16>, %out: memref<128xf16>) kernel attributes {wave.shared_memory_bytes = 2304 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c100 = arith.constant 100 : index
+  %zero = arith.constant dense<0.0> : vector<8xf16>
+  %smem = gpu.dynamic_shared_memory : !smem
+  %ta = memref.view %smem[%c0][] : !smem to !tile
+  %tid = gpu.thread_id x
+  %sum = scf.for %k = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (vector<8xf16>) {
+    %col = arith.muli %k, %c16 : index
+    %row = arith.addi %tid, %c16 : index
+    %in = arith.cmpi slt, %row, %c100 : index
+    %va = scf.if %in -> (vector<8xf16>) {
+      %l = vector.load %a[%row, %col] : memref<100x128xf16>, vector<8xf16>
+      scf.yield %l : vector<8xf16>
+    } else {
+      scf.yield %zero : vector<8xf16>
+    }
+    vector.store %va, %ta[%tid, %c0] : !tile, vector<8xf16>
+    %ra = vector.load %ta[%c0, %tid] : !tile, vector<8xf16>
+    %next = arith.addf %acc, %ra : vector<8xf16>
+    scf.yield %next : vector<8xf16>
+  }
+  vector.store %sum, %out[%c0] : memref<128xf16>, vector<8xf16>
+  gpu.return
+}
+
+// A store under a condition is not a copy of a tile: the loop stays as it is.
 // CHECK-LABEL: gpu.func @conditional_fill
 // CHECK-NOT: nvgpu.device_async_copy
 // CHECK: gpu.return
