@@ -110,6 +110,7 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
     ctx.disableMultithreading();  // IR printing needs one thread
     lowering.enableIRPrinting();
   }
+  if (passTimingRequested()) lowering.enableTiming();  // printed to stderr when it ends
   lowering.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSelectLowering({.mode = loweringMode(options)}));
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
@@ -151,7 +152,8 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
     if (auto block = f.getKnownBlockSizeAttr())
       for (int i = 0; i < 3; ++i) result.block[i] = static_cast<unsigned>(block[i]);
   });
-  const NvptxOptions nvptx{.chip = options.target, .features = ptxFeatures(options.target, kernel.name)};
+  const NvptxOptions nvptx{
+      .chip = options.target, .features = ptxFeatures(options.target, kernel.name), .timing = passTimingRequested()};
   auto ptx = compileToPtx(module, nvptx);
   if (mlir::failed(ptx)) throw first.error(kernel.name, "codegen", "cannot compile the GPU code to PTX");
   result.ptx = std::move(*ptx);
