@@ -23,6 +23,8 @@ using namespace wave::dialect;
 
 namespace {
 
+constexpr unsigned kMaxVariables = 64;  // variables ($k) an expression may use
+
 class ExprParser {
  public:
   ExprParser(MLIRContext* ctx, StringRef text, function_ref<InFlightDiagnostic()> emitError)
@@ -170,6 +172,11 @@ class ExprParser {
       unsigned index;
       if (text_.substr(start, pos_ - start).getAsInteger(10, index))
         return error("expected a variable number after '$'");
+      // A mapping has one variable per register dim; a huge number would size every
+      // affine map built from the expression by it.
+      if (index >= kMaxVariables)
+        return error("expected a variable number below " + std::to_string(kMaxVariables) + ", but found $" +
+                     std::to_string(index));
       numDims_ = std::max(numDims_, index + 1);
       return getAffineDimExpr(index, ctx_);
     }

@@ -69,3 +69,15 @@ func.func private @empty() attributes {x = #wave.expr<"">}
 // An expression is one value, a min or max, or one comparison: not a mix.
 // expected-error @+1 {{expected the end of the expression at column 12 of "min(M, 16) < N"}}
 func.func private @min_compared() attributes {x = #wave.expr<"min(M, 16) < N">}
+
+// -----
+
+// A variable number is bounded: a huge one would size every affine map built from the
+// expression by it (it made the parser run for seconds and take a gigabyte).
+// expected-error @+1 {{expected a variable number below 64, but found $2147483648}}
+func.func private @huge_variable() attributes {x = #wave.expr<"$2147483648 < 2">}
+
+// -----
+
+// expected-error @+1 {{expected a variable number below 64, but found $64}}
+func.func private @variable_past_bound() attributes {x = #wave.expr<"$64 + 1">}
