@@ -14,10 +14,11 @@
 #include "attention_reference.hpp"
 #include "fixtures/device_run.hpp"
 #include "fixtures/random_data.hpp"
-#include "kernels/flash_attention.hpp"
+#include "attention_schedule.hpp"
 
 using namespace wave;
 using namespace examples::flash_attention;
+using namespace attention_tests;
 using examples::host::half_to_float;
 using examples::host::random_half;
 using fixtures::poisoned;
@@ -25,11 +26,9 @@ using fixtures::run_on_device;
 
 namespace {
 
-WAVE_SYMBOL(WAVE_M);
 WAVE_SYMBOL(HKV);    // key/value heads
 WAVE_SYMBOL(GROUP);  // query heads per key/value head: H = HKV * GROUP
 
-constexpr double kLog2e = 1.4426950408889634;
 constexpr auto i = iterator(0);
 constexpr auto j = iterator(1);
 constexpr auto k = iterator(2);
@@ -42,12 +41,7 @@ auto attention_through(const char* name, int head_dim, bool causal, IndexMapping
                        IndexMapping<dims<B, H, K2, N>> v_map) {
   const double scale = 1.0 / std::sqrt(double(head_dim)) * kLog2e;
   return kernel(name,
-                Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1),
-                            WorkgroupConstraint(B, 1, 2), TilingConstraint(K2, BLOCK_K2),
-                            WaveConstraint(M, WAVE_M),
-                            HardwareConstraint{.threads_per_wave = 32,
-                                               .mma = MMA::F32_16x8x16_F16,
-                                               .vector_shapes = {{B, 0}, {H, 0}}}},
+                attention_constraints(),
                 [=](Memory<dims<B, H, M, K1>, f16> q, Memory<KDims, f16> kmem, Memory<VDims, f16> vmem,
                     Memory<dims<B, H, M, N>, f32> out) {
                   Register<dims<B, H, N, M>, f32> acc0(0.0);

@@ -14,10 +14,11 @@
 #include "attention_reference.hpp"
 #include "fixtures/device_run.hpp"
 #include "fixtures/random_data.hpp"
-#include "kernels/flash_attention.hpp"
+#include "attention_schedule.hpp"
 
 using namespace wave;
 using namespace examples::flash_attention;
+using namespace attention_tests;
 using examples::host::half_to_float;
 using fixtures::poisoned;
 using fixtures::random_floats;
@@ -25,9 +26,6 @@ using fixtures::run_on_device;
 
 namespace {
 
-WAVE_SYMBOL(WAVE_M);
-
-constexpr double kLog2e = 1.4426950408889634;
 
 // softmax(mod(q k^T / sqrt(D))) v, the example's online softmax in base 2; `mod` takes the
 // log2-scaled scores [B, H, M, K2] and the bias memory and returns new ones.
@@ -35,12 +33,7 @@ template <class Mod>
 auto attention_with(const char* name, int head_dim, Mod mod) {
   const double scale = 1.0 / std::sqrt(double(head_dim)) * kLog2e;
   return kernel(name,
-                Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1),
-                            WorkgroupConstraint(B, 1, 2), TilingConstraint(K2, BLOCK_K2),
-                            WaveConstraint(M, WAVE_M),
-                            HardwareConstraint{.threads_per_wave = 32,
-                                               .mma = MMA::F32_16x8x16_F16,
-                                               .vector_shapes = {{B, 0}, {H, 0}}}},
+                attention_constraints(),
                 [scale, mod](Memory<dims<B, H, M, K1>, f16> q, Memory<dims<B, H, K2, K1>, f16> k,
                              Memory<dims<B, H, K2, N>, f16> v, Memory<dims<M, K2>, f32> bias,
                              Memory<dims<B, H, M, N>, f32> out) {
