@@ -125,6 +125,7 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
   lowering.addPass(mlir::createCanonicalizerPass());
   lowering.addPass(mlir::createCSEPass());
   lowering.addPass(mlir::createLowerAffinePass());
+  lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveVectorSlicesToElements());
   if (mlir::failed(lowering.run(module)))
     throw first.error(kernel.name, "lowering", "cannot lower the kernel to GPU code");
 

@@ -94,6 +94,22 @@ def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::G
                            "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
+def WaveVectorSlicesToElements : Pass<"wave-vector-slices-to-elements", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Rewrite slices taken out of wide vectors as element extracts";
+  let description = [{
+    Distributed code holds each value as one vector of the thread's registers and takes
+    the pieces an instruction needs (an mma fragment, a run to store) with
+    `vector.extract_strided_slice`. Lowered as it is, each becomes a `shufflevector` of
+    the whole wide vector, which LLVM's VectorCombine and InstCombine spend most of a
+    compile on, while the NVPTX back end scalarizes the vectors anyway. This pass
+    rewrites each as a chain of element `vector.extract`s and `vector.insert`s into the
+    small result (n-D slices decomposed first), by MLIR's own patterns. Inserting slices
+    back (`vector.insert_strided_slice`) is left as shuffles: as element chains into the
+    wide vector they cost LLVM more, not less. The values computed are the same.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
 def WaveInsertBarriers : Pass<"wave-insert-barriers", "mlir::gpu::GPUFuncOp"> {
   let summary = "Place the workgroup barriers that order shared-memory accesses";
   let description = [{

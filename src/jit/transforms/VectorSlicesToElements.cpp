@@ -1,0 +1,33 @@
+//===- VectorSlicesToElements.cpp - strided slices as element chains ------===//
+//
+// Slices taken out of a thread's wide register vectors become element extracts before
+// LLVM, which would otherwise spend most of a compile combining whole-vector shuffles.
+// See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "transforms/Passes.h"
+
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace wave::jit {
+
+#define GEN_PASS_DEF_WAVEVECTORSLICESTOELEMENTS
+#include "transforms/Passes.h.inc"
+
+namespace {
+
+using namespace mlir;
+
+struct WaveVectorSlicesToElementsPass : impl::WaveVectorSlicesToElementsBase<WaveVectorSlicesToElementsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    vector::populateVectorInsertExtractStridedSliceDecompositionPatterns(patterns);
+    vector::populateVectorExtractStridedSliceToExtractInsertChainPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) return signalPassFailure();
+  }
+};
+
+}  // namespace
+}  // namespace wave::jit
