@@ -91,6 +91,17 @@ SmallVector<int64_t> layoutPosition(LayoutAttr layout, int64_t reg, int64_t lane
   return position;
 }
 
+LayoutPoints::LayoutPoints(LayoutAttr layout)
+    : registers_(layout.getNumRegisters()), lanes_(layout.getNumLanes()), rank_(layout.getMap().getNumResults()) {
+  positions_.reserve(layout.getNumWaves() * lanes_ * registers_ * rank_);
+  forEachPoint(layout, [&](int64_t, int64_t, int64_t, ArrayRef<int64_t> p) { llvm::append_range(positions_, p); });
+}
+
+SmallVector<int64_t> LayoutPoints::at(int64_t reg, int64_t lane, int64_t wave) const {
+  const int64_t first = ((wave * lanes_ + lane) * registers_ + reg) * rank_;
+  return SmallVector<int64_t>(positions_.begin() + first, positions_.begin() + first + rank_);
+}
+
 SmallVector<AffineExpr> positionOfRegister(LayoutAttr layout, int64_t reg) {
   MLIRContext* ctx = layout.getContext();
   SmallVector<AffineExpr> inputs;
@@ -114,11 +125,12 @@ SmallVector<int64_t> layoutExtent(LayoutAttr layout) {
 bool sameElementsPerThread(LayoutAttr a, LayoutAttr b) {
   if (a == b) return true;
   if (a.getNumLanes() != b.getNumLanes() || a.getNumWaves() != b.getNumWaves()) return false;
+  const LayoutPoints pointsA(a), pointsB(b);
   for (int64_t w = 0; w < a.getNumWaves(); ++w)
     for (int64_t l = 0; l < a.getNumLanes(); ++l) {
       std::vector<SmallVector<int64_t>> pa, pb;
-      for (int64_t r = 0; r < a.getNumRegisters(); ++r) pa.push_back(layoutPosition(a, r, l, w));
-      for (int64_t r = 0; r < b.getNumRegisters(); ++r) pb.push_back(layoutPosition(b, r, l, w));
+      for (int64_t r = 0; r < a.getNumRegisters(); ++r) pa.push_back(pointsA.at(r, l, w));
+      for (int64_t r = 0; r < b.getNumRegisters(); ++r) pb.push_back(pointsB.at(r, l, w));
       llvm::sort(pa);
       llvm::sort(pb);
       pa.erase(std::unique(pa.begin(), pa.end()), pa.end());
@@ -130,17 +142,18 @@ bool sameElementsPerThread(LayoutAttr a, LayoutAttr b) {
 
 std::optional<SmallVector<int64_t>> registerPermutation(LayoutAttr from, LayoutAttr to) {
   if (from.getNumLanes() != to.getNumLanes() || from.getNumWaves() != to.getNumWaves()) return std::nullopt;
+  const LayoutPoints fromPoints(from), toPoints(to);
   SmallVector<int64_t> source(to.getNumRegisters(), -1);
   for (int64_t r = 0; r < to.getNumRegisters(); ++r) {
-    SmallVector<int64_t> want = layoutPosition(to, r, 0, 0);
+    SmallVector<int64_t> want = toPoints.at(r, 0, 0);
     for (int64_t s = 0; s < from.getNumRegisters() && source[r] < 0; ++s)
-      if (layoutPosition(from, s, 0, 0) == want) source[r] = s;
+      if (fromPoints.at(s, 0, 0) == want) source[r] = s;
     if (source[r] < 0) return std::nullopt;
   }
   for (int64_t w = 0; w < to.getNumWaves(); ++w)
     for (int64_t l = 0; l < to.getNumLanes(); ++l)
       for (int64_t r = 0; r < to.getNumRegisters(); ++r)
-        if (layoutPosition(to, r, l, w) != layoutPosition(from, source[r], l, w)) return std::nullopt;
+        if (toPoints.at(r, l, w) != fromPoints.at(source[r], l, w)) return std::nullopt;
   return source;
 }
 
@@ -157,6 +170,7 @@ SmallVector<RegisterRun> registerRuns(LayoutAttr layout, unsigned dim, int64_t m
   while (length * 2 <= std::min(last, maxLength) && last % (length * 2) == 0) length *= 2;
   // Consecutive registers of the last axis must step by one along `dim` and stay put along
   // the others, and each run must start at a multiple of its length (aligned accesses).
+  const LayoutPoints points(layout);
   for (; length > 1; length /= 2) {
     bool ok = true;
     forEachPoint(layout, [&](int64_t r, int64_t l, int64_t w, ArrayRef<int64_t> p) {
@@ -166,7 +180,7 @@ SmallVector<RegisterRun> registerRuns(LayoutAttr layout, unsigned dim, int64_t m
         ok = p[dim] % length == 0;
         return;
       }
-      SmallVector<int64_t> first = layoutPosition(layout, r - i, l, w);
+      SmallVector<int64_t> first = points.at(r - i, l, w);
       first[dim] += i;
       ok = first == SmallVector<int64_t>(p);
     });

@@ -19,6 +19,8 @@
 
 #include "mlir/IR/AffineMap.h"
 
+#include <vector>
+
 namespace wave::jit {
 
 using dialect::LayoutAttr;
@@ -34,6 +36,21 @@ llvm::SmallVector<int64_t> layoutInputs(LayoutAttr layout, int64_t reg, int64_t 
 
 // The tile position held in register `reg` of lane `lane` of wave `wave`.
 llvm::SmallVector<int64_t> layoutPosition(LayoutAttr layout, int64_t reg, int64_t lane, int64_t wave);
+
+// Every point of a layout, evaluated once. The questions the lowering asks of layouts
+// (which registers share a row, which lane bits move along a dim, where a register went)
+// revisit each point many times; evaluating the map's expressions each time made them
+// most of a compile.
+class LayoutPoints {
+ public:
+  explicit LayoutPoints(LayoutAttr layout);
+  // The tile position held in register `reg` of lane `lane` of wave `wave`.
+  llvm::SmallVector<int64_t> at(int64_t reg, int64_t lane, int64_t wave) const;
+
+ private:
+  int64_t registers_, lanes_, rank_;
+  std::vector<int64_t> positions_;  // [wave][lane][register][dim]
+};
 
 // The position of register `reg` as affine expressions of the lane (d0) and the wave (d1).
 llvm::SmallVector<mlir::AffineExpr> positionOfRegister(LayoutAttr layout, int64_t reg);

@@ -471,17 +471,18 @@ Value Distributor::gather(Value from, LayoutAttr fromLayout, LayoutAttr toLayout
   };
   if (fromLayout.getNumLanes() != toLayout.getNumLanes() || fromLayout.getNumWaves() != toLayout.getNumWaves())
     return {};
+  const LayoutPoints fromPoints(fromLayout), toPoints(toLayout);
   SmallVector<int64_t> source(toLayout.getNumRegisters(), -1);
   for (int64_t r = 0; r < toLayout.getNumRegisters(); ++r) {
-    SmallVector<int64_t> want = project(layoutPosition(toLayout, r, 0, 0));
+    SmallVector<int64_t> want = project(toPoints.at(r, 0, 0));
     for (int64_t s = 0; s < fromLayout.getNumRegisters() && source[r] < 0; ++s)
-      if (layoutPosition(fromLayout, s, 0, 0) == want) source[r] = s;
+      if (fromPoints.at(s, 0, 0) == want) source[r] = s;
     if (source[r] < 0) return {};
   }
   for (int64_t w = 0; w < toLayout.getNumWaves(); ++w)
     for (int64_t l = 0; l < toLayout.getNumLanes(); ++l)
       for (int64_t r = 0; r < toLayout.getNumRegisters(); ++r)
-        if (project(layoutPosition(toLayout, r, l, w)) != layoutPosition(fromLayout, source[r], l, w)) return {};
+        if (project(toPoints.at(r, l, w)) != fromPoints.at(source[r], l, w)) return {};
   bool identity = fromLayout.getNumRegisters() == toLayout.getNumRegisters();
   for (int64_t r = 0; r < static_cast<int64_t>(source.size()); ++r) identity &= source[r] == r;
   if (identity) return from;
@@ -689,14 +690,15 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
     p.erase(p.begin() + k);
     return p;
   };
+  const LayoutPoints inPoints(in), outPoints(out);
   // In the thread: for each result register, the input registers of its row, each
   // position along `dim` once.
   SmallVector<SmallVector<int64_t>> members(out.getNumRegisters());
   for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
-    SmallVector<int64_t> row = layoutPosition(out, r, 0, 0);
+    SmallVector<int64_t> row = outPoints.at(r, 0, 0);
     SmallVector<int64_t> seen;
     for (int64_t s = 0; s < in.getNumRegisters(); ++s) {
-      SmallVector<int64_t> p = layoutPosition(in, s, 0, 0);
+      SmallVector<int64_t> p = inPoints.at(s, 0, 0);
       if (without(p) != row || llvm::is_contained(seen, p[k])) continue;
       seen.push_back(p[k]);
       members[r].push_back(s);
@@ -707,7 +709,7 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
     for (int64_t l = 0; l < in.getNumLanes(); ++l)
       for (int64_t r = 0; r < out.getNumRegisters(); ++r)
         for (int64_t s : members[r])
-          if (without(layoutPosition(in, s, l, w)) != layoutPosition(out, r, l, w))
+          if (without(inPoints.at(s, l, w)) != outPoints.at(r, l, w))
             return op->emitOpError("is not yet supported: a reduction over a layout whose rows differ between threads");
   // Which lane bits and wave axes move only along `dim` (combine), only repeat elements
   // (skip) or change the row (skip).
@@ -717,7 +719,7 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
       for (int64_t l = 0; l < in.getNumLanes(); ++l) {
         auto [l2, w2] = flip(l, w);
         for (int64_t s = 0; s < in.getNumRegisters(); ++s) {
-          SmallVector<int64_t> p = layoutPosition(in, s, l, w), q = layoutPosition(in, s, l2, w2);
+          SmallVector<int64_t> p = inPoints.at(s, l, w), q = inPoints.at(s, l2, w2);
           if (p == q) continue;
           moves = true;
           if (without(p) != without(q)) alongOnly = false;
@@ -751,7 +753,7 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
     for (int64_t w = 0; w < in.getNumWaves(); ++w)
       for (int64_t l = 0; l < lanes; ++l)
         for (int64_t s = 0; s < in.getNumRegisters(); ++s) {
-          SmallVector<int64_t> p = layoutPosition(in, s, l, w);
+          SmallVector<int64_t> p = inPoints.at(s, l, w);
           rowPositions[without(p)].insert(p[k]);
         }
     SmallVector<int64_t> groupLanes = {0};
@@ -773,8 +775,8 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
           std::multiset<int64_t> counted;
           for (int64_t gw : groupWaves)
             for (int64_t gl : groupLanes)
-              for (int64_t s : members[r]) counted.insert(layoutPosition(in, s, l ^ gl, gw)[k]);
-          const std::set<int64_t>& all = rowPositions[layoutPosition(out, r, l, w)];
+              for (int64_t s : members[r]) counted.insert(inPoints.at(s, l ^ gl, gw)[k]);
+          const std::set<int64_t>& all = rowPositions[outPoints.at(r, l, w)];
           if (counted.size() != all.size() || std::set<int64_t>(counted.begin(), counted.end()) != all)
             return op->emitOpError("is not yet supported: a reduction over ")
                    << dim << " in a layout that repeats some of a row's elements across threads (tile the dims "
