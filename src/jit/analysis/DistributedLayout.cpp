@@ -32,24 +32,10 @@ void unflattenExpr(AffineExpr flat, ArrayRef<int64_t> extents, SmallVectorImpl<A
   out.append(digits.begin(), digits.end());
 }
 
-}  // namespace
-
-// A direct walk, where AffineMap::compose would build and simplify constant expressions
-// (layout questions evaluate millions of points).
-int64_t evaluateAffine(AffineExpr e, ArrayRef<int64_t> dims) {
-  switch (e.getKind()) {
-    case AffineExprKind::Constant:
-      return cast<AffineConstantExpr>(e).getValue();
-    case AffineExprKind::DimId:
-      return dims[cast<AffineDimExpr>(e).getPosition()];
-    case AffineExprKind::SymbolId:
-      llvm_unreachable("layout maps have no symbols");
-    default:
-      break;
-  }
-  auto binary = cast<AffineBinaryOpExpr>(e);
-  const int64_t l = evaluateAffine(binary.getLHS(), dims), r = evaluateAffine(binary.getRHS(), dims);
-  switch (e.getKind()) {
+// `l op r` with affine semantics (floordiv and ceildiv round toward -inf and +inf, mod
+// is non-negative).
+int64_t applyBinary(AffineExprKind kind, int64_t l, int64_t r) {
+  switch (kind) {
     case AffineExprKind::Add:
       return l + r;
     case AffineExprKind::Mul:
@@ -65,13 +51,91 @@ int64_t evaluateAffine(AffineExpr e, ArrayRef<int64_t> dims) {
   }
 }
 
+// A map's results as one postfix program over the dims: a layout's points are evaluated
+// in bulk, and walking the uniqued expression trees for each was most of the work.
+class MapProgram {
+ public:
+  explicit MapProgram(AffineMap map) {
+    for (AffineExpr e : map.getResults()) emit(e);
+  }
+
+  // Appends the map's results at `dims` to `out`.
+  void evaluate(ArrayRef<int64_t> dims, SmallVectorImpl<int64_t>& out) const {
+    const size_t base = out.size();
+    for (const Step& step : steps_) {
+      if (step.kind == AffineExprKind::Constant) {
+        out.push_back(step.value);
+      } else if (step.kind == AffineExprKind::DimId) {
+        out.push_back(dims[step.value]);
+      } else {
+        const int64_t r = out.pop_back_val();
+        out.back() = applyBinary(step.kind, out.back(), r);
+      }
+    }
+    assert(out.size() - base == results_ && "one value per result");
+    (void)base;
+  }
+
+ private:
+  struct Step {
+    AffineExprKind kind;
+    int64_t value;  // the constant or the dim position
+  };
+
+  void emit(AffineExpr e) {
+    emitOperand(e);
+    ++results_;
+  }
+  void emitOperand(AffineExpr e) {
+    if (auto c = dyn_cast<AffineConstantExpr>(e)) return steps_.push_back({AffineExprKind::Constant, c.getValue()});
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      return steps_.push_back({AffineExprKind::DimId, static_cast<int64_t>(d.getPosition())});
+    auto binary = dyn_cast<AffineBinaryOpExpr>(e);
+    if (!binary) llvm_unreachable("layout maps have no symbols");
+    emitOperand(binary.getLHS());
+    emitOperand(binary.getRHS());
+    steps_.push_back({e.getKind(), 0});
+  }
+
+  SmallVector<Step> steps_;
+  size_t results_ = 0;
+};
+
+}  // namespace
+
+// A direct walk, where AffineMap::compose would build and simplify constant expressions.
+int64_t evaluateAffine(AffineExpr e, ArrayRef<int64_t> dims) {
+  switch (e.getKind()) {
+    case AffineExprKind::Constant:
+      return cast<AffineConstantExpr>(e).getValue();
+    case AffineExprKind::DimId:
+      return dims[cast<AffineDimExpr>(e).getPosition()];
+    case AffineExprKind::SymbolId:
+      llvm_unreachable("layout maps have no symbols");
+    default:
+      break;
+  }
+  auto binary = cast<AffineBinaryOpExpr>(e);
+  return applyBinary(e.getKind(), evaluateAffine(binary.getLHS(), dims), evaluateAffine(binary.getRHS(), dims));
+}
+
 namespace {
 
 template <class Fn>
 void forEachPoint(LayoutAttr layout, Fn fn) {
+  const MapProgram program(layout.getMap());
+  SmallVector<int64_t> inputs, position;
   for (int64_t w = 0; w < layout.getNumWaves(); ++w)
     for (int64_t l = 0; l < layout.getNumLanes(); ++l)
-      for (int64_t r = 0; r < layout.getNumRegisters(); ++r) fn(r, l, w, layoutPosition(layout, r, l, w));
+      for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
+        inputs.clear();
+        unflatten(r, layout.getRegisters(), inputs);
+        unflatten(l, layout.getLanes(), inputs);
+        unflatten(w, layout.getWaves(), inputs);
+        position.clear();
+        program.evaluate(inputs, position);
+        fn(r, l, w, ArrayRef<int64_t>(position));
+      }
 }
 
 }  // namespace
