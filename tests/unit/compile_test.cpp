@@ -166,6 +166,12 @@ TEST_CASE("DLPack tensors are checked against the kernel's arguments and subs", 
   CHECK_THAT(error_of({from_dlpack(t), from_dlpack(good)}),
              Contains("argument 0, dim N: expected a contiguous row-major layout (stride 1), but found stride 4096"));
   CHECK_THAT(error_of({from_dlpack(good)}), Contains("expected 2 tensors, one per kernel argument, but found 1"));
+  std::int64_t shape3[3] = {1, 4096, 4096}, strides3[3] = {4096 * 4096, 4096, 1};
+  DLTensor batched = good;
+  batched.ndim = 3;
+  batched.shape = shape3;
+  batched.strides = strides3;
+  CHECK_THAT(error_of({from_dlpack(good), from_dlpack(batched)}), Contains("argument 1: expected 2 dims, but found 3"));
   DLTensor on_host = good;
   on_host.device = {kDLCPU, 0};
   CHECK_THROWS_WITH(from_dlpack(on_host), Contains("expected a CUDA device tensor, but found device type 1"));

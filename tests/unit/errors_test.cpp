@@ -295,3 +295,56 @@ TEST_CASE("error: a TilingConstraint no loop uses", "[error]") {
   check_error(e, line, "copy", "TilingConstraint",
               "expected an iterate<N> in the kernel body, but found none");
 }
+
+namespace {
+auto copy_body = [](Memory<dims<M, N>, f16> a, Memory<dims<M, N>, f16> b) { write(read(a), b); };
+}  // namespace
+
+TEST_CASE("error: two HardwareConstraints", "[error]") {
+  const unsigned line = __LINE__ + 2;
+  auto k = kernel("copy", {WorkgroupConstraint(M, BM, 0), HardwareConstraint{.threads_per_wave = 32},
+                           HardwareConstraint{.threads_per_wave = 32}},
+                  copy_body);
+  check_error(caught([&] { k.trace(); }), line, "copy", "HardwareConstraint",
+              "expected one HardwareConstraint, but found 2");
+}
+
+TEST_CASE("error: a grid axis past 2", "[error]") {
+  const unsigned line = __LINE__ + 1;
+  auto k = kernel("copy", {WorkgroupConstraint(M, BM, 3), HardwareConstraint{.threads_per_wave = 32}}, copy_body);
+  check_error(caught([&] { k.trace(); }), line, "copy", "WorkgroupConstraint",
+              "workgroup_dim: expected 0, 1 or 2, but found 3");
+}
+
+TEST_CASE("error: two WorkgroupConstraints on one dim", "[error]") {
+  const unsigned line = __LINE__ + 1;
+  auto k = kernel("copy", {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(M, BN, 1),
+                           HardwareConstraint{.threads_per_wave = 32}},
+                  copy_body);
+  check_error(caught([&] { k.trace(); }), line, "copy", "WorkgroupConstraint",
+              "expected one WorkgroupConstraint per dim, but found a second one on M");
+}
+
+TEST_CASE("error: a vector shape for a dim the kernel does not have", "[error]") {
+  const unsigned line = __LINE__ + 2;
+  auto k = kernel("copy",
+                  {WorkgroupConstraint(M, BM, 0), HardwareConstraint{.threads_per_wave = 32, .vector_shapes = {{Q, 0}}}},
+                  copy_body);
+  check_error(caught([&] { k.trace(); }), line, "copy", "HardwareConstraint",
+              "expected a dim of the kernel's tensors (M, N), but found 'Q'");
+}
+
+TEST_CASE("error: a symbol given two values", "[error]") {
+  auto k = kernel("copy", {WorkgroupConstraint(M, BM, 0), HardwareConstraint{.threads_per_wave = 32}}, copy_body);
+  unsigned line = 0;
+  auto e = caught([&] { line = __LINE__; k.trace({.subs = {{BM, 64}, {M, 128}, {BM, 32}}}); });
+  check_error(e, line, "copy", "subs", "expected one value per symbol, but found two for BM");
+}
+
+TEST_CASE("error: a tile that comes out zero or negative", "[error]") {
+  const unsigned line = __LINE__ + 1;
+  auto k = kernel("copy", {WorkgroupConstraint(M, BM - 64, 0), HardwareConstraint{.threads_per_wave = 32}},
+                  copy_body);
+  check_error(caught([&] { k.trace({.subs = {{BM, 64}}}); }), line, "copy", "WorkgroupConstraint",
+              "tile of M = BM - 64: expected a positive size, but found 0");
+}
