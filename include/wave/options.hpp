@@ -47,6 +47,8 @@ struct CompileOptions {
   std::string cache_dir;
   // Print the IR after every compiler stage to stderr (also: WAVE_DUMP_IR=1).
   bool dump_ir = false;
+  // Print the time of each compiler stage and pass to stderr (also: WAVE_TIMING=1).
+  bool timing = false;
   Lowering lowering = Lowering::automatic;
   // Copies of each shared tile a loop fills, filled that many iterations ahead by cp.async
   // (layout pipeline): 0 lets the compiler pick (up to 4, as shared memory allows), 1 turns

@@ -1,7 +1,12 @@
 // Whole kernels to PTX: the copy example compiles to vectorized, masked code.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
 
 #include "kernels/conv2d.hpp"
 #include "kernels/copy.hpp"
@@ -452,4 +457,32 @@ TEST_CASE("self_index, apply_expr and select compile, static and dynamic", "[com
     // The selects stay data-dependent (the masks are not folded away).
     CHECK(count(ptx, "selp.f32") >= 8);
   }
+}
+
+TEST_CASE("CompileOptions::timing prints a tree of stage and pass times to stderr", "[compile][timing]") {
+  namespace ex = examples::gemm;
+  CompileOptions o = ex::default_options();
+  o.cache = false;
+  o.timing = true;
+  // Capture stderr (file descriptor 2) in a file for the compile.
+  const std::filesystem::path log = std::filesystem::temp_directory_path() / "wave-timing-test.txt";
+  std::fflush(stderr);
+  const int saved = dup(2);
+  std::FILE* file = std::fopen(log.c_str(), "w");
+  REQUIRE(file);
+  dup2(fileno(file), 2);
+  (void)compile(ex::make_kernel(), o);
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  std::fclose(file);
+  std::stringstream text;
+  text << std::ifstream(log).rdbuf();
+  std::filesystem::remove(log);
+  const std::string report = text.str();
+  CHECK_THAT(report, Contains("import (trace graph -> wave IR, verify)"));
+  CHECK_THAT(report, Contains("lowering (wave IR -> GPU IR)"));
+  CHECK_THAT(report, Contains("WavePipelineSharedCopies"));
+  CHECK_THAT(report, Contains("codegen (NVVM pipeline, LLVM, PTX)"));
+  CHECK_THAT(report, Contains("GpuModuleToBinaryPass"));
 }

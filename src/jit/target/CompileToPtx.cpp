@@ -37,6 +37,12 @@ std::string ptxFeatures(const std::string& chip, const std::string& kernel) {
 }
 
 // The middle end: CompileOptions::lowering, else WAVE_LOWERING where it is automatic.
+// CompileOptions::timing, or WAVE_TIMING=1.
+bool timingRequested(const CompileOptions& options) {
+  const char* v = std::getenv("WAVE_TIMING");
+  return options.timing || (v && *v && std::string(v) != "0");
+}
+
 std::string loweringMode(const CompileOptions& options) {
   if (options.lowering == Lowering::layouts) return "layouts";
   if (options.lowering == Lowering::legacy) return "legacy";
@@ -97,8 +103,8 @@ PtxKernel deserialize(const std::string& payload) {
   return k;
 }
 
-PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kernel,
-                           const CompileOptions& options, const FirstError& first) {
+PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kernel, const CompileOptions& options,
+                           const FirstError& first, mlir::TimingScope* timing) {
   mlir::MLIRContext& ctx = *module.getContext();
   mlir::DialectRegistry registry;
   registerNvptxTarget(registry);
@@ -110,7 +116,8 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
     ctx.disableMultithreading();  // IR printing needs one thread
     lowering.enableIRPrinting();
   }
-  if (passTimingRequested()) lowering.enableTiming();  // printed to stderr when it ends
+  mlir::TimingScope loweringTiming = timing ? timing->nest("lowering (wave IR -> GPU IR)") : mlir::TimingScope();
+  if (timing) lowering.enableTiming(loweringTiming);
   lowering.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSelectLowering({.mode = loweringMode(options)}));
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
@@ -128,6 +135,7 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveVectorSlicesToElements());
   if (mlir::failed(lowering.run(module)))
     throw first.error(kernel.name, "lowering", "cannot lower the kernel to GPU code");
+  loweringTiming.stop();
 
   PtxKernel result;
   module->walk([&](mlir::gpu::GPUFuncOp f) {
@@ -153,8 +161,10 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
     if (auto block = f.getKnownBlockSizeAttr())
       for (int i = 0; i < 3; ++i) result.block[i] = static_cast<unsigned>(block[i]);
   });
-  const NvptxOptions nvptx{
-      .chip = options.target, .features = ptxFeatures(options.target, kernel.name), .timing = passTimingRequested()};
+  mlir::TimingScope codegenTiming = timing ? timing->nest("codegen (NVVM pipeline, LLVM, PTX)") : mlir::TimingScope();
+  const NvptxOptions nvptx{.chip = options.target,
+                           .features = ptxFeatures(options.target, kernel.name),
+                           .timing = timing ? &codegenTiming : nullptr};
   auto ptx = compileToPtx(module, nvptx);
   if (mlir::failed(ptx)) throw first.error(kernel.name, "codegen", "cannot compile the GPU code to PTX");
   result.ptx = std::move(*ptx);
@@ -165,15 +175,26 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
 
 PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options) {
   ptxFeatures(options.target, kernel.name);  // reject an unknown target before any work
+  // One tree of times for the whole compile, printed to stderr when it ends.
+  mlir::DefaultTimingManager timingManager;
+  timingManager.setEnabled(timingRequested(options));
+  mlir::TimingScope root = timingManager.getRootScope();
+  mlir::TimingScope* timing = timingManager.isEnabled() ? &root : nullptr;
+
   mlir::MLIRContext ctx;
   FirstError first(&ctx);
+  mlir::TimingScope importTiming = root.nest("import (trace graph -> wave IR, verify)");
   mlir::OwningOpRef<mlir::ModuleOp> module = importVerified(ctx, kernel, options, first);
-  if (!options.cache) return lowerAndGenerate(*module, kernel, options, first);
+  importTiming.stop();
+  if (!options.cache) return lowerAndGenerate(*module, kernel, options, first, timing);
 
   KernelCache& cache = cacheFor(options.cache_dir);
+  mlir::TimingScope lookupTiming = root.nest("kernel cache lookup");
   const std::string key = cacheKey(*module, options);
-  if (auto hit = cache.lookup(key)) return deserialize(*hit);
-  PtxKernel built = lowerAndGenerate(*module, kernel, options, first);
+  std::optional<std::string> hit = cache.lookup(key);
+  lookupTiming.stop();
+  if (hit) return deserialize(*hit);
+  PtxKernel built = lowerAndGenerate(*module, kernel, options, first, timing);
   cache.store(key, serialize(built));
   return built;
 }

@@ -1,7 +1,5 @@
 #include "target/NvptxTarget.h"
 
-#include <cstdlib>
-
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
@@ -20,11 +18,6 @@ void registerNvptxTarget(mlir::DialectRegistry& registry) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
   mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
-}
-
-bool passTimingRequested() {
-  const char* v = std::getenv("WAVE_PASS_TIMING");
-  return v && *v && std::string(v) != "0";
 }
 
 mlir::FailureOr<std::string> compileToPtx(mlir::ModuleOp module, const NvptxOptions& options) {
@@ -47,7 +40,7 @@ mlir::FailureOr<std::string> compileToPtx(mlir::ModuleOp module, const NvptxOpti
   pipeline.kernelUseBarePtrCallConv = false;
 
   mlir::PassManager pm(module.getContext());
-  if (options.timing) pm.enableTiming();
+  if (options.timing) pm.enableTiming(*options.timing);
   // The NVVM pipeline leaves an index-typed `vector.create_mask` half converted (an
   // unrealized cast LLVM cannot translate); lowering vector ops first avoids it.
   pm.addNestedPass<mlir::gpu::GPUModuleOp>(mlir::createConvertVectorToLLVMPass());

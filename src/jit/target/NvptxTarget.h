@@ -13,6 +13,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Support/Timing.h"
 
 namespace wave::jit {
 
@@ -20,11 +21,8 @@ struct NvptxOptions {
   std::string chip = "sm_90a";      // sm_80, sm_90, sm_90a
   std::string features = "+ptx80";  // the PTX ISA version to emit
   int optLevel = 3;
-  bool timing = false;  // print the time of each pass to stderr
+  mlir::TimingScope* timing = nullptr;  // where the passes' times go, if anywhere
 };
-
-// Whether WAVE_PASS_TIMING asks for the time of every compiler pass (printed to stderr).
-bool passTimingRequested();
 
 // Dialects, translations and target interfaces the pipeline needs; call once per registry.
 void registerNvptxTarget(mlir::DialectRegistry& registry);
