@@ -6,6 +6,7 @@
 //                      });
 //   graph::KernelGraph g = copy.trace();        // the recorded ops, checked
 //   std::string ir = copy.ir({.subs = {...}});  // the `wave` dialect IR (needs wave::jit)
+//   std::string dot = copy.graph_dot();         // the graph, for Graphviz
 #pragma once
 
 #include <source_location>
@@ -14,6 +15,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "wave/graph_dot.hpp"
 #include "wave/jit.hpp"
 #include "wave/validate.hpp"
 #include "wave/values.hpp"
@@ -68,6 +70,9 @@ class Kernel {
     validate_subs(g, options.subs, where);
     return g;
   }
+
+  // The traced graph in Graphviz's dot language (ops, dims, source lines; graph_dot.hpp).
+  std::string graph_dot() const { return graph::to_dot(trace()); }
 
   // The kernel as verified `wave` dialect IR, with `options.subs` checked and recorded.
   std::string ir(const CompileOptions& options = {},

@@ -29,6 +29,7 @@
 #include "wave/error.hpp"
 #include "wave/expr.hpp"
 #include "wave/graph.hpp"
+#include "wave/graph_dot.hpp"
 #include "wave/index_mapping.hpp"
 #include "wave/kernel.hpp"
 #include "wave/mma.hpp"
