@@ -49,6 +49,9 @@ struct CompileOptions {
   bool dump_ir = false;
   // Print the time of each compiler stage and pass to stderr (also: WAVE_TIMING=1).
   bool timing = false;
+  // Write the IR of every stage to files under <dump_dir>/<kernel>/: 0-wave.mlir, a file per
+  // pass under lowering/ and codegen/, and <kernel>.ptx (also: WAVE_DUMP_DIR=folder).
+  std::string dump_dir;
   Lowering lowering = Lowering::automatic;
   // Copies of each shared tile a loop fills, filled that many iterations ahead by cp.async
   // (layout pipeline): 0 lets the compiler pick (up to 4, as shared memory allows), 1 turns

@@ -486,3 +486,32 @@ TEST_CASE("CompileOptions::timing prints a tree of stage and pass times to stder
   CHECK_THAT(report, Contains("codegen (NVVM pipeline, LLVM, PTX)"));
   CHECK_THAT(report, Contains("GpuModuleToBinaryPass"));
 }
+
+TEST_CASE("CompileOptions::dump_dir writes every stage's IR and the PTX to files", "[compile][dump]") {
+  namespace ex = examples::gemm;
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "wave-dump-test";
+  std::filesystem::remove_all(dir);
+  CompileOptions o = ex::default_options();
+  o.dump_dir = dir.string();  // the cache stays on: dumping runs the stages anyway
+  const auto gemm = compile(ex::make_kernel(), o);
+  auto read = [](const std::filesystem::path& p) {
+    std::stringstream text;
+    text << std::ifstream(p).rdbuf();
+    return text.str();
+  };
+  const std::filesystem::path kernel_dir = dir / "gemm";
+  CHECK_THAT(read(kernel_dir / "0-wave.mlir"), Contains("wave.iterate \"K\""));
+  CHECK(read(kernel_dir / "gemm.ptx") == gemm.ptx().ptx);
+  // A file per pass that changed the IR, in MLIR's file tree: the pipelining among them,
+  // and the NVVM pipeline's under codegen/.
+  bool pipelined = false, codegen = false;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(kernel_dir)) {
+    const std::string path = entry.path().string();
+    if (path.find("lowering") != std::string::npos && path.find("wave-pipeline-shared-copies") != std::string::npos)
+      pipelined = read(entry.path()).find("nvgpu.device_async_copy") != std::string::npos;
+    if (path.find("codegen") != std::string::npos && entry.is_regular_file()) codegen = true;
+  }
+  CHECK(pipelined);
+  CHECK(codegen);
+  std::filesystem::remove_all(dir);
+}

@@ -1,6 +1,8 @@
 // wave::jit::compile_to_ptx: trace graph -> wave IR -> upstream GPU IR -> PTX, through the
 // kernel cache.
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -37,6 +39,21 @@ std::string ptxFeatures(const std::string& chip, const std::string& kernel) {
 }
 
 // The middle end: CompileOptions::lowering, else WAVE_LOWERING where it is automatic.
+// Where a compile's IR goes: CompileOptions::dump_dir, else $WAVE_DUMP_DIR, each kernel in
+// a folder of its name; empty for nowhere.
+std::string dumpDirFor(const CompileOptions& options, const std::string& kernel) {
+  std::string dir = options.dump_dir;
+  if (const char* v = std::getenv("WAVE_DUMP_DIR"); dir.empty() && v) dir = v;
+  return dir.empty() ? dir : dir + "/" + kernel;
+}
+
+std::string mlirText(mlir::ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  return text;
+}
+
 // CompileOptions::timing, or WAVE_TIMING=1.
 bool timingRequested(const CompileOptions& options) {
   const char* v = std::getenv("WAVE_TIMING");
@@ -116,6 +133,18 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
     ctx.disableMultithreading();  // IR printing needs one thread
     lowering.enableIRPrinting();
   }
+  // The IR of every stage as files: <dump dir>/<kernel>/0-wave.mlir, lowering/ and codegen/
+  // (a file per pass that changed the IR, MLIR's file tree), and <kernel>.ptx.
+  const std::string dumpDir = dumpDirFor(options, kernel.name);
+  if (!dumpDir.empty()) {
+    ctx.disableMultithreading();  // IR printing needs one thread
+    std::filesystem::create_directories(dumpDir);
+    std::ofstream(dumpDir + "/0-wave.mlir") << mlirText(module);
+    lowering.enableIRPrintingToFileTree([](mlir::Pass*, mlir::Operation*) { return false; },
+                                        [](mlir::Pass*, mlir::Operation*) { return true; },
+                                        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true,
+                                        /*printAfterOnlyOnFailure=*/false, dumpDir + "/lowering");
+  }
   mlir::TimingScope loweringTiming = timing ? timing->nest("lowering (wave IR -> GPU IR)") : mlir::TimingScope();
   if (timing) lowering.enableTiming(loweringTiming);
   lowering.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());
@@ -164,10 +193,12 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
   mlir::TimingScope codegenTiming = timing ? timing->nest("codegen (NVVM pipeline, LLVM, PTX)") : mlir::TimingScope();
   const NvptxOptions nvptx{.chip = options.target,
                            .features = ptxFeatures(options.target, kernel.name),
-                           .timing = timing ? &codegenTiming : nullptr};
+                           .timing = timing ? &codegenTiming : nullptr,
+                           .dumpDir = dumpDir.empty() ? std::string() : dumpDir + "/codegen"};
   auto ptx = compileToPtx(module, nvptx);
   if (mlir::failed(ptx)) throw first.error(kernel.name, "codegen", "cannot compile the GPU code to PTX");
   result.ptx = std::move(*ptx);
+  if (!dumpDir.empty()) std::ofstream(dumpDir + "/" + kernel.name + ".ptx") << result.ptx;
   return result;
 }
 
@@ -186,7 +217,9 @@ PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions&
   mlir::TimingScope importTiming = root.nest("import (trace graph -> wave IR, verify)");
   mlir::OwningOpRef<mlir::ModuleOp> module = importVerified(ctx, kernel, options, first);
   importTiming.stop();
-  if (!options.cache) return lowerAndGenerate(*module, kernel, options, first, timing);
+  // A compile asked to dump its stages runs them (a cache hit would skip them).
+  if (!options.cache || !dumpDirFor(options, kernel.name).empty())
+    return lowerAndGenerate(*module, kernel, options, first, timing);
 
   KernelCache& cache = cacheFor(options.cache_dir);
   mlir::TimingScope lookupTiming = root.nest("kernel cache lookup");

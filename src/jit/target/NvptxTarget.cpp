@@ -41,6 +41,12 @@ mlir::FailureOr<std::string> compileToPtx(mlir::ModuleOp module, const NvptxOpti
 
   mlir::PassManager pm(module.getContext());
   if (options.timing) pm.enableTiming(*options.timing);
+  if (!options.dumpDir.empty()) {
+    module.getContext()->disableMultithreading();  // IR printing needs one thread
+    pm.enableIRPrintingToFileTree([](mlir::Pass*, mlir::Operation*) { return false; },
+                                  [](mlir::Pass*, mlir::Operation*) { return true; }, /*printModuleScope=*/true,
+                                  /*printAfterOnlyOnChange=*/true, /*printAfterOnlyOnFailure=*/false, options.dumpDir);
+  }
   // The NVVM pipeline leaves an index-typed `vector.create_mask` half converted (an
   // unrealized cast LLVM cannot translate); lowering vector ops first avoids it.
   pm.addNestedPass<mlir::gpu::GPUModuleOp>(mlir::createConvertVectorToLLVMPass());

@@ -22,6 +22,7 @@ struct NvptxOptions {
   std::string features = "+ptx80";  // the PTX ISA version to emit
   int optLevel = 3;
   mlir::TimingScope* timing = nullptr;  // where the passes' times go, if anywhere
+  std::string dumpDir;                  // if set: the IR after each pass, as a file tree there
 };
 
 // Dialects, translations and target interfaces the pipeline needs; call once per registry.
