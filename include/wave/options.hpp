@@ -52,6 +52,10 @@ struct CompileOptions {
   // Write the IR of every stage to files under <dump_dir>/<kernel>/: 0-wave.mlir, a file per
   // pass under lowering/ and codegen/, and <kernel>.ptx (also: WAVE_DUMP_DIR=folder).
   std::string dump_dir;
+  // Compile from hand-edited stages (the IR round trip): <override_dir>/<kernel>/0-wave.mlir
+  // replaces the traced kernel's IR, <override_dir>/<kernel>/<kernel>.ptx the generated PTX;
+  // the names dump_dir writes (also: WAVE_OVERRIDE_DIR=folder).
+  std::string override_dir;
   Lowering lowering = Lowering::automatic;
   // Copies of each shared tile a loop fills, filled that many iterations ahead by cp.async
   // (layout pipeline): 0 lets the compiler pick (up to 4, as shared memory allows), 1 turns

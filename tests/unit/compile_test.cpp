@@ -515,3 +515,42 @@ TEST_CASE("CompileOptions::dump_dir writes every stage's IR and the PTX to files
   CHECK(codegen);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("CompileOptions::override_dir compiles from a hand-edited wave IR or PTX", "[compile][dump]") {
+  WAVE_SYMBOL(N);
+  WAVE_SYMBOL(BLOCK_N);
+  auto scale = kernel("scale", Constraints{WorkgroupConstraint(N, BLOCK_N, 0), HardwareConstraint{.threads_per_wave = 32}},
+                      [](Memory<dims<N>, f32> x, Memory<dims<N>, f32> y) { write(read(x) * 3.0, y); });
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "wave-override-test";
+  std::filesystem::remove_all(dir);
+  CompileOptions o{.subs = {{N, 1000}, {BLOCK_N, 256}}, .cache = false};
+  auto read = [](const std::filesystem::path& p) {
+    std::stringstream text;
+    text << std::ifstream(p).rdbuf();
+    return text.str();
+  };
+  // Dump, then change the constant 3.0 to 5.0 in the wave IR: the PTX follows the edit.
+  CompileOptions dump = o;
+  dump.dump_dir = dir.string();
+  const std::string original = compile(scale, dump).ptx().ptx;
+  CHECK_THAT(original, Contains("0f40400000"));  // 3.0f
+  std::string ir = read(dir / "scale" / "0-wave.mlir");
+  const std::size_t at = ir.find("3.000000e+00");
+  REQUIRE(at != std::string::npos);
+  ir.replace(at, 12, "5.000000e+00");
+  std::filesystem::remove(dir / "scale" / "scale.ptx");
+  std::ofstream(dir / "scale" / "0-wave.mlir") << ir;
+  CompileOptions edited = o;
+  edited.override_dir = dir.string();
+  const std::string from_ir = compile(scale, edited).ptx().ptx;
+  CHECK_THAT(from_ir, Contains("0f40A00000"));  // 5.0f
+  CHECK(from_ir.find("0f40400000") == std::string::npos);
+  // A hand-edited PTX is taken as it stands.
+  std::ofstream(dir / "scale" / "scale.ptx") << "// edited by hand\n" << from_ir;
+  CHECK(compile(scale, edited).ptx().ptx.rfind("// edited by hand", 0) == 0);
+  // IR that does not parse is an error naming the file.
+  std::filesystem::remove(dir / "scale" / "scale.ptx");
+  std::ofstream(dir / "scale" / "0-wave.mlir") << "not IR";
+  CHECK_THROWS_WITH(compile(scale, edited), Contains("override") && Contains("0-wave.mlir"));
+  std::filesystem::remove_all(dir);
+}
