@@ -7,12 +7,11 @@
 #include <cstdint>
 #include <vector>
 
-#include <cstring>
-
 #include <wave/compile.hpp>
 #include <wave/runtime.hpp>
 
 #include "host_half.hpp"
+#include "run_on_device.hpp"
 
 namespace examples::host {
 
@@ -78,17 +77,8 @@ inline bool attention_close(double got, double want, double magnitude, bool f16_
 // Runs `attention` on `in` on the device; returns its f32 output, poisoned (NaN) first so
 // unwritten elements show.
 inline std::vector<float> run_attention(const wave::CompiledKernel& attention, const AttentionInputs& in) {
-  std::vector<float> out(std::size_t(in.b) * in.h * in.m * in.n);
-  std::memset(out.data(), 0xFF, out.size() * 4);
-  wave::runtime::DeviceBuffer dq(in.q.size() * 2), dk(in.k.size() * 2), dv(in.v.size() * 2), dout(out.size() * 4);
-  dq.copy_from_host(in.q.data());
-  dk.copy_from_host(in.k.data());
-  dv.copy_from_host(in.v.data());
-  dout.copy_from_host(out.data());
-  auto at = [](wave::runtime::DeviceBuffer& b) { return reinterpret_cast<void*>(b.address()); };
-  attention(at(dq), at(dk), at(dv), at(dout));
-  wave::runtime::synchronize();
-  dout.copy_to_host(out.data());
+  std::vector<float> out = poisoned<float>(std::size_t(in.b) * in.h * in.m * in.n);
+  run_on_device(attention, {}, in.q, in.k, in.v, out);
   return out;
 }
 

@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "host_half.hpp"
 #include "kernels/conv2d.hpp"
 #include "run_example.hpp"
+#include "run_on_device.hpp"
 
 namespace {
 
@@ -20,14 +22,7 @@ int check_on_device(const wave::CompiledKernel& conv) {
   for (auto& v : x) v = examples::host::random_half(rng);
   for (auto& v : we) v = examples::host::random_half(rng);
   std::vector<float> out(std::size_t(n) * ho * wo * nf, NAN);  // NaN: unwritten elements show
-  wave::runtime::DeviceBuffer dx(x.size() * 2), dw(we.size() * 2), dout(out.size() * 4);
-  dx.copy_from_host(x.data());
-  dw.copy_from_host(we.data());
-  dout.copy_from_host(out.data());
-  conv(reinterpret_cast<void*>(dx.address()), reinterpret_cast<void*>(dw.address()),
-       reinterpret_cast<void*>(dout.address()));
-  wave::runtime::synchronize();
-  dout.copy_to_host(out.data());
+  examples::host::run_on_device(conv, {}, std::as_const(x), std::as_const(we), out);
   std::size_t unwritten = 0, wrong = 0;
   for (float v : out) unwritten += std::isnan(v);
   std::uniform_int_distribution<std::size_t> pick(0, out.size() - 1);

@@ -3,13 +3,15 @@
 // (see kernels/gemm.hpp).
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
+#include "gemm_reference.hpp"
 #include "host_half.hpp"
 #include "kernels/gemm.hpp"
 #include "run_example.hpp"
+#include "run_on_device.hpp"
 
 namespace {
 
@@ -19,28 +21,15 @@ int check_on_device(const wave::CompiledKernel& gemm) {
   std::vector<std::uint16_t> a(m * k), b(n * k);
   for (auto& h : a) h = examples::host::random_half(rng);
   for (auto& h : b) h = examples::host::random_half(rng);
-  std::vector<float> c(m * n);
-  std::memset(c.data(), 0xFF, c.size() * 4);  // NaN: unwritten elements show
-  wave::runtime::DeviceBuffer da(a.size() * 2), db(b.size() * 2), dc(c.size() * 4);
-  da.copy_from_host(a.data());
-  db.copy_from_host(b.data());
-  dc.copy_from_host(c.data());
-  gemm(reinterpret_cast<void*>(da.address()), reinterpret_cast<void*>(db.address()),
-       reinterpret_cast<void*>(dc.address()));
-  wave::runtime::synchronize();
-  dc.copy_to_host(c.data());
+  std::vector<float> c = examples::host::poisoned<float>(m * n);  // NaN: unwritten elements show
+  examples::host::run_on_device(gemm, {}, std::as_const(a), std::as_const(b), c);
   std::size_t unwritten = 0, wrong = 0;
   for (float x : c) unwritten += std::isnan(x);
   std::uniform_int_distribution<std::size_t> pick(0, m * n - 1);
   for (int s = 0; s < 1024; ++s) {
     const std::size_t idx = pick(rng), i = idx / n, j = idx % n;
-    double ref = 0, magnitude = 0;
-    for (std::size_t kk = 0; kk < k; ++kk) {
-      const double x = examples::host::half_to_float(a[i * k + kk]) * examples::host::half_to_float(b[j * k + kk]);
-      ref += x;
-      magnitude += std::abs(x);
-    }
-    wrong += !(std::abs(c[idx] - ref) <= 5e-5 * magnitude + 1e-6);
+    const examples::host::DotProduct ref = examples::host::dot_nt(a, b, i, j, k);
+    wrong += !(std::abs(c[idx] - ref.value) <= 5e-5 * ref.magnitude + 1e-6);
   }
   const bool ok = unwritten == 0 && wrong == 0;
   std::printf("--- ran on %s: C[%zu, %zu] = A x B^T over K = %zu; %zu unwritten, %zu of 1024 sampled elements "

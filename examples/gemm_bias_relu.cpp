@@ -5,11 +5,14 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
+#include "gemm_reference.hpp"
 #include "host_half.hpp"
 #include "kernels/gemm_bias_relu.hpp"
 #include "run_example.hpp"
+#include "run_on_device.hpp"
 
 namespace {
 
@@ -22,29 +25,16 @@ int check_on_device(const wave::CompiledKernel& gemm) {
   std::vector<float> bias(n);
   std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
   for (float& x : bias) x = uniform(rng);
-  wave::runtime::DeviceBuffer da(a.size() * 2), db(b.size() * 2), dbias(n * 4), dc(c.size() * 2);
-  da.copy_from_host(a.data());
-  db.copy_from_host(b.data());
-  dbias.copy_from_host(bias.data());
-  dc.copy_from_host(c.data());
-  gemm(reinterpret_cast<void*>(da.address()), reinterpret_cast<void*>(db.address()),
-       reinterpret_cast<void*>(dbias.address()), reinterpret_cast<void*>(dc.address()));
-  wave::runtime::synchronize();
-  dc.copy_to_host(c.data());
+  examples::host::run_on_device(gemm, {}, std::as_const(a), std::as_const(b), std::as_const(bias), c);
   std::size_t unwritten = 0, wrong = 0;
   for (std::uint16_t h : c) unwritten += std::isnan(examples::host::half_to_float(h));
   std::uniform_int_distribution<std::size_t> pick(0, m * n - 1);
   for (int s = 0; s < 1024; ++s) {
     const std::size_t idx = pick(rng), i = idx / n, j = idx % n;
-    double ref = 0, magnitude = 0;
-    for (std::size_t kk = 0; kk < k; ++kk) {
-      const double x = examples::host::half_to_float(a[i * k + kk]) * examples::host::half_to_float(b[j * k + kk]);
-      ref += x;
-      magnitude += std::abs(x);
-    }
-    ref = std::max(ref + bias[j], 0.0);
+    const examples::host::DotProduct dot = examples::host::dot_nt(a, b, i, j, k);
+    const double ref = std::max(dot.value + bias[j], 0.0);
     const double got = examples::host::half_to_float(c[idx]);
-    wrong += !(std::abs(got - ref) <= 5e-5 * magnitude + std::ldexp(std::abs(ref), -10) + 1e-6);
+    wrong += !(std::abs(got - ref) <= 5e-5 * dot.magnitude + std::ldexp(std::abs(ref), -10) + 1e-6);
   }
   const bool ok = unwritten == 0 && wrong == 0;
   std::printf("--- ran on %s: C[%zu, %zu] = f16(max(A x B^T + bias, 0)) over K = %zu; %zu unwritten, %zu of 1024 "

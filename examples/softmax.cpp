@@ -3,11 +3,13 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "host_half.hpp"
 #include "kernels/softmax.hpp"
 #include "run_example.hpp"
+#include "run_on_device.hpp"
 
 namespace {
 
@@ -16,12 +18,7 @@ int check_on_device(const wave::CompiledKernel& softmax) {
   std::vector<std::uint16_t> x(std::size_t(m) * n), y(x.size(), 0xFFFF);
   std::mt19937 rng(42);
   for (auto& h : x) h = examples::host::random_half(rng);
-  wave::runtime::DeviceBuffer dx(x.size() * 2), dy(y.size() * 2);
-  dx.copy_from_host(x.data());
-  dy.copy_from_host(y.data());
-  softmax(reinterpret_cast<void*>(dx.address()), reinterpret_cast<void*>(dy.address()));
-  wave::runtime::synchronize();
-  dy.copy_to_host(y.data());
+  examples::host::run_on_device(softmax, {}, std::as_const(x), y);
   double worst = 0;
   for (int r = 0; r < m; ++r) {
     const std::uint16_t* row = &x[std::size_t(r) * n];
