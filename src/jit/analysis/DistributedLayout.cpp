@@ -235,21 +235,23 @@ SmallVector<RegisterRun> registerRuns(LayoutAttr layout, unsigned dim, int64_t m
   // Consecutive registers of the last axis must step by one along `dim` and stay put along
   // the others, and each run must start at a multiple of its length (aligned accesses).
   const LayoutPoints points(layout);
-  for (; length > 1; length /= 2) {
-    bool ok = true;
-    forEachPoint(layout, [&](int64_t r, int64_t l, int64_t w, ArrayRef<int64_t> p) {
-      if (!ok) return;
-      const int64_t i = r % length;
-      if (i == 0) {
-        ok = p[dim] % length == 0;
-        return;
-      }
-      SmallVector<int64_t> first = points.at(r - i, l, w);
-      first[dim] += i;
-      ok = first == SmallVector<int64_t>(p);
-    });
-    if (ok) break;
-  }
+  auto runsOf = [&](int64_t length) {
+    for (int64_t w = 0; w < layout.getNumWaves(); ++w)
+      for (int64_t l = 0; l < layout.getNumLanes(); ++l)
+        for (int64_t r = 0; r < registers; ++r) {
+          SmallVector<int64_t> p = points.at(r, l, w);
+          const int64_t i = r % length;
+          if (i == 0) {
+            if (p[dim] % length != 0) return false;
+            continue;
+          }
+          SmallVector<int64_t> first = points.at(r - i, l, w);
+          first[dim] += i;
+          if (first != p) return false;
+        }
+    return true;
+  };
+  while (length > 1 && !runsOf(length)) length /= 2;
   SmallVector<RegisterRun> runs;
   for (int64_t r = 0; r < registers; r += length) runs.push_back({r, length});
   return runs;

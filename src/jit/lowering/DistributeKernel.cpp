@@ -974,7 +974,7 @@ LogicalResult Distributor::emit(gpu::GPUModuleOp module) {
   for (int axis = 0; axis < 3; ++axis) tile[axis] = gpu::BlockIdOp::create(b_, loc_, axes[axis]);
   // Tensor-core kernels reuse operand tiles across workgroups: those running at once take
   // them from L2 when they go in groups of 8 along x.
-  if (kernel_.walk([](dialect::MmaOp) { return WalkResult::interrupt(); }).wasInterrupted())
+  if (computesWithMMA(kernel_))
     std::tie(tile[0], tile[1]) = groupedTileOrder(tile[0], tile[1], gpu::GridDimOp::create(b_, loc_, axes[0]),
                                                   gpu::GridDimOp::create(b_, loc_, axes[1]), 8);
   for (auto& [dim, t] : grid_.dims) {

@@ -1,5 +1,6 @@
 //===- InferIndex.cpp - each thread's index sequence, from the constraints -===//
 
+#include "analysis/MMAAnchors.h"
 #include "analysis/ThreadLayout.h"
 #include "transforms/Passes.h"
 
@@ -29,7 +30,7 @@ struct WaveInferIndexPass : impl::WaveInferIndexBase<WaveInferIndexPass> {
     if (!kernel->hasAttr("wave.constraints")) return;
     // MMA kernels place each thread's elements by the MMA layout table; their lowering
     // applies it (analysis/MMALayout).
-    if (kernel.walk([](dialect::MmaOp) { return WalkResult::interrupt(); }).wasInterrupted()) return;
+    if (computesWithMMA(kernel)) return;
     // Kernels with distributed layouts (wave-assign-layouts) are placed by them.
     auto hasLayout = [](Type t) {
       auto tensor = dyn_cast<dialect::TensorType>(t);
