@@ -159,6 +159,7 @@ struct SymbolName {
 }  // namespace wave
 
 // Declares a symbol `name` whose printed name is the same: WAVE_SYMBOL(M);
-// Works at namespace and block scope; the type depends only on the name, so the same symbol
-// declared in two translation units is the same symbol.
-#define WAVE_SYMBOL(name) [[maybe_unused]] constexpr ::wave::Symbol<#name> name {}
+// Works at namespace, class and block scope (static, so that lambdas in a function use a
+// symbol declared there without capturing it, which Clang requires); the type depends only
+// on the name, so the same symbol declared in two translation units is the same symbol.
+#define WAVE_SYMBOL(name) [[maybe_unused]] static constexpr ::wave::Symbol<#name> name {}

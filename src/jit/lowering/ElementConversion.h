@@ -1,4 +1,4 @@
-//===- ElementConversion.h - a vector's elements to another type ---*- C++ -*-===//
+//===- ElementConversion.h - elements to another type ---------*- C++ -*-===//
 
 #ifndef WAVE_JIT_LOWERING_ELEMENTCONVERSION_H
 #define WAVE_JIT_LOWERING_ELEMENTCONVERSION_H
@@ -7,10 +7,11 @@
 
 namespace wave::jit {
 
-// `v`'s elements as `to`'s, between any two of the kernel's integer and float types: float
-// rounding, integer truncation or sign extension, float <-> signed integer, and nonzero
-// is true for i1.
-mlir::Value convertElements(mlir::OpBuilder& b, mlir::Location loc, mlir::Value v, mlir::VectorType to);
+// `v` (a scalar or a vector) converted to `to` (of the same shape), between any two of the
+// kernel's integer and float types, with the language's meaning (wave/interpret.hpp):
+// float rounding, integer truncation or sign extension, float <-> signed integer
+// (toward zero), nonzero is true for i1, and i1 converts as 0 or 1.
+mlir::Value convertElements(mlir::OpBuilder& b, mlir::Location loc, mlir::Value v, mlir::Type to);
 
 }  // namespace wave::jit
 

@@ -34,6 +34,7 @@
 #include "analysis/SizeFacts.h"
 #include "analysis/ThreadLayout.h"
 #include "lowering/CrossThreadReduction.h"
+#include "lowering/ElementConversion.h"
 #include "lowering/ExprToArith.h"
 #include "lowering/KernelSignature.h"
 #include "lowering/LoweringBuilder.h"
@@ -594,23 +595,7 @@ Value AttentionEmitter::convert(Value x, Type to) {
   IntegerAttr known;
   if (to.isInteger(1) && matchPattern(x, m_Constant(&known)))
     return arith::ConstantOp::create(b_, loc_, b_.getBoolAttr(!known.getValue().isZero()));
-  const bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
-  if (fromFloat && toFloat)
-    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth() ? arith::ExtFOp::create(b_, loc_, to, x).getResult()
-                                                                      : arith::TruncFOp::create(b_, loc_, to, x).getResult();
-  if (!fromFloat && !toFloat) {
-    if (to.isInteger(1))  // nonzero is true
-      return arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne, x,
-                                   arith::ConstantOp::create(b_, loc_, b_.getIntegerAttr(from, 0)));
-    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-      return from.isInteger(1) ? arith::ExtUIOp::create(b_, loc_, to, x).getResult()
-                               : arith::ExtSIOp::create(b_, loc_, to, x).getResult();
-    return arith::TruncIOp::create(b_, loc_, to, x);
-  }
-  if (toFloat)
-    return from.isInteger(1) ? arith::UIToFPOp::create(b_, loc_, to, x).getResult()
-                             : arith::SIToFPOp::create(b_, loc_, to, x).getResult();
-  return arith::FPToSIOp::create(b_, loc_, to, x);
+  return convertElements(b_, loc_, x, to);
 }
 
 // One element of an elementwise op. Masks known to hold fold here: a select on a constant

@@ -16,6 +16,7 @@
 #include "lowering/Passes.h"
 #include "transforms/Passes.h"
 #include "runtime/KernelCache.h"
+#include "target/CompileModule.h"
 #include "target/NvptxTarget.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -139,8 +140,10 @@ PtxKernel deserialize(const std::string& payload) {
   return k;
 }
 
-PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kernel, const CompileOptions& options,
-                           const FirstError& first, mlir::TimingScope* timing) {
+}  // namespace
+
+PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName, const CompileOptions& options,
+                            const FirstError& first, mlir::TimingScope* timing) {
   mlir::MLIRContext& ctx = *module.getContext();
   mlir::DialectRegistry registry;
   registerNvptxTarget(registry);
@@ -154,7 +157,7 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
   }
   // The IR of every stage as files: <dump dir>/<kernel>/0-wave.mlir, lowering/ and codegen/
   // (a file per pass that changed the IR, MLIR's file tree), and <kernel>.ptx.
-  const std::string dumpDir = dumpDirFor(options, kernel.name);
+  const std::string dumpDir = dumpDirFor(options, kernelName);
   if (!dumpDir.empty()) {
     ctx.disableMultithreading();  // IR printing needs one thread
     std::filesystem::create_directories(dumpDir);
@@ -182,7 +185,7 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
   lowering.addPass(mlir::createLowerAffinePass());
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveVectorSlicesToElements());
   if (mlir::failed(lowering.run(module)))
-    throw first.error(kernel.name, "lowering", "cannot lower the kernel to GPU code");
+    throw first.error(kernelName, "lowering", "cannot lower the kernel to GPU code");
   loweringTiming.stop();
 
   PtxKernel result;
@@ -211,17 +214,16 @@ PtxKernel lowerAndGenerate(mlir::ModuleOp module, const graph::KernelGraph& kern
   });
   mlir::TimingScope codegenTiming = timing ? timing->nest("codegen (NVVM pipeline, LLVM, PTX)") : mlir::TimingScope();
   const NvptxOptions nvptx{.chip = options.target,
-                           .features = ptxFeatures(options.target, kernel.name),
+                           .features = ptxFeatures(options.target, kernelName),
                            .timing = timing ? &codegenTiming : nullptr,
                            .dumpDir = dumpDir.empty() ? std::string() : dumpDir + "/codegen"};
   auto ptx = compileToPtx(module, nvptx);
-  if (mlir::failed(ptx)) throw first.error(kernel.name, "codegen", "cannot compile the GPU code to PTX");
+  if (mlir::failed(ptx)) throw first.error(kernelName, "codegen", "cannot compile the GPU code to PTX");
   result.ptx = std::move(*ptx);
-  if (!dumpDir.empty()) std::ofstream(dumpDir + "/" + kernel.name + ".ptx") << result.ptx;
+  if (!dumpDir.empty()) std::ofstream(dumpDir + "/" + kernelName + ".ptx") << result.ptx;
   return result;
 }
 
-}  // namespace
 
 PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options) {
   ptxFeatures(options.target, kernel.name);  // reject an unknown target before any work
@@ -247,7 +249,7 @@ PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions&
   // whose PTX is replaced keeps it out of the cache.
   const std::optional<std::filesystem::path> editedPtx = overrideFor(options, kernel.name, kernel.name + ".ptx");
   if (!options.cache || !dumpDirFor(options, kernel.name).empty() || editedPtx) {
-    PtxKernel built = lowerAndGenerate(*module, kernel, options, first, timing);
+    PtxKernel built = compileWaveModule(*module, kernel.name, options, first, timing);
     if (editedPtx) built.ptx = fileText(*editedPtx);
     return built;
   }
@@ -258,7 +260,7 @@ PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions&
   std::optional<std::string> hit = cache.lookup(key);
   lookupTiming.stop();
   if (hit) return deserialize(*hit);
-  PtxKernel built = lowerAndGenerate(*module, kernel, options, first, timing);
+  PtxKernel built = compileWaveModule(*module, kernel.name, options, first, timing);
   cache.store(key, serialize(built));
   return built;
 }

@@ -1,0 +1,595 @@
+// The interpreter's evaluator: runs a trace graph's ops in order on whole host tensors.
+// One function per op; each states the op's meaning in the language, which the GPU
+// lowering must match (tests compare the two).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <source_location>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "wave/error.hpp"
+#include "wave/graph.hpp"
+#include "wave/interpreter/elements.hpp"
+#include "wave/interpreter/expr_program.hpp"
+#include "wave/interpreter/host_value.hpp"
+
+namespace wave::interpreter {
+
+// A kernel argument: the first element of a dense, row-major array in the argument's dtype.
+struct HostArg {
+  template <class T>
+  HostArg(T* p) : data(const_cast<void*>(static_cast<const void*>(p))), writable(!std::is_const_v<T>) {}
+  void* data = nullptr;
+  bool writable = false;  // false for a pointer to const: the kernel must not write it
+};
+
+class Evaluator {
+ public:
+  Evaluator(const graph::KernelGraph& kernel, std::map<std::string, std::int64_t> symbols,
+            const std::vector<HostArg>& args, const std::source_location& where)
+      : kernel_(kernel), symbols_(std::move(symbols)), where_(where) {
+    if (args.size() != kernel.args.size())
+      fail_at_call("interpret", expected_found(std::to_string(kernel.args.size()) + " arguments (one per Memory of the kernel)",
+                                               std::to_string(args.size())));
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const graph::Argument& a = kernel.args[i];
+      if (!args[i].data)
+        fail_at_call("interpret", "argument " + std::to_string(i) + ": " + expected_found("a host pointer", "null"));
+      Memory m{a.type, args[i].data, args[i].writable, {}, {}};
+      for (const std::string& d : a.type.dims) m.sizes.push_back(size_of_dim(d, nullptr));
+      m.strides = strides_of(m.sizes);
+      memories_.emplace(a.id, std::move(m));
+    }
+  }
+
+  void run() {
+    std::set<std::string> dims;
+    for (const auto& a : kernel_.args) dims.insert(a.type.dims.begin(), a.type.dims.end());
+    collect_dims(kernel_.body, dims);
+    for (const std::string& d : dims) scope_[d] = Box{0, size_of_dim(d, nullptr)};
+    run_block(kernel_.body);
+  }
+
+ private:
+  struct Memory {
+    graph::MemoryType type;
+    void* data;
+    bool writable;
+    std::vector<std::int64_t> sizes, strides;
+  };
+
+  [[noreturn]] void fail(const graph::Node& n, const std::string& message) const {
+    throw Error(kernel_.name, graph::op_name(n.kind), n.loc.file, n.loc.line, "interpret: " + message);
+  }
+  [[noreturn]] void fail_at_call(const char* op, const std::string& message) const {
+    throw Error(kernel_.name, op, where_, message);
+  }
+
+  std::int64_t size_of_dim(const std::string& dim, const graph::Node* n) const {
+    auto it = symbols_.find(dim);
+    const std::string message = "the size of " + dim + ": " +
+                                expected_found("a value in subs (the interpreter needs every size)", "none");
+    if (it == symbols_.end()) n ? fail(*n, message) : fail_at_call("interpret", message);
+    return it->second;
+  }
+
+  static void collect_dims(const graph::Block& block, std::set<std::string>& out) {
+    for (const graph::Node& n : block.nodes) {
+      for (const auto& t : n.result_types) out.insert(t.dims.begin(), t.dims.end());
+      if (!n.dim.empty()) out.insert(n.dim);
+      for (const graph::Block& r : n.regions) collect_dims(r, out);
+    }
+  }
+
+  // --- values ------------------------------------------------------------------------
+
+  const HostValue& value(const graph::Node& n, graph::ValueId id) const {
+    auto it = values_.find(id);
+    if (it == values_.end()) fail(n, "operand %" + std::to_string(id) + " has no value (it is a Memory or undefined)");
+    return it->second;
+  }
+  const Memory& memory(const graph::Node& n, graph::ValueId id) const {
+    auto it = memories_.find(id);
+    if (it == memories_.end()) fail(n, "operand %" + std::to_string(id) + ": " + expected_found("a Memory argument", "a register value"));
+    return it->second;
+  }
+
+  // A result of `n` of type `type`, over the current scope's box of each dim.
+  HostValue make_result(const graph::Node& n, const graph::TensorType& type) const {
+    std::vector<Box> boxes;
+    for (const std::string& d : type.dims) {
+      auto it = scope_.find(d);
+      if (it == scope_.end()) fail(n, "the size of " + d + ": " + expected_found("a value in subs", "none"));
+      boxes.push_back(it->second);
+    }
+    return HostValue::make(type, std::move(boxes));
+  }
+
+  // How `operand` is addressed over the points of (dims, boxes); every dim of the operand
+  // must be among `dims` unless listed in `skip`.
+  Access access(const graph::Node& n, const HostValue& operand, const std::vector<std::string>& dims,
+                const std::vector<Box>& boxes, const std::string& skip = {}) const {
+    const std::vector<std::int64_t> strides = strides_of(extents_of(operand.boxes));
+    Access a{0, std::vector<std::int64_t>(dims.size(), 0)};
+    for (std::size_t p = 0; p < operand.type.dims.size(); ++p) {
+      const std::string& d = operand.type.dims[p];
+      if (d == skip) continue;
+      auto j = std::find(dims.begin(), dims.end(), d) - dims.begin();
+      if (j == static_cast<std::ptrdiff_t>(dims.size()))
+        fail(n, "an operand has the dim " + d + ", which the result lacks");
+      if (!operand.boxes[p].contains(boxes[j]))
+        fail(n, "an operand holds " + d + " over [" + std::to_string(operand.boxes[p].origin) + ", " +
+                    std::to_string(operand.boxes[p].origin + operand.boxes[p].extent) + "), not the positions used here");
+      a.strides[j] = strides[p];
+      a.base += (boxes[j].origin - operand.boxes[p].origin) * strides[p];
+    }
+    return a;
+  }
+
+  // How memory is addressed over the points of (dims, boxes), dims matched by name.
+  Access access(const graph::Node& n, const Memory& m, const std::vector<std::string>& dims,
+                const std::vector<Box>& boxes) const {
+    std::vector<std::string> sorted_value(dims), sorted_memory(m.type.dims);
+    std::sort(sorted_value.begin(), sorted_value.end());
+    std::sort(sorted_memory.begin(), sorted_memory.end());
+    if (sorted_value != sorted_memory) fail(n, expected_found("the memory's dims (in any order)", "other dims"));
+    Access a{0, std::vector<std::int64_t>(dims.size(), 0)};
+    for (std::size_t j = 0; j < dims.size(); ++j) {
+      auto p = std::find(m.type.dims.begin(), m.type.dims.end(), dims[j]) - m.type.dims.begin();
+      a.strides[j] = m.strides[p];
+      a.base += boxes[j].origin * m.strides[p];
+    }
+    return a;
+  }
+
+  ExprProgram program(const graph::Node& n, const Expr& e) const {
+    std::string missing;
+    auto p = ExprProgram::compile(e, symbols_, &missing);
+    if (!p) fail(n, "the expression " + e.str() + " needs a value for " + missing + " in subs");
+    return *p;
+  }
+
+  // --- blocks ------------------------------------------------------------------------
+
+  // Runs `block`'s nodes; returns the operands of its yield, if it ends in one.
+  std::vector<HostValue> run_block(const graph::Block& block) {
+    for (const graph::Node& n : block.nodes) {
+      if (n.kind == graph::OpKind::Yield) {
+        std::vector<HostValue> out;
+        for (graph::ValueId id : n.operands) out.push_back(value(n, id));
+        return out;
+      }
+      std::vector<HostValue> results = evaluate(n);
+      if (results.size() != n.results.size())
+        fail(n, expected_found(std::to_string(n.results.size()) + " results", std::to_string(results.size())));
+      for (std::size_t i = 0; i < results.size(); ++i) values_[n.results[i]] = std::move(results[i]);
+    }
+    return {};
+  }
+
+  std::vector<HostValue> evaluate(const graph::Node& n) {
+    using K = graph::OpKind;
+    switch (n.kind) {
+      case K::Register: return {fill(n)};
+      case K::Read: return {read(n)};
+      case K::Write: write(n); return {};
+      case K::Iterate: return iterate(n);
+      case K::Mma: return {mma(n)};
+      case K::Add: case K::Sub: case K::Mul: case K::Div: case K::Maximum: case K::Minimum:
+        return {binary(n)};
+      case K::Neg: case K::Exp2: case K::Log2: case K::Reciprocal: case K::Abs: case K::Sqrt:
+      case K::Rsqrt: case K::Tanh:
+        return {unary(n)};
+      case K::ReduceMax: case K::ReduceSum: return {reduce(n)};
+      case K::Cast: return {cast(n)};
+      case K::Permute: case K::Broadcast: return {rearrange(n)};
+      case K::Select: return {select(n)};
+      case K::SelfIndex: return {self_index(n)};
+      case K::ApplyExpr: return {apply_expr(n)};
+      case K::Yield: break;
+    }
+    fail(n, "an op the interpreter does not know");
+  }
+
+  const graph::TensorType& result_type(const graph::Node& n) const {
+    if (n.result_types.size() != 1) fail(n, expected_found("one result", std::to_string(n.result_types.size())));
+    return n.result_types[0];
+  }
+  void same_dtype(const graph::Node& n, const HostValue& operand, DataType t) const {
+    if (operand.type.dtype != t)
+      fail(n, "an operand: " + expected_found("dtype " + std::string(name(t)), std::string(name(operand.type.dtype))));
+  }
+  void need_operands(const graph::Node& n, std::size_t lo, std::size_t hi) const {
+    if (n.operands.size() < lo || n.operands.size() > hi)
+      fail(n, expected_found(std::to_string(lo) + (hi > lo ? "-" + std::to_string(hi) : "") + " operands",
+                             std::to_string(n.operands.size())));
+  }
+
+  // --- ops ---------------------------------------------------------------------------
+
+  // Register<D, T> r(fill): every element the fill, rounded to T.
+  HostValue fill(const graph::Node& n) const {
+    HostValue r = make_result(n, result_type(n));
+    if (r.is_float()) std::fill(r.floats.begin(), r.floats.end(), elements::round_float(r.type.dtype, n.fill));
+    else std::fill(r.integers.begin(), r.integers.end(), elements::float_to_integer(r.type.dtype, n.fill));
+    return r;
+  }
+
+  // read(mem): the tensor's elements at the scope's positions. Through a mapping, iterator
+  // k walks the k-th register dim; the register side places each point, the memory side
+  // says which element it holds (it must be inside the tensor).
+  HostValue read(const graph::Node& n) const {
+    need_operands(n, 1, 1);
+    const Memory& m = memory(n, n.operands[0]);
+    HostValue r = make_result(n, result_type(n));
+    if (r.type.dtype != m.type.dtype) fail(n, expected_found("the memory's dtype", std::string(name(r.type.dtype))));
+    if (!n.mapping) {
+      std::int64_t i = 0;
+      walk(extents_of(r.boxes), {access(n, m, r.type.dims, r.boxes)}, [&](const auto&, const auto& off) {
+        if (r.is_float()) r.floats[i++] = elements::load_float(m.type.dtype, m.data, off[0]);
+        else r.integers[i++] = elements::load_integer(m.type.dtype, m.data, off[0]);
+      });
+      return r;
+    }
+    map_points(n, *n.mapping, r, m, /*is_read=*/true);
+    return r;
+  }
+
+  // write(value, mem): the value's elements to the tensor, at its positions.
+  void write(const graph::Node& n) const {
+    need_operands(n, 2, 2);
+    const HostValue& v = value(n, n.operands[0]);
+    const Memory& m = memory(n, n.operands[1]);
+    if (!m.writable) fail(n, "writes an argument passed as a pointer to const");
+    if (v.type.dtype != m.type.dtype) fail(n, expected_found("the memory's dtype", std::string(name(v.type.dtype))));
+    if (!n.mapping) {
+      std::int64_t i = 0;
+      walk(extents_of(v.boxes), {access(n, m, v.type.dims, v.boxes)}, [&](const auto&, const auto& off) {
+        if (v.is_float()) elements::store_float(m.type.dtype, m.data, off[0], v.floats[i++]);
+        else elements::store_integer(m.type.dtype, m.data, off[0], v.integers[i++]);
+      });
+      return;
+    }
+    HostValue copy = v;
+    map_points(n, *n.mapping, copy, m, /*is_read=*/false);
+  }
+
+  // The points of an index mapping: iterators over the register value's boxes.
+  void map_points(const graph::Node& n, const Mapping& mapping, HostValue& reg, const Memory& m, bool is_read) const {
+    const auto& register_side = is_read ? mapping.outputs : mapping.inputs;
+    const auto& memory_side = is_read ? mapping.inputs : mapping.outputs;
+    if (mapping.iterators != static_cast<int>(reg.type.dims.size()))
+      fail(n, "index mapping: " + expected_found(std::to_string(reg.type.dims.size()) + " iterators",
+                                                 std::to_string(mapping.iterators)));
+    auto programs = [&](const std::vector<DimExpr>& side, const std::vector<std::string>& dims) {
+      std::vector<ExprProgram> out;
+      for (const std::string& d : dims) {
+        auto e = std::find_if(side.begin(), side.end(), [&](const DimExpr& x) { return x.dim == d; });
+        if (e == side.end()) fail(n, "index mapping: no entry for the dim " + d);
+        out.push_back(program(n, e->expr));
+      }
+      return out;
+    };
+    const std::vector<ExprProgram> to_register = programs(register_side, reg.type.dims);
+    const std::vector<ExprProgram> to_memory = programs(memory_side, m.type.dims);
+    const std::vector<std::int64_t> reg_strides = strides_of(extents_of(reg.boxes));
+    std::vector<std::int64_t> iterators(reg.type.dims.size());
+    walk(extents_of(reg.boxes), {}, [&](const auto& at, const auto&) {
+      for (std::size_t k = 0; k < at.size(); ++k) iterators[k] = reg.boxes[k].origin + at[k];
+      std::int64_t r = 0, o = 0;
+      for (std::size_t d = 0; d < to_register.size(); ++d) {
+        const std::int64_t p = eval(n, to_register[d], iterators) - reg.boxes[d].origin;
+        if (p < 0 || p >= reg.boxes[d].extent) return;  // outside the value: no element here
+        r += p * reg_strides[d];
+      }
+      for (std::size_t d = 0; d < to_memory.size(); ++d) {
+        const std::int64_t p = eval(n, to_memory[d], iterators);
+        if (p < 0 || p >= m.sizes[d]) fail(n, outside_message(m, to_memory, iterators, reg, d, p));
+        o += p * m.strides[d];
+      }
+      if (is_read) {
+        if (reg.is_float()) reg.floats[r] = elements::load_float(m.type.dtype, m.data, o);
+        else reg.integers[r] = elements::load_integer(m.type.dtype, m.data, o);
+      } else {
+        if (reg.is_float()) elements::store_float(m.type.dtype, m.data, o, reg.floats[r]);
+        else elements::store_integer(m.type.dtype, m.data, o, reg.integers[r]);
+      }
+    });
+  }
+
+  std::int64_t eval(const graph::Node& n, const ExprProgram& p, const std::vector<std::int64_t>& vars) const {
+    auto v = p(vars);
+    if (!v) fail(n, "an index expression divides by zero");
+    return *v;
+  }
+
+  std::string outside_message(const Memory& m, const std::vector<ExprProgram>& to_memory,
+                              const std::vector<std::int64_t>& iterators, const HostValue& reg,
+                              std::size_t bad, std::int64_t at) const {
+    std::string point, sizes;
+    for (std::size_t k = 0; k < iterators.size(); ++k)
+      point += (k ? ", " : "") + reg.type.dims[k] + "=" + std::to_string(iterators[k]);
+    for (std::size_t d = 0; d < to_memory.size(); ++d)
+      sizes += (d ? ", " : "") + m.type.dims[d] + "=" + std::to_string(m.sizes[d]);
+    return "index mapping at [" + point + "]: " +
+           expected_found("an element inside the tensor [" + sizes + "]",
+                          m.type.dims[bad] + " = " + std::to_string(at));
+  }
+
+  // iterate<K>(init, body): the body once per tile of K, in order, K's box the tile.
+  std::vector<HostValue> iterate(const graph::Node& n) {
+    if (n.regions.size() != 1) fail(n, expected_found("one body", std::to_string(n.regions.size())));
+    const graph::Block& body = n.regions[0];
+    const TilingConstraint* tiling = kernel_.constraints.find<TilingConstraint>(n.dim);
+    if (!tiling) fail(n, expected_found("a TilingConstraint on " + n.dim, "none"));
+    const std::int64_t tile = eval(n, program(n, tiling->tile), {});
+    if (tile <= 0) fail(n, "tile of " + n.dim + ": " + expected_found("a positive size", std::to_string(tile)));
+    const std::int64_t size = size_of_dim(n.dim, &n);
+    std::vector<HostValue> carried;
+    for (graph::ValueId id : n.operands) carried.push_back(value(n, id));
+    if (body.args.size() != carried.size()) fail(n, expected_found(std::to_string(carried.size()) + " block arguments", std::to_string(body.args.size())));
+    for (const HostValue& c : carried)
+      if (std::find(c.type.dims.begin(), c.type.dims.end(), n.dim) != c.type.dims.end())
+        fail(n, "a loop-carried value has the loop's dim " + n.dim + ": " + expected_found("values without it", "one with it"));
+    const Box outer = scope_.at(n.dim);
+    for (std::int64_t start = 0; start < size; start += tile) {
+      scope_[n.dim] = Box{start, std::min(tile, size - start)};
+      for (std::size_t i = 0; i < carried.size(); ++i) values_[body.args[i]] = std::move(carried[i]);
+      carried = run_block(body);
+      if (carried.size() != body.args.size()) fail(n, expected_found("a yield of every carried value", std::to_string(carried.size()) + " values"));
+    }
+    scope_[n.dim] = outer;
+    return carried;
+  }
+
+  // mma(a, b, acc): acc + sum over the contraction dim of a * b, the products exact and the
+  // sum rounded once to acc's dtype (the hardware's f32 accumulation).
+  HostValue mma(const graph::Node& n) const {
+    need_operands(n, 3, 3);
+    const HostValue& a = value(n, n.operands[0]);
+    const HostValue& b = value(n, n.operands[1]);
+    const HostValue& acc = value(n, n.operands[2]);
+    HostValue r = make_result(n, result_type(n));
+    std::string k;
+    for (const std::string& d : a.type.dims)
+      if (std::count(b.type.dims.begin(), b.type.dims.end(), d) && !std::count(r.type.dims.begin(), r.type.dims.end(), d)) k = d;
+    if (k.empty() || !a.is_float() || !b.is_float() || !r.is_float()) fail(n, "expected float operands sharing a contraction dim");
+    same_dtype(n, b, a.type.dtype);
+    same_dtype(n, acc, r.type.dtype);
+    auto k_of = [&](const HostValue& v) {
+      const auto p = std::find(v.type.dims.begin(), v.type.dims.end(), k) - v.type.dims.begin();
+      return std::pair{v.boxes[p], strides_of(extents_of(v.boxes))[p]};
+    };
+    const auto [a_box, a_step] = k_of(a);
+    const auto [b_box, b_step] = k_of(b);
+    if (!b_box.contains(a_box)) fail(n, "A and B hold different positions of " + k);
+    Access a_access = access(n, a, r.type.dims, r.boxes, k), b_access = access(n, b, r.type.dims, r.boxes, k);
+    b_access.base += (a_box.origin - b_box.origin) * b_step;
+    std::int64_t i = 0;
+    walk(extents_of(r.boxes), {access(n, acc, r.type.dims, r.boxes), a_access, b_access},
+         [&](const auto&, const auto& off) {
+           double sum = 0;
+           for (std::int64_t t = 0; t < a_box.extent; ++t) sum += a.floats[off[1] + t * a_step] * b.floats[off[2] + t * b_step];
+           r.floats[i++] = elements::round_float(r.type.dtype, acc.floats[off[0]] + sum);
+         });
+    return r;
+  }
+
+  // Elementwise with broadcasting: an operand lacking some of the result's dims repeats
+  // along them. Floats compute exactly, then round to the dtype; integers wrap.
+  HostValue binary(const graph::Node& n) const {
+    need_operands(n, 2, 2);
+    const HostValue& x = value(n, n.operands[0]);
+    const HostValue& y = value(n, n.operands[1]);
+    HostValue r = make_result(n, result_type(n));
+    const DataType t = r.type.dtype;
+    same_dtype(n, x, t);
+    same_dtype(n, y, t);
+    std::int64_t i = 0;
+    const auto kind = n.kind;
+    walk(extents_of(r.boxes), {access(n, x, r.type.dims, r.boxes), access(n, y, r.type.dims, r.boxes)},
+         [&](const auto&, const auto& off) {
+           if (r.is_float()) {
+             const double a = x.floats[off[0]], b = y.floats[off[1]];
+             double v = 0;
+             switch (kind) {
+               case graph::OpKind::Add: v = a + b; break;
+               case graph::OpKind::Sub: v = a - b; break;
+               case graph::OpKind::Mul: v = a * b; break;
+               case graph::OpKind::Div: v = a / b; break;
+               // NaN-propagating, as arith.maximumf / minimumf.
+               case graph::OpKind::Maximum: v = std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); break;
+               default: v = std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b); break;
+             }
+             r.floats[i++] = elements::round_float(t, v);
+           } else {
+             const std::int64_t a = x.integers[off[0]], b = y.integers[off[1]];
+             std::int64_t v = 0;
+             switch (kind) {
+               case graph::OpKind::Add: v = static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b)); break;
+               case graph::OpKind::Sub: v = static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b)); break;
+               case graph::OpKind::Mul: v = static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b)); break;
+               case graph::OpKind::Div:
+                 if (b == 0) fail(n, "integer division by zero");
+                 v = (a == INT64_MIN && b == -1) ? a : a / b;  // toward zero, as divsi
+                 break;
+               case graph::OpKind::Maximum: v = std::max(a, b); break;
+               default: v = std::min(a, b); break;
+             }
+             r.integers[i++] = elements::wrap_integer(t, v);
+           }
+         });
+    return r;
+  }
+
+  HostValue unary(const graph::Node& n) const {
+    need_operands(n, 1, 1);
+    const HostValue& x = value(n, n.operands[0]);
+    HostValue r = make_result(n, result_type(n));
+    const DataType t = r.type.dtype;
+    same_dtype(n, x, t);
+    std::int64_t i = 0;
+    walk(extents_of(r.boxes), {access(n, x, r.type.dims, r.boxes)}, [&](const auto&, const auto& off) {
+      if (!r.is_float()) {
+        const std::int64_t a = x.integers[off[0]];
+        if (n.kind != graph::OpKind::Neg && n.kind != graph::OpKind::Abs)
+          fail(n, expected_found("a float operand", std::string(name(t))));
+        const std::int64_t v = (n.kind == graph::OpKind::Abs && a >= 0) ? a
+                               : static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a));
+        r.integers[i++] = elements::wrap_integer(t, v);
+        return;
+      }
+      const double a = x.floats[off[0]];
+      double v = 0;
+      switch (n.kind) {
+        case graph::OpKind::Neg: v = -a; break;
+        case graph::OpKind::Exp2: v = std::exp2(a); break;
+        case graph::OpKind::Log2: v = std::log2(a); break;
+        case graph::OpKind::Reciprocal: v = 1.0 / a; break;
+        case graph::OpKind::Abs: v = std::fabs(a); break;
+        case graph::OpKind::Sqrt: v = std::sqrt(a); break;
+        case graph::OpKind::Rsqrt: v = 1.0 / std::sqrt(a); break;
+        default: v = std::tanh(a); break;
+      }
+      r.floats[i++] = elements::round_float(t, v);
+    });
+    return r;
+  }
+
+  // max<K>(x[, init]), sum<K>(x[, init]): over K's positions (floats accumulate in f32, or
+  // f64 for f64), then combined with init.
+  HostValue reduce(const graph::Node& n) const {
+    need_operands(n, 1, 2);
+    const HostValue& x = value(n, n.operands[0]);
+    HostValue r = make_result(n, result_type(n));
+    same_dtype(n, x, r.type.dtype);
+    if (n.operands.size() == 2) same_dtype(n, value(n, n.operands[1]), r.type.dtype);
+    const auto p = std::find(x.type.dims.begin(), x.type.dims.end(), n.dim) - x.type.dims.begin();
+    if (p == static_cast<std::ptrdiff_t>(x.type.dims.size())) fail(n, "the operand has no dim " + n.dim);
+    const std::int64_t extent = x.boxes[p].extent, step = strides_of(extents_of(x.boxes))[p];
+    const bool is_max = n.kind == graph::OpKind::ReduceMax;
+    const DataType work = r.type.dtype == DataType::f64 ? DataType::f64 : DataType::f32;
+    std::vector<Access> accesses{access(n, x, r.type.dims, r.boxes, n.dim)};
+    const HostValue* init = n.operands.size() == 2 ? &value(n, n.operands[1]) : nullptr;
+    if (init) accesses.push_back(access(n, *init, r.type.dims, r.boxes));
+    std::int64_t i = 0;
+    walk(extents_of(r.boxes), accesses, [&](const auto&, const auto& off) {
+      if (r.is_float()) {
+        double acc = is_max ? -INFINITY : 0.0;
+        for (std::int64_t t = 0; t < extent; ++t) {
+          const double v = x.floats[off[0] + t * step];
+          acc = is_max ? (std::isnan(v) || std::isnan(acc) ? NAN : std::max(acc, v)) : elements::round_float(work, acc + v);
+        }
+        if (init) {
+          const double v = init->floats[off[1]];
+          acc = is_max ? (std::isnan(v) || std::isnan(acc) ? NAN : std::max(acc, v)) : acc + v;
+        }
+        r.floats[i++] = elements::round_float(r.type.dtype, acc);
+      } else {
+        std::int64_t acc = is_max ? INT64_MIN : 0;
+        for (std::int64_t t = 0; t < extent; ++t) {
+          const std::int64_t v = x.integers[off[0] + t * step];
+          acc = is_max ? std::max(acc, v) : elements::wrap_integer(r.type.dtype, acc + v);
+        }
+        if (init) acc = is_max ? std::max(acc, init->integers[off[1]]) : acc + init->integers[off[1]];
+        r.integers[i++] = elements::wrap_integer(r.type.dtype, acc);
+      }
+    });
+    return r;
+  }
+
+  // cast<T>(x): floats round to nearest even; float to integer truncates toward zero
+  // (saturating); to i1, nonzero is true; i1 converts as 0 or 1.
+  HostValue cast(const graph::Node& n) const {
+    need_operands(n, 1, 1);
+    const HostValue& x = value(n, n.operands[0]);
+    HostValue r = make_result(n, result_type(n));
+    const DataType to = r.type.dtype;
+    std::int64_t i = 0;
+    walk(extents_of(r.boxes), {access(n, x, r.type.dims, r.boxes)}, [&](const auto&, const auto& off) {
+      if (x.is_float() && r.is_float()) r.floats[i++] = elements::round_float(to, x.floats[off[0]]);
+      else if (x.is_float()) r.integers[i++] = elements::float_to_integer(to, x.floats[off[0]]);
+      else if (r.is_float()) r.floats[i++] = elements::round_float(to, static_cast<double>(x.integers[off[0]]));
+      else r.integers[i++] = to == DataType::i1 ? x.integers[off[0]] != 0 : elements::wrap_integer(to, x.integers[off[0]]);
+    });
+    return r;
+  }
+
+  // permute and broadcast: the same elements, found by dim name.
+  HostValue rearrange(const graph::Node& n) const {
+    need_operands(n, 1, 1);
+    const HostValue& x = value(n, n.operands[0]);
+    HostValue r = make_result(n, result_type(n));
+    same_dtype(n, x, r.type.dtype);
+    std::int64_t i = 0;
+    walk(extents_of(r.boxes), {access(n, x, r.type.dims, r.boxes)}, [&](const auto&, const auto& off) {
+      if (r.is_float()) r.floats[i++] = x.floats[off[0]];
+      else r.integers[i++] = x.integers[off[0]];
+    });
+    return r;
+  }
+
+  HostValue select(const graph::Node& n) const {
+    need_operands(n, 3, 3);
+    const HostValue& c = value(n, n.operands[0]);
+    const HostValue& a = value(n, n.operands[1]);
+    const HostValue& b = value(n, n.operands[2]);
+    HostValue r = make_result(n, result_type(n));
+    same_dtype(n, c, DataType::i1);
+    same_dtype(n, a, r.type.dtype);
+    same_dtype(n, b, r.type.dtype);
+    std::int64_t i = 0;
+    walk(extents_of(r.boxes),
+         {access(n, c, r.type.dims, r.boxes), access(n, a, r.type.dims, r.boxes), access(n, b, r.type.dims, r.boxes)},
+         [&](const auto&, const auto& off) {
+           const bool pick = c.integers[off[0]] != 0;
+           if (r.is_float()) r.floats[i++] = pick ? a.floats[off[1]] : b.floats[off[2]];
+           else r.integers[i++] = pick ? a.integers[off[1]] : b.integers[off[2]];
+         });
+    return r;
+  }
+
+  // self_index<K, T>(): element k holds its position k along K.
+  HostValue self_index(const graph::Node& n) const {
+    HostValue r = make_result(n, result_type(n));
+    if (r.is_float()) fail(n, expected_found("an integer dtype", std::string(name(r.type.dtype))));
+    if (r.type.dims.size() != 1) fail(n, expected_found("a result of one dim", std::to_string(r.type.dims.size())));
+    for (std::int64_t k = 0; k < r.boxes[0].extent; ++k)
+      r.integers[k] = elements::wrap_integer(r.type.dtype, r.boxes[0].origin + k);
+    return r;
+  }
+
+  // apply_expr(x, f): f($0 = element) with the kernel's symbols.
+  HostValue apply_expr(const graph::Node& n) const {
+    need_operands(n, 1, 1);
+    if (!n.expr) fail(n, "no expression");
+    const HostValue& x = value(n, n.operands[0]);
+    HostValue r = make_result(n, result_type(n));
+    same_dtype(n, x, r.type.dtype);
+    if (r.is_float()) fail(n, expected_found("an integer dtype", std::string(name(r.type.dtype))));
+    const ExprProgram p = program(n, *n.expr);
+    std::int64_t i = 0;
+    std::vector<std::int64_t> var(1);
+    walk(extents_of(r.boxes), {access(n, x, r.type.dims, r.boxes)}, [&](const auto&, const auto& off) {
+      var[0] = x.integers[off[0]];
+      r.integers[i++] = elements::wrap_integer(r.type.dtype, eval(n, p, var));
+    });
+    return r;
+  }
+
+  const graph::KernelGraph& kernel_;
+  std::map<std::string, std::int64_t> symbols_;
+  std::source_location where_;
+  std::map<graph::ValueId, Memory> memories_;
+  std::map<graph::ValueId, HostValue> values_;
+  std::map<std::string, Box> scope_;
+};
+
+}  // namespace wave::interpreter

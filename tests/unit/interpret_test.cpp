@@ -1,0 +1,395 @@
+// The CPU interpreter: each op against results worked out by hand, the element formats
+// bit for bit, and the example kernels against float64 references.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include <wave/interpret.hpp>
+
+#include "gemm_reference.hpp"
+#include "kernels/conv2d.hpp"
+#include "kernels/flash_attention.hpp"
+#include "kernels/gemm.hpp"
+#include "kernels/softmax.hpp"
+
+using namespace wave;
+
+namespace {
+
+WAVE_SYMBOL(M);
+WAVE_SYMBOL(N);
+WAVE_SYMBOL(K);
+WAVE_SYMBOL(BLOCK_M);
+WAVE_SYMBOL(BLOCK_N);
+WAVE_SYMBOL(BLOCK_K);
+
+// Constraints for kernels over [M, N] (and a loop over K) whose tiles do not matter here.
+Constraints plain() {
+  return {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), WaveConstraint(M, BLOCK_M),
+          WaveConstraint(N, BLOCK_N), HardwareConstraint{.threads_per_wave = 32}};
+}
+// Rows [M] and a loop over K.
+Constraints looped() {
+  return {WorkgroupConstraint(M, BLOCK_M, 0), WaveConstraint(M, BLOCK_M), TilingConstraint(K, BLOCK_K),
+          HardwareConstraint{.threads_per_wave = 32}};
+}
+CompileOptions sizes(std::int64_t m, std::int64_t n) {
+  return {.subs = {{M, m}, {N, n}, {BLOCK_M, 16}, {BLOCK_N, 16}}};
+}
+CompileOptions looped_sizes(std::int64_t m, std::int64_t k, std::int64_t block_k) {
+  return {.subs = {{M, m}, {K, k}, {BLOCK_M, 16}, {BLOCK_K, block_k}}};
+}
+
+std::vector<std::uint16_t> to_f16(const std::vector<double>& xs, DataType t = DataType::f16) {
+  std::vector<std::uint16_t> out(xs.size());
+  for (std::size_t i = 0; i < xs.size(); ++i) elements::store_float(t, out.data(), i, elements::round_float(t, xs[i]));
+  return out;
+}
+double f16_at(const std::vector<std::uint16_t>& v, std::size_t i, DataType t = DataType::f16) {
+  return elements::load_float(t, v.data(), i);
+}
+
+std::vector<double> random_values(std::size_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  std::vector<double> v(n);
+  for (double& x : v) x = u(rng);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("element formats round to nearest even and round-trip every encoding", "[interpret][elements]") {
+  using elements::round_float;
+  // f16: 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to the even mantissa (1).
+  CHECK(round_float(DataType::f16, 1 + std::ldexp(1, -11)) == 1.0);
+  CHECK(round_float(DataType::f16, 1 + 3 * std::ldexp(1, -11)) == 1 + std::ldexp(1, -9));
+  CHECK(round_float(DataType::f16, 65519.0) == 65504.0);
+  CHECK(std::isinf(round_float(DataType::f16, 65520.0)));
+  CHECK(round_float(DataType::f16, std::ldexp(1, -25)) == 0.0);  // half the least subnormal: to even (0)
+  CHECK(round_float(DataType::f16, std::ldexp(3, -26)) == std::ldexp(1, -24));
+  CHECK(round_float(DataType::bf16, 1 + std::ldexp(1, -8)) == 1.0);
+  CHECK(round_float(DataType::bf16, 1 + std::ldexp(3, -8)) == 1 + std::ldexp(1, -6));
+  CHECK(round_float(DataType::f8e4m3, 1000.0) == 448.0);  // saturates
+  CHECK(round_float(DataType::f8e4m3, -0.3) == -0.3125);
+  CHECK(round_float(DataType::f8e5m2, 1e6) == 57344.0);
+  CHECK(round_float(DataType::f32, 1 + std::ldexp(1, -30)) == 1.0);
+
+  for (DataType t : {DataType::f16, DataType::bf16}) {
+    for (std::uint64_t bits = 0; bits < 65536; ++bits) {  // 8-byte words: any dtype fits
+      const double x = elements::load_float(t, &bits, 0);
+      if (std::isnan(x)) continue;
+      std::uint64_t back = 0;
+      elements::store_float(t, &back, 0, round_float(t, x));
+      INFO(name(t) << " bits " << bits);
+      REQUIRE(back == bits);
+    }
+  }
+  for (DataType t : {DataType::f8e4m3, DataType::f8e5m2}) {
+    for (std::uint64_t bits = 0; bits < 256; ++bits) {
+      const double x = elements::load_float(t, &bits, 0);
+      if (std::isnan(x) || std::isinf(x)) continue;
+      std::uint64_t back = 0;
+      elements::store_float(t, &back, 0, round_float(t, x));
+      INFO(name(t) << " bits " << bits);
+      REQUIRE(back == bits);
+    }
+  }
+  const std::uint64_t e4m3_max = 0x7e;
+  CHECK(elements::load_float(DataType::f8e4m3, &e4m3_max, 0) == 448.0);
+}
+
+TEST_CASE("interpret: read and write move every element, unaligned sizes included", "[interpret]") {
+  auto copy = kernel("copy", plain(), [](Memory<dims<M, N>, f32> a, Memory<dims<N, M>, f32> b) {
+    write(read(a), b);  // a transpose: dims are matched by name
+  });
+  const std::vector<float> a{1, 2, 3, 4, 5, 6};
+  std::vector<float> b(6, NAN);
+  interpret(copy, sizes(2, 3), {a.data(), b.data()});
+  CHECK(b == std::vector<float>{1, 4, 2, 5, 3, 6});
+}
+
+TEST_CASE("interpret: elementwise ops broadcast and round in the result's dtype", "[interpret]") {
+  auto ops = kernel("ops", plain(),
+                    [](Memory<dims<M, N>, f32> x, Memory<dims<N>, f32> y, Memory<dims<M, N>, f32> sum,
+                       Memory<dims<M, N>, f32> quotient, Memory<dims<M, N>, f32> top, Memory<dims<M, N>, f16> half) {
+                      auto a = read(x);
+                      auto b = read(y);
+                      write(a + b * 2.0, sum);
+                      write(a / b - 1.0, quotient);
+                      write(maximum(a, b), top);
+                      write(cast<f16>(minimum(a, b) + 1.0 / 3.0), half);
+                    });
+  const std::vector<float> x{1, -2, 3, 4, 5, -6}, y{2, 4, -8};
+  std::vector<float> sum(6), quotient(6), top(6);
+  std::vector<std::uint16_t> half(6);
+  interpret(ops, sizes(2, 3), {x.data(), y.data(), sum.data(), quotient.data(), top.data(), half.data()});
+  CHECK(sum == std::vector<float>{5, 6, -13, 8, 13, -22});
+  CHECK(quotient == std::vector<float>{-0.5f, -1.5f, -1.375f, 1.0f, 0.25f, -0.25f});
+  CHECK(top == std::vector<float>{2, 4, 3, 4, 5, -6});
+  // min + 1/3 in f32 (the scalar is f32), then rounded to f16.
+  const double third = static_cast<float>(1.0 / 3.0);
+  const std::vector<double> want{1 + third, -2 + third, -8 + third, 2 + third, 4 + third, -8 + third};
+  for (std::size_t i = 0; i < 6; ++i)
+    CHECK(f16_at(half, i) == elements::round_float(DataType::f16, static_cast<float>(want[i])));
+}
+
+TEST_CASE("interpret: unary math", "[interpret]") {
+  auto math = kernel("math", plain(), [](Memory<dims<M, N>, f32> x, Memory<dims<M, N>, f32> out) {
+    auto v = read(x);
+    write(exp2(v) + log2(abs(v)) * 10.0 + sqrt(abs(v)) * 100.0 + rsqrt(abs(v)) * 1000.0 +
+              tanh(v) * 10000.0 - reciprocal(v) + (-v) * 0.5,
+          out);
+  });
+  const std::vector<float> x{1, -2, 4, 0.5f};
+  std::vector<float> out(4, NAN);
+  interpret(math, sizes(2, 2), {x.data(), out.data()});
+  for (std::size_t i = 0; i < 4; ++i) {
+    const double v = x[i];
+    const double want = std::exp2(v) + std::log2(std::abs(v)) * 10 + std::sqrt(std::abs(v)) * 100 +
+                        1 / std::sqrt(std::abs(v)) * 1000 + std::tanh(v) * 10000 - 1 / v - v * 0.5;
+    CHECK(out[i] == Approx(want).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("interpret: reductions with and without an initial value", "[interpret]") {
+  auto reduce = kernel("reduce", plain(),
+                       [](Memory<dims<M, N>, f32> x, Memory<dims<M>, f32> init, Memory<dims<M>, f32> top,
+                          Memory<dims<M>, f32> total, Memory<dims<N>, f32> column) {
+                         auto v = read(x);
+                         write(max<N>(v, read(init)), top);
+                         write(sum<N>(v), total);
+                         write(sum<M>(v), column);
+                       });
+  const std::vector<float> x{1, 7, -3, -4, -5, -6}, init{0, -10};
+  std::vector<float> top(2), total(2), column(3);
+  interpret(reduce, sizes(2, 3), {x.data(), init.data(), top.data(), total.data(), column.data()});
+  CHECK(top == std::vector<float>{7, -4});
+  CHECK(total == std::vector<float>{5, -15});
+  CHECK(column == std::vector<float>{-3, 2, -9});
+}
+
+TEST_CASE("interpret: casts round, truncate, saturate, and treat i1 as 0 or 1", "[interpret]") {
+  auto casts = kernel("casts", plain(),
+                      [](Memory<dims<M, N>, f32> x, Memory<dims<M, N>, i32> to_int, Memory<dims<M, N>, bf16> to_bf16,
+                         Memory<dims<M, N>, f32> from_bool, Memory<dims<M, N>, i8> wrapped) {
+                        auto v = read(x);
+                        write(cast<i32>(v), to_int);
+                        write(cast<bf16>(v), to_bf16);
+                        write(cast<f32>(cast<i1>(v)), from_bool);
+                        write(cast<i8>(cast<i32>(v)), wrapped);
+                      });
+  const std::vector<float> x{-2.7f, 2.7f, 0.0f, 1e20f, 300.0f, 1.00390625f};
+  std::vector<std::int32_t> to_int(6);
+  std::vector<std::uint16_t> to_bf16(6);
+  std::vector<float> from_bool(6);
+  std::vector<std::int8_t> wrapped(6);
+  interpret(casts, sizes(2, 3), {x.data(), to_int.data(), to_bf16.data(), from_bool.data(), wrapped.data()});
+  CHECK(to_int == std::vector<std::int32_t>{-2, 2, 0, 2147483647, 300, 1});
+  CHECK(from_bool == std::vector<float>{1, 1, 0, 1, 1, 1});
+  CHECK(wrapped == std::vector<std::int8_t>{-2, 2, 0, -1, 44, 1});
+  CHECK(f16_at(to_bf16, 5, DataType::bf16) == 1.0);  // 1 + 2^-8: a tie, to even
+  CHECK(f16_at(to_bf16, 0, DataType::bf16) == -2.703125);
+}
+
+TEST_CASE("interpret: permute, broadcast, select, self_index and apply_expr", "[interpret]") {
+  auto shapes = kernel("shapes", plain(),
+                       [](Memory<dims<M, N>, f32> x, Memory<dims<N, M>, f32> flipped, Memory<dims<M, N>, f32> masked,
+                          Memory<dims<M, N>, i64> positions) {
+                         auto v = read(x);
+                         write(permute<dims<N, M>>(v), flipped);
+                         auto n_at = broadcast<dims<M, N>>(self_index<N, i64>());
+                         auto m_at = broadcast<dims<M, N>>(self_index<M, i64>());
+                         auto below = cast<i1>(apply_expr(n_at - m_at, [](auto d) { return d <= 0; }));
+                         Register<dims<M, N>, f32> zero(0.0);
+                         write(select(below, v, zero), masked);
+                         write(apply_expr(m_at * 10 + n_at, [](auto p) { return p % N + p / 10 * N; }), positions);
+                       });
+  const std::vector<float> x{1, 2, 3, 4, 5, 6};
+  std::vector<float> flipped(6), masked(6);
+  std::vector<std::int64_t> positions(6);
+  interpret(shapes, sizes(2, 3), {x.data(), flipped.data(), masked.data(), positions.data()});
+  CHECK(flipped == std::vector<float>{1, 4, 2, 5, 3, 6});
+  CHECK(masked == std::vector<float>{1, 0, 0, 4, 5, 0});
+  // (10 m + n) mod 3 + (10 m + n) / 10 * 3
+  CHECK(positions == std::vector<std::int64_t>{0, 1, 2, 1 + 3, 2 + 3, 0 + 3});
+}
+
+TEST_CASE("interpret: iterate walks the loop's tiles; positions past the end do not exist", "[interpret]") {
+  // Row sums over K in tiles of 4, K = 10: the last tile holds 2 positions.
+  auto row_sum = kernel("row_sum", looped(), [](Memory<dims<M, K>, f32> x, Memory<dims<M, K>, i32> at,
+                                                Memory<dims<M>, f32> total, Memory<dims<M>, f32> largest) {
+    Register<dims<M>, f32> zero(0.0), low(-100.0);
+    auto [s, t] = iterate<K>(std::tuple{zero, low}, [&](auto s, auto t) {
+      auto v = read(x);
+      write(broadcast<dims<M, K>>(cast<i32>(self_index<K, i64>())), at);
+      return std::tuple{sum<K>(v, s), max<K>(v - 1000.0, t)};
+    });
+    write(s, total);
+    write(t, largest);
+  });
+  std::mt19937 rng(7);
+  std::vector<double> values = random_values(3 * 10, rng);
+  std::vector<float> x(values.begin(), values.end()), total(3), largest(3);
+  std::vector<std::int32_t> at(30, -1);
+  interpret(row_sum, looped_sizes(3, 10, 4), {x.data(), at.data(), total.data(), largest.data()});
+  for (int m = 0; m < 3; ++m) {
+    double want = 0;
+    for (int k = 0; k < 10; ++k) want += x[m * 10 + k];
+    CHECK(total[m] == Approx(want).epsilon(1e-6));
+    CHECK(largest[m] == -100.0f);  // every x - 1000 is below the initial -100
+    for (int k = 0; k < 10; ++k) CHECK(at[m * 10 + k] == k);
+  }
+}
+
+TEST_CASE("interpret: index mappings on reads and writes", "[interpret]") {
+  constexpr auto i = iterator(0), j = iterator(1);
+  // Reads x[N, M] transposed through a mapping; writes each row reversed.
+  const IndexMapping<dims<M, N>> transposed{.inputs = {{N, j}, {M, i}}, .outputs = {{M, i}, {N, j}}};
+  const IndexMapping<dims<M, N>> reversed{.inputs = {{M, i}, {N, j}}, .outputs = {{M, i}, {N, N - 1 - j}}};
+  auto mapped = kernel("mapped", plain(), [=](Memory<dims<N, M>, f32> x, Memory<dims<M, N>, f32> y) {
+    write(read(x, transposed) * 2.0, y, reversed);
+  });
+  const std::vector<float> x{1, 2, 3, 4, 5, 6};  // [N=3, M=2]
+  std::vector<float> y(6, NAN);
+  interpret(mapped, sizes(2, 3), {x.data(), y.data()});
+  // y[m, n] = 2 x[N-1-n, m]
+  CHECK(y == std::vector<float>{10, 6, 2, 12, 8, 4});
+
+  const IndexMapping<dims<M, N>> shifted{.inputs = {{N, j + 1}, {M, i}}, .outputs = {{M, i}, {N, j}}};
+  auto outside = kernel("outside", plain(), [=](Memory<dims<N, M>, f32> x, Memory<dims<M, N>, f32> y) {
+    write(read(x, shifted), y);
+  });
+  try {
+    interpret(outside, sizes(2, 3), {x.data(), y.data()});
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.op() == "read");
+    CHECK(e.line() > 0);
+    CHECK_THAT(e.what(), Catch::Contains("inside the tensor [N=3, M=2]") && Catch::Contains("found N = 3"));
+  }
+}
+
+TEST_CASE("interpret: mistakes are errors naming the kernel and the line", "[interpret][errors]") {
+  auto copy = kernel("copy", plain(), [](Memory<dims<M, N>, f32> a, Memory<dims<M, N>, f32> b) { write(read(a), b); });
+  const std::vector<float> a(6);
+  const std::vector<float> b_const(6);
+  std::vector<float> b(6);
+  CHECK_THROWS_WITH(interpret(copy, sizes(2, 3), {a.data(), b_const.data()}),
+                    Catch::Contains("kernel 'copy', op 'write'") && Catch::Contains("pointer to const"));
+  CHECK_THROWS_WITH(interpret(copy, sizes(2, 3), {a.data()}), Catch::Contains("expected 2 arguments"));
+  CHECK_THROWS_WITH(interpret(copy, {.subs = {{M, 2}, {BLOCK_M, 1}, {BLOCK_N, 1}}}, {a.data(), b.data()}),
+                    Catch::Contains("the size of N") && Catch::Contains("interpret_test.cpp"));
+  float* null = nullptr;
+  CHECK_THROWS_WITH(interpret(copy, sizes(2, 3), {a.data(), null}), Catch::Contains("null"));
+
+  auto divide = kernel("divide", plain(), [](Memory<dims<M, N>, i32> a, Memory<dims<M, N>, i32> b) {
+    write(read(a) / read(a), b);
+  });
+  const std::vector<std::int32_t> zeros(6, 0);
+  std::vector<std::int32_t> out(6);
+  CHECK_THROWS_WITH(interpret(divide, sizes(2, 3), {zeros.data(), out.data()}),
+                    Catch::Contains("op 'div'") && Catch::Contains("division by zero"));
+}
+
+TEST_CASE("interpret: the GEMM example matches a float64 reference", "[interpret][examples]") {
+  namespace g = examples::gemm;
+  std::mt19937 rng(11);
+  for (auto [m, n, k] : {std::tuple{256, 256, 256}, std::tuple{70, 33, 100}}) {
+    const auto a = to_f16(random_values(std::size_t(m) * k, rng)), b = to_f16(random_values(std::size_t(n) * k, rng));
+    std::vector<float> c(std::size_t(m) * n, NAN);
+    const auto start = std::chrono::steady_clock::now();
+    interpret(g::make_kernel(),
+              {.subs = {{g::M, m}, {g::N, n}, {g::K, k}, {g::BLOCK_M, 64}, {g::BLOCK_N, 64}, {g::BLOCK_K, 16},
+                        {g::ADDRESS_SPACE, SHARED_ADDRESS_SPACE}}},
+              {a.data(), b.data(), c.data()});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (m == 256) WARN("interpreting the GEMM at 256^3 took " << seconds << " s");
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        const auto want = examples::host::dot_nt(a, b, i, j, k);
+        REQUIRE(std::abs(c[std::size_t(i) * n + j] - want.value) <= 1e-6 * want.magnitude + 1e-6);
+      }
+  }
+}
+
+TEST_CASE("interpret: the softmax example sums each row to one", "[interpret][examples]") {
+  namespace sm = examples::softmax;
+  std::mt19937 rng(5);
+  const int m = 5, n = 77;
+  const auto x = to_f16(random_values(std::size_t(m) * n, rng));
+  std::vector<std::uint16_t> y(std::size_t(m) * n, 0xffff);
+  interpret(sm::make_kernel(), {.subs = {{sm::M, m}, {sm::N, n}, {sm::BLOCK_M, 1}, {sm::BLOCK_N, 128}, {sm::WAVE_N, 32}}},
+            {x.data(), y.data()});
+  for (int r = 0; r < m; ++r) {
+    double top = -INFINITY, total = 0;
+    for (int c = 0; c < n; ++c) top = std::max(top, f16_at(x, r * n + c));
+    for (int c = 0; c < n; ++c) total += std::exp(f16_at(x, r * n + c) - top);
+    for (int c = 0; c < n; ++c)
+      REQUIRE(f16_at(y, r * n + c) == Approx(std::exp(f16_at(x, r * n + c) - top) / total).epsilon(2e-3));
+  }
+}
+
+TEST_CASE("interpret: flash attention (causal, unaligned keys) matches a float64 reference", "[interpret][examples]") {
+  namespace fa = examples::flash_attention;
+  std::mt19937 rng(3);
+  const int b = 1, h = 2, m = 37, k2 = 45, d = 16, n = 8;
+  for (bool causal : {false, true}) {
+    std::vector<double> qd = random_values(std::size_t(b) * h * m * d, rng), kd = random_values(std::size_t(b) * h * k2 * d, rng),
+                        vd = random_values(std::size_t(b) * h * k2 * n, rng);
+    const auto q = to_f16(qd), k = to_f16(kd), v = to_f16(vd);
+    std::vector<float> out(std::size_t(b) * h * m * n, NAN);
+    interpret(fa::make_kernel({.head_dim = d, .causal = causal, .waves = 4}),
+              {.subs = {{fa::B, b}, {fa::H, h}, {fa::M, m}, {fa::K2, k2}, {fa::K1, d}, {fa::N, n}, {fa::BLOCK_M, 64},
+                        {fa::BLOCK_K2, 16}}},
+              {q.data(), k.data(), v.data(), out.data()});
+    for (int hi = 0; hi < h; ++hi)
+      for (int mi = 0; mi < m; ++mi) {
+        const int keys = causal ? std::min(mi + 1, k2) : k2;
+        std::vector<double> s(keys);
+        double top = -INFINITY, total = 0;
+        for (int j = 0; j < keys; ++j) {
+          double dot = 0;
+          for (int x = 0; x < d; ++x) dot += f16_at(q, (hi * m + mi) * d + x) * f16_at(k, (hi * k2 + j) * d + x);
+          top = std::max(top, s[j] = dot / std::sqrt(double(d)));
+        }
+        for (double& x : s) total += (x = std::exp(x - top));
+        for (int c = 0; c < n; ++c) {
+          double want = 0, magnitude = 0;
+          for (int j = 0; j < keys; ++j) {
+            want += s[j] / total * f16_at(v, (hi * k2 + j) * n + c);
+            magnitude += std::abs(s[j] / total * f16_at(v, (hi * k2 + j) * n + c));
+          }
+          INFO("causal " << causal << " head " << hi << " row " << mi << " column " << c);
+          REQUIRE(std::abs(out[(std::size_t(hi) * m + mi) * n + c] - want) <= 2e-3 * magnitude + 1e-6);
+        }
+      }
+  }
+}
+
+TEST_CASE("interpret: conv2d through index mappings matches a direct convolution", "[interpret][examples]") {
+  namespace cv = examples::conv2d;
+  std::mt19937 rng(9);
+  const int n = 1, c = 3, h = 6, w = 5, nf = 4, hf = 3, wf = 2, ho = h - hf + 1, wo = w - wf + 1;
+  const auto x = to_f16(random_values(std::size_t(n) * h * w * c, rng));
+  const auto we = to_f16(random_values(std::size_t(hf) * wf * c * nf, rng));
+  std::vector<float> out(std::size_t(n) * ho * wo * nf, NAN);
+  interpret(cv::make_kernel(),
+            {.subs = {{cv::N, n}, {cv::C, c}, {cv::H, h}, {cv::W, w}, {cv::NF, nf}, {cv::HF, hf}, {cv::WF, wf},
+                      {cv::H_OUT, ho}, {cv::W_OUT, wo}, {cv::SZ_OUT, ho * wo}, {cv::M, n * ho * wo},
+                      {cv::K, hf * wf * c}, {cv::BLOCK_M, 64}, {cv::BLOCK_N, 64}, {cv::BLOCK_K, 4},
+                      {cv::ADDRESS_SPACE, GLOBAL_ADDRESS_SPACE}}},
+            {x.data(), we.data(), out.data()});
+  for (int oh = 0; oh < ho; ++oh)
+    for (int ow = 0; ow < wo; ++ow)
+      for (int f = 0; f < nf; ++f) {
+        double want = 0;
+        for (int dy = 0; dy < hf; ++dy)
+          for (int dx = 0; dx < wf; ++dx)
+            for (int ch = 0; ch < c; ++ch)
+              want += f16_at(x, ((oh + dy) * w + ow + dx) * c + ch) * f16_at(we, ((dy * wf + dx) * c + ch) * nf + f);
+        REQUIRE(out[(std::size_t(oh) * wo + ow) * nf + f] == Approx(want).margin(1e-5));
+      }
+}
