@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -170,17 +171,25 @@ inline std::int64_t floor_div(std::int64_t a, std::int64_t b) {
   std::int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
-inline std::int64_t floor_mod(std::int64_t a, std::int64_t b) { return a - floor_div(a, b) * b; }
+inline std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
+  const std::int64_t r = a % b;  // b != -1 (checked by fold): no overflow
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
 inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return -floor_div(-a, b); }
 
+// The value of `a op b`; nullopt where it is undefined (division by zero) or overflows
+// 64 bits, so that such an expression stays unevaluated rather than wrong.
 inline std::optional<std::int64_t> fold(ExprOp op, std::int64_t a, std::int64_t b) {
+  std::int64_t r;
+  constexpr std::int64_t lowest = std::numeric_limits<std::int64_t>::min();
   switch (op) {
-    case ExprOp::Add: return a + b;
-    case ExprOp::Sub: return a - b;
-    case ExprOp::Mul: return a * b;
-    case ExprOp::FloorDiv: return b == 0 ? std::nullopt : std::optional(floor_div(a, b));
-    case ExprOp::CeilDiv: return b == 0 ? std::nullopt : std::optional(ceil_div(a, b));
-    case ExprOp::Mod: return b == 0 ? std::nullopt : std::optional(floor_mod(a, b));
+    case ExprOp::Add: return __builtin_add_overflow(a, b, &r) ? std::nullopt : std::optional(r);
+    case ExprOp::Sub: return __builtin_sub_overflow(a, b, &r) ? std::nullopt : std::optional(r);
+    case ExprOp::Mul: return __builtin_mul_overflow(a, b, &r) ? std::nullopt : std::optional(r);
+    case ExprOp::FloorDiv:
+      return b == 0 || (a == lowest && b == -1) ? std::nullopt : std::optional(floor_div(a, b));
+    case ExprOp::CeilDiv: return b == 0 || a == lowest ? std::nullopt : std::optional(ceil_div(a, b));
+    case ExprOp::Mod: return b == 0 ? std::nullopt : b == -1 ? std::optional<std::int64_t>(0) : std::optional(floor_mod(a, b));
     case ExprOp::Min: return a < b ? a : b;
     case ExprOp::Max: return a < b ? b : a;
     case ExprOp::Lt: return a < b;
@@ -197,11 +206,14 @@ inline std::optional<std::int64_t> fold(ExprOp op, std::int64_t a, std::int64_t 
 struct LinearSum {
   std::vector<Expr> terms;
   std::int64_t constant = 0;
+  bool overflow = false;  // the constants' sum does not fit: no identity applies
 };
 
 inline void collect_terms(const Expr& e, bool negate, LinearSum& out) {
   if (e.is_constant()) {
-    out.constant += negate ? -e.value() : e.value();
+    auto sum = fold(negate ? ExprOp::Sub : ExprOp::Add, out.constant, e.value());
+    if (sum) out.constant = *sum;
+    else out.overflow = true;
   } else if (e.op() == ExprOp::Add || e.op() == ExprOp::Sub) {
     collect_terms(e.lhs(), negate, out);
     collect_terms(e.rhs(), e.op() == ExprOp::Sub ? !negate : negate, out);
@@ -228,7 +240,9 @@ inline Expr sum_of(const std::vector<Expr>& terms, std::int64_t constant) {
   for (const Expr& t : terms) acc = acc ? Expr::binary(ExprOp::Add, *acc, t) : t;
   if (!acc) return Expr(constant);
   if (constant > 0) return Expr::binary(ExprOp::Add, *acc, Expr(constant));
-  if (constant < 0) return Expr::binary(ExprOp::Sub, *acc, Expr(-constant));
+  if (constant < 0 && constant != std::numeric_limits<std::int64_t>::min())
+    return Expr::binary(ExprOp::Sub, *acc, Expr(-constant));
+  if (constant < 0) return Expr::binary(ExprOp::Add, *acc, Expr(constant));
   return *acc;
 }
 
@@ -239,7 +253,10 @@ inline std::optional<Expr> split_by_divisor(const Expr& dividend, ExprOp op, std
   collect_terms(dividend, false, sum);
   std::vector<Expr> multiples, rest;
   for (const Expr& t : sum.terms) (constant_factor(t) % d == 0 ? multiples : rest).push_back(t);
-  std::int64_t whole = floor_div(sum.constant, d) * d;
+  if (sum.overflow) return std::nullopt;
+  const auto rounded = fold(ExprOp::Sub, sum.constant, floor_mod(sum.constant, d));
+  if (!rounded) return std::nullopt;
+  const std::int64_t whole = *rounded;
   if (multiples.empty() && whole == 0) return std::nullopt;
   Expr remainder = sum_of(rest, sum.constant - whole);
   if (op == ExprOp::Mod) return Expr::binary(ExprOp::Mod, remainder, Expr(d)).simplify();
@@ -258,30 +275,30 @@ inline Expr simplify_binary(ExprOp op, const Expr& a, const Expr& b) {
   const std::int64_t bv = bc ? b.value() : 0;
   switch (op) {
     case ExprOp::Add:
-      if (a.is_constant()) return simplify_binary(ExprOp::Add, b, a);  // constants go right
+      if (a.is_constant() && !bc) return simplify_binary(ExprOp::Add, b, a);  // constants go right
       if (bc && bv == 0) return a;
       if (bc && a.op() == ExprOp::Add && a.rhs().is_constant())
-        return simplify_binary(ExprOp::Add, a.lhs(), Expr(a.rhs().value() + bv));
-      if (bc && bv < 0) return Expr::binary(ExprOp::Sub, a, Expr(-bv));
+        if (auto c = fold(ExprOp::Add, a.rhs().value(), bv)) return simplify_binary(ExprOp::Add, a.lhs(), Expr(*c));
+      if (bc && bv < 0 && bv != std::numeric_limits<std::int64_t>::min()) return Expr::binary(ExprOp::Sub, a, Expr(-bv));
       break;
     case ExprOp::Sub:
       if (bc && bv == 0) return a;
       if (a == b) return Expr(0);
-      if (bc) return simplify_binary(ExprOp::Add, a, Expr(-bv));
+      if (bc && bv != std::numeric_limits<std::int64_t>::min()) return simplify_binary(ExprOp::Add, a, Expr(-bv));
       break;
     case ExprOp::Mul:
-      if (a.is_constant()) return simplify_binary(ExprOp::Mul, b, a);
+      if (a.is_constant() && !bc) return simplify_binary(ExprOp::Mul, b, a);
       if (bc && bv == 0) return Expr(0);
       if (bc && bv == 1) return a;
       if (bc && a.op() == ExprOp::Mul && a.rhs().is_constant())
-        return simplify_binary(ExprOp::Mul, a.lhs(), Expr(a.rhs().value() * bv));
+        if (auto c = fold(ExprOp::Mul, a.rhs().value(), bv)) return simplify_binary(ExprOp::Mul, a.lhs(), Expr(*c));
       break;
     case ExprOp::FloorDiv:
       if (bc && bv == 1) return a;
       if (a.is_constant() && a.value() == 0) return Expr(0);
       if (bc && bv > 0) {
         if (a.op() == ExprOp::FloorDiv && a.rhs().is_constant() && a.rhs().value() > 0)
-          return simplify_binary(ExprOp::FloorDiv, a.lhs(), Expr(a.rhs().value() * bv));
+          if (auto c = fold(ExprOp::Mul, a.rhs().value(), bv)) return simplify_binary(ExprOp::FloorDiv, a.lhs(), Expr(*c));
         if (auto split = split_by_divisor(a, op, bv)) return *split;
       }
       break;

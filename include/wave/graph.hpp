@@ -58,7 +58,8 @@ inline const char* op_name(OpKind k) {
       "neg", "exp2", "log2", "reciprocal", "abs", "sqrt", "rsqrt", "tanh",
       "reduce_max", "reduce_sum",
       "cast", "permute", "broadcast", "select", "self_index", "apply_expr"};
-  return names[static_cast<int>(k)];
+  const auto i = static_cast<std::size_t>(k);
+  return i < sizeof names / sizeof *names ? names[i] : "?";  // "?": a hand-built graph's bad kind
 }
 
 struct Block;

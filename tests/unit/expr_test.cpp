@@ -109,3 +109,20 @@ TEST_CASE("simplification preserves value on random inputs", "[expr]") {
         CHECK(e.substitute(values).simplify() == e.simplify().substitute(values).simplify());
       }
 }
+
+TEST_CASE("expressions whose constants overflow 64 bits stay unevaluated", "[expr]") {
+  const std::int64_t lowest = std::numeric_limits<std::int64_t>::min(), highest = std::numeric_limits<std::int64_t>::max();
+  const Expr m = Expr::symbol("M");
+  // Found by the launch fuzz target: simplifying M + lowest negated the constant.
+  CHECK((m + Expr(lowest)).simplify().evaluate({{"M", 1}}) == lowest + 1);
+  CHECK_FALSE((Expr(highest) + Expr(1)).simplify().is_constant());
+  CHECK_FALSE((Expr(lowest) - Expr(1)).evaluate().has_value());
+  CHECK_FALSE((Expr(highest) * Expr(2)).evaluate().has_value());
+  CHECK_FALSE(floordiv(Expr(lowest), Expr(-1)).evaluate().has_value());
+  CHECK((Expr(lowest) % Expr(-1)).evaluate() == 0);
+  CHECK_FALSE(ceildiv(Expr(lowest), Expr(3)).evaluate().has_value());
+  CHECK_FALSE((m * Expr(highest) * Expr(4)).simplify().evaluate({{"M", 1}}).has_value());
+  CHECK_FALSE(((m + Expr(highest)) + Expr(highest)).simplify().evaluate({{"M", 0}}).has_value());
+  CHECK_FALSE(floordiv(m + Expr(lowest) - Expr(highest), Expr(4)).simplify().evaluate({{"M", 0}}).has_value());
+  CHECK(floordiv(m * 8 + Expr(highest - 7), Expr(8)).simplify().evaluate({{"M", 0}}) == (highest - 7) / 8);
+}

@@ -58,6 +58,10 @@ class Evaluator {
   }
 
  private:
+  // The largest value interpreted (8 GiB of doubles): larger sizes are reported, not
+  // allocated.
+  static constexpr std::int64_t kMaxElements = std::int64_t(1) << 30;
+
   struct Memory {
     graph::MemoryType type;
     void* data;
@@ -109,6 +113,11 @@ class Evaluator {
       if (it == scope_.end()) fail(n, "the size of " + d + ": " + expected_found("a value in subs", "none"));
       boxes.push_back(it->second);
     }
+    std::int64_t elements = 1;
+    for (const Box& b : boxes)
+      if (__builtin_mul_overflow(elements, b.extent, &elements) || elements > kMaxElements)
+        fail(n, "a value of " + std::to_string(boxes.size()) + " dims: " +
+                    expected_found("at most " + std::to_string(kMaxElements) + " elements to interpret", "more"));
     return HostValue::make(type, std::move(boxes));
   }
 
@@ -306,7 +315,7 @@ class Evaluator {
 
   std::int64_t eval(const graph::Node& n, const ExprProgram& p, const std::vector<std::int64_t>& vars) const {
     auto v = p(vars);
-    if (!v) fail(n, "an index expression divides by zero");
+    if (!v) fail(n, "an expression divides by zero or overflows 64 bits");
     return *v;
   }
 

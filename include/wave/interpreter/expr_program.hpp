@@ -26,7 +26,7 @@ class ExprProgram {
     return p;
   }
 
-  // The value for the variables `$0, $1, ...`; nullopt on a division by zero.
+  // The value for the variables `$0, $1, ...`; nullopt on a division by zero or an overflow.
   std::optional<std::int64_t> operator()(std::span<const std::int64_t> variables) const {
     std::int64_t small[kSmallStack] = {};
     std::vector<std::int64_t> large(need_ > kSmallStack ? need_ : 0);

@@ -210,6 +210,9 @@ class ExprParser {
   llvm::StringMap<unsigned> symbolIndex_;
 };
 
+// -v for a negative v, as text (the lowest int64 has no positive counterpart).
+std::string negatedText(int64_t v) { return std::to_string(0 - static_cast<uint64_t>(v)); }
+
 // `x * c` with a negative constant c: printed as a negation or a subtraction.
 std::optional<int64_t> negativeFactor(AffineExpr e) {
   if (e.getKind() != AffineExprKind::Mul) return std::nullopt;
@@ -246,11 +249,11 @@ class ExprPrinter {
         // Affine maps store a - b as a + b * -1 (and a - 3 as a + -3); print what was
         // written.
         if (auto c = dyn_cast<AffineConstantExpr>(rhs); c && c.getValue() < 0)
-          return side(lhs, 1, false) + " - " + std::to_string(-c.getValue());
+          return side(lhs, 1, false) + " - " + negatedText(c.getValue());
         if (auto factor = negativeFactor(rhs)) {
           AffineExpr negated = cast<AffineBinaryOpExpr>(rhs).getLHS();
           if (*factor == -1) return side(lhs, 1, false) + " - " + side(negated, 1, true);
-          return side(lhs, 1, false) + " - " + side(negated, 2, false) + " * " + std::to_string(-*factor);
+          return side(lhs, 1, false) + " - " + side(negated, 2, false) + " * " + negatedText(*factor);
         }
         op = " + ";
         break;

@@ -3,6 +3,8 @@
 #include "dialect/WaveDialect.h"
 #include "import/ExprToAffine.h"
 
+#include <cmath>
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -49,7 +51,24 @@ class KernelImporter {
     return FileLineColLoc::get(&ctx_, loc.file, loc.line, loc.column);
   }
 
-  Type elementType(DataType t) {
+  // T::get, for parameters its verifier may reject (a hand-built graph is not checked
+  // like a traced one): the verifier's message becomes a wave::Error at `loc`.
+  template <class T, class... Params>
+  T checked(const std::string& op, const graph::SourceLoc& loc, Params&&... params) {
+    std::string message;
+    ScopedDiagnosticHandler capture(&ctx_, [&](Diagnostic& d) {
+      if (message.empty()) message = d.str();
+      return success();
+    });
+    auto emit = [&] { return emitError(location(loc)); };
+    // A function_ref and exact parameter types pick the generated getChecked, which
+    // sees the storage class, over the generic template.
+    T result = T::getChecked(llvm::function_ref<InFlightDiagnostic()>(emit), &ctx_, std::forward<Params>(params)...);
+    if (!result) fail(op, loc, message);
+    return result;
+  }
+
+  Type elementType(DataType t, const std::string& op, const graph::SourceLoc& loc) {
     switch (t) {
       case DataType::f16: return builder_.getF16Type();
       case DataType::bf16: return builder_.getBF16Type();
@@ -62,15 +81,18 @@ class KernelImporter {
       case DataType::i32:
       case DataType::i64: return builder_.getIntegerType(bit_width(t));
     }
-    llvm_unreachable("every DataType has an MLIR type");
+    fail(op, loc, expected_found("a DataType", "the value " + std::to_string(static_cast<int>(t))));
   }
 
-  static SmallVector<StringRef> refs(const std::vector<std::string>& names) {
-    return SmallVector<StringRef>(names.begin(), names.end());
+  SmallVector<StringAttr> symbols(const std::vector<std::string>& names) {
+    SmallVector<StringAttr> out;
+    for (const std::string& n : names) out.push_back(builder_.getStringAttr(n));
+    return out;
   }
 
-  Type tensorType(const graph::TensorType& t) {
-    return dialect::TensorType::get(&ctx_, refs(t.dims), elementType(t.dtype));
+  Type tensorType(const graph::TensorType& t, const std::string& op, const graph::SourceLoc& loc) {
+    return checked<dialect::TensorType>(op, loc, ArrayRef<StringAttr>(symbols(t.dims)), elementType(t.dtype, op, loc),
+                                        dialect::LayoutAttr());
   }
 
   // An address-space symbol set in `subs` is resolved here.
@@ -79,7 +101,9 @@ class KernelImporter {
     for (const Sub& s : options_.subs)
       if (s.is_address_space && s.symbol == space)
         space = s.value == static_cast<std::int64_t>(AddressSpace::shared) ? "shared" : "global";
-    return dialect::MemoryType::get(&ctx_, refs(t.dims), elementType(t.dtype), space);
+    return checked<dialect::MemoryType>("kernel argument", kernel_.loc, ArrayRef<StringAttr>(symbols(t.dims)),
+                                        elementType(t.dtype, "kernel argument", kernel_.loc),
+                                        builder_.getStringAttr(space));
   }
 
   dialect::ExprAttr expr(const Expr& e, unsigned variables, const std::string& op,
@@ -98,35 +122,39 @@ class KernelImporter {
     return std::visit([&](const auto& v) -> Attribute { return constraintAttr(v); }, c);
   }
   Attribute constraintAttr(const WorkgroupConstraint& c) {
-    return dialect::WorkgroupConstraintAttr::get(
-        &ctx_, builder_.getStringAttr(c.dim), expr(c.tile, 0, "WorkgroupConstraint", toLoc(c.where)),
-        c.workgroup_dim);
+    return checked<dialect::WorkgroupConstraintAttr>(
+        "WorkgroupConstraint", toLoc(c.where), builder_.getStringAttr(c.dim),
+        expr(c.tile, 0, "WorkgroupConstraint", toLoc(c.where)), static_cast<int64_t>(c.workgroup_dim));
   }
   Attribute constraintAttr(const WaveConstraint& c) {
-    return dialect::WaveConstraintAttr::get(&ctx_, builder_.getStringAttr(c.dim),
-                                            expr(c.tile, 0, "WaveConstraint", toLoc(c.where)));
+    return checked<dialect::WaveConstraintAttr>("WaveConstraint", toLoc(c.where), builder_.getStringAttr(c.dim),
+                                                expr(c.tile, 0, "WaveConstraint", toLoc(c.where)));
   }
   Attribute constraintAttr(const TilingConstraint& c) {
-    return dialect::TilingConstraintAttr::get(&ctx_, builder_.getStringAttr(c.dim),
-                                              expr(c.tile, 0, "TilingConstraint", toLoc(c.where)));
+    return checked<dialect::TilingConstraintAttr>("TilingConstraint", toLoc(c.where), builder_.getStringAttr(c.dim),
+                                                  expr(c.tile, 0, "TilingConstraint", toLoc(c.where)));
   }
   Attribute constraintAttr(const HardwareConstraint& c) {
     SmallVector<int64_t> waves(c.waves_per_block.begin(), c.waves_per_block.end());
     const bool derived = llvm::all_of(waves, [](int64_t w) { return w == 0; });
     dialect::MMAKindAttr mma;
-    if (c.mma) mma = dialect::MMAKindAttr::get(&ctx_, mmaKind(*c.mma));
+    if (c.mma) mma = dialect::MMAKindAttr::get(&ctx_, mmaKind(*c.mma, "HardwareConstraint", toLoc(c.where)));
     SmallVector<NamedAttribute> shapes;
     for (const VectorShape& s : c.vector_shapes)
       shapes.push_back(builder_.getNamedAttr(s.dim.name, builder_.getI64IntegerAttr(s.size)));
-    return dialect::HardwareConstraintAttr::get(
-        &ctx_, c.threads_per_wave, derived ? ArrayRef<int64_t>() : ArrayRef<int64_t>(waves), mma,
+    return checked<dialect::HardwareConstraintAttr>(
+        "HardwareConstraint", toLoc(c.where), static_cast<int64_t>(c.threads_per_wave),
+        derived ? ArrayRef<int64_t>() : ArrayRef<int64_t>(waves), mma,
         shapes.empty() ? DictionaryAttr() : builder_.getDictionaryAttr(shapes));
   }
   Attribute constraintAttr(const Assumption& c) {
-    return dialect::AssumptionAttr::get(&ctx_, expr(c.predicate, 0, "Assumption", toLoc(c.where)));
+    return checked<dialect::AssumptionAttr>("Assumption", toLoc(c.where),
+                                            expr(c.predicate, 0, "Assumption", toLoc(c.where)));
   }
 
-  static dialect::MMAKind mmaKind(MMA kind) {
+  dialect::MMAKind mmaKind(MMA kind, const std::string& op, const graph::SourceLoc& loc) {
+    if (static_cast<std::size_t>(kind) >= mma_kinds.size())
+      fail(op, loc, expected_found("an MMA kind", "the value " + std::to_string(static_cast<int>(kind))));
     auto parsed = dialect::symbolizeMMAKind(std::string(info(kind).name));
     assert(parsed && "every front-end MMA kind has a dialect enumerator");
     return *parsed;
@@ -156,8 +184,12 @@ class KernelImporter {
   }
 
   Attribute mapping(const Mapping& m, const graph::Node& node) {
-    return dialect::IndexMappingAttr::get(&ctx_, m.iterators, mappingSide(m.inputs, m.iterators, node),
-                                          mappingSide(m.outputs, m.iterators, node));
+    if (m.iterators < 0)
+      fail(graph::op_name(node.kind), node.loc,
+           "index mapping: " + expected_found("a count of iterators", std::to_string(m.iterators)));
+    return checked<dialect::IndexMappingAttr>(graph::op_name(node.kind), node.loc, static_cast<unsigned>(m.iterators),
+                                              mappingSide(m.inputs, m.iterators, node),
+                                              mappingSide(m.outputs, m.iterators, node));
   }
 
   Value lookup(graph::ValueId id, const graph::Node& node) {
@@ -171,10 +203,29 @@ class KernelImporter {
   void addAttributes(const graph::Node& node, OperationState& state) {
     switch (node.kind) {
       case graph::OpKind::Register: {
-        Type elt = elementType(node.result_types[0].dtype);
-        Attribute value = isa<FloatType>(elt)
-                              ? Attribute(builder_.getFloatAttr(elt, node.fill))
-                              : Attribute(builder_.getIntegerAttr(elt, static_cast<int64_t>(node.fill)));
+        if (node.result_types.size() != 1)
+          fail("register", node.loc, expected_found("one result", std::to_string(node.result_types.size())));
+        Type elt = elementType(node.result_types[0].dtype, "register", node.loc);
+        Attribute value;
+        if (isa<FloatType>(elt)) {
+          value = builder_.getFloatAttr(elt, node.fill);
+        } else {
+          // An integer fill must be a whole number the dtype holds (i1: 0 or 1).
+          const unsigned width = elt.getIntOrFloatBitWidth();
+          const APInt lo = width == 1 ? APInt(1, 0) : APInt::getSignedMinValue(width);
+          const APInt hi = width == 1 ? APInt(1, 1) : APInt::getSignedMaxValue(width);
+          const double bound = std::ldexp(1.0, width == 1 ? 1 : width - 1);  // hi + 1, exactly
+          const bool fits = std::trunc(node.fill) == node.fill &&
+                            (width == 1 ? node.fill >= 0 && node.fill <= 1 : node.fill >= -bound && node.fill < bound);
+          if (!fits)
+            fail("register", node.loc,
+                 expected_found("a whole number in [" + std::to_string(width == 1 ? 0 : lo.getSExtValue()) + ", " +
+                                    std::to_string(width == 1 ? 1 : hi.getSExtValue()) + "] to fill an i" +
+                                    std::to_string(width),
+                                std::to_string(node.fill)));
+          value = builder_.getIntegerAttr(elt, APInt(width, static_cast<uint64_t>(static_cast<int64_t>(node.fill)),
+                                                     /*isSigned=*/width > 1));
+        }
         state.addAttribute("value", value);
         break;
       }
@@ -185,7 +236,7 @@ class KernelImporter {
           state.addAttribute("elements_per_thread", builder_.getI64IntegerAttr(node.elements_per_thread));
         break;
       case graph::OpKind::Mma:
-        if (node.mma) state.addAttribute("kind", dialect::MMAKindAttr::get(&ctx_, mmaKind(*node.mma)));
+        if (node.mma) state.addAttribute("kind", dialect::MMAKindAttr::get(&ctx_, mmaKind(*node.mma, "mma", node.loc)));
         break;
       case graph::OpKind::Iterate:
       case graph::OpKind::ReduceMax:
@@ -194,6 +245,7 @@ class KernelImporter {
         state.addAttribute("dim", builder_.getStringAttr(node.dim));
         break;
       case graph::OpKind::ApplyExpr:
+        if (!node.expr) fail("apply_expr", node.loc, expected_found("an expression", "none"));
         state.addAttribute("expr", expr(*node.expr, 1, "apply_expr", node.loc));
         break;
       default: break;
@@ -205,16 +257,24 @@ class KernelImporter {
   }
 
   void importNode(const graph::Node& node) {
-    OperationState state(location(node.loc), std::string("wave.") + graph::op_name(node.kind));
+    const std::string name = graph::op_name(node.kind);
+    if (name == "?") fail(name, node.loc, expected_found("an op kind", "the value " + std::to_string(static_cast<int>(node.kind))));
+    if (node.results.size() != node.result_types.size())
+      fail(name, node.loc, expected_found(std::to_string(node.result_types.size()) + " result ids (one per result type)",
+                                        std::to_string(node.results.size())));
+    OperationState state(location(node.loc), "wave." + name);
     for (graph::ValueId id : node.operands) state.addOperands(lookup(id, node));
-    for (const graph::TensorType& t : node.result_types) state.addTypes(tensorType(t));
+    for (const graph::TensorType& t : node.result_types) state.addTypes(tensorType(t, name, node.loc));
     addAttributes(node, state);
     for (const graph::Block& body : node.regions) {
       Region* region = state.addRegion();
       Block* entry = new Block();
       region->push_back(entry);
+      if (body.args.size() != body.arg_types.size())
+        fail(name, node.loc, expected_found(std::to_string(body.arg_types.size()) + " block argument ids",
+                                          std::to_string(body.args.size())));
       for (auto [id, type] : llvm::zip(body.args, body.arg_types))
-        values_[id] = entry->addArgument(tensorType(type), location(node.loc));
+        values_[id] = entry->addArgument(tensorType(type, name, node.loc), location(node.loc));
       OpBuilder::InsertionGuard guard(builder_);
       builder_.setInsertionPointToEnd(entry);
       importBlock(body);

@@ -535,7 +535,7 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> kernels;
     module.walk([&](func::FuncOp f) {
-      if (f->hasAttr("wave.constraints")) kernels.push_back(f);
+      if (!f.isExternal() && f->hasAttr("wave.constraints")) kernels.push_back(f);
     });
     if (kernels.empty()) return;
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&getContext()));

@@ -18,7 +18,7 @@ struct WaveSelectLoweringPass : impl::WaveSelectLoweringBase<WaveSelectLoweringP
 
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
-    if (!kernel->hasAttr("wave.constraints")) return;
+    if (kernel.isExternal() || !kernel->hasAttr("wave.constraints")) return;  // declarations have no body
     // The attention lowering is the one kernel-shaped lowering left; `legacy` also keeps
     // memory-bound kernels on the index-sequence emitter. Everything with an mma that is
     // not attention has only the layout pipeline.

@@ -316,7 +316,7 @@ struct WaveAssignLayoutsPass : impl::WaveAssignLayoutsBase<WaveAssignLayoutsPass
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
     // Kernels the shape-matching lowerings take (wave-select-lowering) keep no layouts.
-    if (!kernel->hasAttr("wave.constraints") || kernel->hasAttr("wave.shape_lowering")) return;
+    if (kernel.isExternal() || !kernel->hasAttr("wave.constraints") || kernel->hasAttr("wave.shape_lowering")) return;
     auto grid = kernelGrid(kernel);
     if (failed(grid) || failed(LayoutAssigner(kernel, std::move(*grid)).run())) return signalPassFailure();
   }

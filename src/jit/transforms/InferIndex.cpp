@@ -27,7 +27,7 @@ SmallVector<StringRef> dimsOf(Operation* op) {
 struct WaveInferIndexPass : impl::WaveInferIndexBase<WaveInferIndexPass> {
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
-    if (!kernel->hasAttr("wave.constraints")) return;
+    if (kernel.isExternal() || !kernel->hasAttr("wave.constraints")) return;  // declarations have no body
     // MMA kernels place each thread's elements by the MMA layout table; their lowering
     // applies it (analysis/MMALayout).
     if (computesWithMMA(kernel)) return;

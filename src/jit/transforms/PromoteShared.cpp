@@ -36,7 +36,7 @@ bool isStaged(dialect::ReadOp read) {
 struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass> {
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
-    if (!kernel->hasAttr("wave.constraints")) return;
+    if (kernel.isExternal() || !kernel->hasAttr("wave.constraints")) return;  // declarations have no body
     const llvm::StringMap<dialect::ExprAttr> tiles = tileExtents(kernel);
     lastTile_ = nullptr;
     lastFill_.clear();
