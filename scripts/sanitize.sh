@@ -28,8 +28,10 @@ fi
 CC=clang-22 CXX=clang++-22 CMAKE_BUILD_TYPE=RelWithDebInfo "$root/scripts/setup.sh" "$build" \
   -DWAVE_SANITIZE=address,undefined -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1"
 fuzzers=(wave-fuzz-attributes wave-fuzz-modules wave-fuzz-import wave-fuzz-launch)
+# check-wave-lit's dependencies: wave-opt and the examples the lit tests run.
 cmake --build "$build" -j "$jobs" --target wave-unit-tests wave-jit-tests wave-opt wave-example-copy \
-  wave-example-gemm wave-example-flash_attention wave-example-conv2d "${fuzzers[@]}"
+  wave-example-gemm wave-example-softmax wave-example-flash_attention wave-example-decode_attention \
+  wave-example-conv2d "${fuzzers[@]}"
 
 # LLVM's headers poison parts of its bump allocators when the including code is built with
 # ASan, which the uninstrumented libMLIR then writes: those reports are false, so manual
