@@ -12,20 +12,9 @@ build=${WAVE_ASAN_BUILD_DIR:-$root/build-asan}
 jobs=${WAVE_JOBS:-$(nproc)}
 seconds=${FUZZ_SECONDS:-60}
 
-need=()
-for p in clang-22 libclang-rt-22-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
-done
-if ((${#need[@]})); then
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=sudo
-  echo "sanitize: installing ${need[*]}"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
-
 # -O1 keeps the instrumented tests fast enough; LLVM/MLIR themselves are not instrumented.
-CC=clang-22 CXX=clang++-22 CMAKE_BUILD_TYPE=RelWithDebInfo "$root/scripts/setup.sh" "$build" \
+WAVE_EXTRA_PACKAGES="clang-22 libclang-rt-22-dev" CC=clang-22 CXX=clang++-22 CMAKE_BUILD_TYPE=RelWithDebInfo \
+  "$root/scripts/setup.sh" "$build" \
   -DWAVE_SANITIZE=address,undefined -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1"
 fuzzers=(wave-fuzz-attributes wave-fuzz-modules wave-fuzz-import wave-fuzz-launch)
 # check-wave-lit's dependencies: wave-opt and the examples the lit tests run.

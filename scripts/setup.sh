@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages wave-cpp builds with (idempotent), then configures the build.
+# Installs the Debian packages wave-cpp builds with (idempotent; WAVE_EXTRA_PACKAGES adds
+# more), then configures the build.
 #   scripts/setup.sh [build-dir] [extra cmake args...]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,6 +11,7 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools lld-22
   libboost-dev catch2 libdlpack-dev
   cmake ninja-build ccache g++ xz-utils python3
+  ${WAVE_EXTRA_PACKAGES:-}
 )
 missing=()
 for p in "${packages[@]}"; do
