@@ -81,6 +81,10 @@ class Evaluator {
     const std::string message = "the size of " + dim + ": " +
                                 expected_found("a value in subs (the interpreter needs every size)", "none");
     if (it == symbols_.end()) n ? fail(*n, message) : fail_at_call("interpret", message);
+    if (it->second <= 0) {
+      const std::string bad = "the size of " + dim + ": " + expected_found("a positive size", std::to_string(it->second));
+      n ? fail(*n, bad) : fail_at_call("interpret", bad);
+    }
     return it->second;
   }
 
@@ -115,7 +119,7 @@ class Evaluator {
     }
     std::int64_t elements = 1;
     for (const Box& b : boxes)
-      if (__builtin_mul_overflow(elements, b.extent, &elements) || elements > kMaxElements)
+      if (b.extent < 0 || __builtin_mul_overflow(elements, b.extent, &elements) || elements > kMaxElements)
         fail(n, "a value of " + std::to_string(boxes.size()) + " dims: " +
                     expected_found("at most " + std::to_string(kMaxElements) + " elements to interpret", "more"));
     return HostValue::make(type, std::move(boxes));

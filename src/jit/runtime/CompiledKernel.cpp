@@ -98,13 +98,17 @@ void CompiledKernel::launch(const std::vector<TensorArg>& tensors, const LaunchO
              expected_found(std::to_string(it->second) + " (" + source[dim] + ")", std::to_string(t.shape[d])));
     }
     if (!t.strides.empty()) {
+      if (t.strides.size() != t.shape.size())
+        fail(which + ": " + expected_found(std::to_string(t.shape.size()) + " strides (one per dim)",
+                                           std::to_string(t.strides.size())));
       std::int64_t expected = 1;
       for (std::size_t d = arg.dims.size(); d-- > 0;) {
         if (t.shape[d] != 1 && t.strides[d] != expected)
           fail(which + ", dim " + arg.dims[d] + ": " +
                expected_found("a contiguous row-major layout (stride " + std::to_string(expected) + ")",
                               "stride " + std::to_string(t.strides[d])));
-        expected *= t.shape[d];
+        if (__builtin_mul_overflow(expected, t.shape[d], &expected))
+          fail(which + ": " + expected_found("a shape whose element count fits 64 bits", "a larger one"));
       }
     }
     pointers.push_back(t.data);
