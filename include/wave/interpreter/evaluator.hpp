@@ -251,7 +251,10 @@ class Evaluator {
       });
       return r;
     }
-    map_points(n, *n.mapping, r, m, /*is_read=*/true);
+    map_points(n, *n.mapping, r, m, /*is_read=*/true, [&](std::int64_t at, std::int64_t o) {
+      if (r.is_float()) r.floats[at] = elements::load_float(m.type.dtype, m.data, o);
+      else r.integers[at] = elements::load_integer(m.type.dtype, m.data, o);
+    });
     return r;
   }
 
@@ -270,12 +273,17 @@ class Evaluator {
       });
       return;
     }
-    HostValue copy = v;
-    map_points(n, *n.mapping, copy, m, /*is_read=*/false);
+    map_points(n, *n.mapping, v, m, /*is_read=*/false, [&](std::int64_t at, std::int64_t o) {
+      if (v.is_float()) elements::store_float(m.type.dtype, m.data, o, v.floats[at]);
+      else elements::store_integer(m.type.dtype, m.data, o, v.integers[at]);
+    });
   }
 
-  // The points of an index mapping: iterators over the register value's boxes.
-  void map_points(const graph::Node& n, const Mapping& mapping, HostValue& reg, const Memory& m, bool is_read) const {
+  // The points of an index mapping: iterators over the register value's boxes; `move(at,
+  // o)` moves the element between the value's offset `at` and the memory's offset `o`.
+  template <class Move>
+  void map_points(const graph::Node& n, const Mapping& mapping, const HostValue& reg, const Memory& m, bool is_read,
+                  Move&& move) const {
     const auto& register_side = is_read ? mapping.outputs : mapping.inputs;
     const auto& memory_side = is_read ? mapping.inputs : mapping.outputs;
     if (mapping.iterators != static_cast<int>(reg.type.dims.size()))
@@ -307,13 +315,7 @@ class Evaluator {
         if (p < 0 || p >= m.sizes[d]) fail(n, outside_message(m, to_memory, iterators, reg, d, p));
         o += p * m.strides[d];
       }
-      if (is_read) {
-        if (reg.is_float()) reg.floats[r] = elements::load_float(m.type.dtype, m.data, o);
-        else reg.integers[r] = elements::load_integer(m.type.dtype, m.data, o);
-      } else {
-        if (reg.is_float()) elements::store_float(m.type.dtype, m.data, o, reg.floats[r]);
-        else elements::store_integer(m.type.dtype, m.data, o, reg.integers[r]);
-      }
+      move(r, o);
     });
   }
 
@@ -418,7 +420,7 @@ class Evaluator {
                case graph::OpKind::Mul: v = a * b; break;
                case graph::OpKind::Div: v = a / b; break;
                // NaN-propagating, as arith.maximumf / minimumf.
-               case graph::OpKind::Maximum: v = std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); break;
+               case graph::OpKind::Maximum: v = maximum(a, b); break;
                default: v = std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b); break;
              }
              r.floats[i++] = elements::round_float(t, v);
@@ -476,6 +478,9 @@ class Evaluator {
     return r;
   }
 
+  // NaN-propagating, as arith.maximumf (the `maximum` op and max reductions).
+  static double maximum(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
+
   // max<K>(x[, init]), sum<K>(x[, init]): over K's positions (floats accumulate in f32, or
   // f64 for f64), then combined with init.
   HostValue reduce(const graph::Node& n) const {
@@ -498,11 +503,11 @@ class Evaluator {
         double acc = is_max ? -INFINITY : 0.0;
         for (std::int64_t t = 0; t < extent; ++t) {
           const double v = x.floats[off[0] + t * step];
-          acc = is_max ? (std::isnan(v) || std::isnan(acc) ? NAN : std::max(acc, v)) : elements::round_float(work, acc + v);
+          acc = is_max ? maximum(acc, v) : elements::round_float(work, acc + v);
         }
         if (init) {
           const double v = init->floats[off[1]];
-          acc = is_max ? (std::isnan(v) || std::isnan(acc) ? NAN : std::max(acc, v)) : acc + v;
+          acc = is_max ? maximum(acc, v) : acc + v;
         }
         r.floats[i++] = elements::round_float(r.type.dtype, acc);
       } else {
