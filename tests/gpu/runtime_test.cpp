@@ -79,7 +79,7 @@ TEST_CASE("a masked copy writes exactly its n elements", "[gpu]") {
   }
 }
 
-TEST_CASE("error: a kernel name the module lacks", "[gpu][error]") {
+TEST_CASE("error: a kernel name the module lacks", "[gpu][error][driver-error]") {
   try {
     runtime::LoadedKernel k(masked_copy_ptx(), "nope");
     FAIL("expected a wave::Error");
@@ -89,7 +89,7 @@ TEST_CASE("error: a kernel name the module lacks", "[gpu][error]") {
   }
 }
 
-TEST_CASE("error: PTX the driver rejects", "[gpu][error]") {
+TEST_CASE("error: PTX the driver rejects", "[gpu][error][driver-error]") {
   try {
     runtime::LoadedKernel k(".version 8.0\n.target sm_90a\n.address_size 64\nthis is not ptx\n", "copy");
     FAIL("expected a wave::Error");

@@ -78,7 +78,7 @@ Value underlyingBuffer(Value memref, const OwnViews& own) {
 // Kinds of access to one buffer.
 struct Kinds {
   bool read = false, write = false;
-  bool copy = false;  // an async copy into it, landing at a later wait
+  bool copy = false;  // an async copy into it in flight, landing at a later wait
 
   bool operator==(const Kinds&) const = default;
   void merge(const Kinds& o) {
@@ -92,7 +92,9 @@ struct Kinds {
 struct Accesses {
   const OwnViews& own;
   llvm::MapVector<Value, Kinds> buffers;
-  bool asyncWait = false;  // lands this thread's async copies
+  // Lands this thread's async copies: all of them, or all but the latest groups (which
+  // copies those are is not tracked, so they count as both landed and in flight).
+  std::optional<int32_t> asyncWaitLeaves;
 
   Value bufferOf(Value memref) const { return underlyingBuffer(memref, own); }
 
@@ -102,8 +104,8 @@ struct Accesses {
       if (isShared(copy.getSrc())) buffers[bufferOf(copy.getSrc())].read = true;
       return;
     }
-    if (isa<nvgpu::DeviceAsyncWaitOp>(op)) {
-      asyncWait = true;
+    if (auto wait = dyn_cast<nvgpu::DeviceAsyncWaitOp>(op)) {
+      asyncWaitLeaves = wait.getNumGroups().value_or(0);
       return;
     }
     if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
@@ -155,8 +157,15 @@ struct Pending {
   // The state after `a` (a barrier before it, if it raced, already cleared this).
   void apply(const Accesses& a) {
     for (auto& [buffer, kinds] : a.buffers) buffers[buffer].merge(kinds);
-    if (a.asyncWait)
-      for (auto& [buffer, kinds] : buffers) kinds.write |= kinds.copy;
+    if (a.asyncWaitLeaves)
+      for (auto& [buffer, kinds] : buffers) {
+        kinds.write |= kinds.copy;
+        kinds.copy &= *a.asyncWaitLeaves > 0;
+      }
+  }
+  // The state after a barrier: copies still in flight land after it, at a later wait.
+  void barrier() {
+    for (auto& [buffer, kinds] : buffers) kinds = {.copy = kinds.copy};
   }
 };
 
@@ -168,7 +177,7 @@ class BarrierPlacer {
   Pending walk(Block& block, Pending state, bool insert) {
     for (Operation& op : llvm::make_early_inc_range(block)) {
       if (isa<gpu::BarrierOp>(op)) {
-        state = {};
+        state.barrier();
       } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
         state = walkLoop(loop, state, insert);
       } else {
@@ -179,7 +188,7 @@ class BarrierPlacer {
             OpBuilder b(&op);
             gpu::BarrierOp::create(b, op.getLoc());
           }
-          state = {};
+          state.barrier();
         }
         state.apply(a);
       }

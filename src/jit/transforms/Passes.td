@@ -130,7 +130,10 @@ def WaveInsertBarriers : Pass<"wave-insert-barriers", "mlir::gpu::GPUFuncOp"> {
     - `nvgpu.device_async_copy` into shared memory is a write that lands when a later
       `nvgpu.device_async_wait` returns: it must not start while other threads may
       still read or write (a barrier goes before it if they may), and it counts as a
-      pending write only from the wait on. A pipeline that waits for one stage, then
+      pending write only from the wait on; a barrier between the copy and its wait
+      does not order it. A wait that leaves groups in flight lands all copies and leaves
+      them in flight too (which copies its groups hold is not tracked). A pipeline that
+      waits for one stage, then
       refills another, then reads the first thus needs one barrier per iteration,
       before the refill.
     - Existing barriers are kept and reset the state.

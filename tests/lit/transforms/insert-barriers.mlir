@@ -155,6 +155,29 @@ gpu.func @pipeline(%s: !stages, %g: memref<4096xf16>, %n: index, %i: index) kern
   gpu.return
 }
 
+// Copies still in flight at a barrier land after it: the first wait lands only the
+// first group (the barrier before the read of %s is for it); the second tile's copies
+// land at the second wait, so its read needs a barrier of its own. (Found by
+// compute-sanitizer's racecheck in flash attention whose key loop ran once.)
+// CHECK-LABEL: gpu.func @copy_in_flight_across_barrier
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 1
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: vector.load %arg0
+// CHECK-NEXT: nvgpu.device_async_wait %{{.*}} {numGroups = 0
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: vector.load %arg1
+gpu.func @copy_in_flight_across_barrier(%s: !shared, %t: !shared, %g: memref<4096xf32>, %i: index) kernel {
+  %a = nvgpu.device_async_copy %g[%i], %s[%i], 4 : memref<4096xf32> to !shared
+  %ga = nvgpu.device_async_create_group %a
+  %b = nvgpu.device_async_copy %g[%i], %t[%i], 4 : memref<4096xf32> to !shared
+  %gb = nvgpu.device_async_create_group %b
+  nvgpu.device_async_wait %ga {numGroups = 1 : i32}
+  %x = vector.load %s[%i] : !shared, vector<4xf32>
+  nvgpu.device_async_wait %gb {numGroups = 0 : i32}
+  %y = vector.load %t[%i] : !shared, vector<4xf32>
+  gpu.return
+}
+
 // Distinct buffers never overlap: a read of one after a write of another needs no
 // barrier. Views at constant offsets whose byte ranges are disjoint are distinct too
 // ([0, 32) and [32, 64)); views that overlap ([0, 32) and [16, 48)) are not.
