@@ -44,7 +44,7 @@ struct GraphBuilder {
 
   graph::Node node(int depth) {
     graph::Node n;
-    n.kind = static_cast<graph::OpKind>(in.ConsumeIntegralInRange<int>(0, static_cast<int>(graph::OpKind::ApplyExpr)));
+    n.kind = static_cast<graph::OpKind>(in.ConsumeIntegralInRange<int>(0, static_cast<int>(graph::OpKind::Print)));
     n.loc = {"fuzzed.cpp", in.ConsumeIntegralInRange<unsigned>(0, 99), 1};
     for (int i = in.ConsumeIntegralInRange<int>(0, 3); i > 0; --i) n.operands.push_back(operand());
     n.fill = in.ConsumeFloatingPoint<double>();
@@ -53,6 +53,10 @@ struct GraphBuilder {
     n.elements_per_thread = in.ConsumeIntegralInRange<int>(-1, 9);
     if (in.ConsumeBool()) n.mma = static_cast<MMA>(in.ConsumeIntegralInRange<int>(0, 5));
     if (in.ConsumeBool()) n.expr = fuzz::random_expr(in);
+    if (n.kind == graph::OpKind::Print) {
+      n.label = in.ConsumeRandomLengthString(8);
+      n.limit = in.ConsumeIntegralInRange<std::int64_t>(-1, 70);
+    }
     if (n.kind == graph::OpKind::Iterate && depth < 2) {
       const int carried = in.ConsumeIntegralInRange<int>(0, 3);
       n.regions.push_back(block(depth + 1, carried));

@@ -67,6 +67,9 @@ class CompiledKernel {
   // the sizes satisfy the kernel's Assumptions (the code may rely on them).
   void launch(std::initializer_list<const void*> pointers, const LaunchOptions& how = {},
               std::source_location where = std::source_location::current()) const;
+  // The same, for pointers gathered at run time.
+  void launch(const std::vector<const void*>& pointers, const LaunchOptions& how = {},
+              std::source_location where = std::source_location::current()) const;
 
   // The same, for tensors whose dtype, shape and layout are checked against the kernel's
   // arguments and the sizes it was compiled for; their shapes give the dynamic dims.
@@ -101,10 +104,9 @@ class CompiledKernel {
   std::shared_ptr<Loaded> loaded_;  // the module, loaded on first launch
 };
 
-template <class Fn>
-CompiledKernel compile(const Kernel<Fn>& kernel, const CompileOptions& options = {},
-                       std::source_location where = std::source_location::current()) {
-  graph::KernelGraph graph = kernel.trace(options, where);
+// A traced (or hand-built) kernel graph, compiled with `options`.
+inline CompiledKernel compile(const graph::KernelGraph& graph, const CompileOptions& options,
+                              std::source_location where = std::source_location::current()) {
   std::vector<graph::MemoryType> args;
   std::vector<std::vector<std::int64_t>> sizes;
   for (const graph::Argument& a : graph.args) {
@@ -127,6 +129,12 @@ CompiledKernel compile(const Kernel<Fn>& kernel, const CompileOptions& options =
       assumptions.push_back(Assumption(open, a->where));
   return CompiledKernel(jit::compile_to_ptx(graph, options), std::move(args), std::move(sizes),
                         std::move(assumptions), graph.name, where);
+}
+
+template <class Fn>
+CompiledKernel compile(const Kernel<Fn>& kernel, const CompileOptions& options = {},
+                       std::source_location where = std::source_location::current()) {
+  return compile(kernel.trace(options, where), options, where);
 }
 
 }  // namespace wave

@@ -48,6 +48,7 @@ enum class OpKind : std::uint8_t {
   Neg, Exp2, Log2, Reciprocal, Abs, Sqrt, Rsqrt, Tanh,
   ReduceMax, ReduceSum,
   Cast, Permute, Broadcast, Select, SelfIndex, ApplyExpr,
+  Print,
 };
 
 // The op's name as users write it (and as `wave.<name>` in the IR).
@@ -57,7 +58,8 @@ inline const char* op_name(OpKind k) {
       "add", "sub", "mul", "div", "maximum", "minimum",
       "neg", "exp2", "log2", "reciprocal", "abs", "sqrt", "rsqrt", "tanh",
       "reduce_max", "reduce_sum",
-      "cast", "permute", "broadcast", "select", "self_index", "apply_expr"};
+      "cast", "permute", "broadcast", "select", "self_index", "apply_expr",
+      "print"};
   const auto i = static_cast<std::size_t>(k);
   return i < sizeof names / sizeof *names ? names[i] : "?";  // "?": a hand-built graph's bad kind
 }
@@ -78,6 +80,8 @@ struct Node {
   int elements_per_thread = 0;     // read, write (0: chosen by the compiler)
   std::optional<MMA> mma;          // mma: an explicit kind
   std::optional<Expr> expr;        // apply_expr, in terms of $0
+  std::string label;               // print: the name each line starts with
+  std::int64_t limit = 0;          // print: elements printed, the first in row-major order
   std::vector<Block> regions;      // iterate: its body
 };
 

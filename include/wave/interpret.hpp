@@ -20,6 +20,8 @@
 //   bf16 sums and maxima accumulate in f32; mma sums exact products and rounds once to the
 //   accumulator's dtype; casts to f8 saturate; float to integer truncates toward zero;
 // - integers wrap (two's complement); integer division truncates; i1 converts as 0 or 1;
+// - print(value, "label") writes a line per element to std::cout (or the stream given),
+//   in the GPU's format (wave/print_format.hpp), row-major;
 // - an index mapping that points outside its tensor, a division by zero in an index
 //   expression or of integers, and a write to a read-only argument are errors (wave::Error
 //   at the op's line), never undefined behaviour.
@@ -27,6 +29,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <iostream>
 #include <map>
 #include <source_location>
 #include <string>
@@ -39,19 +42,30 @@ namespace wave {
 
 using interpreter::HostArg;
 
-// Interprets a traced kernel graph with `subs`.
+// Interprets a traced kernel graph with `subs`; print's lines go to `prints`.
 inline void interpret(const graph::KernelGraph& kernel, const Subs& subs, const std::vector<HostArg>& args,
-                      std::source_location where = std::source_location::current()) {
+                      std::ostream& prints, std::source_location where = std::source_location::current()) {
   std::map<std::string, std::int64_t> symbols;
   for (const Sub& s : subs)
     if (!s.is_address_space) symbols[s.symbol] = s.value;
-  interpreter::Evaluator(kernel, std::move(symbols), args, where).run();
+  interpreter::Evaluator(kernel, std::move(symbols), args, where, prints).run();
+}
+
+inline void interpret(const graph::KernelGraph& kernel, const Subs& subs, const std::vector<HostArg>& args,
+                      std::source_location where = std::source_location::current()) {
+  interpret(kernel, subs, args, std::cout, where);
+}
+
+template <class Fn>
+void interpret(const Kernel<Fn>& kernel, const CompileOptions& options, std::initializer_list<HostArg> args,
+               std::ostream& prints, std::source_location where = std::source_location::current()) {
+  interpret(kernel.trace(options, where), options.subs, std::vector<HostArg>(args), prints, where);
 }
 
 template <class Fn>
 void interpret(const Kernel<Fn>& kernel, const CompileOptions& options, std::initializer_list<HostArg> args,
                std::source_location where = std::source_location::current()) {
-  interpret(kernel.trace(options, where), options.subs, std::vector<HostArg>(args), where);
+  interpret(kernel, options, args, std::cout, where);
 }
 
 }  // namespace wave

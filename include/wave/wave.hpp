@@ -38,6 +38,7 @@
 #include "wave/ops/iterate.hpp"
 #include "wave/ops/memory.hpp"
 #include "wave/ops/mma.hpp"
+#include "wave/ops/print.hpp"
 #include "wave/ops/reduce.hpp"
 #include "wave/ops/shape.hpp"
 #include "wave/options.hpp"

@@ -13,6 +13,8 @@
 #include "kernels/gemm.hpp"
 #include "kernels/softmax.hpp"
 #include "fixtures/index_masks.hpp"
+#include "fixtures/printing.hpp"
+#include "wave/print_format.hpp"
 #include "wave/dlpack.hpp"
 #include "wave/runtime.hpp"
 
@@ -43,6 +45,25 @@ TEST_CASE("the copy example compiles to 16-byte loads and stores", "[compile][pt
   // 4096 x 4096 in 1 x 1024 tiles: N over grid x, M over grid y; one wave per block.
   CHECK(ptx.grid == std::array<unsigned, 3>{4, 4096, 1});
   CHECK(ptx.block == std::array<unsigned, 3>{32, 1, 1});
+}
+
+TEST_CASE("print compiles to vprintf calls with the interpreter's format", "[compile][ptx][print]") {
+  namespace px = wave::fixtures::printing;
+  const jit::PtxKernel rows = jit::compile_to_ptx(px::rows_kernel().trace(px::rows_options(5, 200)),
+                                                  uncached(px::rows_options(5, 200)));
+  CHECK_THAT(rows.ptx, Contains("call.uni") && Contains("vprintf"));
+  // The formats are global strings in the module: "x[M=%lld, N=%lld] = %.6g\n" as bytes.
+  auto bytes = [](const std::string& text) {
+    std::string out;
+    for (unsigned char c : text) out += (out.empty() ? "" : ", ") + std::to_string(c);
+    return out;
+  };
+  CHECK_THAT(rows.ptx, Contains(bytes(print_format("x", {"M", "N"}, true))));
+  CHECK_THAT(rows.ptx, Contains(bytes(print_format("sum", {"M"}, true))));
+  CHECK_THAT(rows.ptx, Contains(bytes(print_format("whole", {"M", "N"}, false))));
+  const jit::PtxKernel gemm = jit::compile_to_ptx(px::gemm_kernel().trace(px::gemm_options(64, 64, 64)),
+                                                  uncached(px::gemm_options(64, 64, 64)));
+  CHECK_THAT(gemm.ptx, Contains("mma.sync") && Contains("vprintf"));
 }
 
 TEST_CASE("error: a target wave-cpp does not know", "[compile][error]") {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <sstream>
 
 #include <wave/interpret.hpp>
 
@@ -242,6 +243,63 @@ TEST_CASE("interpret: iterate walks the loop's tiles; positions past the end do 
     CHECK(largest[m] == -100.0f);  // every x - 1000 is below the initial -100
     for (int k = 0; k < 10; ++k) CHECK(at[m * 10 + k] == k);
   }
+}
+
+TEST_CASE("interpret: print writes one line per element, masked and limited, inside loops too", "[interpret][print]") {
+  auto printing = kernel("printing", looped(), [](Memory<dims<M, K>, f32> x, Memory<dims<M>, f32> total) {
+    Register<dims<M>, f32> zero(0.0);
+    auto [s] = iterate<K>(std::tuple{zero}, [&](auto s) {
+      auto v = read(x);
+      // Only where k is odd; the mask over K alone repeats along M.
+      auto odd = cast<i1>(apply_expr(self_index<K, i64>(), [](auto k) { return k % 2 > 0; }));
+      print(v, odd, "x%", {.limit = 12});
+      return std::tuple{sum<K>(v, s)};
+    });
+    print(s, "sum");
+    print(cast<i32>(s), "whole", {.limit = 2});
+    write(s, total);
+  });
+  // M = 3, K = 5 in tiles of 2: x[m, k] = 10 m + k.
+  std::vector<float> x(15), total(3);
+  for (int m = 0; m < 3; ++m)
+    for (int k = 0; k < 5; ++k) x[m * 5 + k] = static_cast<float>(10 * m + k) + 0.5f;
+  std::ostringstream out;
+  interpret(printing, looped_sizes(3, 5, 2), {x.data(), total.data()}, out);
+  // Row-major positions m * 5 + k below 12 with k odd: (0,1) (0,3) (1,1) (1,3) (2,1); the loop
+  // visits k in tiles [0, 2), [2, 4), [4, 5), each tile's rows in order.
+  CHECK(out.str() ==
+        "x%[M=0, K=1] = 1.5\n"
+        "x%[M=1, K=1] = 11.5\n"
+        "x%[M=2, K=1] = 21.5\n"
+        "x%[M=0, K=3] = 3.5\n"
+        "x%[M=1, K=3] = 13.5\n"
+        "sum[M=0] = 12.5\n"
+        "sum[M=1] = 62.5\n"
+        "sum[M=2] = 112.5\n"
+        "whole[M=0] = 12\n"
+        "whole[M=1] = 62\n");
+  // The format the GPU's printf is given, and its literal pieces.
+  CHECK(print_format("a%b", {"M", "N"}, true) == "a%%b[M=%lld, N=%lld] = %.6g\n");
+  CHECK(print_format("i", {}, false) == "i = %lld\n");
+  CHECK(split_format("a%%b[M=%lld, N=%lld] = %.6g\n") == std::vector<std::string>{"a%b[M=", ", N=", "] = ", "\n"});
+}
+
+TEST_CASE("interpret: print's mistakes are errors at the user's line", "[interpret][print][errors]") {
+  auto bad_limit = kernel("bad_limit", plain(), [](Memory<dims<M, N>, f32> x) { print(read(x), "x", {.limit = 0}); });
+  auto no_label = kernel("no_label", plain(), [](Memory<dims<M, N>, f32> x) { print(read(x), ""); });
+  std::vector<float> x(4);
+  auto message = [&](auto& k) {
+    try {
+      interpret(k, sizes(2, 2), {x.data()});
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(message(bad_limit), Catch::Contains("bad_limit") && Catch::Contains("print") &&
+                                     Catch::Contains("expected a limit of at least one element, but found limit = 0") &&
+                                     Catch::Contains("interpret_test.cpp"));
+  CHECK_THAT(message(no_label), Catch::Contains("no_label") && Catch::Contains("expected a label"));
 }
 
 TEST_CASE("interpret: index mappings on reads and writes", "[interpret]") {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <set>
@@ -19,6 +21,7 @@
 #include "wave/interpreter/elements.hpp"
 #include "wave/interpreter/expr_program.hpp"
 #include "wave/interpreter/host_value.hpp"
+#include "wave/print_format.hpp"
 
 namespace wave::interpreter {
 
@@ -33,8 +36,8 @@ struct HostArg {
 class Evaluator {
  public:
   Evaluator(const graph::KernelGraph& kernel, std::map<std::string, std::int64_t> symbols,
-            const std::vector<HostArg>& args, const std::source_location& where)
-      : kernel_(kernel), symbols_(std::move(symbols)), where_(where) {
+            const std::vector<HostArg>& args, const std::source_location& where, std::ostream& prints = std::cout)
+      : kernel_(kernel), symbols_(std::move(symbols)), where_(where), prints_(prints) {
     if (args.size() != kernel.args.size())
       fail_at_call("interpret", expected_found(std::to_string(kernel.args.size()) + " arguments (one per Memory of the kernel)",
                                                std::to_string(args.size())));
@@ -206,6 +209,7 @@ class Evaluator {
       case K::Select: return {select(n)};
       case K::SelfIndex: return {self_index(n)};
       case K::ApplyExpr: return {apply_expr(n)};
+      case K::Print: print(n); return {};
       case K::Yield: break;
     }
     fail(n, "an op the interpreter does not know");
@@ -574,6 +578,43 @@ class Evaluator {
     return r;
   }
 
+  // print(value[, mask], label): a line per element, row-major, those at a row-major
+  // position (in the whole tensor) below the limit and where the mask holds.
+  void print(const graph::Node& n) {
+    need_operands(n, 1, 2);
+    const HostValue& v = value(n, n.operands[0]);
+    const HostValue* mask = n.operands.size() == 2 ? &value(n, n.operands[1]) : nullptr;
+    if (mask) same_dtype(n, *mask, DataType::i1);
+    if (n.label.empty()) fail(n, expected_found("a label to start each line", "an empty one"));
+    if (n.limit < 1) fail(n, expected_found("a limit of at least one element", "limit = " + std::to_string(n.limit)));
+    const std::size_t rank = v.type.dims.size();
+    std::vector<std::int64_t> sizes;
+    for (const std::string& d : v.type.dims) sizes.push_back(size_of_dim(d, &n));
+    const std::vector<std::int64_t> strides = strides_of(sizes);
+    std::vector<Access> accesses{Access{0, strides_of(extents_of(v.boxes))}};
+    if (mask) accesses.push_back(access(n, *mask, v.type.dims, v.boxes));
+    // The GPU's printf takes the same format; built here from its pieces (snprintf with a
+    // format not known at compile time), so that both print the same text.
+    const std::string format = wave::print_format(n.label, v.type.dims, v.is_float());
+    const std::vector<std::string> pieces = wave::split_format(format);
+    walk(extents_of(v.boxes), accesses, [&](const auto& at, const auto& off) {
+      std::int64_t position = 0;
+      for (std::size_t k = 0; k < rank; ++k) position += (v.boxes[k].origin + at[k]) * strides[k];
+      if (position >= n.limit || (mask && mask->integers[off[1]] == 0)) return;
+      std::string line = pieces[0];
+      char buffer[64];
+      for (std::size_t k = 0; k < rank; ++k) {
+        std::snprintf(buffer, sizeof buffer, "%lld", static_cast<long long>(v.boxes[k].origin + at[k]));
+        line += buffer + pieces[k + 1];
+      }
+      if (v.is_float())
+        std::snprintf(buffer, sizeof buffer, "%.6g", v.floats[off[0]]);
+      else
+        std::snprintf(buffer, sizeof buffer, "%lld", static_cast<long long>(v.integers[off[0]]));
+      prints_ << line << buffer << pieces[rank + 1];
+    });
+  }
+
   // self_index<K, T>(): element k holds its position k along K.
   HostValue self_index(const graph::Node& n) const {
     HostValue r = make_result(n, result_type(n));
@@ -605,6 +646,7 @@ class Evaluator {
   const graph::KernelGraph& kernel_;
   std::map<std::string, std::int64_t> symbols_;
   std::source_location where_;
+  std::ostream& prints_;  // where print's lines go
   std::map<graph::ValueId, Memory> memories_;
   std::map<graph::ValueId, HostValue> values_;
   std::map<std::string, Box> scope_;

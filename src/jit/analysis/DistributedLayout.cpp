@@ -1,8 +1,10 @@
 #include "analysis/DistributedLayout.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 namespace wave::jit {
@@ -164,6 +166,34 @@ LayoutPoints::LayoutPoints(LayoutAttr layout)
 SmallVector<int64_t> LayoutPoints::at(int64_t reg, int64_t lane, int64_t wave) const {
   const int64_t first = ((wave * lanes_ + lane) * registers_ + reg) * rank_;
   return SmallVector<int64_t>(positions_.begin() + first, positions_.begin() + first + rank_);
+}
+
+FailureOr<SmallVector<FirstHolders>> firstHolders(LayoutAttr layout) {
+  const int64_t registers = layout.getNumRegisters(), threads = layout.getNumLanes() * layout.getNumWaves();
+  const int64_t lanes = layout.getNumLanes();
+  LayoutPoints points(layout);
+  std::map<SmallVector<int64_t>, std::pair<int64_t, int64_t>> first;  // position -> (thread, register)
+  for (int64_t t = 0; t < threads; ++t)
+    for (int64_t r = 0; r < registers; ++r) first.try_emplace(points.at(r, t % lanes, t / lanes), t, r);
+  SmallVector<FirstHolders> holders;
+  for (int64_t r = 0; r < registers; ++r) {
+    SmallVector<int64_t> owners;
+    for (int64_t t = 0; t < threads; ++t)
+      if (first.at(points.at(r, t % lanes, t / lanes)) == std::pair{t, r}) owners.push_back(t);
+    if (owners.empty()) {
+      holders.push_back({.none = true});
+      continue;
+    }
+    // The bits every owner shares with the first; the set must be all threads with them.
+    int64_t differ = 0;
+    for (int64_t t : owners) differ |= t ^ owners.front();
+    const int64_t bits = llvm::PowerOf2Ceil(threads) - 1, mask = ~differ & bits, value = owners.front() & mask;
+    int64_t matching = 0;
+    for (int64_t t = 0; t < threads; ++t) matching += (t & mask) == value;
+    if (matching != static_cast<int64_t>(owners.size())) return failure();
+    holders.push_back({.none = false, .mask = mask, .value = value});
+  }
+  return holders;
 }
 
 SmallVector<AffineExpr> positionOfRegister(LayoutAttr layout, int64_t reg) {

@@ -75,6 +75,19 @@ struct RegisterRun {
 // one where no such axis exists.
 llvm::SmallVector<RegisterRun> registerRuns(LayoutAttr layout, unsigned dim, int64_t maxLength);
 
+// The threads (t = wave * lanes + lane) in which a register holds an element first: where
+// a layout replicates an element over threads or registers, the lowest thread, and in it
+// the lowest register, is the one that holds it first. A set of the form
+// {t : t & mask == value} over the layout's threads (which is what replication along lane
+// and wave bits gives); `mask == 0 && value == 0` means every thread, `none` that the
+// register holds only elements other registers hold first.
+struct FirstHolders {
+  bool none = false;
+  int64_t mask = 0, value = 0;
+};
+// Per register of `layout`; failure where some register's set has no such form.
+mlir::FailureOr<llvm::SmallVector<FirstHolders>> firstHolders(LayoutAttr layout);
+
 //===----------------------------------------------------------------------===//
 // Builders
 //===----------------------------------------------------------------------===//

@@ -243,6 +243,20 @@ LogicalResult WriteOp::verify() {
   return success();
 }
 
+LogicalResult PrintOp::verify() {
+  if (getLabel().empty()) return emitOpError("expected a label to start each line, but found an empty one");
+  if (getLimit() < 1) return emitOpError("expected a limit of at least one element, but found ") << getLimit();
+  if (Value mask = getMask()) {
+    auto type = cast<TensorType>(mask.getType());
+    if (!type.getElementType().isInteger(1))
+      return emitOpError("expected an i1 mask, but found ") << type.getElementType();
+    if (type.getDimNames() != getValue().getType().getDimNames())
+      return emitOpError("expected a mask of the value's dims ")
+             << list(getValue().getType().getDimNames()) << ", but found " << list(type.getDimNames());
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // IterateOp
 //===----------------------------------------------------------------------===//

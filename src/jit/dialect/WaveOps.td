@@ -63,6 +63,23 @@ def Wave_WriteOp : Wave_Op<"write"> {
   let hasVerifier = 1;
 }
 
+def Wave_PrintOp : Wave_Op<"print", [MemoryEffects<[MemWrite]>]> {
+  let summary = "prints a tensor's elements when the kernel runs";
+  let description = [{
+    `wave.print %v where %m "acc" {limit = 64 : i64} : !wave.tensor<[M, N] of f32>,
+    !wave.tensor<[M, N] of i1>`: one line per element, `acc[M=3, N=17] = 1.5`, with the
+    element's index in the whole tensor along each dim. Only elements whose row-major
+    position over the value's dims is below `limit`, and where the optional i1 `mask`
+    (of the value's dims, in its order) holds, are printed; each once, in no particular
+    order on the GPU. The write effect keeps it from being removed or moved.
+  }];
+  let arguments = (ins Wave_TensorType:$value, Optional<Wave_TensorType>:$mask, StrAttr:$label, I64Attr:$limit);
+  let assemblyFormat = [{
+    $value (`where` $mask^)? $label attr-dict `:` qualified(type($value)) (`,` qualified(type($mask))^)?
+  }];
+  let hasVerifier = 1;
+}
+
 def Wave_AllocateOp : Wave_Op<"allocate", [MemoryEffects<[MemAlloc]>]> {
   let summary = "a workgroup's tile of a tensor, in shared memory";
   let description = [{

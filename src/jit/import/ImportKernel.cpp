@@ -248,6 +248,10 @@ class KernelImporter {
         if (!node.expr) fail("apply_expr", node.loc, expected_found("an expression", "none"));
         state.addAttribute("expr", expr(*node.expr, 1, "apply_expr", node.loc));
         break;
+      case graph::OpKind::Print:
+        state.addAttribute("label", builder_.getStringAttr(node.label));
+        state.addAttribute("limit", builder_.getI64IntegerAttr(node.limit));
+        break;
       default: break;
     }
   }

@@ -32,7 +32,9 @@ struct WaveSelectLoweringPass : impl::WaveSelectLoweringBase<WaveSelectLoweringP
       kernel.emitError("expected wave-select-lowering mode automatic, layouts or legacy, but found '") << mode << "'";
       return signalPassFailure();
     }
-    if (shaped) kernel->setAttr("wave.shape_lowering", UnitAttr::get(&getContext()));
+    // Only the layout pipeline lowers print.
+    const bool prints = kernel.walk([](dialect::PrintOp) { return WalkResult::interrupt(); }).wasInterrupted();
+    if (shaped && !prints) kernel->setAttr("wave.shape_lowering", UnitAttr::get(&getContext()));
   }
 };
 

@@ -120,8 +120,12 @@ void CompiledKernel::launch(const std::vector<TensorArg>& tensors, const LaunchO
 
 void CompiledKernel::launch(std::initializer_list<const void*> pointers, const LaunchOptions& how,
                             std::source_location where) const {
-  launch_pointers(std::vector<const void*>(pointers), all_sizes(given_sizes(how.sizes, where), where), how.stream,
-                  where);
+  launch(std::vector<const void*>(pointers), how, where);
+}
+
+void CompiledKernel::launch(const std::vector<const void*>& pointers, const LaunchOptions& how,
+                            std::source_location where) const {
+  launch_pointers(pointers, all_sizes(given_sizes(how.sizes, where), where), how.stream, where);
 }
 
 void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, const DimSizes& sizes,

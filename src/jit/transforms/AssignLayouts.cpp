@@ -285,6 +285,12 @@ LogicalResult LayoutAssigner::visit(Operation* op) {
     set(mma.getResult(), anchors->acc);
     return success();
   }
+  if (auto print = dyn_cast<dialect::PrintOp>(op)) {
+    // Printed where it is; the mask follows the value.
+    LayoutAttr in = needInput(print.getValue());
+    if (print.getMask()) demand(op, 1, in);
+    return success();
+  }
   if (auto loop = dyn_cast<dialect::IterateOp>(op)) return visitIterate(loop);
   if (auto write = dyn_cast<dialect::WriteOp>(op)) return visitWrite(write);
   return op->emitOpError("is not yet supported by the layout pipeline");

@@ -509,3 +509,39 @@ func.func @apply_expr_element_type(%x: !wave.tensor<[M] of f32>) {
   %y = wave.apply_expr %x {expr = #wave.expr<"$0 + 1">} : !wave.tensor<[M] of f32> -> !wave.tensor<[M] of f32>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// wave.print
+//===----------------------------------------------------------------------===//
+
+func.func @print_empty_label(%x: !wave.tensor<[N] of f32>) {
+  // expected-error @+1 {{expected a label to start each line, but found an empty one}}
+  wave.print %x "" {limit = 4 : i64} : !wave.tensor<[N] of f32>
+  return
+}
+
+// -----
+
+func.func @print_limit(%x: !wave.tensor<[N] of f32>) {
+  // expected-error @+1 {{expected a limit of at least one element, but found 0}}
+  wave.print %x "x" {limit = 0 : i64} : !wave.tensor<[N] of f32>
+  return
+}
+
+// -----
+
+func.func @print_mask_type(%x: !wave.tensor<[N] of f32>, %m: !wave.tensor<[N] of f32>) {
+  // expected-error @+1 {{expected an i1 mask, but found 'f32'}}
+  wave.print %x where %m "x" {limit = 4 : i64} : !wave.tensor<[N] of f32>, !wave.tensor<[N] of f32>
+  return
+}
+
+// -----
+
+func.func @print_mask_dims(%x: !wave.tensor<[M, N] of f32>, %m: !wave.tensor<[N] of i1>) {
+  // expected-error @+1 {{expected a mask of the value's dims [M, N], but found [N]}}
+  wave.print %x where %m "x" {limit = 4 : i64} : !wave.tensor<[M, N] of f32>, !wave.tensor<[N] of i1>
+  return
+}

@@ -167,3 +167,13 @@ func.func @masking(%x: !wave.tensor<[M, N] of f32>) {
   %sel = wave.select %lt, %x, %zero : (!wave.tensor<[N] of i1>, !wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
   return
 }
+
+// Printing, all of a value or where a mask holds.
+// CHECK-LABEL: func.func @printing
+func.func @printing(%x: !wave.tensor<[M, N] of f32>, %m: !wave.tensor<[M, N] of i1>) {
+  // CHECK: wave.print %{{.*}} "x" {limit = 64 : i64} : !wave.tensor<[M, N] of f32>
+  wave.print %x "x" {limit = 64 : i64} : !wave.tensor<[M, N] of f32>
+  // CHECK: wave.print %{{.*}} where %{{.*}} "x where m" {limit = 8 : i64} : !wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of i1>
+  wave.print %x where %m "x where m" {limit = 8 : i64} : !wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of i1>
+  return
+}
