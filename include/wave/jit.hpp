@@ -4,6 +4,7 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include "wave/graph.hpp"
 #include "wave/options.hpp"
@@ -50,5 +51,17 @@ struct PtxKernel {
 // line a stage rejected. Memory-bound kernels (read, write, register, cast, elementwise
 // math) for now; dims left out of `subs` are dynamic (tile sizes must be set).
 PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options);
+
+// A value of a kernel and its layout drawn as SVG: the workgroup tile, each element's cell
+// naming the thread and register that hold it (docs/pictures.md).
+struct LayoutPicture {
+  std::string value;  // the op that makes it, its source line and dims
+  std::string svg;
+};
+
+// Imports `kernel` and runs the middle end up to layout assignment; a picture per value
+// that gets a layout, in program order. Kernels the attention shape lowering takes keep
+// no layouts (compile them with `.lowering = Lowering::layouts` to see theirs).
+std::vector<LayoutPicture> layout_pictures(const graph::KernelGraph& kernel, const CompileOptions& options);
 
 }  // namespace wave::jit

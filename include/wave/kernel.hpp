@@ -80,6 +80,12 @@ class Kernel {
     return jit::import_to_mlir(trace(options, where), options);
   }
 
+  // Each value's layout drawn as SVG, after the compiler assigns them (needs wave::jit).
+  std::vector<jit::LayoutPicture> layout_pictures(const CompileOptions& options = {},
+                                                  std::source_location where = std::source_location::current()) const {
+    return jit::layout_pictures(trace(options, where), options);
+  }
+
  private:
   template <std::size_t... I>
   static Params make_arguments(detail::Tracer& tracer, std::index_sequence<I...>) {

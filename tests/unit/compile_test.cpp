@@ -66,6 +66,26 @@ TEST_CASE("print compiles to vprintf calls with the interpreter's format", "[com
   CHECK_THAT(gemm.ptx, Contains("mma.sync") && Contains("vprintf"));
 }
 
+TEST_CASE("layout pictures: the GEMM's values, the accumulator over the workgroup tile", "[compile][pictures]") {
+  const CompileOptions options{.subs = {{examples::gemm::M, 64}, {examples::gemm::N, 64}, {examples::gemm::K, 128},
+                                        {examples::gemm::BLOCK_M, 32}, {examples::gemm::BLOCK_N, 32},
+                                        {examples::gemm::BLOCK_K, 16},
+                                        {examples::gemm::ADDRESS_SPACE, SHARED_ADDRESS_SPACE}}};
+  const auto pictures = examples::gemm::make_kernel().layout_pictures(options);
+  REQUIRE(!pictures.empty());
+  int accumulators = 0;
+  for (const jit::LayoutPicture& p : pictures) {
+    CHECK(p.svg.rfind("<svg", 0) == 0);
+    if (p.value.rfind("wave.mma", 0) != 0) continue;
+    ++accumulators;
+    CHECK_THAT(p.value, Contains("[M, N]") && Contains("gemm.hpp"));
+    // Every element of the 32 x 32 tile has a holder.
+    CHECK(count(p.svg, "data-pos") == 32 * 32);
+    CHECK(count(p.svg, "fill=\"#ffffff\"") == 0);
+  }
+  CHECK(accumulators == 1);
+}
+
 TEST_CASE("error: a target wave-cpp does not know", "[compile][error]") {
   const auto kernel = examples::copy::make_kernel();
   try {

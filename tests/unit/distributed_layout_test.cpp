@@ -9,6 +9,7 @@
 #include <set>
 
 #include "analysis/DistributedLayout.h"
+#include "analysis/LayoutPicture.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -113,4 +114,61 @@ TEST_CASE("an accumulator pair is an A operand: the chained-GEMM register reuse"
   REQUIRE(permutation.has_value());
   // A's halves: rows g and g+8 of columns 2t (tile 0), then of 2t + 8 (tile 1).
   CHECK(*permutation == llvm::SmallVector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+}
+
+TEST_CASE("first holders: the threads that print a replicated value hold each element once", "[layout][print]") {
+  Context c;
+  auto mma = jit::getMMALayout(&c.ctx, dialect::MMAKind::f32_16x8x16_f16);
+  REQUIRE(mlir::succeeded(mma));
+  LayoutAttr acc = jit::mmaLayout(&c.ctx, mma->c, 32, 2, 4, {2, 2}, 0, 1);
+  // The accumulator holds each element once: every thread prints all its registers.
+  auto all = jit::firstHolders(acc);
+  REQUIRE(mlir::succeeded(all));
+  for (const jit::FirstHolders& h : *all) CHECK((!h.none && h.mask == 0 && h.value == 0));
+  // A bias over N sliced from it is held by 8 lanes of each wave column and both wave
+  // rows: the first holders hold each of the 64 columns exactly once.
+  LayoutAttr bias = jit::sliceLayout(acc, 0);
+  auto first = jit::firstHolders(bias);
+  REQUIRE(mlir::succeeded(first));
+  std::map<int64_t, int> printed;
+  for (int64_t t = 0; t < 128; ++t)
+    for (int64_t r = 0; r < bias.getNumRegisters(); ++r) {
+      const jit::FirstHolders& h = (*first)[r];
+      if (!h.none && (t & h.mask) == h.value) ++printed[jit::layoutPosition(bias, r, t % 32, t / 32)[0]];
+    }
+  CHECK(printed.size() == 64);
+  for (const auto& [column, n] : printed) CHECK(n == 1);
+}
+
+TEST_CASE("a layout's picture names the thread and register of each element", "[layout][pictures]") {
+  Context c;
+  auto mma = jit::getMMALayout(&c.ctx, dialect::MMAKind::f32_16x8x16_f16);
+  REQUIRE(mlir::succeeded(mma));
+  // One m16n8 accumulator tile: lane 4 q + p holds row q and q + 8, columns 2p and 2p + 1.
+  LayoutAttr acc = jit::mmaLayout(&c.ctx, mma->c, 32, 1, 1, {}, -1, -1);
+  const std::string svg = jit::layoutSvg(acc, {"M", "N"}, "acc");
+  auto cell = [&](int row, int col) {
+    const std::string key = "data-pos=\"" + std::to_string(row) + "," + std::to_string(col) + "\"";
+    const auto at = svg.find(key);
+    REQUIRE(at != std::string::npos);
+    return svg.substr(at, svg.find("</g>", at) - at);
+  };
+  CHECK_THAT(cell(0, 0), Catch::Contains(">t0<"));
+  CHECK_THAT(cell(0, 2), Catch::Contains(">t1<"));
+  CHECK_THAT(cell(1, 0), Catch::Contains(">t4<"));
+  CHECK_THAT(cell(9, 7), Catch::Contains(">t7<"));
+  CHECK_THAT(cell(8, 0), Catch::Contains(">t0<"));
+  // Lane 0's four registers: (0, 0), (0, 1), (8, 0), (8, 1), each a different register.
+  std::set<std::string> registers;
+  for (auto [row, col] : {std::pair{0, 0}, {0, 1}, {8, 0}, {8, 1}}) {
+    const std::string text = cell(row, col);
+    const auto r = text.find(">r");
+    registers.insert(text.substr(r, text.find('<', r) - r));
+  }
+  CHECK(registers.size() == 4);
+  int cells = 0;
+  for (auto at = svg.find("data-pos"); at != std::string::npos; at = svg.find("data-pos", at + 1)) ++cells;
+  CHECK(cells == 16 * 8);
+  CHECK(svg.rfind("<svg", 0) == 0);
+  CHECK(svg.find("+1") == std::string::npos);  // nothing held twice
 }

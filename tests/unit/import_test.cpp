@@ -5,6 +5,7 @@
 #include "kernels/copy.hpp"
 #include "kernels/flash_attention.hpp"
 #include "kernels/gemm.hpp"
+#include "fixtures/printing.hpp"
 
 using namespace wave;
 using Catch::Matchers::Contains;
@@ -79,4 +80,13 @@ TEST_CASE("error: min inside an expression the dialect cannot hold", "[import][e
     CHECK(e.op() == "WorkgroupConstraint");
     CHECK_THAT(e.message(), Contains("min, max and comparisons may appear only at the top"));
   }
+}
+
+TEST_CASE("print imports as wave.print with its label, limit and mask", "[import][print]") {
+  namespace px = wave::fixtures::printing;
+  const std::string ir = px::rows_kernel().ir(px::rows_options(4, 100));
+  CHECK(count(ir, "wave.print ") == 4);
+  CHECK(count(ir, "\"x\" {limit = 40 : i64}") == 1);
+  CHECK(count(ir, " where ") == 1);
+  CHECK(count(ir, "\"twice\" {limit = 1048576 : i64}") == 1);
 }

@@ -162,3 +162,27 @@ TEST_CASE("subs are checked against the kernel", "[trace]") {
   CHECK(kernel_symbols(gemm.trace()) ==
         std::set<std::string>{"ADDRESS_SPACE", "BLOCK_K", "BLOCK_M", "BLOCK_N", "K", "M", "N"});
 }
+
+TEST_CASE("print traces its label, limit and mask, a mask of fewer dims broadcast first", "[trace][print]") {
+  WAVE_SYMBOL(M);
+  WAVE_SYMBOL(N);
+  WAVE_SYMBOL(BLOCK_N);
+  auto k = kernel("printing", {WorkgroupConstraint(N, BLOCK_N, 0), HardwareConstraint{.threads_per_wave = 32}},
+                  [](Memory<dims<M, N>, f32> x) {
+                    auto v = read(x);
+                    auto odd = cast<i1>(apply_expr(self_index<N, i64>(), [](auto n) { return n % 2 > 0; }));
+                    print(v, odd, "odd", {.limit = 7});
+                  });
+  const graph::KernelGraph g = k.trace();
+  const graph::Node& p = only(g.body, OpKind::Print);
+  CHECK(p.label == "odd");
+  CHECK(p.limit == 7);
+  REQUIRE(p.operands.size() == 2);
+  CHECK(p.results.empty());
+  const graph::Node& mask = defining(g.body, p.operands[1]);
+  CHECK(mask.kind == OpKind::Broadcast);
+  CHECK(mask.result_types[0] == graph::TensorType{Names{"M", "N"}, DataType::i1});
+  // An empty label or a limit below one is the user's mistake, at their line.
+  auto empty = kernel("empty_label", {HardwareConstraint{}}, [](Memory<dims<M>, f32> x) { print(read(x), ""); });
+  CHECK_THROWS_WITH(empty.trace(), Catch::Contains("op 'print'") && Catch::Contains("expected a label"));
+}

@@ -80,13 +80,6 @@ bool timingRequested(const CompileOptions& options) {
   return options.timing || (v && *v && std::string(v) != "0");
 }
 
-std::string loweringMode(const CompileOptions& options) {
-  if (options.lowering == Lowering::layouts) return "layouts";
-  if (options.lowering == Lowering::legacy) return "legacy";
-  const char* v = std::getenv("WAVE_LOWERING");
-  if (v && (std::string(v) == "layouts" || std::string(v) == "legacy")) return v;
-  return "automatic";
-}
 
 // One cache per folder, for the whole process.
 KernelCache& cacheFor(const std::string& dir) {
@@ -141,6 +134,14 @@ PtxKernel deserialize(const std::string& payload) {
 }
 
 }  // namespace
+
+std::string loweringMode(const CompileOptions& options) {
+  if (options.lowering == Lowering::layouts) return "layouts";
+  if (options.lowering == Lowering::legacy) return "legacy";
+  const char* v = std::getenv("WAVE_LOWERING");
+  if (v && (std::string(v) == "layouts" || std::string(v) == "legacy")) return v;
+  return "automatic";
+}
 
 PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName, const CompileOptions& options,
                             const FirstError& first, mlir::TimingScope* timing) {
