@@ -52,6 +52,10 @@ struct PtxKernel {
 // math) for now; dims left out of `subs` are dynamic (tile sizes must be set).
 PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options);
 
+// What compiled a kernel: wave-cpp's version, LLVM's, and a hash of the JIT's sources
+// (keys of what is kept on disk, as the kernel cache and autotune keep).
+std::string compiler_version();
+
 // A value of a kernel and its layout drawn as SVG: the workgroup tile, each element's cell
 // naming the thread and register that hold it (docs/pictures.md).
 struct LayoutPicture {

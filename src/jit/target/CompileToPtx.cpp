@@ -135,6 +135,11 @@ PtxKernel deserialize(const std::string& payload) {
 
 }  // namespace
 
+std::string compiler_version() {
+  return std::string("wave-cpp ") + WAVE_CPP_VERSION + ", LLVM " + LLVM_VERSION_STRING + ", sources " +
+         WAVE_COMPILER_FINGERPRINT;
+}
+
 std::string loweringMode(const CompileOptions& options) {
   if (options.lowering == Lowering::layouts) return "layouts";
   if (options.lowering == Lowering::legacy) return "legacy";

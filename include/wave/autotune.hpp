@@ -1,0 +1,185 @@
+// autotune(): compiles a kernel under several configurations (tile sizes and other subs),
+// times each on the device, and returns the fastest, compiled. The choice is kept on
+// disk, keyed by the kernel, its subs, the configurations, the device and the compiler, so
+// that a later process starts with the winner in the time of one (cached) compile.
+//
+//   auto gemm = autotune(gemm_kernel, {.subs = {{M, 4096}, {N, 4096}, {K, 4096}}},
+//                        {{{BLOCK_M, 128}, {BLOCK_N, 128}, {BLOCK_K, 64}},
+//                         {{BLOCK_M, 64}, {BLOCK_N, 64}, {BLOCK_K, 32}}},
+//                        {a, b, c});
+//   gemm.kernel(a, b, c);   // gemm.best: the winner's index; gemm.ms: each one's median
+//
+// Configurations are compiled in parallel threads; one the compiler rejects is skipped
+// (reported with `progress`), and an error only if all are. The launch arguments are
+// device pointers the kernel may read and write while it is timed (outputs are
+// overwritten). Needs wave::jit and a GPU.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <future>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "wave/compile.hpp"
+#include "wave/runtime.hpp"
+
+namespace wave {
+
+struct AutotuneOptions {
+  int warmup = 3;           // launches before timing each configuration
+  int runs = 20;            // timed launches; the median counts
+  bool progress = false;    // configurations done / total and the best so far, on stderr
+  bool use_cache = true;    // read and write the choice on disk
+  std::string cache_dir;    // default: the kernel cache's folder, under autotune/
+};
+
+struct Autotuned {
+  CompiledKernel kernel;
+  std::size_t best = 0;        // index of the winning configuration
+  std::vector<double> ms;      // median per configuration (NaN: rejected or not timed)
+  bool from_cache = false;     // the winner came from disk; nothing was timed
+};
+
+namespace detail {
+
+// The folder autotune keeps its choices in.
+inline std::filesystem::path autotune_folder(const AutotuneOptions& options) {
+  if (!options.cache_dir.empty()) return options.cache_dir;
+  if (const char* dir = std::getenv("WAVE_CACHE_DIR"); dir && *dir) return std::filesystem::path(dir) / "autotune";
+  const char* home = std::getenv("HOME");
+  return std::filesystem::path(home && *home ? home : "/tmp") / ".cache" / "wave-cpp" / "autotune";
+}
+
+inline std::string subs_text(const Subs& subs) {
+  std::string s;
+  for (const Sub& sub : subs) s += sub.symbol + (sub.is_address_space ? "@" : "=") + std::to_string(sub.value) + " ";
+  return s;
+}
+
+// The choice's identity: everything the timings depend on.
+inline std::string autotune_key(const std::string& kernel, const CompileOptions& base, const std::vector<Subs>& configs,
+                                const std::string& device) {
+  std::ostringstream key;
+  key << "kernel " << kernel << "\nsubs " << subs_text(base.subs) << "\ntarget " << base.target << "\ndevice "
+      << device << "\ncompiler " << jit::compiler_version() << "\n";
+  for (const Subs& c : configs) key << "config " << subs_text(c) << "\n";
+  return key.str();
+}
+
+inline std::filesystem::path autotune_file(const std::filesystem::path& folder, const std::string& key) {
+  return folder / (std::to_string(std::hash<std::string>{}(key)) + ".txt");
+}
+
+// The stored winner for `key`, if a file holds it (the whole key is compared: a hash
+// collision or a torn file reads as no choice).
+inline std::optional<std::size_t> read_choice(const std::filesystem::path& file, const std::string& key,
+                                              std::size_t configs) {
+  std::ifstream in(file);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  if (s.size() <= key.size() || s.compare(0, key.size(), key) != 0) return std::nullopt;
+  std::istringstream rest(s.substr(key.size()));
+  std::string word;
+  std::size_t best = 0;
+  if (!(rest >> word >> best) || word != "best" || best >= configs) return std::nullopt;
+  return best;
+}
+
+// Written to a temporary file, then renamed: readers see the old choice or the new one.
+inline void write_choice(const std::filesystem::path& file, const std::string& key, std::size_t best) {
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  const std::filesystem::path temp = file.string() + ".tmp" + std::to_string(std::hash<std::string>{}(key) ^ best);
+  {
+    std::ofstream out(temp);
+    out << key << "best " << best << "\n";
+    if (!out) return;  // a read-only or full folder: the choice is just not kept
+  }
+  std::filesystem::rename(temp, file, ec);
+  if (ec) std::filesystem::remove(temp, ec);
+}
+
+// The tuning itself, over callbacks: `compile_one(i)` compiles configuration i (or throws
+// wave::Error), `time_one(kernel)` gives one launch's milliseconds. Separate from the
+// device so that its choice and its cache can be tested without one.
+inline Autotuned tune(const std::string& key, std::size_t configs,
+                      const std::function<CompiledKernel(std::size_t)>& compile_one,
+                      const std::function<double(const CompiledKernel&)>& time_one, const AutotuneOptions& options) {
+  const std::filesystem::path file = autotune_file(autotune_folder(options), key);
+  const double none = std::numeric_limits<double>::quiet_NaN();
+  if (options.use_cache)
+    if (auto best = read_choice(file, key, configs)) {
+      if (options.progress) std::fprintf(stderr, "autotune: configuration %zu from %s\n", *best, file.c_str());
+      return {compile_one(*best), *best, std::vector<double>(configs, none), true};
+    }
+  std::vector<std::future<CompiledKernel>> compiled;
+  for (std::size_t i = 0; i < configs; ++i) compiled.push_back(std::async(std::launch::async, compile_one, i));
+  std::vector<std::optional<CompiledKernel>> kernels(configs);
+  std::optional<Error> first_error;
+  std::vector<double> ms(configs, none);
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < configs; ++i) {
+    try {
+      kernels[i].emplace(compiled[i].get());
+    } catch (const Error& e) {
+      if (!first_error) first_error = e;
+      if (options.progress) std::fprintf(stderr, "autotune: configuration %zu rejected: %s\n", i, e.what());
+      continue;
+    }
+    for (int w = 0; w < options.warmup; ++w) time_one(*kernels[i]);
+    std::vector<double> times;
+    for (int r = 0; r < std::max(1, options.runs); ++r) times.push_back(time_one(*kernels[i]));
+    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+    ms[i] = times[times.size() / 2];
+    if (!best || ms[i] < ms[*best]) best = i;
+    if (options.progress)
+      std::fprintf(stderr, "autotune: %zu/%zu configurations, this %.4f ms, best %zu at %.4f ms\n", i + 1, configs,
+                   ms[i], *best, ms[*best]);
+  }
+  if (!best) {
+    if (first_error) throw *first_error;
+    throw Error("", "autotune", std::source_location::current(),
+                expected_found("at least one configuration", "none"));
+  }
+  if (options.use_cache) write_choice(file, key, *best);
+  return {std::move(*kernels[*best]), *best, std::move(ms), false};
+}
+
+}  // namespace detail
+
+// `configs`: subs added to (and overriding) `base.subs`, one set per configuration.
+template <class Fn>
+Autotuned autotune(const Kernel<Fn>& kernel, const CompileOptions& base, const std::vector<Subs>& configs,
+                   std::vector<const void*> args, const LaunchOptions& how = {}, const AutotuneOptions& options = {},
+                   std::source_location where = std::source_location::current()) {
+  if (configs.empty())
+    throw Error("", "autotune", where, expected_found("at least one configuration", "none"));
+  auto options_for = [&](std::size_t i) {
+    CompileOptions o = base;
+    for (const Sub& s : configs[i]) {
+      auto same = [&](const Sub& t) { return t.symbol == s.symbol; };
+      o.subs.erase(std::remove_if(o.subs.begin(), o.subs.end(), same), o.subs.end());
+      o.subs.push_back(s);
+    }
+    return o;
+  };
+  const graph::KernelGraph traced = kernel.trace(options_for(0), where);
+  const std::string key =
+      detail::autotune_key(traced.name, base, configs, runtime::device_info(where).name);
+  return detail::tune(
+      key, configs.size(), [&](std::size_t i) { return compile(kernel, options_for(i), where); },
+      [&](const CompiledKernel& k) { return double(runtime::elapsed_ms([&] { k.launch(args, how, where); }, where)); },
+      options);
+}
+
+}  // namespace wave
