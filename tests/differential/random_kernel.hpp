@@ -1,5 +1,6 @@
-// Random kernels for the differential test: from a seed, a valid memory-bound kernel graph
-// over dims [B, M, N] (rank 1 to 3, sizes aligned and not), its tiling, and random inputs.
+// Random kernels for the differential test: from a seed, a valid kernel graph, its tiling
+// and random inputs. Most are memory-bound over dims [B, M, N] (rank 1 to 3, sizes aligned
+// and not); some are GEMMs with a random epilogue (makeGemm).
 // The body reads one to three tensors (f32 or f16, all of the dims or a subset of them,
 // broadcast), combines them in a random expression of elementwise ops kept in a bounded
 // range, may reduce over the innermost or an outer dim and combine the result back, and
@@ -29,8 +30,10 @@ using namespace wave;
 WAVE_SYMBOL(B);
 WAVE_SYMBOL(M);
 WAVE_SYMBOL(N);
+WAVE_SYMBOL(K);
 WAVE_SYMBOL(BLOCK_M);
 WAVE_SYMBOL(BLOCK_N);
+WAVE_SYMBOL(BLOCK_K);
 WAVE_SYMBOL(WAVE_M);
 WAVE_SYMBOL(WAVE_N);
 
@@ -59,6 +62,7 @@ class Generator {
   explicit Generator(std::uint64_t seed) : rng_(seed) { kernel_.seed = seed; }
 
   RandomKernel make() {
+    if (chance(0.3)) return makeGemm();
     const int rank = pick(1, 3);
     static const char* names[] = {"B", "M", "N"};
     for (int d = 3 - rank; d < 3; ++d) dims_.push_back(names[d]);
@@ -104,6 +108,81 @@ class Generator {
     return std::move(kernel_);
   }
 
+  // C[M, N] = epilogue(A[M, K] B[N, K]^T): f16 operands on mma.sync tiles, an f32
+  // accumulator over a K loop, then a random elementwise epilogue that may read a bias
+  // [N], a scale [M] or a residual [M, N], written as f32 or f16.
+  RandomKernel makeGemm() {
+    static const std::int64_t sizes[] = {16, 33, 64, 100, 128, 200};
+    dims_ = {"M", "N"};
+    size_["M"] = sizes[pick(0, 5)];
+    size_["N"] = sizes[pick(0, 5)];
+    size_["K"] = sizes[pick(0, 5)];
+    const std::int64_t block_m = chance(0.5) ? 32 : 64, block_n = chance(0.5) ? 32 : 64;
+    const std::int64_t block_k = chance(0.5) ? 16 : 32;
+    const std::int64_t wave_m = chance(0.5) ? block_m : block_m / 2, wave_n = chance(0.5) ? block_n : block_n / 2;
+    Constraints c{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
+                  WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N),
+                  HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}};
+    kernel_.options.subs = {{M, size_["M"]}, {N, size_["N"]}, {K, size_["K"]}, {BLOCK_M, block_m},
+                            {BLOCK_N, block_n}, {BLOCK_K, block_k}, {WAVE_M, wave_m}, {WAVE_N, wave_n}};
+    kernel_.options.cache = false;
+    kernel_.graph.name = "random_gemm_" + std::to_string(kernel_.seed);
+    kernel_.graph.loc = {"tests/differential/random_kernel.hpp", 1, 1};
+    kernel_.graph.constraints = c;
+    const graph::ValueId a = argument({"M", "K"}, DataType::f16), b = argument({"N", "K"}, DataType::f16);
+    std::vector<std::pair<graph::ValueId, graph::MemoryType>> extra;
+    for (auto dims : {std::vector<std::string>{"N"}, std::vector<std::string>{"M"}, std::vector<std::string>{"M", "N"}})
+      if (chance(0.35)) {
+        const DataType dtype = chance(0.5) ? DataType::f16 : DataType::f32;
+        extra.push_back({argument(dims, dtype), {dims, dtype, "global"}});
+      }
+    kernel_.inputs = kernel_.args.size();
+    graph::Node fill;
+    fill.fill = 0.0;
+    const graph::ValueId zero = node(graph::OpKind::Register, {}, {{"M", "N"}, DataType::f32}, fill);
+    // The loop: its body is built in a block of its own, then the iterate node holds it.
+    graph::Block body;
+    const graph::ValueId carried = fresh();
+    body.args = {carried};
+    body.arg_types = {{{"M", "N"}, DataType::f32}};
+    types_[carried] = body.arg_types[0];
+    graph::Block* outer = block_;
+    block_ = &body;
+    const graph::ValueId ra = node(graph::OpKind::Read, {a}, {{"M", "K"}, DataType::f16});
+    const graph::ValueId rb = node(graph::OpKind::Read, {b}, {{"N", "K"}, DataType::f16});
+    const graph::ValueId product = node(graph::OpKind::Mma, {ra, rb, carried}, {{"M", "N"}, DataType::f32});
+    effect(graph::OpKind::Yield, {product});
+    block_ = outer;
+    graph::Node loop;
+    loop.dim = "K";
+    loop.regions.push_back(std::move(body));
+    const graph::ValueId acc = node(graph::OpKind::Iterate, {zero}, {{"M", "N"}, DataType::f32}, std::move(loop));
+    program_ << name(acc) << " = iterate<K>(mma(read(A), read(B), acc)); ";
+    std::vector<graph::ValueId> leaves{acc};
+    for (auto& [id, type] : extra) {
+      const graph::ValueId r = node(graph::OpKind::Read, {id}, {type.dims, type.dtype});
+      program_ << name(r) << " = read([" << join(type.dims) << "] " << wave::name(type.dtype) << "); ";
+      leaves.push_back(f32_of(r));
+    }
+    graph::ValueId value = expression(leaves, pick(0, 3));
+    if (type(value).dims.size() != 2) {
+      const graph::ValueId r = node(graph::OpKind::Add, {value, acc}, {dims_, DataType::f32});
+      program_ << name(r) << " = add(" << name(value) << ", " << name(acc) << "); ";
+      value = r;
+    }
+    const DataType out_type = chance(0.4) ? DataType::f16 : DataType::f32;
+    if (out_type == DataType::f16) {
+      const graph::ValueId r = node(graph::OpKind::Cast, {value}, {dims_, DataType::f16});
+      program_ << name(r) << " = cast<f16>(" << name(value) << "); ";
+      value = r;
+    }
+    const graph::ValueId out = argument(dims_, out_type);
+    effect(graph::OpKind::Write, {value, out});
+    program_ << "write(" << name(value) << ", C); ";
+    kernel_.description = program_.str();
+    return std::move(kernel_);
+  }
+
  private:
   int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   bool chance(double p) { return std::bernoulli_distribution(p)(rng_); }
@@ -126,11 +205,11 @@ class Generator {
     graph::Node n = std::move(extra);
     n.kind = kind;
     n.operands = std::move(operands);
-    n.loc = {"tests/differential/random_kernel.hpp", static_cast<unsigned>(kernel_.graph.body.nodes.size() + 2), 1};
+    n.loc = {"tests/differential/random_kernel.hpp", static_cast<unsigned>(block_->nodes.size() + 2), 1};
     const graph::ValueId id = fresh();
     n.results = {id};
     n.result_types = {type};
-    kernel_.graph.body.nodes.push_back(std::move(n));
+    block_->nodes.push_back(std::move(n));
     types_[id] = type;
     return id;
   }
@@ -139,8 +218,8 @@ class Generator {
     graph::Node n;
     n.kind = kind;
     n.operands = std::move(operands);
-    n.loc = {"tests/differential/random_kernel.hpp", static_cast<unsigned>(kernel_.graph.body.nodes.size() + 2), 1};
-    kernel_.graph.body.nodes.push_back(std::move(n));
+    n.loc = {"tests/differential/random_kernel.hpp", static_cast<unsigned>(block_->nodes.size() + 2), 1};
+    block_->nodes.push_back(std::move(n));
   }
 
   const graph::TensorType& type(graph::ValueId v) { return types_.at(v); }
@@ -319,6 +398,7 @@ class Generator {
 
   std::mt19937_64 rng_;
   RandomKernel kernel_;
+  graph::Block* block_ = &kernel_.graph.body;  // where nodes go (a loop's body while built)
   std::vector<std::string> dims_;
   std::map<std::string, std::int64_t> size_;
   std::string reduce_dim_;
