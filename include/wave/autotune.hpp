@@ -50,12 +50,10 @@ struct Autotuned {
 
 namespace detail {
 
-// The folder autotune keeps its choices in.
+// The folder autotune keeps its choices in: the kernel cache's, under autotune/.
 inline std::filesystem::path autotune_folder(const AutotuneOptions& options) {
   if (!options.cache_dir.empty()) return options.cache_dir;
-  if (const char* dir = std::getenv("WAVE_CACHE_DIR"); dir && *dir) return std::filesystem::path(dir) / "autotune";
-  const char* home = std::getenv("HOME");
-  return std::filesystem::path(home && *home ? home : "/tmp") / ".cache" / "wave-cpp" / "autotune";
+  return std::filesystem::path(jit::default_cache_dir()) / "autotune";
 }
 
 inline std::string subs_text(const Subs& subs) {
@@ -173,9 +171,7 @@ Autotuned autotune(const Kernel<Fn>& kernel, const CompileOptions& base, const s
     }
     return o;
   };
-  const graph::KernelGraph traced = kernel.trace(options_for(0), where);
-  const std::string key =
-      detail::autotune_key(traced.name, base, configs, runtime::device_info(where).name);
+  const std::string key = detail::autotune_key(kernel.name(), base, configs, runtime::device_info(where).name);
   return detail::tune(
       key, configs.size(), [&](std::size_t i) { return compile(kernel, options_for(i), where); },
       [&](const CompiledKernel& k) { return double(runtime::elapsed_ms([&] { k.launch(args, how, where); }, where)); },

@@ -52,6 +52,10 @@ struct PtxKernel {
 // math) for now; dims left out of `subs` are dynamic (tile sizes must be set).
 PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options);
 
+// The kernel cache's folder when CompileOptions::cache_dir is empty: $WAVE_CACHE_DIR, else
+// $XDG_CACHE_HOME/wave-cpp, else ~/.cache/wave-cpp.
+std::string default_cache_dir();
+
 // What compiled a kernel: wave-cpp's version, LLVM's, and a hash of the JIT's sources
 // (keys of what is kept on disk, as the kernel cache and autotune keep).
 std::string compiler_version();

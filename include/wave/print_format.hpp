@@ -4,28 +4,37 @@
 //   print_format("acc", {"M", "N"}, true)  ->  "acc[M=%lld, N=%lld] = %.6g\n"
 //
 // Arguments: each index as a long long, then the element, a double for float dtypes and a
-// long long for integers (i1 as 0 or 1). A '%' in the label is escaped.
+// long long for integers (i1 as 0 or 1). A '%' in the label is escaped. print_mistake is the
+// check of a print's label and limit that tracing and the interpreter share.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace wave {
 
 inline std::string print_format(const std::string& label, const std::vector<std::string>& dims, bool is_float) {
-  std::string f;
-  for (char c : label) f += c == '%' ? std::string("%%") : std::string(1, c);
+  auto escaped = [](const std::string& text) {
+    std::string out;
+    for (char c : text) out += c == '%' ? std::string("%%") : std::string(1, c);
+    return out;
+  };
+  std::string f = escaped(label);
   if (!dims.empty()) {
     f += '[';
-    for (std::size_t k = 0; k < dims.size(); ++k) {
-      if (k) f += ", ";
-      for (char c : dims[k]) f += c == '%' ? std::string("%%") : std::string(1, c);
-      f += "=%lld";
-    }
+    for (std::size_t k = 0; k < dims.size(); ++k) f += (k ? ", " : "") + escaped(dims[k]) + "=%lld";
     f += ']';
   }
   f += is_float ? " = %.6g\n" : " = %lld\n";
   return f;
+}
+
+// What is wrong with a print's label and limit ("expected ..., but found ..."), or "".
+inline std::string print_mistake(const std::string& label, std::int64_t limit) {
+  if (label.empty()) return "expected a label to start each line, but found an empty one";
+  if (limit < 1) return "expected a limit of at least one element, but found limit = " + std::to_string(limit);
+  return "";
 }
 
 // The literal text around a format's conversions ("%%" unescaped): one more piece than

@@ -14,6 +14,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <random>
@@ -408,6 +409,15 @@ class Generator {
 };
 
 inline RandomKernel random_kernel(std::uint64_t seed) { return Generator(seed).make(); }
+
+// How many kernels a test tries: WAVE_DIFFERENTIAL_KERNELS, else `fallback`.
+inline int kernel_count(int fallback) {
+  const char* env = std::getenv("WAVE_DIFFERENTIAL_KERNELS");
+  return env ? std::atoi(env) : fallback;
+}
+
+// The seed of kernel i of a run that starts at `first` (Catch's seed): printed on failure.
+inline std::uint64_t seed_of(std::uint64_t first, int i) { return first * 1000003u + static_cast<std::uint64_t>(i); }
 
 // Random inputs in [-2, 2] (f16 as bits), outputs poisoned (NaN), as byte buffers.
 inline std::vector<std::vector<std::uint8_t>> random_buffers(const RandomKernel& k, std::uint64_t seed) {

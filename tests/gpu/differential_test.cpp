@@ -5,7 +5,6 @@
 // WAVE_DIFFERENTIAL_KERNELS sets how many (default 100); the seeds start at Catch's.
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
 #include <optional>
 
 #include <wave/runtime.hpp>
@@ -14,12 +13,11 @@
 
 TEST_CASE("differential: random kernels on the GPU match the interpreter", "[gpu][differential]") {
   namespace runtime = wave::runtime;
-  const char* env = std::getenv("WAVE_DIFFERENTIAL_KERNELS");
-  const int count = env ? std::atoi(env) : 100;
+  const int count = differential::kernel_count(100);
   const std::uint64_t first = Catch::rngSeed();
   int compiled = 0, matched = 0;
   for (int i = 0; i < count; ++i) {
-    const std::uint64_t seed = first * 1000003u + i;
+    const std::uint64_t seed = differential::seed_of(first, i);
     const differential::RandomKernel k = differential::random_kernel(seed);
     INFO("seed " << seed << ": " << k.description);
     std::optional<wave::CompiledKernel> kernel;

@@ -5,20 +5,18 @@
 // WAVE_DIFFERENTIAL_KERNELS sets how many (default 40); the seeds start at Catch's.
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
 
 #include "differential/random_kernel.hpp"
 #include "wave/jit.hpp"
 
 TEST_CASE("random kernels: the interpreter runs each, the compiler takes or rejects each cleanly",
           "[differential]") {
-  const char* env = std::getenv("WAVE_DIFFERENTIAL_KERNELS");
-  const int count = env ? std::atoi(env) : 40;
+  const int count = differential::kernel_count(40);
   const std::uint64_t first = Catch::rngSeed();
   int compiled = 0;
   std::vector<std::string> rejected;
   for (int i = 0; i < count; ++i) {
-    const std::uint64_t seed = first * 1000003u + i;
+    const std::uint64_t seed = differential::seed_of(first, i);
     const differential::RandomKernel k = differential::random_kernel(seed);
     INFO("seed " << seed << ": " << k.description);
     auto buffers = differential::random_buffers(k, seed);

@@ -585,8 +585,7 @@ class Evaluator {
     const HostValue& v = value(n, n.operands[0]);
     const HostValue* mask = n.operands.size() == 2 ? &value(n, n.operands[1]) : nullptr;
     if (mask) same_dtype(n, *mask, DataType::i1);
-    if (n.label.empty()) fail(n, expected_found("a label to start each line", "an empty one"));
-    if (n.limit < 1) fail(n, expected_found("a limit of at least one element", "limit = " + std::to_string(n.limit)));
+    if (std::string mistake = wave::print_mistake(n.label, n.limit); !mistake.empty()) fail(n, mistake);
     const std::size_t rank = v.type.dims.size();
     std::vector<std::int64_t> sizes;
     for (const std::string& d : v.type.dims) sizes.push_back(size_of_dim(d, &n));

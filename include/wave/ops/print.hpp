@@ -18,6 +18,7 @@
 
 #include "wave/ops/emit.hpp"
 #include "wave/ops/shape.hpp"
+#include "wave/print_format.hpp"
 
 namespace wave {
 
@@ -30,10 +31,8 @@ namespace detail {
 inline void emit_print(ValueRef value, const ValueRef* mask, std::string_view label, PrintOptions options,
                        const std::source_location& where) {
   Tracer& tracer = Tracer::active("print", where);
-  if (label.empty()) tracer.fail("print", where, expected_found("a label to start each line", "an empty one"));
-  if (options.limit < 1)
-    tracer.fail("print", where,
-                expected_found("a limit of at least one element", "limit = " + std::to_string(options.limit)));
+  if (std::string mistake = print_mistake(std::string(label), options.limit); !mistake.empty())
+    tracer.fail("print", where, mistake);
   graph::Node node = mask ? make_node(tracer, graph::OpKind::Print, where, {value, *mask})
                           : make_node(tracer, graph::OpKind::Print, where, {value});
   node.label = std::string(label);

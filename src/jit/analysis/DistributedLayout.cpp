@@ -4,8 +4,8 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
-#include <map>
 #include <numeric>
+#include <tuple>
 
 namespace wave::jit {
 
@@ -168,18 +168,30 @@ SmallVector<int64_t> LayoutPoints::at(int64_t reg, int64_t lane, int64_t wave) c
   return SmallVector<int64_t>(positions_.begin() + first, positions_.begin() + first + rank_);
 }
 
+std::map<SmallVector<int64_t>, PositionHolders> positionHolders(LayoutAttr layout) {
+  const int64_t registers = layout.getNumRegisters(), lanes = layout.getNumLanes();
+  LayoutPoints points(layout);
+  std::map<SmallVector<int64_t>, PositionHolders> holders;
+  for (int64_t t = 0; t < lanes * layout.getNumWaves(); ++t)
+    for (int64_t r = 0; r < registers; ++r) {
+      PositionHolders& h = holders[points.at(r, t % lanes, t / lanes)];
+      if (h.count++ == 0) std::tie(h.thread, h.reg) = std::pair{t, r};
+    }
+  return holders;
+}
+
 FailureOr<SmallVector<FirstHolders>> firstHolders(LayoutAttr layout) {
   const int64_t registers = layout.getNumRegisters(), threads = layout.getNumLanes() * layout.getNumWaves();
   const int64_t lanes = layout.getNumLanes();
   LayoutPoints points(layout);
-  std::map<SmallVector<int64_t>, std::pair<int64_t, int64_t>> first;  // position -> (thread, register)
-  for (int64_t t = 0; t < threads; ++t)
-    for (int64_t r = 0; r < registers; ++r) first.try_emplace(points.at(r, t % lanes, t / lanes), t, r);
+  const auto first = positionHolders(layout);
   SmallVector<FirstHolders> holders;
   for (int64_t r = 0; r < registers; ++r) {
     SmallVector<int64_t> owners;
-    for (int64_t t = 0; t < threads; ++t)
-      if (first.at(points.at(r, t % lanes, t / lanes)) == std::pair{t, r}) owners.push_back(t);
+    for (int64_t t = 0; t < threads; ++t) {
+      const PositionHolders& h = first.at(points.at(r, t % lanes, t / lanes));
+      if (h.thread == t && h.reg == r) owners.push_back(t);
+    }
     if (owners.empty()) {
       holders.push_back({.none = true});
       continue;

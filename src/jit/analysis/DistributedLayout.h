@@ -19,6 +19,7 @@
 
 #include "mlir/IR/AffineMap.h"
 
+#include <map>
 #include <vector>
 
 namespace wave::jit {
@@ -74,6 +75,13 @@ struct RegisterRun {
 // two dividing it), consecutive registers of the last axis, in every thread alike; runs of
 // one where no such axis exists.
 llvm::SmallVector<RegisterRun> registerRuns(LayoutAttr layout, unsigned dim, int64_t maxLength);
+
+// Per position a layout holds: the first point holding it (the lowest thread
+// t = wave * lanes + lane, and in it the lowest register) and how many points do.
+struct PositionHolders {
+  int64_t thread = 0, reg = 0, count = 0;
+};
+std::map<llvm::SmallVector<int64_t>, PositionHolders> positionHolders(LayoutAttr layout);
 
 // The threads (t = wave * lanes + lane) in which a register holds an element first: where
 // a layout replicates an element over threads or registers, the lowest thread, and in it

@@ -3,7 +3,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <map>
 
 namespace wave::jit {
 
@@ -33,22 +32,14 @@ std::string layoutSvg(LayoutAttr layout, ArrayRef<StringRef> dims, StringRef tit
   const size_t rank = extent.size();
   const int64_t rows = rank >= 2 ? extent[rank - 2] : 1, cols = rank >= 1 ? extent[rank - 1] : 1;
   const int64_t shownRows = std::min<int64_t>(rows, 128), shownCols = std::min<int64_t>(cols, 128);
-  const int64_t lanes = layout.getNumLanes(), registers = layout.getNumRegisters();
-  // Per drawn cell: the first (thread, register) holding it, and how many points do.
-  struct Holder {
-    int64_t thread = -1, reg = -1, count = 0;
-  };
-  std::vector<Holder> cells(shownRows * shownCols);
-  LayoutPoints points(layout);
-  for (int64_t t = 0; t < lanes * layout.getNumWaves(); ++t)
-    for (int64_t r = 0; r < registers; ++r) {
-      SmallVector<int64_t> p = points.at(r, t % lanes, t / lanes);
-      if (rank > 2 && llvm::any_of(ArrayRef<int64_t>(p).drop_back(2), [](int64_t x) { return x != 0; })) continue;
-      const int64_t row = rank >= 2 ? p[rank - 2] : 0, col = rank >= 1 ? p[rank - 1] : 0;
-      if (row >= shownRows || col >= shownCols) continue;
-      Holder& h = cells[row * shownCols + col];
-      if (h.count++ == 0) h = {t, r, 1};
-    }
+  const int64_t lanes = layout.getNumLanes();
+  // Per drawn cell: the first point holding it, and how many do (count 0: none).
+  std::vector<PositionHolders> cells(shownRows * shownCols);
+  for (const auto& [p, holder] : positionHolders(layout)) {
+    if (rank > 2 && llvm::any_of(ArrayRef<int64_t>(p).drop_back(2), [](int64_t x) { return x != 0; })) continue;
+    const int64_t row = rank >= 2 ? p[rank - 2] : 0, col = rank >= 1 ? p[rank - 1] : 0;
+    if (row < shownRows && col < shownCols) cells[row * shownCols + col] = holder;
+  }
   constexpr int cellW = 44, cellH = 26, margin = 40;
   std::string svg;
   llvm::raw_string_ostream os(svg);
@@ -63,7 +54,7 @@ std::string layoutSvg(LayoutAttr layout, ArrayRef<StringRef> dims, StringRef tit
   os << "<text x=\"4\" y=\"" << margin + 12 << "\">" << escaped(rowDim) << " &#8595;</text>\n";
   for (int64_t row = 0; row < shownRows; ++row)
     for (int64_t col = 0; col < shownCols; ++col) {
-      const Holder& h = cells[row * shownCols + col];
+      const PositionHolders& h = cells[row * shownCols + col];
       const int64_t x = margin + col * cellW, y = margin + row * cellH;
       os << "<g data-pos=\"" << row << "," << col << "\">";
       if (h.count == 0) {

@@ -229,10 +229,8 @@ LogicalResult Distributor::lowerPrint(dialect::PrintOp op) {
            << layout;
   SmallVector<StringRef> dims = dimsOf(op.getValue());
   Type element = elementOf(op.getValue());
-  SmallVector<std::string> dimNames(dims.begin(), dims.end());
   const std::string format =
-      print_format(op.getLabel().str(), std::vector<std::string>(dimNames.begin(), dimNames.end()),
-                   isa<FloatType>(element));
+      print_format(op.getLabel().str(), std::vector<std::string>(dims.begin(), dims.end()), isa<FloatType>(element));
   Value values = lookup(op.getValue()), mask = op.getMask() ? lookup(op.getMask()) : Value();
   Value tid = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, wave_, index(grid_.waves.lanes)), lane_);
   const int64_t layoutThreads = layout.getNumLanes() * layout.getNumWaves();

@@ -135,6 +135,8 @@ PtxKernel deserialize(const std::string& payload) {
 
 }  // namespace
 
+std::string default_cache_dir() { return KernelCache::default_dir().string(); }
+
 std::string compiler_version() {
   return std::string("wave-cpp ") + WAVE_CPP_VERSION + ", LLVM " + LLVM_VERSION_STRING + ", sources " +
          WAVE_COMPILER_FINGERPRINT;
