@@ -25,16 +25,19 @@
 #include <wave/interpret.hpp>
 #include <wave/wave.hpp>
 
+#include "kernels/gemm.hpp"
+
 namespace differential {
 using namespace wave;
 
+// The GEMM example's symbols, a batch dim and the wave tiles.
+using examples::gemm::BLOCK_K;
+using examples::gemm::BLOCK_M;
+using examples::gemm::BLOCK_N;
+using examples::gemm::K;
+using examples::gemm::M;
+using examples::gemm::N;
 WAVE_SYMBOL(B);
-WAVE_SYMBOL(M);
-WAVE_SYMBOL(N);
-WAVE_SYMBOL(K);
-WAVE_SYMBOL(BLOCK_M);
-WAVE_SYMBOL(BLOCK_N);
-WAVE_SYMBOL(BLOCK_K);
 WAVE_SYMBOL(WAVE_M);
 WAVE_SYMBOL(WAVE_N);
 
