@@ -3,10 +3,14 @@
 // of 20 timed runs after warm-up, on random data. bench/conv2d_vs_cudnn.py times
 // torch.nn.functional.conv2d (cuDNN, channels-last f16) on the same shapes in the same run.
 //
-//   wave-bench-conv2d     one line per shape and tiling; exits 77 without a GPU
+//   wave-bench-conv2d     per shape, autotune() over the tilings: one line per tiling, the
+//                         winner's tagged "tuned"; exits 77 without a GPU
+#include <cmath>
 #include <cstdio>
+#include <vector>
 #include <random>
 
+#include <wave/autotune.hpp>
 #include <wave/runtime.hpp>
 #include <wave/wave.hpp>
 
@@ -34,27 +38,33 @@ int main() {
         o(std::size_t(s.n) * out * out * s.nf * 4);
     bench::fill_random_16bit(x, rng, /*with_signs=*/true);
     bench::fill_random_16bit(w, rng, /*with_signs=*/true);
-    for (Tiles t : {Tiles{128, 128, 32}, Tiles{128, 128, 64}, Tiles{128, 64, 32}, Tiles{64, 64, 32}}) {
-      if (t.n > s.nf) continue;
-      try {
-        const CompileOptions options{
-            .subs = {{ex::N, s.n}, {ex::C, s.c}, {ex::H, s.hw}, {ex::W, s.hw}, {ex::NF, s.nf}, {ex::HF, 3},
-                     {ex::WF, 3}, {ex::H_OUT, out}, {ex::W_OUT, out}, {ex::SZ_OUT, out * out},
-                     {ex::M, s.n * out * out}, {ex::K, 9 * s.c}, {ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n},
-                     {ex::BLOCK_K, t.k}, {ex::ADDRESS_SPACE, SHARED_ADDRESS_SPACE}},
-            .cache = false};
-        const CompiledKernel k = compile(ex::make_kernel(s.stride), options);
-        const void* p[] = {reinterpret_cast<const void*>(x.address()), reinterpret_cast<const void*>(w.address()),
-                           reinterpret_cast<const void*>(o.address())};
-        const double ms = bench::median_ms([&] { k.launch({p[0], p[1], p[2]}); }, 20);
-        const double flops = 2.0 * s.n * out * out * s.nf * 9.0 * s.c;
-        std::printf("conv2d %4d %4d %4d %4d %3d %5d %5d %5d %10.3f %9.1f\n", s.n, s.c, s.hw, s.nf, s.stride, t.m, t.n,
-                    t.k, ms, flops / (ms * 1e9));
-      } catch (const Error& e) {
-        std::printf("error  %4d %4d %4d: %s\n", s.n, s.c, s.hw, e.what());
+    std::vector<Tiles> tried;
+    std::vector<Subs> configs;
+    for (Tiles t : {Tiles{128, 128, 32}, Tiles{128, 128, 64}, Tiles{128, 64, 32}, Tiles{64, 64, 32}})
+      if (t.n <= s.nf) {
+        tried.push_back(t);
+        configs.push_back({{ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n}, {ex::BLOCK_K, t.k}});
       }
-      std::fflush(stdout);
+    const CompileOptions base{.subs = {{ex::N, s.n}, {ex::C, s.c}, {ex::H, s.hw}, {ex::W, s.hw}, {ex::NF, s.nf},
+                                       {ex::HF, 3}, {ex::WF, 3}, {ex::H_OUT, out}, {ex::W_OUT, out},
+                                       {ex::SZ_OUT, out * out}, {ex::M, s.n * out * out}, {ex::K, 9 * s.c},
+                                       {ex::ADDRESS_SPACE, SHARED_ADDRESS_SPACE}},
+                              .cache = false};
+    const std::vector<const void*> args{reinterpret_cast<const void*>(x.address()),
+                                        reinterpret_cast<const void*>(w.address()),
+                                        reinterpret_cast<const void*>(o.address())};
+    try {
+      const Autotuned tuned = autotune(ex::make_kernel(s.stride), base, configs, args, {}, {.use_cache = false});
+      const double flops = 2.0 * s.n * out * out * s.nf * 9.0 * s.c;
+      for (std::size_t i = 0; i < tried.size(); ++i)
+        if (!std::isnan(tuned.ms[i]))
+          std::printf("%-6s %4d %4d %4d %4d %3d %5d %5d %5d %10.3f %9.1f\n", i == tuned.best ? "tuned" : "conv2d", s.n,
+                      s.c, s.hw, s.nf, s.stride, tried[i].m, tried[i].n, tried[i].k, tuned.ms[i],
+                      flops / (tuned.ms[i] * 1e9));
+    } catch (const Error& e) {
+      std::printf("error  %4d %4d %4d: %s\n", s.n, s.c, s.hw, e.what());
     }
+    std::fflush(stdout);
   }
   return 0;
 }

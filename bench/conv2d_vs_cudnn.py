@@ -28,7 +28,7 @@ def main():
     best = {}
     for line in out.splitlines():
         f = line.split()
-        if not f or f[0] != "conv2d":
+        if not f or f[0] not in ("conv2d", "tuned"):
             continue
         key = (int(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5]))
         ms = float(f[9])

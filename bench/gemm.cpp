@@ -3,12 +3,14 @@
 // data; and the cold compile time. bench/gemm_vs_cublas.py runs this next to cuBLAS
 // (through PyTorch) in the same process tree and prints the ratios.
 //
-//   wave-bench-gemm           one line per shape and configuration; exits 77 without a GPU
+//   wave-bench-gemm           per shape, autotune() over the tilings: one line per tiling,
+//                             then the winner ("tuned"); exits 77 without a GPU
 //   wave-bench-gemm --fused   the large square shapes at three configurations, the plain GEMM
 //                             and GEMM + bias + ReLU (f16 out, the example
 //                             kernels/gemm_bias_relu.hpp)
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <random>
@@ -16,8 +18,9 @@
 #include <array>
 #include <vector>
 
-#include <wave/wave.hpp>
+#include <wave/autotune.hpp>
 #include <wave/runtime.hpp>
+#include <wave/wave.hpp>
 
 #include "bench.hpp"
 
@@ -103,6 +106,9 @@ int fused() {
 int main(int argc, char** argv) {
   if (!bench::open_device()) return 77;
   if (argc > 1 && std::string(argv[1]) == "--fused") return fused();
+  // Each shape and input type is tuned by autotune() over the tilings (compiled in
+  // parallel, each timed as the median of 20 runs after 3 warm-ups); one line per tiling,
+  // then the winner's line with its cold compile time, compiled again alone.
   std::printf("%-6s %4s %6s %6s %6s %5s %5s %5s %5s %5s %10s %9s %11s\n", "", "in", "M", "N", "K", "BM", "BN", "BK",
               "WM", "WN", "ms", "TFLOP/s", "compile ms");
   std::mt19937 rng(7);
@@ -110,36 +116,57 @@ int main(int argc, char** argv) {
   struct Tiles { int m, n, k, wm, wn; };
   const auto gemm_f16 = make_gemm<f16>();
   const auto gemm_bf16 = make_gemm<bf16>();
+  const std::vector<Tiles> tilings{{128, 128, 32, 64, 64}, {128, 128, 32, 64, 32}, {128, 128, 32, 32, 64},
+                                   {128, 256, 32, 64, 64}, {256, 128, 32, 64, 64}, {128, 128, 64, 64, 64},
+                                   {64, 128, 32, 32, 64},  {64, 64, 64, 32, 32},   {128, 256, 64, 64, 64},
+                                   {256, 128, 64, 64, 64}, {128, 128, 64, 32, 64}, {128, 128, 64, 64, 32}};
   for (Shape s : {Shape{4096, 4096, 4096}, Shape{8192, 8192, 8192}, Shape{2048, 10240, 1280}, Shape{128, 1280, 5120}}) {
     runtime::DeviceBuffer a(std::size_t(s.m) * s.k * 2), b(std::size_t(s.n) * s.k * 2), c(std::size_t(s.m) * s.n * 4);
     bench::fill_random_16bit(a, rng, /*with_signs=*/true);
     bench::fill_random_16bit(b, rng, /*with_signs=*/true);
-    for (Tiles t : {Tiles{128, 128, 32, 64, 64}, Tiles{128, 128, 32, 64, 32}, Tiles{128, 128, 32, 32, 64},
-                    Tiles{128, 256, 32, 64, 64}, Tiles{256, 128, 32, 64, 64}, Tiles{128, 128, 64, 64, 64},
-                    Tiles{64, 128, 32, 32, 64}, Tiles{64, 64, 64, 32, 32}, Tiles{128, 256, 64, 64, 64},
-                    Tiles{256, 128, 64, 64, 64}, Tiles{128, 128, 64, 32, 64}, Tiles{128, 128, 64, 64, 32}})
-      for (bool is_bf16 : {false, true}) try {
-        // bf16 at the two configurations best for f16, to keep the run short.
-        if (is_bf16 && !(t.m == 128 && t.n == 128 && t.wm == 64 && t.wn == 64) && !(t.m == 64 && t.n == 64)) continue;
-        CompileOptions o = ex::default_options();
-        o.cache = false;
-        o.subs = {{ex::M, s.m}, {ex::N, s.n}, {ex::K, s.k}, {ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n},
-                  {ex::BLOCK_K, t.k}, {WAVE_M, t.wm}, {WAVE_N, t.wn}};
+    const std::vector<const void*> args{reinterpret_cast<const void*>(a.address()),
+                                        reinterpret_cast<const void*>(b.address()),
+                                        reinterpret_cast<const void*>(c.address())};
+    for (bool is_bf16 : {false, true}) {
+      const char* in = is_bf16 ? "bf16" : "f16";
+      // bf16 at the two tilings best for f16, to keep the run short.
+      std::vector<Tiles> tried;
+      for (Tiles t : tilings)
+        if (!is_bf16 || (t.m == 128 && t.n == 128 && t.wm == 64 && t.wn == 64) || (t.m == 64 && t.n == 64))
+          tried.push_back(t);
+      std::vector<Subs> configs;
+      for (Tiles t : tried)
+        configs.push_back({{ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n}, {ex::BLOCK_K, t.k}, {WAVE_M, t.wm}, {WAVE_N, t.wn}});
+      const CompileOptions base{.subs = {{ex::M, s.m}, {ex::N, s.n}, {ex::K, s.k}}, .cache = false};
+      try {
         const auto t0 = std::chrono::steady_clock::now();
-        const CompiledKernel k = is_bf16 ? compile(gemm_bf16, o) : compile(gemm_f16, o);
-        const double compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        const void* pa = reinterpret_cast<const void*>(a.address());
-        const void* pb = reinterpret_cast<const void*>(b.address());
-        const void* pc = reinterpret_cast<const void*>(c.address());
-        const double ms = median_ms([&] { k.launch({pa, pb, pc}); });
-        const double tflops = 2.0 * s.m * s.n * s.k / (ms * 1e9);
-        std::printf("gemm   %4s %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f %11.1f\n", is_bf16 ? "bf16" : "f16", s.m,
-                    s.n, s.k, t.m, t.n, t.k, t.wm, t.wn, ms, tflops, compile_ms);
-        std::fflush(stdout);
+        const Autotuned tuned = is_bf16 ? autotune(gemm_bf16, base, configs, args, {}, {.use_cache = false})
+                                        : autotune(gemm_f16, base, configs, args, {}, {.use_cache = false});
+        const double tune_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double flops = 2.0 * s.m * s.n * s.k;
+        for (std::size_t i = 0; i < tried.size(); ++i) {
+          const Tiles t = tried[i];
+          if (std::isnan(tuned.ms[i]))
+            std::printf("reject %4s %6d %6d %6d %5d %5d %5d %5d %5d\n", in, s.m, s.n, s.k, t.m, t.n, t.k, t.wm, t.wn);
+          else
+            std::printf("gemm   %4s %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f %11s\n", in, s.m, s.n, s.k, t.m, t.n,
+                        t.k, t.wm, t.wn, tuned.ms[i], flops / (tuned.ms[i] * 1e9), "-");
+        }
+        // The winner's cold compile alone (the tuning compiled them all at once).
+        CompileOptions o = base;
+        o.subs.insert(o.subs.end(), configs[tuned.best].begin(), configs[tuned.best].end());
+        const auto c0 = std::chrono::steady_clock::now();
+        (void)(is_bf16 ? compile(gemm_bf16, o) : compile(gemm_f16, o));
+        const double compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count();
+        const Tiles t = tried[tuned.best];
+        std::printf("tuned  %4s %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f %11.1f  (%zu tilings tuned in %.1f s)\n", in,
+                    s.m, s.n, s.k, t.m, t.n, t.k, t.wm, t.wn, tuned.ms[tuned.best],
+                    flops / (tuned.ms[tuned.best] * 1e9), compile_ms, tried.size(), tune_s);
       } catch (const Error& e) {
-        std::printf("error  %4s %6d %6d %6d %5d %5d %5d %5d %5d: %s\n", is_bf16 ? "bf16" : "f16", s.m, s.n, s.k, t.m, t.n,
-                    t.k, t.wm, t.wn, e.what());
+        std::printf("error  %4s %6d %6d %6d: %s\n", in, s.m, s.n, s.k, e.what());
       }
+      std::fflush(stdout);
+    }
   }
   return 0;
 }
