@@ -23,7 +23,8 @@ auto make_kernel(int head_dim = 128, int key_waves = 4) {
                             HardwareConstraint{.threads_per_wave = 32,
                                                .mma = MMA::F32_16x8x16_F16,
                                                .vector_shapes = {{B, 0}, {H, 0}}}},
-                flash_attention::attention_body<Out>(flash_attention::softmax_scale(head_dim), false));
+                flash_attention::attention_body<Out, GLOBAL_ADDRESS_SPACE>(
+                    flash_attention::softmax_scale(head_dim), false));
 }
 
 // One query per head over 4096 keys; K2 may also be left out of subs and given at launch.

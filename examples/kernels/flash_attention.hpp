@@ -30,11 +30,14 @@ struct Variant {
 };
 
 // The kernel body, apart from its schedule (decode attention reuses it): `scale` is the
-// softmax scale with log2(e) folded in; `Out` the output's dtype (f32 or f16).
-template <class Out>
+// softmax scale with log2(e) folded in; `Out` the output's dtype (f32 or f16). `Staged`:
+// whether Q, K and V go through shared memory (SHARED_ADDRESS_SPACE, as the seeds write
+// it: every wave of a workgroup reads each K and V tile whole) or are read from global
+// memory straight into registers (decode attention, whose waves split the keys).
+template <class Out, AddressSpace Staged = SHARED_ADDRESS_SPACE>
 auto attention_body(double scale, bool causal) {
-  return [scale, causal](Memory<dims<B, H, M, K1>, f16> q, Memory<dims<B, H, K2, K1>, f16> k,
-                         Memory<dims<B, H, K2, N>, f16> v, Memory<dims<B, H, M, N>, Out> out) {
+  return [scale, causal](Memory<dims<B, H, M, K1>, f16, Staged> q, Memory<dims<B, H, K2, K1>, f16, Staged> k,
+                         Memory<dims<B, H, K2, N>, f16, Staged> v, Memory<dims<B, H, M, N>, Out> out) {
     Register<dims<B, H, N, M>, f32> acc0(0.0);
     Register<dims<B, H, M>, f32> sum0(0.0);
     Register<dims<B, H, M>, f32> max0(-1e6);

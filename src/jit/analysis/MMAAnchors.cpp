@@ -71,8 +71,11 @@ FailureOr<MMAAnchors> mmaAnchors(dialect::MmaOp op, const KernelGrid& grid) {
     if (t.gridAxis < 0 && (!perWave || t.waveTile == t.blockTile)) return "size";
     return perWave ? "wave tile" : "workgroup tile";
   };
-  auto tilesM = divides(a.m, grid.tiling(a.m).waveTile, mma.m, tileName(a.m, true));
-  auto tilesN = divides(a.n, grid.tiling(a.n).waveTile, mma.n, tileName(a.n, true));
+  // Transposed, the op's rows are the instruction's columns and its columns the rows.
+  a.transposed = op.getTransposed();
+  const int64_t rowsPerTile = a.transposed ? mma.n : mma.m, colsPerTile = a.transposed ? mma.m : mma.n;
+  auto tilesM = divides(a.m, grid.tiling(a.m).waveTile, rowsPerTile, tileName(a.m, true));
+  auto tilesN = divides(a.n, grid.tiling(a.n).waveTile, colsPerTile, tileName(a.n, true));
   // Each wave holds the whole contraction tile: the loop's tile, or the workgroup's.
   auto tilesK = divides(a.k, grid.tiling(a.k).blockTile, mma.k, tileName(a.k, false));
   if (failed(tilesM) || failed(tilesN) || failed(tilesK)) return failure();
@@ -82,12 +85,14 @@ FailureOr<MMAAnchors> mmaAnchors(dialect::MmaOp op, const KernelGrid& grid) {
 
   const WaveGrid& waves = grid.waves;
   const int axisM = waves.axisOf(a.m), axisN = waves.axisOf(a.n);
-  a.lhs = placeLayout(mmaLayout(ctx, mma.a, mma.lanes, a.tilesM, a.tilesK, waves.waves, axisM, -1), {a.m, a.k},
-                      lhsDims);
-  a.rhs = placeLayout(mmaLayout(ctx, mma.b, mma.lanes, a.tilesN, a.tilesK, waves.waves, axisN, -1), {a.n, a.k},
-                      rhsDims);
-  a.acc = placeLayout(mmaLayout(ctx, mma.c, mma.lanes, a.tilesM, a.tilesN, waves.waves, axisM, axisN), {a.m, a.n},
-                      accDims);
+  a.lhs = placeLayout(mmaLayout(ctx, a.lhsOperand(), mma.lanes, a.tilesM, a.tilesK, waves.waves, axisM, -1),
+                      {a.m, a.k}, lhsDims);
+  a.rhs = placeLayout(mmaLayout(ctx, a.rhsOperand(), mma.lanes, a.tilesN, a.tilesK, waves.waves, axisN, -1),
+                      {a.n, a.k}, rhsDims);
+  a.acc = a.transposed ? placeLayout(mmaLayout(ctx, mma.c, mma.lanes, a.tilesN, a.tilesM, waves.waves, axisN, axisM),
+                                     {a.n, a.m}, accDims)
+                       : placeLayout(mmaLayout(ctx, mma.c, mma.lanes, a.tilesM, a.tilesN, waves.waves, axisM, axisN),
+                                     {a.m, a.n}, accDims);
   return a;
 }
 

@@ -152,9 +152,15 @@ def Wave_MmaOp : Wave_Op<"mma", [Pure]> {
     dims are the output rows (held by lhs) and columns (held by rhs), leading dims are
     batch dims, and the contraction dim is the one dim lhs and rhs share that the
     accumulator lacks. `kind` picks the hardware instruction.
+
+    `transposed` is a schedule choice that wave-assign-layouts makes, not a change of
+    meaning: the instruction computes the transposed product, `acc^T + rhs lhs^T`, with
+    rhs in its A registers and lhs in its B registers, so that the accumulator's rows
+    are the instruction's columns. Attention's scores, computed so, reach the second
+    mma as its A registers without leaving their threads.
   }];
   let arguments = (ins Wave_TensorType:$lhs, Wave_TensorType:$rhs, Wave_TensorType:$acc,
-                       OptionalAttr<Wave_MMAKindAttr>:$kind);
+                       OptionalAttr<Wave_MMAKindAttr>:$kind, UnitAttr:$transposed);
   let results = (outs Wave_TensorType:$result);
   let assemblyFormat = "$lhs `,` $rhs `,` $acc attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;

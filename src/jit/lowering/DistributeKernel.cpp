@@ -284,11 +284,13 @@ Value Distributor::loadFragments(dialect::ReadOp read) {
     const MMAAnchors* anchors = *found;
     const bool lhs = layout == anchors->lhs;
     if (!lhs && layout != anchors->rhs) continue;
-    const MMAOperandLayout& operand = lhs ? anchors->instruction.a : anchors->instruction.b;
+    const MMAOperandLayout& operand = lhs ? anchors->lhsOperand() : anchors->rhsOperand();
     StringRef rowDim = lhs ? anchors->m : anchors->n;
-    // ldmatrix reads rows of 8 consecutive elements: the tile must run along K.
+    // ldmatrix reads rows of 8 consecutive elements: along K as they are, or along the
+    // operand's rows transposed (.trans), as V of attention is stored.
     SmallVector<StringRef> memoryDims = read.getMemory().getType().getDimNames(), valueDims = dimsOf(read.getResult());
-    if (operand.ldmatrixTiles == 0 || memoryDims.back() != anchors->k) return {};
+    const bool transpose = memoryDims.back() == rowDim;
+    if (operand.ldmatrixTiles == 0 || (memoryDims.back() != anchors->k && !transpose)) return {};
     for (StringRef d : memoryDims)
       if (d != rowDim && d != anchors->k && grid_.tiling(d).blockTile != 1) return {};
     const int rowAt = dimIndex(valueDims, rowDim), colAt = dimIndex(valueDims, anchors->k);
@@ -305,11 +307,17 @@ Value Distributor::loadFragments(dialect::ReadOp read) {
       AffineExpr zeroLane = getAffineConstantExpr(0, ctx), wave = getAffineDimExpr(1, ctx);
       AffineExpr row = origin[rowAt].replaceDims({zeroLane, wave}) + operand.ldmatrix.getResult(0);
       AffineExpr col = origin[colAt].replaceDims({zeroLane, wave}) + operand.ldmatrix.getResult(1);
+      if (transpose) {
+        // Lane l of each group of 8 addresses the matrix's K row l, a run along the rows.
+        AffineExpr inGroup = getAffineDimExpr(0, ctx) % 8;
+        row = row - inGroup;
+        col = col + inGroup;
+      }
       SmallVector<Value> indices;
       for (StringRef d : memoryDims)
         indices.push_back(d == rowDim ? apply(row, {lane_, wave_}) : d == anchors->k ? apply(col, {lane_, wave_})
                                                                                      : index(0));
-      Value fragment = nvgpu::LdMatrixOp::create(b_, loc_, fragmentType, memref, indices, /*transpose=*/false,
+      Value fragment = nvgpu::LdMatrixOp::create(b_, loc_, fragmentType, memref, indices, transpose,
                                                  static_cast<uint32_t>(operand.ldmatrixTiles));
       Value flat = vector::ShapeCastOp::create(
           b_, loc_, VectorType::get({perFragment}, fragmentType.getElementType()), fragment);
@@ -671,13 +679,14 @@ LogicalResult Distributor::lowerMma(dialect::MmaOp op) {
   SmallVector<Value> accs;
   for (int64_t t = 0; t < a.tilesM * a.tilesN; ++t) accs.push_back(fragment(acc, mma.c, t));
   for (int64_t kk = 0; kk < a.tilesK; ++kk) {
-    SmallVector<Value> as, bs;
-    for (int64_t i = 0; i < a.tilesM; ++i) as.push_back(fragment(lhs, mma.a, i * a.tilesK + kk));
-    for (int64_t j = 0; j < a.tilesN; ++j) bs.push_back(fragment(rhs, mma.b, j * a.tilesK + kk));
+    SmallVector<Value> ls, rs;
+    for (int64_t i = 0; i < a.tilesM; ++i) ls.push_back(fragment(lhs, a.lhsOperand(), i * a.tilesK + kk));
+    for (int64_t j = 0; j < a.tilesN; ++j) rs.push_back(fragment(rhs, a.rhsOperand(), j * a.tilesK + kk));
     for (int64_t i = 0; i < a.tilesM; ++i)
       for (int64_t j = 0; j < a.tilesN; ++j) {
-        Value& c = accs[i * a.tilesN + j];
-        c = mmaSync(b_, loc_, mma, as[i], bs[j], c);
+        // Transposed, the accumulator's registers run over (j, i) and rhs is the A operand.
+        Value& c = accs[a.transposed ? j * a.tilesM + i : i * a.tilesN + j];
+        c = a.transposed ? mmaSync(b_, loc_, mma, rs[j], ls[i], c) : mmaSync(b_, loc_, mma, ls[i], rs[j], c);
       }
   }
   Value result = acc;

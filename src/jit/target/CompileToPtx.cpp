@@ -177,8 +177,9 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   }
   mlir::TimingScope loweringTiming = timing ? timing->nest("lowering (wave IR -> GPU IR)") : mlir::TimingScope();
   if (timing) lowering.enableTiming(loweringTiming);
-  lowering.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSelectLowering({.mode = loweringMode(options)}));
+  lowering.addNestedPass<mlir::func::FuncOp>(createWaveHoistInvariantReads());
+  lowering.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveInferIndex());
   lowering.addPass(createWaveLowerToGPU());

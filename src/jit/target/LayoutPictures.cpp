@@ -21,8 +21,9 @@ std::vector<LayoutPicture> layout_pictures(const graph::KernelGraph& kernel, con
   mlir::OwningOpRef<mlir::ModuleOp> module = importVerified(ctx, kernel, options, first);
   // The middle end's passes up to the layouts, as compile_to_ptx runs them.
   mlir::PassManager pm(&ctx);
-  pm.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());
   pm.addNestedPass<mlir::func::FuncOp>(createWaveSelectLowering({.mode = loweringMode(options)}));
+  pm.addNestedPass<mlir::func::FuncOp>(createWaveHoistInvariantReads());
+  pm.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());
   pm.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
   if (mlir::failed(pm.run(*module))) throw first.error(kernel.name, "layouts", "cannot assign layouts");
   std::vector<LayoutPicture> pictures;

@@ -11,6 +11,12 @@
 // consumer in another layout than it needs (operands that disagree; a write whose value
 // would scatter its runs, as in a transpose), a wave.convert_layout goes after the value.
 //
+// An mma may run transposed (computing acc^T, see wave.mma): where that lets its result
+// reach its consumers without crossing threads (attention's scores into the second mma,
+// the row statistics into its accumulator), it is worth choosing. A kernel's few mmas
+// are tried in every orientation on a copy of the kernel, and the orientation whose
+// conversions move the fewest elements between threads is kept; ties keep them as written.
+//
 //===----------------------------------------------------------------------===//
 
 #include "analysis/DistributedLayout.h"
@@ -20,7 +26,10 @@
 #include "transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
+
+#include <limits>
 
 namespace wave::jit {
 
@@ -318,13 +327,64 @@ LogicalResult LayoutAssigner::run() {
   return success();
 }
 
+// What an assignment's conversions cost: the registers of each that moves elements between
+// threads (a register permutation is free), sixteen times over inside a loop.
+int64_t conversionCost(func::FuncOp kernel) {
+  int64_t cost = 0;
+  kernel.walk([&](dialect::ConvertLayoutOp convert) {
+    LayoutAttr from = tensorOf(convert.getInput()).getLayout(), to = tensorOf(convert.getResult()).getLayout();
+    if (!from || !to || sameElementsPerThread(from, to)) return;
+    cost += to.getNumRegisters() * (convert->getParentOfType<dialect::IterateOp>() ? 16 : 1);
+  });
+  return cost;
+}
+
+// Sets each mma's `transposed` to bit i of `orientation`, in walk order.
+void orient(func::FuncOp kernel, unsigned orientation) {
+  unsigned i = 0;
+  kernel.walk([&](dialect::MmaOp mma) { mma.setTransposed((orientation >> i++) & 1); });
+}
+
+// The mma orientation with the cheapest conversions, tried on copies of `kernel`; 0 (as
+// written) where the kernel has no mma, too many to try, or states its choice already.
+unsigned cheapestOrientation(func::FuncOp kernel, const KernelGrid& grid) {
+  unsigned mmas = 0;
+  bool stated = false;
+  kernel.walk([&](dialect::MmaOp mma) {
+    ++mmas;
+    stated |= mma.getTransposed();
+  });
+  if (mmas == 0 || mmas > 4 || stated) return 0;
+  unsigned best = 0;
+  int64_t bestCost = std::numeric_limits<int64_t>::max();
+  for (unsigned orientation = 0; orientation < (1u << mmas); ++orientation) {
+    auto trial = cast<func::FuncOp>(kernel->clone());
+    orient(trial, orientation);
+    bool assigned;
+    {
+      // An orientation whose tiles do not fit the instruction just is not a candidate.
+      ScopedDiagnosticHandler silence(kernel.getContext(), [](Diagnostic&) { return success(); });
+      assigned = succeeded(LayoutAssigner(trial, grid).run());
+    }
+    if (assigned)
+      if (int64_t cost = conversionCost(trial); cost < bestCost) {
+        bestCost = cost;
+        best = orientation;
+      }
+    trial->erase();
+  }
+  return best;
+}
+
 struct WaveAssignLayoutsPass : impl::WaveAssignLayoutsBase<WaveAssignLayoutsPass> {
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
     // Kernels the shape-matching lowerings take (wave-select-lowering) keep no layouts.
     if (kernel.isExternal() || !kernel->hasAttr("wave.constraints") || kernel->hasAttr("wave.shape_lowering")) return;
     auto grid = kernelGrid(kernel);
-    if (failed(grid) || failed(LayoutAssigner(kernel, std::move(*grid)).run())) return signalPassFailure();
+    if (failed(grid)) return signalPassFailure();
+    if (unsigned orientation = cheapestOrientation(kernel, *grid)) orient(kernel, orientation);
+    if (failed(LayoutAssigner(kernel, std::move(*grid)).run())) return signalPassFailure();
   }
 };
 

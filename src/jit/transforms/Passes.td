@@ -41,6 +41,21 @@ def WaveAssignLayouts : Pass<"wave-assign-layouts", "mlir::func::FuncOp"> {
   let dependentDialects = ["::wave::dialect::WaveDialect"];
 }
 
+def WaveHoistInvariantReads : Pass<"wave-hoist-invariant-reads", "mlir::func::FuncOp"> {
+  let summary = "Move reads that every iteration of a loop repeats to before the loop";
+  let description = [{
+    Inside `wave.iterate "K2"`, a value with the dim K2 is the current tile's; a read
+    whose memory and value lack the loop's dim reads the same elements in every
+    iteration (attention's queries, read beside each key tile). Such a read, taking
+    nothing computed in the loop, of memory the loop does not write, moves to before the
+    loop, so it is done once and, when its memory is in SHARED_ADDRESS_SPACE, not staged
+    through shared memory in every iteration (wave-promote-shared runs after it and
+    stages only reads inside loops). Inner loops go first, so a read can leave several.
+    Kernels a shape-matching lowering takes (`wave.shape_lowering`) are left alone.
+  }];
+  let dependentDialects = ["::wave::dialect::WaveDialect"];
+}
+
 def WavePromoteShared : Pass<"wave-promote-shared", "mlir::func::FuncOp"> {
   let summary = "Stage reads of shared-address-space memory through a tile in shared memory";
   let description = [{

@@ -15,13 +15,20 @@ namespace {
 using namespace mlir;
 
 // The tile of each dim a workgroup holds at a time: its workgroup tile, or for the dims
-// that loops walk, the tiling constraint's tile.
+// that loops walk, the tiling constraint's tile; a dim no constraint splits is held whole
+// (attention's head dim), where its size is known at compile time.
 llvm::StringMap<dialect::ExprAttr> tileExtents(func::FuncOp kernel) {
   llvm::StringMap<dialect::ExprAttr> tiles;
-  for (Attribute c : kernel->getAttrOfType<ArrayAttr>("wave.constraints")) {
-    if (auto wg = dyn_cast<dialect::WorkgroupConstraintAttr>(c)) tiles.try_emplace(wg.getDim().getValue(), wg.getTile());
+  if (auto sizes = kernel->getAttrOfType<DictionaryAttr>("wave.hyperparameters"))
+    for (NamedAttribute size : sizes)
+      if (auto value = dyn_cast<IntegerAttr>(size.getValue()))
+        tiles[size.getName().getValue()] = dialect::ExprAttr::get(
+            kernel.getContext(), {}, AffineMap::getConstantMap(value.getInt(), kernel.getContext()),
+            dialect::ExprKind::value);
+  for (Attribute c : kernel->getAttrOfType<ArrayAttr>("wave.constraints"))
+    if (auto wg = dyn_cast<dialect::WorkgroupConstraintAttr>(c)) tiles[wg.getDim().getValue()] = wg.getTile();
+  for (Attribute c : kernel->getAttrOfType<ArrayAttr>("wave.constraints"))
     if (auto t = dyn_cast<dialect::TilingConstraintAttr>(c)) tiles[t.getDim().getValue()] = t.getTile();
-  }
   return tiles;
 }
 
@@ -62,8 +69,8 @@ struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass
     for (StringRef dim : memory.getDimNames()) {
       auto tile = tiles.find(dim);
       if (tile == tiles.end())
-        return read.emitOpError("expected a workgroup or tiling constraint on ")
-               << dim << " to size its tile in shared memory, but found none";
+        return read.emitOpError("expected a value in subs for ")
+               << dim << " (a dim without a workgroup constraint is one tile), but found none";
       extents.push_back(tile->second);
     }
     // Allocations go to the top of the kernel, in the order of the reads they stage.

@@ -69,7 +69,7 @@ func.func @untiled_dim(%x: !wave.memory<[M, K] of f16, shared>, %y: !wave.memory
   %0 = wave.register 0.0 : !wave.tensor<[M] of f16>
   %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M] of f16>) -> !wave.tensor<[M] of f16> {
   ^bb0(%acc: !wave.tensor<[M] of f16>):
-    // expected-error @+1 {{'wave.read' op expected a workgroup or tiling constraint on M to size its tile in shared memory, but found none}}
+    // expected-error @+1 {{'wave.read' op expected a value in subs for M (a dim without a workgroup constraint is one tile), but found none}}
     %v = wave.read %x : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
     wave.yield %acc : !wave.tensor<[M] of f16>
   }
@@ -96,5 +96,26 @@ func.func @staged(%a: !wave.memory<[M, K] of f16, shared>, %y: !wave.memory<[M] 
     wave.yield %acc : !wave.tensor<[M] of f16>
   }
   wave.write %1, %y : !wave.tensor<[M] of f16>, !wave.memory<[M] of f16, global>
+  return
+}
+
+// -----
+
+// A dim no constraint splits (attention's head dim) is held whole in the tile, at its
+// size in subs.
+// CHECK-LABEL: func.func @whole_head_dim
+// CHECK: wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_K2">, #wave.expr<"64">]} : !wave.memory<[K2, K1] of f16, shared>
+func.func @whole_head_dim(%k: !wave.memory<[K2, K1] of f16, shared>, %y: !wave.memory<[K1] of f16, global>) attributes {
+    wave.constraints = [#wave.tiling_constraint<dim = "K2", tile = #wave.expr<"BLOCK_K2">>,
+                        #wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {K1 = 64 : i64, BLOCK_K2 = 32 : i64}} {
+  %0 = wave.register 0.0 : !wave.tensor<[K1] of f16>
+  %1 = wave.iterate "K2" iter_args(%0) : (!wave.tensor<[K1] of f16>) -> !wave.tensor<[K1] of f16> {
+  ^bb0(%acc: !wave.tensor<[K1] of f16>):
+    %v = wave.read %k : !wave.memory<[K2, K1] of f16, shared> -> !wave.tensor<[K2, K1] of f16>
+    %s = wave.reduce_sum %v init(%acc) along "K2" : (!wave.tensor<[K2, K1] of f16>, !wave.tensor<[K1] of f16>) -> !wave.tensor<[K1] of f16>
+    wave.yield %s : !wave.tensor<[K1] of f16>
+  }
+  wave.write %1, %y : !wave.tensor<[K1] of f16>, !wave.memory<[K1] of f16, global>
   return
 }
