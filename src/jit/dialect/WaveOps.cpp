@@ -278,6 +278,13 @@ LogicalResult IterateOp::verify() {
       return emitOpError("expected carried values without ")
              << getDim() << ", the dim it walks (each trip holds another tile of it), but carried value #" << i
              << " is " << type;
+  ExprAttr end = getEndAttr();
+  ArrayAttr endDims = getEndDimsAttr();
+  if (static_cast<bool>(end) != static_cast<bool>(endDims))
+    return emitOpError("expected end and end_dims together, but found only ") << (end ? "end" : "end_dims");
+  if (end && (end.getKind() != ExprKind::value || end.getMap().getNumDims() != endDims.size()))
+    return emitOpError("expected end to be one value over $0..$")
+           << static_cast<int64_t>(endDims.size()) - 1 << " (one per end_dims entry), but found " << end.str();
   return success();
 }
 

@@ -117,8 +117,15 @@ def Wave_IterateOp : Wave_Op<"iterate", [
     The body runs once per tile of `dim` (its TilingConstraint's size); its block
     arguments are the carried values, and `wave.yield` gives their next values. The
     results are the values after the last tile.
+
+    `end` (with `end_dims`), a schedule that wave-skip-masked-tiles sets: the loop stops
+    after the tile holding position `end - 1` of `dim` (or at the dim's end, if sooner),
+    because the tiles after it cannot change the results. `end` is an expression whose
+    `$i` is the workgroup's first position along `end_dims[i]`, e.g. causal attention's
+    `#wave.expr<"$0 + 128">` over `["M"]`: keys past the workgroup's last query.
   }];
-  let arguments = (ins StrAttr:$dim, Variadic<Wave_TensorType>:$iter_args);
+  let arguments = (ins StrAttr:$dim, Variadic<Wave_TensorType>:$iter_args,
+                       OptionalAttr<Wave_ExprAttr>:$end, OptionalAttr<StrArrayAttr>:$end_dims);
   let results = (outs Variadic<Wave_TensorType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

@@ -594,7 +594,16 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
   if (!tiling.loop)
     return loop.emitOpError("expected a TilingConstraint on ") << dim << ", the dim it walks, but found none";
   AffineExpr d0 = getAffineDimExpr(0, b_.getContext());
-  Value tiles = apply(d0.ceilDiv(tiling.blockTile), sizes_.lookup(dim));
+  Value extent = sizes_.lookup(dim);
+  if (dialect::ExprAttr end = loop.getEndAttr()) {
+    // The tiles past `end` cannot change the results (wave-skip-masked-tiles).
+    SmallVector<Value> starts;
+    for (Attribute d : loop.getEndDimsAttr()) starts.push_back(offsets_.lookup(cast<StringAttr>(d).getValue()));
+    if (llvm::is_contained(starts, Value()))
+      return loop.emitOpError("expected workgroup positions for its end_dims, but found a dim without one");
+    extent = arith::MinSIOp::create(b_, loc_, extent, buildExpr(b_, loc_, end, starts, {}));
+  }
+  Value tiles = apply(d0.ceilDiv(tiling.blockTile), extent);
   SmallVector<Value> inits;
   for (Value v : loop.getIterArgs()) inits.push_back(lookup(v));
   auto forOp = scf::ForOp::create(b_, loc_, index(0), tiles, index(1), inits);

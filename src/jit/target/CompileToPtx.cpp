@@ -179,6 +179,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   if (timing) lowering.enableTiming(loweringTiming);
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSelectLowering({.mode = loweringMode(options)}));
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveHoistInvariantReads());
+  lowering.addNestedPass<mlir::func::FuncOp>(createWaveSkipMaskedTiles());
   lowering.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveInferIndex());

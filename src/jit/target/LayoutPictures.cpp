@@ -23,6 +23,7 @@ std::vector<LayoutPicture> layout_pictures(const graph::KernelGraph& kernel, con
   mlir::PassManager pm(&ctx);
   pm.addNestedPass<mlir::func::FuncOp>(createWaveSelectLowering({.mode = loweringMode(options)}));
   pm.addNestedPass<mlir::func::FuncOp>(createWaveHoistInvariantReads());
+  pm.addNestedPass<mlir::func::FuncOp>(createWaveSkipMaskedTiles());
   pm.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());
   pm.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
   if (mlir::failed(pm.run(*module))) throw first.error(kernel.name, "layouts", "cannot assign layouts");

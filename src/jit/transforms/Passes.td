@@ -56,6 +56,22 @@ def WaveHoistInvariantReads : Pass<"wave-hoist-invariant-reads", "mlir::func::Fu
   let dependentDialects = ["::wave::dialect::WaveDialect"];
 }
 
+def WaveSkipMaskedTiles : Pass<"wave-skip-masked-tiles", "mlir::func::FuncOp"> {
+  let summary = "End loops before the tiles a causal mask hides whole";
+  let description = [{
+    Causal attention adds `select(k - m <= c, 0, -BIG)` (c >= 0, BIG >= 1e4) to the
+    scores of each key tile. For a workgroup whose rows start at m0, every tile from key
+    m0 + BLOCK_M + c on is masked whole; when the masked scores reach only the row max
+    (carried through the loop), exp2 of the scores less that max, and sums or an mma
+    contraction along the keys of that, such a tile changes no result (exp2 gives exact
+    zeros, and the max is already above them after the first tile, whose key 0 every
+    row sees). The pass sets the loop's `end` to `$0 + BLOCK_M + c` over the row dim,
+    and the lowering runs `ceil(min(K2, end) / BLOCK_K2)` tiles. A loop that writes or
+    prints, or whose masked scores reach anything else, keeps every tile.
+  }];
+  let dependentDialects = ["::wave::dialect::WaveDialect"];
+}
+
 def WavePromoteShared : Pass<"wave-promote-shared", "mlir::func::FuncOp"> {
   let summary = "Stage reads of shared-address-space memory through a tile in shared memory";
   let description = [{

@@ -545,3 +545,25 @@ func.func @print_mask_dims(%x: !wave.tensor<[M, N] of f32>, %m: !wave.tensor<[N]
   wave.print %x where %m "x" {limit = 4 : i64} : !wave.tensor<[M, N] of f32>, !wave.tensor<[N] of i1>
   return
 }
+
+// -----
+
+func.func @iterate_end_alone(%x: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected end and end_dims together, but found only end}}
+  %r = wave.iterate "K" iter_args(%x) {end = #wave.expr<"$0 + 64">} : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
+  ^bb0(%a: !wave.tensor<[M] of f32>):
+    wave.yield %a : !wave.tensor<[M] of f32>
+  }
+  return
+}
+
+// -----
+
+func.func @iterate_end_dims(%x: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected end to be one value over $0..$0 (one per end_dims entry), but found $0 + $1}}
+  %r = wave.iterate "K" iter_args(%x) {end = #wave.expr<"$0 + $1">, end_dims = ["M"]} : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
+  ^bb0(%a: !wave.tensor<[M] of f32>):
+    wave.yield %a : !wave.tensor<[M] of f32>
+  }
+  return
+}

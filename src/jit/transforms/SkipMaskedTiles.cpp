@@ -1,0 +1,156 @@
+//===- SkipMaskedTiles.cpp - loops end before tiles a mask hides whole -----===//
+//
+// Causal attention adds `select(k - m <= c, 0, -BIG)` to its scores: for a workgroup
+// whose queries end at m0 + BLOCK_M - 1, every key tile from m0 + BLOCK_M + c on is
+// masked whole. Such a tile changes nothing, provided that what the masked scores reach
+// ignores them: the row max (already above them, since the first tile holds key 0,
+// visible to every query when c >= 0), and exp2(score - max), which is 0 for them, summed
+// along the keys and contracted with V. This pass proves that shape of use and sets the
+// loop's `end`; anything else reaching the masked scores (another consumer, a write or a
+// print in the loop) leaves the loop as it is.
+//
+//===----------------------------------------------------------------------===//
+
+#include "analysis/KernelGrid.h"
+#include "transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace wave::jit {
+
+#define GEN_PASS_DEF_WAVESKIPMASKEDTILES
+#include "transforms/Passes.h.inc"
+
+namespace {
+
+using namespace mlir;
+
+// Below this, exp2(score + mask - max) is 0 in f32 for any score the mask is meant for.
+constexpr double kHidingMask = -1.0e4;
+
+// `v` through broadcasts.
+Value throughBroadcasts(Value v) {
+  while (auto b = v.getDefiningOp<dialect::BroadcastOp>()) v = b.getInput();
+  return v;
+}
+
+std::optional<double> splat(Value v) {
+  auto reg = throughBroadcasts(v).getDefiningOp<dialect::RegisterOp>();
+  if (!reg) return std::nullopt;
+  auto value = dyn_cast<FloatAttr>(reg.getValue());
+  return value ? std::optional(value.getValueAsDouble()) : std::nullopt;
+}
+
+std::optional<StringRef> selfIndexDim(Value v) {
+  auto index = throughBroadcasts(v).getDefiningOp<dialect::SelfIndexOp>();
+  return index ? std::optional(index.getDim()) : std::nullopt;
+}
+
+// A mask `select(visible, 0, -BIG)` with visible = `loopDim - m <= c`: its (m, c).
+struct CausalMask {
+  StringRef rowDim;
+  int64_t slack = 0;
+};
+std::optional<CausalMask> causalMask(Value mask, StringRef loopDim) {
+  auto select = mask.getDefiningOp<dialect::SelectOp>();
+  if (!select) return std::nullopt;
+  auto visible = splat(select.getIfTrue()), hidden = splat(select.getIfFalse());
+  if (!visible || *visible != 0.0 || !hidden || *hidden > kHidingMask) return std::nullopt;
+  Value condition = select.getCond();
+  if (auto toBool = condition.getDefiningOp<dialect::CastOp>()) condition = toBool.getInput();
+  auto compare = throughBroadcasts(condition).getDefiningOp<dialect::ApplyExprOp>();
+  if (!compare || compare->getNumOperands() != 1) return std::nullopt;
+  dialect::ExprAttr expr = compare.getExpr();
+  using dialect::ExprKind;
+  if (expr.getKind() != ExprKind::le && expr.getKind() != ExprKind::lt) return std::nullopt;
+  auto lhs = dyn_cast<AffineDimExpr>(expr.getMap().getResult(0));
+  auto rhs = dyn_cast<AffineConstantExpr>(expr.getMap().getResult(1));
+  if (!lhs || lhs.getPosition() != 0 || !rhs) return std::nullopt;
+  const int64_t slack = rhs.getValue() - (expr.getKind() == ExprKind::lt ? 1 : 0);
+  auto difference = throughBroadcasts(compare->getOperand(0)).getDefiningOp<dialect::SubOp>();
+  if (!difference || selfIndexDim(difference.getLhs()) != loopDim) return std::nullopt;
+  std::optional<StringRef> row = selfIndexDim(difference.getRhs());
+  if (!row || *row == loopDim || slack < 0) return std::nullopt;
+  return CausalMask{*row, slack};
+}
+
+// Whether every use of the masked scores `scores` ignores positions where they are
+// -BIG: the row max along the loop's dim (carried), exp2 of the scores less that max,
+// summed along the dim or contracted over it by an mma, or another hiding mask added.
+bool onlySoftmaxUses(Value scores, StringRef loopDim) {
+  dialect::ReduceMaxOp rowMax;
+  for (Operation* user : scores.getUsers())
+    if (auto max = dyn_cast<dialect::ReduceMaxOp>(user); max && max.getDim() == loopDim && max.getInit() &&
+                                                         isa<BlockArgument>(max.getInit()))
+      rowMax = max;
+  for (Operation* user : scores.getUsers()) {
+    if (user == rowMax) continue;
+    if (auto add = dyn_cast<dialect::AddOp>(user)) {
+      Value other = add.getLhs() == scores ? add.getRhs() : add.getLhs();
+      auto select = other.getDefiningOp<dialect::SelectOp>();
+      auto hidden = select ? splat(select.getIfFalse()) : std::nullopt;
+      if (!hidden || *hidden > kHidingMask || !onlySoftmaxUses(add.getResult(), loopDim)) return false;
+      continue;
+    }
+    auto shifted = dyn_cast<dialect::SubOp>(user);
+    if (!rowMax || !shifted || shifted.getLhs() != scores || shifted.getRhs() != rowMax.getResult()) return false;
+    for (Operation* s : shifted->getUsers()) {
+      auto weights = dyn_cast<dialect::Exp2Op>(s);
+      if (!weights) return false;
+      for (Operation* w : weights->getUsers()) {
+        if (auto sum = dyn_cast<dialect::ReduceSumOp>(w); sum && sum.getDim() == loopDim && sum.getInput() ==
+                                                                                                 weights.getResult())
+          continue;
+        auto narrowed = dyn_cast<dialect::CastOp>(w);
+        if (!narrowed) return false;
+        for (Operation* c : narrowed->getUsers()) {
+          auto mma = dyn_cast<dialect::MmaOp>(c);
+          // The loop's dim must be what the mma sums over: in both operands, not in its result.
+          if (!mma || mma.getAcc() == narrowed.getResult() ||
+              llvm::is_contained(cast<dialect::TensorType>(mma.getType()).getDimNames(), loopDim))
+            return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+struct WaveSkipMaskedTilesPass : impl::WaveSkipMaskedTilesBase<WaveSkipMaskedTilesPass> {
+  void runOnOperation() override {
+    func::FuncOp kernel = getOperation();
+    if (kernel.isExternal() || !kernel->hasAttr("wave.constraints") || kernel->hasAttr("wave.shape_lowering")) return;
+    auto grid = kernelGrid(kernel);
+    if (failed(grid)) return;  // diagnosed where the layouts are assigned
+    kernel.walk([&](dialect::IterateOp loop) {
+      if (loop.getEndAttr()) return;
+      const bool effects = loop.walk([](Operation* op) {
+                                 return isa<dialect::WriteOp, dialect::PrintOp>(op) ? WalkResult::interrupt()
+                                                                                     : WalkResult::advance();
+                               }).wasInterrupted();
+      if (effects) return;
+      std::optional<int64_t> end;
+      StringRef rowDim;
+      loop.getBody().walk([&](dialect::AddOp add) {
+        for (Value mask : {add.getRhs(), add.getLhs()}) {
+          std::optional<CausalMask> causal = causalMask(mask, loop.getDim());
+          if (!causal || !onlySoftmaxUses(add.getResult(), loop.getDim())) continue;
+          if (!grid->dims.contains(causal->rowDim)) continue;
+          const int64_t candidate = grid->tiling(causal->rowDim).blockTile + causal->slack;
+          if (!end || candidate < *end) {
+            end = candidate;
+            rowDim = causal->rowDim;
+          }
+        }
+      });
+      if (!end) return;
+      MLIRContext* ctx = loop.getContext();
+      AffineMap map = AffineMap::get(1, 0, getAffineDimExpr(0, ctx) + *end);
+      loop.setEndAttr(dialect::ExprAttr::get(ctx, {}, map, dialect::ExprKind::value));
+      loop.setEndDimsAttr(ArrayAttr::get(ctx, {StringAttr::get(ctx, rowDim)}));
+    });
+  }
+};
+
+}  // namespace
+}  // namespace wave::jit
