@@ -163,6 +163,10 @@ LayoutPoints::LayoutPoints(LayoutAttr layout)
   forEachPoint(layout, [&](int64_t, int64_t, int64_t, ArrayRef<int64_t> p) { llvm::append_range(positions_, p); });
 }
 
+const int64_t* LayoutPoints::data(int64_t reg, int64_t lane, int64_t wave) const {
+  return positions_.data() + ((wave * lanes_ + lane) * registers_ + reg) * rank_;
+}
+
 SmallVector<int64_t> LayoutPoints::at(int64_t reg, int64_t lane, int64_t wave) const {
   const int64_t first = ((wave * lanes_ + lane) * registers_ + reg) * rank_;
   return SmallVector<int64_t>(positions_.begin() + first, positions_.begin() + first + rank_);
@@ -231,16 +235,28 @@ SmallVector<int64_t> layoutExtent(LayoutAttr layout) {
 bool sameElementsPerThread(LayoutAttr a, LayoutAttr b) {
   if (a == b) return true;
   if (a.getNumLanes() != b.getNumLanes() || a.getNumWaves() != b.getNumWaves()) return false;
+  if (a.getMap().getNumResults() != b.getMap().getNumResults()) return false;
   const LayoutPoints pointsA(a), pointsB(b);
+  const int64_t rank = a.getMap().getNumResults();
+  // Each thread's positions as row-major numbers over the extents both cover, sorted.
+  SmallVector<int64_t> extent = layoutExtent(a), other = layoutExtent(b);
+  for (auto [e, o] : llvm::zip(extent, other)) e = std::max(e, o);
+  auto held = [&](const LayoutPoints& points, int64_t registers, int64_t l, int64_t w, std::vector<int64_t>& out) {
+    out.clear();
+    for (int64_t r = 0; r < registers; ++r) {
+      const int64_t* p = points.data(r, l, w);
+      int64_t flat = 0;
+      for (int64_t d = 0; d < rank; ++d) flat = flat * extent[d] + p[d];
+      out.push_back(flat);
+    }
+    llvm::sort(out);
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  };
+  std::vector<int64_t> pa, pb;
   for (int64_t w = 0; w < a.getNumWaves(); ++w)
     for (int64_t l = 0; l < a.getNumLanes(); ++l) {
-      std::vector<SmallVector<int64_t>> pa, pb;
-      for (int64_t r = 0; r < a.getNumRegisters(); ++r) pa.push_back(pointsA.at(r, l, w));
-      for (int64_t r = 0; r < b.getNumRegisters(); ++r) pb.push_back(pointsB.at(r, l, w));
-      llvm::sort(pa);
-      llvm::sort(pb);
-      pa.erase(std::unique(pa.begin(), pa.end()), pa.end());
-      pb.erase(std::unique(pb.begin(), pb.end()), pb.end());
+      held(pointsA, a.getNumRegisters(), l, w, pa);
+      held(pointsB, b.getNumRegisters(), l, w, pb);
       if (pa != pb) return false;
     }
   return true;
@@ -351,23 +367,26 @@ LayoutAttr sliceLayout(LayoutAttr layout, unsigned index) {
   MLIRContext* ctx = layout.getContext();
   ArrayRef<int64_t> registers = layout.getRegisters();
   const size_t axes = registers.size();
-  // An axis goes when moving along it changes nothing but the sliced dim's position.
+  // An axis goes when moving along it changes nothing but the sliced dim's position. The
+  // moved point is another register of the same thread: looked up, not evaluated.
   SmallVector<bool> keep(axes, false);
   AffineMap map = layout.getMap();
-  forEachPoint(layout, [&](int64_t r, int64_t l, int64_t w, ArrayRef<int64_t> p) {
-    SmallVector<int64_t> inputs = layoutInputs(layout, r, l, w);
-    for (size_t a = 0; a < axes; ++a) {
-      if (keep[a] || inputs[a] != 0) continue;
-      for (int64_t v = 1; v < registers[a] && !keep[a]; ++v) {
-        SmallVector<int64_t> moved = inputs;
-        moved[a] = v;
-        SmallVector<int64_t> q;
-        for (AffineExpr e : map.getResults()) q.push_back(evaluateAffine(e, moved));
-        for (size_t d = 0; d < q.size(); ++d)
-          if (d != index && q[d] != p[d]) keep[a] = true;
-      }
-    }
-  });
+  SmallVector<int64_t> stride(axes, 1);
+  for (int a = static_cast<int>(axes) - 2; a >= 0; --a) stride[a] = stride[a + 1] * registers[a + 1];
+  const LayoutPoints points(layout);
+  const int64_t rank = map.getNumResults();
+  for (int64_t w = 0; w < layout.getNumWaves(); ++w)
+    for (int64_t l = 0; l < layout.getNumLanes(); ++l)
+      for (int64_t r = 0; r < layout.getNumRegisters(); ++r)
+        for (size_t a = 0; a < axes; ++a) {
+          if (keep[a] || (r / stride[a]) % registers[a] != 0) continue;
+          const int64_t* p = points.data(r, l, w);
+          for (int64_t v = 1; v < registers[a] && !keep[a]; ++v) {
+            const int64_t* q = points.data(r + v * stride[a], l, w);
+            for (int64_t d = 0; d < rank; ++d)
+              if (d != static_cast<int64_t>(index) && q[d] != p[d]) keep[a] = true;
+          }
+        }
   // With no register axis left, one register (an axis of extent 1, dim 0) stands in.
   SmallVector<int64_t> kept;
   for (size_t a = 0; a < axes; ++a)

@@ -47,6 +47,8 @@ class LayoutPoints {
   explicit LayoutPoints(LayoutAttr layout);
   // The tile position held in register `reg` of lane `lane` of wave `wave`.
   llvm::SmallVector<int64_t> at(int64_t reg, int64_t lane, int64_t wave) const;
+  // The same position in place: `rank` consecutive values, valid while this object lives.
+  const int64_t* data(int64_t reg, int64_t lane, int64_t wave) const;
 
  private:
   int64_t registers_, lanes_, rank_;

@@ -29,8 +29,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
 
-#include <limits>
-
 namespace wave::jit {
 
 #define GEN_PASS_DEF_WAVEASSIGNLAYOUTS
@@ -345,19 +343,21 @@ void orient(func::FuncOp kernel, unsigned orientation) {
   kernel.walk([&](dialect::MmaOp mma) { mma.setTransposed((orientation >> i++) & 1); });
 }
 
-// The mma orientation with the cheapest conversions, tried on copies of `kernel`; 0 (as
-// written) where the kernel has no mma, too many to try, or states its choice already.
-unsigned cheapestOrientation(func::FuncOp kernel, const KernelGrid& grid) {
+// Assigns layouts to `kernel` with its mmas in the orientation whose conversions cost
+// least: each is tried on a copy of the kernel (as written first; a free one ends the
+// search), and the cheapest copy's body replaces the kernel's. A kernel without mmas,
+// with too many to try, or that states its choice already is assigned as it is.
+LogicalResult assignCheapest(func::FuncOp kernel, const KernelGrid& grid) {
   unsigned mmas = 0;
   bool stated = false;
   kernel.walk([&](dialect::MmaOp mma) {
     ++mmas;
     stated |= mma.getTransposed();
   });
-  if (mmas == 0 || mmas > 4 || stated) return 0;
-  unsigned best = 0;
-  int64_t bestCost = std::numeric_limits<int64_t>::max();
-  for (unsigned orientation = 0; orientation < (1u << mmas); ++orientation) {
+  if (mmas == 0 || mmas > 4 || stated) return LayoutAssigner(kernel, grid).run();
+  func::FuncOp best;
+  int64_t bestCost = 0;
+  for (unsigned orientation = 0; orientation < (1u << mmas) && !(best && bestCost == 0); ++orientation) {
     auto trial = cast<func::FuncOp>(kernel->clone());
     orient(trial, orientation);
     bool assigned;
@@ -366,14 +366,20 @@ unsigned cheapestOrientation(func::FuncOp kernel, const KernelGrid& grid) {
       ScopedDiagnosticHandler silence(kernel.getContext(), [](Diagnostic&) { return success(); });
       assigned = succeeded(LayoutAssigner(trial, grid).run());
     }
-    if (assigned)
-      if (int64_t cost = conversionCost(trial); cost < bestCost) {
-        bestCost = cost;
-        best = orientation;
-      }
-    trial->erase();
+    const int64_t cost = assigned ? conversionCost(trial) : 0;
+    if (assigned && (!best || cost < bestCost)) {
+      if (best) best->erase();
+      best = trial;
+      bestCost = cost;
+    } else {
+      trial->erase();
+    }
   }
-  return best;
+  // No orientation fits: the kernel as written says why.
+  if (!best) return LayoutAssigner(kernel, grid).run();
+  kernel.getBody().takeBody(best.getBody());
+  best->erase();
+  return success();
 }
 
 struct WaveAssignLayoutsPass : impl::WaveAssignLayoutsBase<WaveAssignLayoutsPass> {
@@ -382,9 +388,7 @@ struct WaveAssignLayoutsPass : impl::WaveAssignLayoutsBase<WaveAssignLayoutsPass
     // Kernels the shape-matching lowerings take (wave-select-lowering) keep no layouts.
     if (kernel.isExternal() || !kernel->hasAttr("wave.constraints") || kernel->hasAttr("wave.shape_lowering")) return;
     auto grid = kernelGrid(kernel);
-    if (failed(grid)) return signalPassFailure();
-    if (unsigned orientation = cheapestOrientation(kernel, *grid)) orient(kernel, orientation);
-    if (failed(LayoutAssigner(kernel, std::move(*grid)).run())) return signalPassFailure();
+    if (failed(grid) || failed(assignCheapest(kernel, *grid))) return signalPassFailure();
   }
 };
 
