@@ -123,21 +123,35 @@ int64_t evaluateAffine(AffineExpr e, ArrayRef<int64_t> dims) {
 
 namespace {
 
+// The digits of each flat index below `count`, row-major over `extents`, one row each.
+SmallVector<int64_t> digitTable(int64_t count, ArrayRef<int64_t> extents) {
+  SmallVector<int64_t> table;
+  table.reserve(count * extents.size());
+  for (int64_t flat = 0; flat < count; ++flat) unflatten(flat, extents, table);
+  return table;
+}
+
 template <class Fn>
 void forEachPoint(LayoutAttr layout, Fn fn) {
   const MapProgram program(layout.getMap());
-  SmallVector<int64_t> inputs, position;
-  for (int64_t w = 0; w < layout.getNumWaves(); ++w)
-    for (int64_t l = 0; l < layout.getNumLanes(); ++l)
+  const size_t nr = layout.getRegisters().size(), nl = layout.getLanes().size(), nw = layout.getWaves().size();
+  // Split once per axis rather than once per point.
+  const SmallVector<int64_t> registers = digitTable(layout.getNumRegisters(), layout.getRegisters()),
+                             lanes = digitTable(layout.getNumLanes(), layout.getLanes()),
+                             waves = digitTable(layout.getNumWaves(), layout.getWaves());
+  SmallVector<int64_t> inputs(nr + nl + nw), position;
+  for (int64_t w = 0; w < layout.getNumWaves(); ++w) {
+    std::copy_n(waves.begin() + w * nw, nw, inputs.begin() + nr + nl);
+    for (int64_t l = 0; l < layout.getNumLanes(); ++l) {
+      std::copy_n(lanes.begin() + l * nl, nl, inputs.begin() + nr);
       for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
-        inputs.clear();
-        unflatten(r, layout.getRegisters(), inputs);
-        unflatten(l, layout.getLanes(), inputs);
-        unflatten(w, layout.getWaves(), inputs);
+        std::copy_n(registers.begin() + r * nr, nr, inputs.begin());
         position.clear();
         program.evaluate(inputs, position);
         fn(r, l, w, ArrayRef<int64_t>(position));
       }
+    }
+  }
 }
 
 }  // namespace
