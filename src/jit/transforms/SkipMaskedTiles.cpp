@@ -15,6 +15,7 @@
 #include "transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
 
 namespace wave::jit {
 
@@ -120,8 +121,13 @@ struct WaveSkipMaskedTilesPass : impl::WaveSkipMaskedTilesBase<WaveSkipMaskedTil
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
     if (kernel.isExternal() || !kernel->hasAttr("wave.constraints") || kernel->hasAttr("wave.shape_lowering")) return;
-    auto grid = kernelGrid(kernel);
-    if (failed(grid)) return;  // diagnosed where the layouts are assigned
+    FailureOr<KernelGrid> grid = failure();
+    {
+      // A kernel whose grid is wrong is diagnosed once, where the layouts are assigned.
+      ScopedDiagnosticHandler silence(kernel.getContext(), [](Diagnostic&) { return success(); });
+      grid = kernelGrid(kernel);
+    }
+    if (failed(grid)) return;
     kernel.walk([&](dialect::IterateOp loop) {
       if (loop.getEndAttr()) return;
       const bool effects = loop.walk([](Operation* op) {
