@@ -169,17 +169,9 @@ class Generator {
       leaves.push_back(f32_of(r));
     }
     graph::ValueId value = expression(leaves, pick(0, 3));
-    if (type(value).dims.size() != 2) {
-      const graph::ValueId r = node(graph::OpKind::Add, {value, acc}, {dims_, DataType::f32});
-      program_ << name(r) << " = add(" << name(value) << ", " << name(acc) << "); ";
-      value = r;
-    }
+    if (type(value).dims.size() != 2) value = binary(graph::OpKind::Add, value, acc, dims_);
     const DataType out_type = chance(0.4) ? DataType::f16 : DataType::f32;
-    if (out_type == DataType::f16) {
-      const graph::ValueId r = node(graph::OpKind::Cast, {value}, {dims_, DataType::f16});
-      program_ << name(r) << " = cast<f16>(" << name(value) << "); ";
-      value = r;
-    }
+    value = cast_to(value, out_type);
     const graph::ValueId out = argument(dims_, out_type);
     effect(graph::OpKind::Write, {value, out});
     program_ << "write(" << name(value) << ", C); ";
@@ -236,10 +228,18 @@ class Generator {
     return out;
   }
 
-  graph::ValueId f32_of(graph::ValueId v) {
-    if (type(v).dtype == DataType::f32) return v;
-    const graph::ValueId r = node(graph::OpKind::Cast, {v}, {type(v).dims, DataType::f32});
-    program_ << name(r) << " = cast<f32>(" << name(v) << "); ";
+  graph::ValueId cast_to(graph::ValueId v, DataType dtype) {
+    if (type(v).dtype == dtype) return v;
+    const graph::ValueId r = node(graph::OpKind::Cast, {v}, {type(v).dims, dtype});
+    program_ << name(r) << " = cast<" << wave::name(dtype) << ">(" << name(v) << "); ";
+    return r;
+  }
+  graph::ValueId f32_of(graph::ValueId v) { return cast_to(v, DataType::f32); }
+
+  // `kind(a, b)` of elementwise binary op `kind`, over `dims` in f32.
+  graph::ValueId binary(graph::OpKind kind, graph::ValueId a, graph::ValueId b, std::vector<std::string> dims) {
+    const graph::ValueId r = node(kind, {a, b}, {std::move(dims), DataType::f32});
+    program_ << name(r) << " = " << graph::op_name(kind) << "(" << name(a) << ", " << name(b) << "); ";
     return r;
   }
 
@@ -267,9 +267,7 @@ class Generator {
         b = tame(b);
       }
       a = spanning(a, b);
-      const graph::ValueId r = node(kind, {a, b}, {joined(type(a).dims, type(b).dims), DataType::f32});
-      program_ << name(r) << " = " << graph::op_name(kind) << "(" << name(a) << ", " << name(b) << "); ";
-      return r;
+      return binary(kind, a, b, joined(type(a).dims, type(b).dims));
     }
     graph::ValueId a = expression(leaves, depth - 1);
     switch (choice) {
@@ -353,11 +351,7 @@ class Generator {
     }
     graph::ValueId value = expression(leaves, pick(1, 4));
     // The result must span every dim (a leaf may not): add the first input.
-    if (type(value).dims.size() != dims_.size()) {
-      const graph::ValueId r = node(graph::OpKind::Add, {value, leaves[0]}, {dims_, DataType::f32});
-      program_ << name(r) << " = add(" << name(value) << ", " << name(leaves[0]) << "); ";
-      value = r;
-    }
+    if (type(value).dims.size() != dims_.size()) value = binary(graph::OpKind::Add, value, leaves[0], dims_);
     graph::ValueId reduced = -1;
     if (!reduce_dim_.empty()) {
       const bool is_max = chance(0.5);
@@ -369,19 +363,12 @@ class Generator {
       reduced = node(is_max ? graph::OpKind::ReduceMax : graph::OpKind::ReduceSum, {value}, {rest, DataType::f32}, n);
       program_ << name(reduced) << " = " << (is_max ? "max" : "sum") << "<" << reduce_dim_ << ">(" << name(value)
                << "); ";
-      if (chance(0.6) && !rest.empty()) {  // normalize by it, as softmax does
-        const graph::ValueId r = node(graph::OpKind::Sub, {value, reduced}, {dims_, DataType::f32});
-        program_ << name(r) << " = sub(" << name(value) << ", " << name(reduced) << "); ";
-        value = r;
-      }
+      if (chance(0.6) && !rest.empty())  // normalize by it, as softmax does
+        value = binary(graph::OpKind::Sub, value, reduced, dims_);
     }
     // Outputs: the value (f32 or f16, maybe transposed), and the reduction if any.
     const DataType out_type = chance(0.3) ? DataType::f16 : DataType::f32;
-    if (out_type == DataType::f16) {
-      const graph::ValueId r = node(graph::OpKind::Cast, {value}, {dims_, DataType::f16});
-      program_ << name(r) << " = cast<f16>(" << name(value) << "); ";
-      value = r;
-    }
+    value = cast_to(value, out_type);
     std::vector<std::string> out_dims = dims_;
     if (dims_.size() > 1 && chance(0.25)) std::swap(out_dims[out_dims.size() - 1], out_dims[out_dims.size() - 2]);
     const graph::ValueId out = argument(out_dims, out_type);
