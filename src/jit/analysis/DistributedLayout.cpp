@@ -182,8 +182,14 @@ const int64_t* LayoutPoints::data(int64_t reg, int64_t lane, int64_t wave) const
 }
 
 SmallVector<int64_t> LayoutPoints::at(int64_t reg, int64_t lane, int64_t wave) const {
-  const int64_t first = ((wave * lanes_ + lane) * registers_ + reg) * rank_;
-  return SmallVector<int64_t>(positions_.begin() + first, positions_.begin() + first + rank_);
+  const int64_t* first = data(reg, lane, wave);
+  return SmallVector<int64_t>(first, first + rank_);
+}
+
+SmallVector<int64_t> LayoutPoints::extent() const {
+  SmallVector<int64_t> extent(rank_, 0);
+  for (size_t i = 0; i < positions_.size(); ++i) extent[i % rank_] = std::max(extent[i % rank_], positions_[i] + 1);
+  return extent;
 }
 
 std::map<SmallVector<int64_t>, PositionHolders> positionHolders(LayoutAttr layout) {
@@ -238,13 +244,7 @@ SmallVector<AffineExpr> positionOfRegister(LayoutAttr layout, int64_t reg) {
   return llvm::to_vector(map.getResults());
 }
 
-SmallVector<int64_t> layoutExtent(LayoutAttr layout) {
-  SmallVector<int64_t> extent(layout.getMap().getNumResults(), 0);
-  forEachPoint(layout, [&](int64_t, int64_t, int64_t, ArrayRef<int64_t> p) {
-    for (auto [e, v] : llvm::zip(extent, p)) e = std::max(e, v + 1);
-  });
-  return extent;
-}
+SmallVector<int64_t> layoutExtent(LayoutAttr layout) { return LayoutPoints(layout).extent(); }
 
 bool sameElementsPerThread(LayoutAttr a, LayoutAttr b) {
   if (a == b) return true;
@@ -253,7 +253,7 @@ bool sameElementsPerThread(LayoutAttr a, LayoutAttr b) {
   const LayoutPoints pointsA(a), pointsB(b);
   const int64_t rank = a.getMap().getNumResults();
   // Each thread's positions as row-major numbers over the extents both cover, sorted.
-  SmallVector<int64_t> extent = layoutExtent(a), other = layoutExtent(b);
+  SmallVector<int64_t> extent = pointsA.extent(), other = pointsB.extent();
   for (auto [e, o] : llvm::zip(extent, other)) e = std::max(e, o);
   auto held = [&](const LayoutPoints& points, int64_t registers, int64_t l, int64_t w, std::vector<int64_t>& out) {
     out.clear();

@@ -49,6 +49,8 @@ class LayoutPoints {
   llvm::SmallVector<int64_t> at(int64_t reg, int64_t lane, int64_t wave) const;
   // The same position in place: `rank` consecutive values, valid while this object lives.
   const int64_t* data(int64_t reg, int64_t lane, int64_t wave) const;
+  // Per dim: one past the largest position any point holds.
+  llvm::SmallVector<int64_t> extent() const;
 
  private:
   int64_t registers_, lanes_, rank_;
