@@ -296,20 +296,42 @@ Value Distributor::loadFragments(dialect::ReadOp read) {
     const int rowAt = dimIndex(valueDims, rowDim), colAt = dimIndex(valueDims, anchors->k);
     Value memref = memrefs_.lookup(read.getMemory());
     const int64_t perFragment = operand.elementsPerLane();
-    auto fragmentType = VectorType::get(operand.registers, elementOf(read.getResult()));
+    Type element = elementOf(read.getResult());
     VectorType all = registersOf(read.getResult());
     Value result = arith::ConstantOp::create(b_, loc_, all, b_.getZeroAttr(all));
     MLIRContext* ctx = b_.getContext();
-    for (int64_t f = 0; f < layout.getNumRegisters() / perFragment; ++f) {
-      // The fragment's first element (lane 0's first register) is its origin; each lane
-      // addresses the row the ldmatrix map gives it from there.
+    AffineExpr laneExpr = getAffineDimExpr(0, ctx), waveExpr = getAffineDimExpr(1, ctx);
+    AffineExpr zeroLane = getAffineConstantExpr(0, ctx);
+    // The fragment's first element (lane 0's first register) is its origin; each lane
+    // addresses the row the ldmatrix map gives it from there.
+    auto originOf = [&](int64_t f) {
       SmallVector<AffineExpr> origin = positionOfRegister(layout, f * perFragment);
-      AffineExpr zeroLane = getAffineConstantExpr(0, ctx), wave = getAffineDimExpr(1, ctx);
-      AffineExpr row = origin[rowAt].replaceDims({zeroLane, wave}) + operand.ldmatrix.getResult(0);
-      AffineExpr col = origin[colAt].replaceDims({zeroLane, wave}) + operand.ldmatrix.getResult(1);
+      return std::pair{origin[rowAt].replaceDims({zeroLane, waveExpr}),
+                       origin[colAt].replaceDims({zeroLane, waveExpr})};
+    };
+    const int64_t fragments = layout.getNumRegisters() / perFragment;
+    for (int64_t f = 0; f < fragments;) {
+      auto [row, col] = originOf(f);
+      row = row + operand.ldmatrix.getResult(0);
+      col = col + operand.ldmatrix.getResult(1);
+      // An x2 fragment and the next one a constant step away take one ldmatrix.x4: lanes
+      // 16-31 address the second's rows as lanes 0-15 do the first's (unused by .x2).
+      int64_t tiles = operand.ldmatrixTiles, count = 1;
+      if (tiles == 2 && f + 1 < fragments) {
+        auto [nextRow, nextCol] = originOf(f + 1);
+        auto [firstRow, firstCol] = originOf(f);
+        auto dr = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(nextRow - firstRow, 2, 0));
+        auto dc = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(nextCol - firstCol, 2, 0));
+        if (dr && dc) {
+          row = row + laneExpr.floorDiv(16) * dr.getValue();
+          col = col + laneExpr.floorDiv(16) * dc.getValue();
+          tiles = 4;
+          count = 2;
+        }
+      }
       if (transpose) {
         // Lane l of each group of 8 addresses the matrix's K row l, a run along the rows.
-        AffineExpr inGroup = getAffineDimExpr(0, ctx) % 8;
+        AffineExpr inGroup = laneExpr % 8;
         row = row - inGroup;
         col = col + inGroup;
       }
@@ -317,12 +339,14 @@ Value Distributor::loadFragments(dialect::ReadOp read) {
       for (StringRef d : memoryDims)
         indices.push_back(d == rowDim ? apply(row, {lane_, wave_}) : d == anchors->k ? apply(col, {lane_, wave_})
                                                                                      : index(0));
-      Value fragment = nvgpu::LdMatrixOp::create(b_, loc_, fragmentType, memref, indices, transpose,
-                                                 static_cast<uint32_t>(operand.ldmatrixTiles));
+      auto loadedType = VectorType::get({operand.registers[0] * count, operand.registers[1]}, element);
+      Value fragment = nvgpu::LdMatrixOp::create(b_, loc_, loadedType, memref, indices, transpose,
+                                                 static_cast<uint32_t>(tiles));
       Value flat = vector::ShapeCastOp::create(
-          b_, loc_, VectorType::get({perFragment}, fragmentType.getElementType()), fragment);
+          b_, loc_, VectorType::get({perFragment * count}, element), fragment);
       result = vector::InsertStridedSliceOp::create(b_, loc_, flat, result, ArrayRef<int64_t>{f * perFragment},
                                                     ArrayRef<int64_t>{1});
+      f += count;
     }
     return result;
   }
@@ -941,9 +965,12 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
   return success();
 }
 
+// Float arithmetic may contract into FMAs (a scaled score minus its row max, an epilogue's
+// acc * alpha + bias): one rounding instead of two, and half the instructions.
 template <class FloatOp, class IntOp>
 Value binary(OpBuilder& b, Location loc, Value lhs, Value rhs) {
-  if (isa<FloatType>(getElementTypeOrSelf(lhs))) return FloatOp::create(b, loc, lhs, rhs);
+  if (isa<FloatType>(getElementTypeOrSelf(lhs)))
+    return FloatOp::create(b, loc, lhs, rhs, arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::contract));
   return IntOp::create(b, loc, lhs, rhs);
 }
 

@@ -1,5 +1,5 @@
 // The distribution of attention's transposed mmas: K's tile is read by ldmatrix as the
-// instruction's B registers (x2), V's transposed (.trans: V is stored along its rows, the
+// instruction's B registers (two fragments per x4), V's transposed (.trans: V is stored along its rows, the
 // head dim), and the scores go from the first mma to the second inside the threads: no
 // shared-memory round trip (which would add a workgroup buffer to the gpu.func).
 // RUN: wave-opt %s --pass-pipeline='builtin.module(func.func(wave-hoist-invariant-reads,wave-promote-shared,wave-assign-layouts),wave-lower-to-gpu)' \
@@ -8,9 +8,9 @@
 // CHECK-LABEL: gpu.func @attention
 // CHECK-NOT: workgroup(
 // CHECK: scf.for
-// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = false} : memref<32x72xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<32x72xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
-// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true} : memref<32x72xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true} : memref<32x72xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: nvgpu.mma.sync
 // CHECK: scf.yield
 func.func @attention(%q: !wave.memory<[M, K1] of f16, shared>, %k: !wave.memory<[K2, K1] of f16, shared>,
