@@ -5,9 +5,12 @@
 // (one query per head) is memory-bound: it reports GB/s of the K and V read.
 //
 //   wave-bench-attention   one line per shape, mask and tiling; exits 77 without a GPU
+//   (or one configuration, given as arguments: see main)
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
+#include <vector>
 
 #include <wave/runtime.hpp>
 #include <wave/wave.hpp>
@@ -20,38 +23,63 @@
 using namespace wave;
 namespace ex = examples::flash_attention;
 
-int main() {
+namespace {
+
+struct Shape { int b, h, s, d; };
+struct Tiling { int block_m, block_k2, waves; };
+
+// One line: the shape, mask and tiling timed (random q, k, v), or why it did not compile.
+void time_flash(Shape s, bool causal, Tiling t, runtime::DeviceBuffer& q, runtime::DeviceBuffer& k,
+                runtime::DeviceBuffer& v, runtime::DeviceBuffer& o) {
+  try {
+    CompileOptions how{.subs = {{ex::B, s.b}, {ex::H, s.h}, {ex::M, s.s}, {ex::K2, s.s}, {ex::K1, s.d}, {ex::N, s.d},
+                                {ex::BLOCK_M, t.block_m}, {ex::BLOCK_K2, t.block_k2}},
+                       .cache = false};
+    const auto t0 = std::chrono::steady_clock::now();
+    const CompiledKernel kernel = compile(ex::make_kernel<f16>({.head_dim = s.d, .causal = causal, .waves = t.waves}), how);
+    const double compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    auto at = [](runtime::DeviceBuffer& b) { return reinterpret_cast<const void*>(b.address()); };
+    const double ms = bench::median_ms([&] { kernel.launch({at(q), at(k), at(v), at(o)}); }, 30);
+    const double flops = 4.0 * s.b * s.h * double(s.s) * s.s * s.d / (causal ? 2 : 1);
+    std::printf("attention %3d %3d %5d %4d %6d %5d %4d %5d %9.4f %9.1f %11.1f\n", s.b, s.h, s.s, s.d, causal, t.block_m,
+                t.block_k2, t.waves, ms, flops / (ms * 1e9), compile_ms);
+  } catch (const Error& e) {
+    std::printf("error     %3d %3d %5d %4d %6d %5d %4d %5d: %s\n", s.b, s.h, s.s, s.d, causal, t.block_m, t.block_k2,
+                t.waves, e.what());
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+//   wave-bench-attention B H S D causal BLOCK_M BLOCK_K2 waves   that one flash configuration
+//                                                                 (e.g. under ncu)
+int main(int argc, char** argv) {
   if (!bench::open_device()) return 77;
   std::printf("%-9s %3s %3s %5s %4s %6s %5s %4s %5s %9s %9s %11s\n", "", "B", "H", "S", "D", "causal", "BM", "BK2",
               "waves", "ms", "TFLOP/s", "compile ms");
   std::mt19937 rng(7);
-  struct Shape { int b, h, s, d; };
-  struct Tiling { int block_m, block_k2, waves; };
+  auto buffers = [&](Shape s) {
+    const std::size_t bytes = std::size_t(s.b) * s.h * s.s * s.d * 2;
+    std::vector<runtime::DeviceBuffer> qkvo;
+    qkvo.reserve(4);
+    for (int i = 0; i < 4; ++i) qkvo.emplace_back(bytes);
+    for (int i = 0; i < 3; ++i) bench::fill_random_16bit(qkvo[i], rng, /*with_signs=*/true);
+    return qkvo;
+  };
+  if (argc == 9) {
+    int a[8];
+    for (int i = 0; i < 8; ++i) a[i] = std::atoi(argv[i + 1]);
+    const Shape s{a[0], a[1], a[2], a[3]};
+    auto qkvo = buffers(s);
+    time_flash(s, a[4] != 0, {a[5], a[6], a[7]}, qkvo[0], qkvo[1], qkvo[2], qkvo[3]);
+    return 0;
+  }
   for (Shape s : {Shape{4, 16, 4096, 128}, Shape{16, 16, 1024, 128}, Shape{8, 32, 2048, 64}}) {
-    const std::size_t elements = std::size_t(s.b) * s.h * s.s * s.d;
-    runtime::DeviceBuffer q(elements * 2), k(elements * 2), v(elements * 2), o(elements * 2);
-    for (auto* t : {&q, &k, &v}) bench::fill_random_16bit(*t, rng, /*with_signs=*/true);
+    auto qkvo = buffers(s);
     for (bool causal : {false, true})
       for (Tiling t : {Tiling{128, 64, 8}, Tiling{64, 64, 4}, Tiling{128, 32, 8}, Tiling{128, 64, 4}, Tiling{128, 32, 4}})
-        try {
-          CompileOptions how{.subs = {{ex::B, s.b}, {ex::H, s.h}, {ex::M, s.s}, {ex::K2, s.s}, {ex::K1, s.d},
-                                      {ex::N, s.d}, {ex::BLOCK_M, t.block_m}, {ex::BLOCK_K2, t.block_k2}},
-                             .cache = false};
-          const auto t0 = std::chrono::steady_clock::now();
-          const CompiledKernel kernel =
-              compile(ex::make_kernel<f16>({.head_dim = s.d, .causal = causal, .waves = t.waves}), how);
-          const double compile_ms =
-              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-          auto at = [](runtime::DeviceBuffer& b) { return reinterpret_cast<const void*>(b.address()); };
-          const double ms = bench::median_ms([&] { kernel.launch({at(q), at(k), at(v), at(o)}); }, 30);
-          const double flops = 4.0 * s.b * s.h * double(s.s) * s.s * s.d / (causal ? 2 : 1);
-          std::printf("attention %3d %3d %5d %4d %6d %5d %4d %5d %9.4f %9.1f %11.1f\n", s.b, s.h, s.s, s.d, causal,
-                      t.block_m, t.block_k2, t.waves, ms, flops / (ms * 1e9), compile_ms);
-          std::fflush(stdout);
-        } catch (const Error& e) {
-          std::printf("error     %3d %3d %5d %4d %6d %5d %4d %5d: %s\n", s.b, s.h, s.s, s.d, causal, t.block_m,
-                      t.block_k2, t.waves, e.what());
-        }
+        time_flash(s, causal, t, qkvo[0], qkvo[1], qkvo[2], qkvo[3]);
   }
   // Decode: one query per head against S keys, the keys of each tile split among 4 waves.
   std::printf("%-9s %3s %3s %5s %4s %6s %5s %4s %5s %9s %9s %11s\n", "", "B", "H", "S", "D", "", "BM", "BK2", "waves",
