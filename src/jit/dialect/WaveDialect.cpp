@@ -95,5 +95,11 @@ LogicalResult WaveDialect::verifyOperationAttribute(Operation* op, NamedAttribut
     if (isa<UnitAttr>(attr.getValue())) return success();
     return op->emitOpError("expected wave.shape_lowering to be a unit attribute, but found ") << attr.getValue();
   }
+  if (name == "wave.hiding_mask") {
+    // wave-mask-partial-tiles' mark: the add's rhs is a mask, zero in an iterate's
+    // unmasked tiles.
+    if (isa<UnitAttr>(attr.getValue()) && isa<AddOp>(op) && op->getParentOfType<IterateOp>()) return success();
+    return op->emitOpError("expected wave.hiding_mask to be a unit attribute on a wave.add inside a wave.iterate");
+  }
   return op->emitOpError("unknown wave dialect attribute ") << attr.getName();
 }

@@ -278,14 +278,19 @@ LogicalResult IterateOp::verify() {
       return emitOpError("expected carried values without ")
              << getDim() << ", the dim it walks (each trip holds another tile of it), but carried value #" << i
              << " is " << type;
-  ExprAttr end = getEndAttr();
-  ArrayAttr endDims = getEndDimsAttr();
-  if (static_cast<bool>(end) != static_cast<bool>(endDims))
-    return emitOpError("expected end and end_dims together, but found only ") << (end ? "end" : "end_dims");
-  if (end && (end.getKind() != ExprKind::value || end.getMap().getNumDims() != endDims.size()))
-    return emitOpError("expected end to be one value over $0..$")
-           << static_cast<int64_t>(endDims.size()) - 1 << " (one per end_dims entry), but found " << end.str();
-  return success();
+  // `end` and `unmasked_end`: one value over the workgroup positions of their dims.
+  auto verifyEnd = [&](StringRef name, ExprAttr end, ArrayAttr endDims) -> LogicalResult {
+    if (static_cast<bool>(end) != static_cast<bool>(endDims))
+      return emitOpError("expected ") << name << " and " << name << "_dims together, but found only "
+                                      << (end ? name : name.str() + "_dims");
+    if (end && (end.getKind() != ExprKind::value || end.getMap().getNumDims() != endDims.size()))
+      return emitOpError("expected ") << name << " to be one value over $0..$"
+                                      << static_cast<int64_t>(endDims.size()) - 1 << " (one per " << name
+                                      << "_dims entry), but found " << end.str();
+    return success();
+  };
+  if (failed(verifyEnd("end", getEndAttr(), getEndDimsAttr()))) return failure();
+  return verifyEnd("unmasked_end", getUnmaskedEndAttr(), getUnmaskedEndDimsAttr());
 }
 
 LogicalResult YieldOp::verify() {

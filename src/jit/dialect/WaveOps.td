@@ -123,9 +123,15 @@ def Wave_IterateOp : Wave_Op<"iterate", [
     because the tiles after it cannot change the results. `end` is an expression whose
     `$i` is the workgroup's first position along `end_dims[i]`, e.g. causal attention's
     `#wave.expr<"$0 + 128">` over `["M"]`: keys past the workgroup's last query.
+
+    `wave.add`s of the body marked `wave.hiding_mask` (by wave-mask-partial-tiles) add
+    zeros (their rhs, a mask) in every tile that ends at or before the dim's end and,
+    if the loop has one, `unmasked_end` (with `unmasked_end_dims`, in `end`'s form);
+    the lowering computes those masks only in the other tiles.
   }];
   let arguments = (ins StrAttr:$dim, Variadic<Wave_TensorType>:$iter_args,
-                       OptionalAttr<Wave_ExprAttr>:$end, OptionalAttr<StrArrayAttr>:$end_dims);
+                       OptionalAttr<Wave_ExprAttr>:$end, OptionalAttr<StrArrayAttr>:$end_dims,
+                       OptionalAttr<Wave_ExprAttr>:$unmasked_end, OptionalAttr<StrArrayAttr>:$unmasked_end_dims);
   let results = (outs Variadic<Wave_TensorType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

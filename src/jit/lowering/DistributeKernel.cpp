@@ -147,6 +147,15 @@ int contiguousMappedDim(func::FuncOp kernel, const llvm::StringMap<dialect::Expr
   return valueDim;
 }
 
+// Float arithmetic may contract into FMAs (a scaled score minus its row max, an epilogue's
+// acc * alpha + bias): one rounding instead of two, and half the instructions.
+template <class FloatOp, class IntOp>
+Value binary(OpBuilder& b, Location loc, Value lhs, Value rhs) {
+  if (isa<FloatType>(getElementTypeOrSelf(lhs)))
+    return FloatOp::create(b, loc, lhs, rhs, arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::contract));
+  return IntOp::create(b, loc, lhs, rhs);
+}
+
 class Distributor : LoweringBuilder {
  public:
   Distributor(func::FuncOp kernel, KernelGrid grid)
@@ -175,6 +184,9 @@ class Distributor : LoweringBuilder {
   LogicalResult lowerConvert(dialect::ConvertLayoutOp op);
   LogicalResult lowerAllocate(dialect::AllocateOp op);
   LogicalResult lowerIterate(dialect::IterateOp loop);
+  // The first tile of `loop` whose marked masks are not all zeros (null: none marked).
+  FailureOr<Value> firstMaskedTile(dialect::IterateOp loop, Value tiles);
+  LogicalResult lowerHidingMask(dialect::AddOp add);
   LogicalResult lowerMma(dialect::MmaOp op);
   // `op`'s anchors, computed once (the operands' reads and the op itself both ask).
   FailureOr<const MMAAnchors*> anchorsOf(dialect::MmaOp op);
@@ -196,6 +208,12 @@ class Distributor : LoweringBuilder {
   int64_t sharedBytes_ = 0;     // its size so far
   DenseSet<Value> sharedTiles_;  // the allocations (memories addressed within the tile)
   DenseMap<Operation*, std::optional<MMAAnchors>> anchors_;  // none: diagnosed already
+  // Marked masks (wave.hiding_mask adds, wave-mask-partial-tiles): per add, the ops of
+  // the loop body that only its mask needs, lowered under the branch the add takes; and
+  // per loop body, whether its tile is one of those the masks touch.
+  DenseMap<Operation*, SmallVector<Operation*>> maskOnly_;
+  DenseSet<Operation*> deferred_;
+  DenseMap<Block*, Value> tileIsMasked_;
 };
 
 FailureOr<const MMAAnchors*> Distributor::anchorsOf(dialect::MmaOp op) {
@@ -628,6 +646,8 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
     extent = arith::MinSIOp::create(b_, loc_, extent, buildExpr(b_, loc_, end, starts, {}));
   }
   Value tiles = apply(d0.ceilDiv(tiling.blockTile), extent);
+  FailureOr<Value> firstMasked = firstMaskedTile(loop, tiles);
+  if (failed(firstMasked)) return failure();
   SmallVector<Value> inits;
   for (Value v : loop.getIterArgs()) inits.push_back(lookup(v));
   auto forOp = scf::ForOp::create(b_, loc_, index(0), tiles, index(1), inits);
@@ -641,6 +661,9 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
     Value outside = offsets_.lookup(dim);
     offsets_[dim] = arith::MulIOp::create(b_, loc_, forOp.getInductionVar(), index(tiling.blockTile));
     for (auto [arg, carried] : llvm::zip(body.getArguments(), forOp.getRegionIterArgs())) values_[arg] = carried;
+    if (*firstMasked)
+      tileIsMasked_[&body] = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sge, forOp.getInductionVar(),
+                                                   *firstMasked);
     if (failed(lowerBlock(body))) return failure();
     offsets_[dim] = outside;
     if (!inits.empty()) {
@@ -650,6 +673,68 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
     }
   }
   for (auto [result, value] : llvm::zip(loop.getResults(), forOp.getResults())) values_[result] = value;
+  return success();
+}
+
+FailureOr<Value> Distributor::firstMaskedTile(dialect::IterateOp loop, Value tiles) {
+  Block& body = loop.getBody().front();
+  SmallVector<Operation*> adds;
+  for (Operation& op : body)
+    if (op.hasAttr("wave.hiding_mask")) adds.push_back(&op);
+  if (adds.empty()) return Value();
+  // The ops only a mask needs: walking the body backwards, users come before what they
+  // use; a pure op joins when all its users have (the add first).
+  for (Operation* add : adds) {
+    SetVector<Operation*> only;
+    only.insert(add);
+    for (Operation& op : llvm::reverse(body)) {
+      if (&op == add || !op.isBeforeInBlock(add) || deferred_.contains(&op) || op.getNumRegions() != 0 ||
+          !isMemoryEffectFree(&op) || op.use_empty())
+        continue;
+      const bool feedsMask = llvm::all_of(op.getUsers(), [&](Operation* user) {
+        return only.contains(user) && (user != add || op.getResult(0) == add->getOperand(1));
+      });
+      if (feedsMask) only.insert(&op);
+    }
+    SmallVector<Operation*> ordered(only.begin() + 1, only.end());
+    llvm::sort(ordered, [](Operation* a, Operation* b) { return a->isBeforeInBlock(b); });
+    deferred_.insert(ordered.begin(), ordered.end());
+    maskOnly_[add] = std::move(ordered);
+  }
+  // Tiles ending at or before both the dim's end and unmasked_end see zeros in every mask.
+  StringRef dim = loop.getDim();
+  Value unmaskedEnd = sizes_.lookup(dim);
+  if (dialect::ExprAttr end = loop.getUnmaskedEndAttr()) {
+    SmallVector<Value> starts;
+    for (Attribute d : loop.getUnmaskedEndDimsAttr()) starts.push_back(offsets_.lookup(cast<StringAttr>(d).getValue()));
+    if (llvm::is_contained(starts, Value()))
+      return loop.emitOpError("expected workgroup positions for its unmasked_end_dims, but found a dim without one");
+    unmaskedEnd = arith::MinSIOp::create(b_, loc_, unmaskedEnd, buildExpr(b_, loc_, end, starts, {}));
+  }
+  AffineExpr d0 = getAffineDimExpr(0, b_.getContext());
+  Value whole = apply(d0.floorDiv(grid_.tiling(dim).blockTile), unmaskedEnd);
+  return arith::MinSIOp::create(b_, loc_, whole, tiles).getResult();
+}
+
+// A marked add: in the tiles its mask touches, the mask (and what only it needs) and the
+// sum; in the others the scores as they are.
+LogicalResult Distributor::lowerHidingMask(dialect::AddOp add) {
+  Value masked = tileIsMasked_.lookup(add->getBlock());
+  Value scores = lookup(add.getLhs());
+  auto branch = scf::IfOp::create(b_, loc_, TypeRange{scores.getType()}, masked, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(branch.thenBlock());
+    for (Operation* op : maskOnly_.lookup(add)) {
+      loc_ = op->getLoc();
+      if (failed(lowerOp(op))) return failure();
+    }
+    loc_ = add.getLoc();
+    scf::YieldOp::create(b_, loc_, binary<arith::AddFOp, arith::AddIOp>(b_, loc_, scores, lookup(add.getRhs())));
+    b_.setInsertionPointToStart(branch.elseBlock());
+    scf::YieldOp::create(b_, loc_, scores);
+  }
+  values_[add.getResult()] = branch.getResult(0);
   return success();
 }
 
@@ -965,15 +1050,6 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
   return success();
 }
 
-// Float arithmetic may contract into FMAs (a scaled score minus its row max, an epilogue's
-// acc * alpha + bias): one rounding instead of two, and half the instructions.
-template <class FloatOp, class IntOp>
-Value binary(OpBuilder& b, Location loc, Value lhs, Value rhs) {
-  if (isa<FloatType>(getElementTypeOrSelf(lhs)))
-    return FloatOp::create(b, loc, lhs, rhs, arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::contract));
-  return IntOp::create(b, loc, lhs, rhs);
-}
-
 LogicalResult Distributor::lowerOp(Operation* op) {
   auto operand = [&](unsigned i) { return lookup(op->getOperand(i)); };
   auto done = [&](Value v) {
@@ -1103,8 +1179,10 @@ LogicalResult Distributor::emit(gpu::GPUModuleOp module) {
 
 LogicalResult Distributor::lowerBlock(Block& block) {
   for (Operation& op : block.without_terminator()) {
+    if (deferred_.contains(&op)) continue;  // lowered where its mask is (lowerHidingMask)
     loc_ = op.getLoc();
-    if (failed(lowerOp(&op))) return failure();
+    if (failed(op.hasAttr("wave.hiding_mask") ? lowerHidingMask(cast<dialect::AddOp>(op)) : lowerOp(&op)))
+      return failure();
   }
   return success();
 }

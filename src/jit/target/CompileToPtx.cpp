@@ -180,6 +180,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSelectLowering({.mode = loweringMode(options)}));
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveHoistInvariantReads());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSkipMaskedTiles());
+  lowering.addNestedPass<mlir::func::FuncOp>(createWaveMaskPartialTiles());
   lowering.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveInferIndex());

@@ -72,6 +72,22 @@ def WaveSkipMaskedTiles : Pass<"wave-skip-masked-tiles", "mlir::func::FuncOp"> {
   let dependentDialects = ["::wave::dialect::WaveDialect"];
 }
 
+def WaveMaskPartialTiles : Pass<"wave-mask-partial-tiles", "mlir::func::FuncOp"> {
+  let summary = "Compute score masks only in the loop tiles where they hide something";
+  let description = [{
+    Attention adds `select(visible, 0, -BIG)` to its scores: `visible = k < K2` for keys
+    past the end, `k - m <= c` under a causal mask (c >= 0). In a tile whose keys all lie
+    before K2 the first adds zeros; in one whose keys all lie at or before the
+    workgroup's first row m0 + c, so does the second. The pass marks such adds
+    `wave.hiding_mask` (the mask as rhs) and, for causal masks over one row dim, sets
+    the loop's `unmasked_end` to `$0 + c + 1` over it (the smallest c). The distribution
+    computes a marked add's mask, and whatever only it uses, under a branch that the
+    tiles from `floor(min(K2, unmasked_end) / BLOCK_K2)` on take; the others pass the
+    scores through (so a score of -0.0 stays -0.0 there instead of becoming +0.0).
+  }];
+  let dependentDialects = ["::wave::dialect::WaveDialect"];
+}
+
 def WavePromoteShared : Pass<"wave-promote-shared", "mlir::func::FuncOp"> {
   let summary = "Stage reads of shared-address-space memory through a tile in shared memory";
   let description = [{

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "analysis/KernelGrid.h"
+#include "analysis/ScoreMasks.h"
 #include "transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -26,55 +27,6 @@ namespace {
 
 using namespace mlir;
 
-// Below this, exp2(score + mask - max) is 0 in f32 for any score the mask is meant for.
-constexpr double kHidingMask = -1.0e4;
-
-// `v` through broadcasts.
-Value throughBroadcasts(Value v) {
-  while (auto b = v.getDefiningOp<dialect::BroadcastOp>()) v = b.getInput();
-  return v;
-}
-
-std::optional<double> splat(Value v) {
-  auto reg = throughBroadcasts(v).getDefiningOp<dialect::RegisterOp>();
-  if (!reg) return std::nullopt;
-  auto value = dyn_cast<FloatAttr>(reg.getValue());
-  return value ? std::optional(value.getValueAsDouble()) : std::nullopt;
-}
-
-std::optional<StringRef> selfIndexDim(Value v) {
-  auto index = throughBroadcasts(v).getDefiningOp<dialect::SelfIndexOp>();
-  return index ? std::optional(index.getDim()) : std::nullopt;
-}
-
-// A mask `select(visible, 0, -BIG)` with visible = `loopDim - m <= c`: its (m, c).
-struct CausalMask {
-  StringRef rowDim;
-  int64_t slack = 0;
-};
-std::optional<CausalMask> causalMask(Value mask, StringRef loopDim) {
-  auto select = mask.getDefiningOp<dialect::SelectOp>();
-  if (!select) return std::nullopt;
-  auto visible = splat(select.getIfTrue()), hidden = splat(select.getIfFalse());
-  if (!visible || *visible != 0.0 || !hidden || *hidden > kHidingMask) return std::nullopt;
-  Value condition = select.getCond();
-  if (auto toBool = condition.getDefiningOp<dialect::CastOp>()) condition = toBool.getInput();
-  auto compare = throughBroadcasts(condition).getDefiningOp<dialect::ApplyExprOp>();
-  if (!compare || compare->getNumOperands() != 1) return std::nullopt;
-  dialect::ExprAttr expr = compare.getExpr();
-  using dialect::ExprKind;
-  if (expr.getKind() != ExprKind::le && expr.getKind() != ExprKind::lt) return std::nullopt;
-  auto lhs = dyn_cast<AffineDimExpr>(expr.getMap().getResult(0));
-  auto rhs = dyn_cast<AffineConstantExpr>(expr.getMap().getResult(1));
-  if (!lhs || lhs.getPosition() != 0 || !rhs) return std::nullopt;
-  const int64_t slack = rhs.getValue() - (expr.getKind() == ExprKind::lt ? 1 : 0);
-  auto difference = throughBroadcasts(compare->getOperand(0)).getDefiningOp<dialect::SubOp>();
-  if (!difference || selfIndexDim(difference.getLhs()) != loopDim) return std::nullopt;
-  std::optional<StringRef> row = selfIndexDim(difference.getRhs());
-  if (!row || *row == loopDim || slack < 0) return std::nullopt;
-  return CausalMask{*row, slack};
-}
-
 // Whether every use of the masked scores `scores` ignores positions where they are
 // -BIG: the row max along the loop's dim (carried), exp2 of the scores less that max,
 // summed along the dim or contracted over it by an mma, or another hiding mask added.
@@ -88,9 +40,7 @@ bool onlySoftmaxUses(Value scores, StringRef loopDim) {
     if (user == rowMax) continue;
     if (auto add = dyn_cast<dialect::AddOp>(user)) {
       Value other = add.getLhs() == scores ? add.getRhs() : add.getLhs();
-      auto select = other.getDefiningOp<dialect::SelectOp>();
-      auto hidden = select ? splat(select.getIfFalse()) : std::nullopt;
-      if (!hidden || *hidden > kHidingMask || !onlySoftmaxUses(add.getResult(), loopDim)) return false;
+      if (!hidingMask(other) || !onlySoftmaxUses(add.getResult(), loopDim)) return false;
       continue;
     }
     auto shifted = dyn_cast<dialect::SubOp>(user);

@@ -567,3 +567,22 @@ func.func @iterate_end_dims(%x: !wave.tensor<[M] of f32>) {
   }
   return
 }
+
+// -----
+
+func.func @iterate_unmasked_end_alone(%x: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected unmasked_end and unmasked_end_dims together, but found only unmasked_end_dims}}
+  %r = wave.iterate "K" iter_args(%x) {unmasked_end_dims = ["M"]} : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
+  ^bb0(%a: !wave.tensor<[M] of f32>):
+    wave.yield %a : !wave.tensor<[M] of f32>
+  }
+  return
+}
+
+// -----
+
+func.func @hiding_mask_outside_a_loop(%x: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected wave.hiding_mask to be a unit attribute on a wave.add inside a wave.iterate}}
+  %s = wave.add %x, %x {wave.hiding_mask} : (!wave.tensor<[M] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
+  return
+}

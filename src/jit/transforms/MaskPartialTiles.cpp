@@ -1,0 +1,82 @@
+//===- MaskPartialTiles.cpp - score masks only where they hide something ----===//
+//
+// Attention adds masks to its scores in every key tile, though most tiles lie wholly
+// before the key dim's end and, under a causal mask, wholly before the workgroup's first
+// query: there the mask adds zeros. This pass marks the adds of such masks
+// (`wave.hiding_mask`, the mask moved to the rhs) and sets the loop's `unmasked_end`
+// to where the causal masks stop being zero; the distribution then computes the marked
+// masks under a branch that only the other tiles take. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "analysis/KernelGrid.h"
+#include "analysis/ScoreMasks.h"
+#include "transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+
+namespace wave::jit {
+
+#define GEN_PASS_DEF_WAVEMASKPARTIALTILES
+#include "transforms/Passes.h.inc"
+
+namespace {
+
+using namespace mlir;
+
+struct WaveMaskPartialTilesPass : impl::WaveMaskPartialTilesBase<WaveMaskPartialTilesPass> {
+  void runOnOperation() override {
+    func::FuncOp kernel = getOperation();
+    if (kernel.isExternal() || !kernel->hasAttr("wave.constraints") || kernel->hasAttr("wave.shape_lowering")) return;
+    FailureOr<KernelGrid> grid = failure();
+    {
+      // A kernel whose grid is wrong is diagnosed once, where the layouts are assigned.
+      ScopedDiagnosticHandler silence(kernel.getContext(), [](Diagnostic&) { return success(); });
+      grid = kernelGrid(kernel);
+    }
+    if (failed(grid)) return;
+    MLIRContext* ctx = kernel.getContext();
+    kernel.walk([&](dialect::IterateOp loop) {
+      if (loop.getUnmaskedEndAttr() ||
+          llvm::any_of(loop.getBody().front().getOps<dialect::AddOp>(),
+                       [](dialect::AddOp add) { return add->hasAttr("wave.hiding_mask"); }))
+        return;  // marked already
+      StringRef dim = loop.getDim();
+      // The causal masks' row dim (one) and the smallest slack: every key up to the
+      // workgroup's first row + slack is visible to all its rows.
+      std::optional<StringRef> rowDim;
+      int64_t slack = 0;
+      SmallVector<dialect::AddOp> marked;
+      for (auto add : loop.getBody().front().getOps<dialect::AddOp>()) {
+        for (bool maskOnLeft : {false, true}) {
+          Value mask = maskOnLeft ? add.getLhs() : add.getRhs();
+          bool hides = boundsMask(mask, dim);
+          if (!hides)
+            if (std::optional<CausalMask> causal = causalMask(mask, dim);
+                causal && grid->dims.contains(causal->rowDim) && (!rowDim || *rowDim == causal->rowDim)) {
+              slack = rowDim ? std::min(slack, causal->slack) : causal->slack;
+              rowDim = causal->rowDim;
+              hides = true;
+            }
+          if (!hides) continue;
+          if (maskOnLeft) {
+            Value scores = add.getRhs();
+            add->setOperands({scores, mask});
+          }
+          marked.push_back(add);
+          break;
+        }
+      }
+      if (marked.empty()) return;
+      for (dialect::AddOp add : marked) add->setAttr("wave.hiding_mask", UnitAttr::get(ctx));
+      if (!rowDim) return;  // the dim's end alone bounds the unmasked tiles
+      AffineMap map = AffineMap::get(1, 0, getAffineDimExpr(0, ctx) + slack + 1);
+      loop.setUnmaskedEndAttr(dialect::ExprAttr::get(ctx, {}, map, dialect::ExprKind::value));
+      loop.setUnmaskedEndDimsAttr(ArrayAttr::get(ctx, {StringAttr::get(ctx, *rowDim)}));
+    });
+  }
+};
+
+}  // namespace
+}  // namespace wave::jit
