@@ -156,6 +156,22 @@ Value binary(OpBuilder& b, Location loc, Value lhs, Value rhs) {
   return IntOp::create(b, loc, lhs, rhs);
 }
 
+bool zeroFilledPastEnd(Value v);
+
+// A shared tile read as an mma operand: where each fragment starts, and which two load
+// as one ldmatrix.x4.
+struct FragmentSource {
+  const MMAOperandLayout* operand = nullptr;
+  StringRef rowDim, kDim;
+  SmallVector<StringRef> memoryDims;
+  bool transpose = false;  // rows run along the memory's innermost dim (.trans)
+  Value memref;
+  Type element;
+  SmallVector<std::pair<AffineExpr, AffineExpr>> origins;  // (row, col) over (lane 0, wave)
+  SmallVector<int64_t> partner;  // the fragment loaded with each (by one x4), or -1
+  DenseMap<int64_t, Value> loaded;  // fragment -> its registers, once loaded
+};
+
 class Distributor : LoweringBuilder {
  public:
   Distributor(func::FuncOp kernel, KernelGrid grid)
@@ -176,9 +192,12 @@ class Distributor : LoweringBuilder {
   bool mayOverrun(StringRef dim) { return !isKnownMultiple(kernel_, dim, grid_.tiling(dim).blockTile); }
 
   LogicalResult access(Operation* op, Value memory, Value tensor, bool isRead);
-  // A shared tile's read into an mma operand's layout by ldmatrix, one per fragment; null
-  // where the layout or the tile's order does not allow it.
+  // A shared tile's read into an mma operand's layout by ldmatrix, one per fragment (two
+  // per x4 where they pair); null where the layout or the tile's order does not allow it.
+  std::optional<FragmentSource> fragmentSource(dialect::ReadOp read);
+  Value loadFragment(FragmentSource& source, int64_t f);
   Value loadFragments(dialect::ReadOp read);
+  bool loadsAtUse(dialect::ReadOp read);
   LogicalResult lowerReduction(Operation* op);
   LogicalResult lowerPrint(dialect::PrintOp op);
   LogicalResult lowerConvert(dialect::ConvertLayoutOp op);
@@ -211,6 +230,7 @@ class Distributor : LoweringBuilder {
   // Marked masks (wave.hiding_mask adds, wave-mask-partial-tiles): per add, the ops of
   // the loop body that only its mask needs, lowered under the branch the add takes; and
   // per loop body, whether its tile is one of those the masks touch.
+  DenseMap<Value, FragmentSource> atUse_;  // reads whose fragments lowerMma loads
   DenseMap<Operation*, SmallVector<Operation*>> maskOnly_;
   DenseSet<Operation*> deferred_;
   DenseMap<Block*, Value> tileIsMasked_;
@@ -292,83 +312,126 @@ LogicalResult Distributor::lowerPrint(dialect::PrintOp op) {
   return success();
 }
 
-Value Distributor::loadFragments(dialect::ReadOp read) {
+std::optional<FragmentSource> Distributor::fragmentSource(dialect::ReadOp read) {
   LayoutAttr layout = layoutOf(read.getResult());
   for (Operation* user : read->getUsers()) {
     auto mma = dyn_cast<dialect::MmaOp>(user);
     if (!mma) continue;
     auto found = anchorsOf(mma);
-    if (failed(found)) return {};
+    if (failed(found)) return std::nullopt;
     const MMAAnchors* anchors = *found;
     const bool lhs = layout == anchors->lhs;
     if (!lhs && layout != anchors->rhs) continue;
-    const MMAOperandLayout& operand = lhs ? anchors->lhsOperand() : anchors->rhsOperand();
-    StringRef rowDim = lhs ? anchors->m : anchors->n;
+    FragmentSource source;
+    source.operand = lhs ? &anchors->lhsOperand() : &anchors->rhsOperand();
+    source.rowDim = lhs ? anchors->m : anchors->n;
+    source.kDim = anchors->k;
     // ldmatrix reads rows of 8 consecutive elements: along K as they are, or along the
     // operand's rows transposed (.trans), as V of attention is stored.
-    SmallVector<StringRef> memoryDims = read.getMemory().getType().getDimNames(), valueDims = dimsOf(read.getResult());
-    const bool transpose = memoryDims.back() == rowDim;
-    if (operand.ldmatrixTiles == 0 || (memoryDims.back() != anchors->k && !transpose)) return {};
-    for (StringRef d : memoryDims)
-      if (d != rowDim && d != anchors->k && grid_.tiling(d).blockTile != 1) return {};
-    const int rowAt = dimIndex(valueDims, rowDim), colAt = dimIndex(valueDims, anchors->k);
-    Value memref = memrefs_.lookup(read.getMemory());
-    const int64_t perFragment = operand.elementsPerLane();
-    Type element = elementOf(read.getResult());
-    VectorType all = registersOf(read.getResult());
-    Value result = arith::ConstantOp::create(b_, loc_, all, b_.getZeroAttr(all));
+    source.memoryDims = llvm::to_vector(read.getMemory().getType().getDimNames());
+    source.transpose = source.memoryDims.back() == source.rowDim;
+    if (source.operand->ldmatrixTiles == 0 || (source.memoryDims.back() != anchors->k && !source.transpose))
+      return std::nullopt;
+    for (StringRef d : source.memoryDims)
+      if (d != source.rowDim && d != anchors->k && grid_.tiling(d).blockTile != 1) return std::nullopt;
+    SmallVector<StringRef> valueDims = dimsOf(read.getResult());
+    const int rowAt = dimIndex(valueDims, source.rowDim), colAt = dimIndex(valueDims, anchors->k);
+    source.memref = memrefs_.lookup(read.getMemory());
+    source.element = elementOf(read.getResult());
+    // The fragment's first element (lane 0's first register) is its origin.
     MLIRContext* ctx = b_.getContext();
-    AffineExpr laneExpr = getAffineDimExpr(0, ctx), waveExpr = getAffineDimExpr(1, ctx);
-    AffineExpr zeroLane = getAffineConstantExpr(0, ctx);
-    // The fragment's first element (lane 0's first register) is its origin; each lane
-    // addresses the row the ldmatrix map gives it from there.
-    auto originOf = [&](int64_t f) {
+    AffineExpr zeroLane = getAffineConstantExpr(0, ctx), wave = getAffineDimExpr(1, ctx);
+    const int64_t perFragment = source.operand->elementsPerLane();
+    for (int64_t f = 0; f < layout.getNumRegisters() / perFragment; ++f) {
       SmallVector<AffineExpr> origin = positionOfRegister(layout, f * perFragment);
-      return std::pair{origin[rowAt].replaceDims({zeroLane, waveExpr}),
-                       origin[colAt].replaceDims({zeroLane, waveExpr})};
-    };
-    const int64_t fragments = layout.getNumRegisters() / perFragment;
-    for (int64_t f = 0; f < fragments;) {
-      auto [row, col] = originOf(f);
-      row = row + operand.ldmatrix.getResult(0);
-      col = col + operand.ldmatrix.getResult(1);
-      // An x2 fragment and the next one a constant step away take one ldmatrix.x4: lanes
-      // 16-31 address the second's rows as lanes 0-15 do the first's (unused by .x2).
-      int64_t tiles = operand.ldmatrixTiles, count = 1;
-      if (tiles == 2 && f + 1 < fragments) {
-        auto [nextRow, nextCol] = originOf(f + 1);
-        auto [firstRow, firstCol] = originOf(f);
-        auto dr = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(nextRow - firstRow, 2, 0));
-        auto dc = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(nextCol - firstCol, 2, 0));
-        if (dr && dc) {
-          row = row + laneExpr.floorDiv(16) * dr.getValue();
-          col = col + laneExpr.floorDiv(16) * dc.getValue();
-          tiles = 4;
-          count = 2;
-        }
-      }
-      if (transpose) {
-        // Lane l of each group of 8 addresses the matrix's K row l, a run along the rows.
-        AffineExpr inGroup = laneExpr % 8;
-        row = row - inGroup;
-        col = col + inGroup;
-      }
-      SmallVector<Value> indices;
-      for (StringRef d : memoryDims)
-        indices.push_back(d == rowDim ? apply(row, {lane_, wave_}) : d == anchors->k ? apply(col, {lane_, wave_})
-                                                                                     : index(0));
-      auto loadedType = VectorType::get({operand.registers[0] * count, operand.registers[1]}, element);
-      Value fragment = nvgpu::LdMatrixOp::create(b_, loc_, loadedType, memref, indices, transpose,
-                                                 static_cast<uint32_t>(tiles));
-      Value flat = vector::ShapeCastOp::create(
-          b_, loc_, VectorType::get({perFragment * count}, element), fragment);
-      result = vector::InsertStridedSliceOp::create(b_, loc_, flat, result, ArrayRef<int64_t>{f * perFragment},
-                                                    ArrayRef<int64_t>{1});
-      f += count;
+      source.origins.push_back({origin[rowAt].replaceDims({zeroLane, wave}), origin[colAt].replaceDims({zeroLane, wave})});
     }
-    return result;
+    // Two x2 fragments a constant step apart take one ldmatrix.x4: lanes 16-31 address
+    // the second's rows as lanes 0-15 do the first's (unused by .x2). Preferably the
+    // fragments of the next row tile, which the same k step takes (registers run over
+    // [row tiles, k steps]), so that each step's loads come just before its mmas.
+    const int64_t count = static_cast<int64_t>(source.origins.size());
+    source.partner.assign(count, -1);
+    auto constantStep = [&](int64_t f, int64_t g) {
+      return isa<AffineConstantExpr>(simplifyAffineExpr(source.origins[g].first - source.origins[f].first, 2, 0)) &&
+             isa<AffineConstantExpr>(simplifyAffineExpr(source.origins[g].second - source.origins[f].second, 2, 0));
+    };
+    for (int64_t f = 0; source.operand->ldmatrixTiles == 2 && f < count; ++f) {
+      if (source.partner[f] >= 0) continue;
+      for (int64_t g : {f + anchors->tilesK, f + 1})
+        if (g < count && source.partner[g] < 0 && g != f && constantStep(f, g)) {
+          source.partner[f] = g;
+          source.partner[g] = f;
+          break;
+        }
+    }
+    return source;
   }
-  return {};
+  return std::nullopt;
+}
+
+Value Distributor::loadFragment(FragmentSource& source, int64_t f) {
+  if (Value loaded = source.loaded.lookup(f)) return loaded;
+  const MMAOperandLayout& operand = *source.operand;
+  MLIRContext* ctx = b_.getContext();
+  AffineExpr lane = getAffineDimExpr(0, ctx);
+  auto [row, col] = source.origins[f];
+  row = row + operand.ldmatrix.getResult(0);
+  col = col + operand.ldmatrix.getResult(1);
+  const int64_t partner = source.partner[f];
+  const bool pair = partner >= 0;
+  if (pair) {
+    auto [nextRow, nextCol] = source.origins[partner];
+    row = row + lane.floorDiv(16) * cast<AffineConstantExpr>(simplifyAffineExpr(nextRow - source.origins[f].first, 2, 0));
+    col = col + lane.floorDiv(16) * cast<AffineConstantExpr>(simplifyAffineExpr(nextCol - source.origins[f].second, 2, 0));
+  }
+  if (source.transpose) {
+    // Lane l of each group of 8 addresses the matrix's K row l, a run along the rows.
+    AffineExpr inGroup = lane % 8;
+    row = row - inGroup;
+    col = col + inGroup;
+  }
+  SmallVector<Value> indices;
+  for (StringRef d : source.memoryDims)
+    indices.push_back(d == source.rowDim ? apply(row, {lane_, wave_}) : d == source.kDim ? apply(col, {lane_, wave_}) : index(0));
+  const int64_t count = pair ? 2 : 1, perFragment = operand.elementsPerLane();
+  auto loadedType = VectorType::get({operand.registers[0] * count, operand.registers[1]}, source.element);
+  Value fragments = nvgpu::LdMatrixOp::create(b_, loc_, loadedType, source.memref, indices, source.transpose,
+                                              static_cast<uint32_t>(operand.ldmatrixTiles * count));
+  Value flat = vector::ShapeCastOp::create(b_, loc_, VectorType::get({perFragment * count}, source.element), fragments);
+  auto slice = [&](int64_t i) -> Value {
+    if (!pair) return flat;
+    return vector::ExtractStridedSliceOp::create(b_, loc_, flat, ArrayRef<int64_t>{i * perFragment},
+                                                 ArrayRef<int64_t>{perFragment}, ArrayRef<int64_t>{1});
+  };
+  source.loaded[f] = slice(0);
+  if (pair) source.loaded[partner] = slice(1);
+  return source.loaded[f];
+}
+
+Value Distributor::loadFragments(dialect::ReadOp read) {
+  std::optional<FragmentSource> source = fragmentSource(read);
+  if (!source) return {};
+  VectorType all = registersOf(read.getResult());
+  Value result = arith::ConstantOp::create(b_, loc_, all, b_.getZeroAttr(all));
+  const int64_t perFragment = source->operand->elementsPerLane();
+  for (int64_t f = 0; f < static_cast<int64_t>(source->origins.size()); ++f)
+    result = vector::InsertStridedSliceOp::create(b_, loc_, loadFragment(*source, f), result,
+                                                  ArrayRef<int64_t>{f * perFragment}, ArrayRef<int64_t>{1});
+  return result;
+}
+
+// Whether `read`'s fragments may be loaded where its one mma uses them, each just before
+// the instructions that take it: nothing between the two writes memory, and past the
+// contraction dim's end the tile holds zeros (the mma masks nothing).
+bool Distributor::loadsAtUse(dialect::ReadOp read) {
+  if (!read->hasOneUse()) return false;
+  auto mma = dyn_cast<dialect::MmaOp>(*read->user_begin());
+  if (!mma || mma->getBlock() != read->getBlock() || mma.getAcc() == read.getResult()) return false;
+  for (Operation* op = read->getNextNode(); op != mma; op = op->getNextNode())
+    if (isa<dialect::WriteOp>(op) || op->getNumRegions() != 0) return false;
+  auto anchors = anchorsOf(mma);
+  return succeeded(anchors) && (!mayOverrun((*anchors)->k) || zeroFilledPastEnd(read.getResult()));
 }
 
 LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor, bool isRead) {
@@ -376,11 +439,18 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   Value memref = memrefs_.lookup(memoryValue);
   // A shared tile is addressed at the tile's positions, all of them inside it.
   const bool inTile = sharedTiles_.contains(memoryValue);
-  if (isRead && inTile)
-    if (Value fragments = loadFragments(cast<dialect::ReadOp>(op))) {
+  if (isRead && inTile) {
+    auto read = cast<dialect::ReadOp>(op);
+    if (loadsAtUse(read))
+      if (std::optional<FragmentSource> source = fragmentSource(read)) {
+        atUse_.try_emplace(read.getResult(), std::move(*source));
+        return success();
+      }
+    if (Value fragments = loadFragments(read)) {
       values_[op->getResult(0)] = fragments;
       return success();
     }
+  }
   auto mayOverrun = [&](StringRef dim) { return !inTile && this->mayOverrun(dim); };
   LayoutAttr layout = layoutOf(tensor);
   SmallVector<StringRef> valueDims = dimsOf(tensor), memoryDims = memory.getDimNames();
@@ -777,29 +847,35 @@ LogicalResult Distributor::lowerMma(dialect::MmaOp op) {
     return op.emitOpError("expected its operands in the layouts its instruction reads (wave-assign-layouts puts "
                           "them there), but found others");
   Value lhs = lookup(op.getLhs()), rhs = lookup(op.getRhs()), acc = lookup(op.getAcc());
+  // Operands read from shared tiles at their use: each fragment loaded when first taken.
+  auto* lhsAtUse = atUse_.count(op.getLhs()) ? &atUse_.find(op.getLhs())->second : nullptr;
+  auto* rhsAtUse = atUse_.count(op.getRhs()) ? &atUse_.find(op.getRhs())->second : nullptr;
   // Past the contraction dim's end both operands must be zero, or the products there
   // would count.
   if (mayOverrun(a.k)) {
-    if (!zeroFilledPastEnd(op.getLhs()))
+    if (!lhsAtUse && !zeroFilledPastEnd(op.getLhs()))
       lhs = zeroPastEnd(lhs, a.lhs, dimIndex(dimsOf(op.getLhs()), a.k), a.k);
-    if (!zeroFilledPastEnd(op.getRhs()))
+    if (!rhsAtUse && !zeroFilledPastEnd(op.getRhs()))
       rhs = zeroPastEnd(rhs, a.rhs, dimIndex(dimsOf(op.getRhs()), a.k), a.k);
   }
   const MMALayout& mma = a.instruction;
   // Fragment `index` of an operand: its registers as the instruction takes them.
-  auto fragment = [&](Value v, const MMAOperandLayout& operand, int64_t index) -> Value {
+  auto fragment = [&](Value v, const MMAOperandLayout& operand, int64_t index,
+                      FragmentSource* atUse = nullptr) -> Value {
     const int64_t n = operand.elementsPerLane();
-    Value flat = vector::ExtractStridedSliceOp::create(b_, loc_, v, ArrayRef<int64_t>{index * n},
-                                                       ArrayRef<int64_t>{n}, ArrayRef<int64_t>{1});
-    auto shaped = VectorType::get(operand.registers, cast<VectorType>(v.getType()).getElementType());
+    Value flat = atUse ? loadFragment(*atUse, index)
+                       : vector::ExtractStridedSliceOp::create(b_, loc_, v, ArrayRef<int64_t>{index * n},
+                                                               ArrayRef<int64_t>{n}, ArrayRef<int64_t>{1})
+                             .getResult();
+    auto shaped = VectorType::get(operand.registers, cast<VectorType>(flat.getType()).getElementType());
     return vector::ShapeCastOp::create(b_, loc_, shaped, flat);
   };
   SmallVector<Value> accs;
   for (int64_t t = 0; t < a.tilesM * a.tilesN; ++t) accs.push_back(fragment(acc, mma.c, t));
   for (int64_t kk = 0; kk < a.tilesK; ++kk) {
     SmallVector<Value> ls, rs;
-    for (int64_t i = 0; i < a.tilesM; ++i) ls.push_back(fragment(lhs, a.lhsOperand(), i * a.tilesK + kk));
-    for (int64_t j = 0; j < a.tilesN; ++j) rs.push_back(fragment(rhs, a.rhsOperand(), j * a.tilesK + kk));
+    for (int64_t i = 0; i < a.tilesM; ++i) ls.push_back(fragment(lhs, a.lhsOperand(), i * a.tilesK + kk, lhsAtUse));
+    for (int64_t j = 0; j < a.tilesN; ++j) rs.push_back(fragment(rhs, a.rhsOperand(), j * a.tilesK + kk, rhsAtUse));
     for (int64_t i = 0; i < a.tilesM; ++i)
       for (int64_t j = 0; j < a.tilesN; ++j) {
         // Transposed, the accumulator's registers run over (j, i) and rhs is the A operand.

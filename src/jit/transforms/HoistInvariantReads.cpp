@@ -1,6 +1,10 @@
 //===- HoistInvariantReads.cpp - reads a loop repeats, done once before it -===//
 
+#include "analysis/InvariantReads.h"
+#include "analysis/KernelGrid.h"
 #include "transforms/Passes.h"
+
+#include "mlir/IR/Diagnostics.h"
 
 namespace wave::jit {
 
@@ -11,25 +15,20 @@ namespace {
 
 using namespace mlir;
 
-bool hasDim(Type type, StringRef dim) {
-  if (auto t = dyn_cast<dialect::TensorType>(type)) return llvm::is_contained(t.getDimNames(), dim);
-  if (auto m = dyn_cast<dialect::MemoryType>(type)) return llvm::is_contained(m.getDimNames(), dim);
-  return false;
-}
+// A read hoisted into registers holds them for the whole loop. Past this many 32-bit
+// registers per thread (a quarter of what is left beside a 128-register accumulator), a
+// read of memory in SHARED_ADDRESS_SPACE stays in the loop: wave-promote-shared fills its
+// shared tile once before the loop and each iteration reads it where it is used.
+constexpr int64_t kHoistedRegisterBudget = 32;
 
-// Whether `read`, in the body of `loop`, reads the same elements in every iteration: its
-// memory is not indexed by the loop's dim (nor is its value), nothing it takes comes from
-// the loop, and the loop writes no memory it reads.
-bool isInvariant(dialect::ReadOp read, dialect::IterateOp loop) {
-  const StringRef dim = loop.getDim();
-  if (hasDim(read.getMemory().getType(), dim) || hasDim(read.getType(), dim)) return false;
-  for (Value operand : read->getOperands())
-    if (loop->isAncestor(operand.getParentRegion()->getParentOp())) return false;
-  const bool written = loop.walk([&](dialect::WriteOp write) {
-                             return write.getMemory() == read.getMemory() ? WalkResult::interrupt()
-                                                                          : WalkResult::advance();
-                           }).wasInterrupted();
-  return !written;
+// The 32-bit registers a thread would hold `read`'s value in: its wave's tile over the
+// lanes (each dim's wave tile, or workgroup tile without a wave constraint).
+int64_t registersPerThread(dialect::ReadOp read, const KernelGrid& grid) {
+  int64_t elements = 1;
+  for (StringRef d : read.getType().getDimNames())
+    if (grid.dims.contains(d)) elements *= grid.tiling(d).waveTile;
+  const int64_t bits = elements * read.getType().getElementType().getIntOrFloatBitWidth();
+  return llvm::divideCeil(bits, 32 * grid.waves.lanes);
 }
 
 struct WaveHoistInvariantReadsPass : impl::WaveHoistInvariantReadsBase<WaveHoistInvariantReadsPass> {
@@ -37,11 +36,21 @@ struct WaveHoistInvariantReadsPass : impl::WaveHoistInvariantReadsBase<WaveHoist
     func::FuncOp kernel = getOperation();
     // Kernels the shape-matching lowerings take keep the structure those match.
     if (kernel.isExternal() || kernel->hasAttr("wave.shape_lowering")) return;
+    FailureOr<KernelGrid> grid = failure();
+    {
+      // A kernel whose grid is wrong is diagnosed once, where the layouts are assigned.
+      ScopedDiagnosticHandler silence(kernel.getContext(), [](Diagnostic&) { return success(); });
+      grid = kernelGrid(kernel);
+    }
+    auto staysInShared = [&](dialect::ReadOp read) {
+      return succeeded(grid) && read.getMemory().getType().getAddressSpace().getValue() == "shared" &&
+             registersPerThread(read, *grid) > kHoistedRegisterBudget;
+    };
     // Inner loops first: a read hoisted out of one may then leave the loop around it.
     kernel.walk<WalkOrder::PostOrder>([&](dialect::IterateOp loop) {
       SmallVector<dialect::ReadOp> invariant;
       for (auto read : loop.getBody().front().getOps<dialect::ReadOp>())
-        if (isInvariant(read, loop)) invariant.push_back(read);
+        if (isLoopInvariant(read, loop) && !staysInShared(read)) invariant.push_back(read);
       for (dialect::ReadOp read : invariant) read->moveBefore(loop);
     });
   }

@@ -1,5 +1,6 @@
 //===- PromoteShared.cpp - operands staged through shared memory -----------===//
 
+#include "analysis/InvariantReads.h"
 #include "transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -83,10 +84,22 @@ struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass
                                             b.getI64IntegerAttr(padding));
     lastTile_ = tile;
     // The tile is read where the memory was; it is filled at the top of the loop body, all
-    // fills first, so that one barrier after them covers every tile.
+    // fills first, so that one barrier after them covers every tile. A read that every
+    // iteration repeats (left in the loop by wave-hoist-invariant-reads) fills its tile
+    // once, before the outermost loop it does not change in.
     b.setInsertionPoint(read);
     auto fromShared = dialect::ReadOp::create(b, read.getLoc(), read.getType(), tile, nullptr, nullptr);
     read.getResult().replaceAllUsesWith(fromShared.getResult());
+    Operation* outside = nullptr;
+    for (auto loop = read->getParentOfType<dialect::IterateOp>(); loop && isLoopInvariant(read, loop);
+         loop = loop->getParentOfType<dialect::IterateOp>())
+      outside = loop;
+    if (outside) {
+      read->moveBefore(outside);
+      b.setInsertionPointAfter(read);
+      dialect::WriteOp::create(b, read.getLoc(), read.getResult(), tile, nullptr, nullptr);
+      return success();
+    }
     Block* body = read->getBlock();
     if (Operation* last = lastFill_.lookup(body))
       read->moveAfter(last);

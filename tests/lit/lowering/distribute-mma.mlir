@@ -32,12 +32,16 @@
 // CHECK: %[[ACC:.*]] = scf.for {{.*}} iter_args({{.*}}) -> (vector<32xf32>)
 // CHECK: vector.store {{.*}}, %[[TA]]{{.*}} {alignment = 16 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: vector.store {{.*}}, %[[TB]]{{.*}} {alignment = 16 : i64} : memref<64x40xf16, #gpu.address_space<workgroup>>, vector<8xf16>
-// Fragments by ldmatrix: A's 16 x 16 as four 8 x 8 matrices, two neighbouring B
-// fragments (8 x 16 each) as one x4, lanes 16-31 addressing the second.
-// CHECK: nvgpu.ldmatrix %[[TA]]{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
-// CHECK: nvgpu.ldmatrix %[[TB]]{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
-// 2 x 4 instruction tiles, 2 K steps: 16 mma.sync per K tile.
-// CHECK-COUNT-16: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// Fragments by ldmatrix: A's 16 x 16 as four 8 x 8 matrices, two B fragments of the
+// same K step (8 x 16 each, neighbouring N tiles) as one x4, lanes 16-31 addressing the
+// second. Each K step loads its fragments just before its mmas: 2 x 4 instruction tiles,
+// 2 K steps, 16 mma.sync per K tile.
+// CHECK-COUNT-2: nvgpu.ldmatrix %[[TA]]{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK-COUNT-2: nvgpu.ldmatrix %[[TB]]{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x40xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK-COUNT-8: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK-COUNT-2: nvgpu.ldmatrix %[[TA]]
+// CHECK-COUNT-2: nvgpu.ldmatrix %[[TB]]
+// CHECK-COUNT-8: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK-NOT: nvgpu.mma.sync
 // CHECK: scf.yield {{.*}} : vector<32xf32>
 // CHECK: arith.addf {{.*}} : vector<32xf32>

@@ -81,3 +81,4 @@ func.func @shape_lowered(%q: !wave.memory<[M] of f32, global>, %o: !wave.memory<
   wave.write %1, %o : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, global>
   return
 }
+
