@@ -224,8 +224,8 @@ LogicalResult ReadOp::verify() {
     return failure();
   if (auto mapping = getMappingAttr())
     return verifyMapping(*this, mapping, result.getDimNames(), memory.getDimNames(), /*isRead=*/true);
-  if (result.getDims() != memory.getDims())
-    return emitOpError("expected the memory's dims ") << list(memory.getDimNames()) << ", but found "
+  if (!sameSet(result.getDimNames(), memory.getDimNames()))
+    return emitOpError("expected the memory's dims ") << list(memory.getDimNames()) << " (in any order), but found "
                                                       << list(result.getDimNames());
   return success();
 }

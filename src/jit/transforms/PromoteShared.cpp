@@ -33,6 +33,29 @@ llvm::StringMap<dialect::ExprAttr> tileExtents(func::FuncOp kernel) {
   return tiles;
 }
 
+// The dims of the tile a mapped read fills: its value's, with the one the memory's
+// innermost index walks (an iterator alone, e.g. conv2d's filters NF) moved last, so that
+// runs along the memory's innermost dim are runs in the tile too and the fill copies
+// 16-byte pieces; mmas then read the tile transposed (ldmatrix .trans) where they must.
+SmallVector<StringRef> tileOrder(dialect::IndexMappingAttr mapping, dialect::MemoryType memory,
+                                 dialect::TensorType value) {
+  SmallVector<StringRef> dims = llvm::to_vector(value.getDimNames());
+  auto inner = dyn_cast_or_null<dialect::ExprAttr>(mapping.getInputs().get(memory.getDimNames().back()));
+  if (!inner || inner.getMap().getNumResults() != 1 || !isa<AffineDimExpr>(inner.getMap().getResult(0))) return dims;
+  AffineExpr iterator = inner.getMap().getResult(0);
+  for (NamedAttribute out : mapping.getOutputs()) {
+    auto expr = dyn_cast<dialect::ExprAttr>(out.getValue());
+    if (!expr || expr.getMap().getNumResults() != 1 || expr.getMap().getResult(0) != iterator) continue;
+    auto at = llvm::find(dims, out.getName().getValue());
+    if (at == dims.end()) return dims;
+    StringRef walked = *at;
+    dims.erase(at);
+    dims.push_back(walked);
+    return dims;
+  }
+  return dims;
+}
+
 // Whether `read` already only fills shared tiles (the pass ran, or the IR was written so).
 bool isStaged(dialect::ReadOp read) {
   return !read->use_empty() && llvm::all_of(read->getUsers(), [&](Operation* user) {
@@ -63,9 +86,9 @@ struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass
     // Through an index mapping the tile holds the read's value (its register side), filled
     // by the mapped read and read back plainly.
     dialect::MemoryType memory = read.getMemory().getType();
-    if (read.getMapping())
-      memory = dialect::MemoryType::get(read.getContext(), read.getType().getDimNames(), memory.getElementType(),
-                                        memory.getAddressSpace().getValue());
+    if (dialect::IndexMappingAttr mapping = read.getMappingAttr())
+      memory = dialect::MemoryType::get(read.getContext(), tileOrder(mapping, memory, read.getType()),
+                                        memory.getElementType(), memory.getAddressSpace().getValue());
     SmallVector<Attribute> extents;
     for (StringRef dim : memory.getDimNames()) {
       auto tile = tiles.find(dim);

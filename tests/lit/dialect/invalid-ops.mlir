@@ -86,8 +86,8 @@ func.func @allocate_padding() {
 // -----
 
 func.func @read_dims(%a: !wave.memory<[M, K] of f16, global>) {
-  // expected-error @+1 {{expected the memory's dims [M, K], but found [K, M]}}
-  %r = wave.read %a : !wave.memory<[M, K] of f16, global> -> !wave.tensor<[K, M] of f16>
+  // expected-error @+1 {{expected the memory's dims [M, K] (in any order), but found [N, M]}}
+  %r = wave.read %a : !wave.memory<[M, K] of f16, global> -> !wave.tensor<[N, M] of f16>
   return
 }
 

@@ -119,3 +119,32 @@ func.func @whole_head_dim(%k: !wave.memory<[K2, K1] of f16, shared>, %y: !wave.m
   wave.write %1, %y : !wave.tensor<[K1] of f16>, !wave.memory<[K1] of f16, global>
   return
 }
+
+// -----
+
+// conv2d's weights, read as [NF, K] from HWCF memory whose innermost index is NF's own
+// iterator: the tile is [K, NF], so the fill copies runs along NF (16-byte pieces) and
+// the mma's read of it is transposed.
+// CHECK-LABEL: func.func @filters_innermost
+// CHECK: %[[T:.*]] = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_K">, #wave.expr<"BLOCK_N">]} : !wave.memory<[K, NF] of f16, shared>
+// CHECK: wave.iterate "K"
+// CHECK: %[[G:.*]] = wave.read %arg1 {mapping = {{.*}}} : !wave.memory<[C, NF] of f16, shared> -> !wave.tensor<[NF, K] of f16>
+// CHECK-NEXT: wave.write %[[G]], %[[T]] : !wave.tensor<[NF, K] of f16>, !wave.memory<[K, NF] of f16, shared>
+// CHECK: wave.read %[[T]] : !wave.memory<[K, NF] of f16, shared> -> !wave.tensor<[NF, K] of f16>
+func.func @filters_innermost(%x: !wave.memory<[M, K] of f16, shared>, %w: !wave.memory<[C, NF] of f16, shared>,
+                             %o: !wave.memory<[M, NF] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"BLOCK_M">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "NF", tile = #wave.expr<"BLOCK_N">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"BLOCK_K">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, mma = #wave.mma_kind<f32_16x8x16_f16>>]} {
+  %acc0 = wave.register 0.0 : !wave.tensor<[M, NF] of f32>
+  %r = wave.iterate "K" iter_args(%acc0) : (!wave.tensor<[M, NF] of f32>) -> !wave.tensor<[M, NF] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, NF] of f32>):
+    %a = wave.read %x : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    %b = wave.read %w {mapping = #wave.index_mapping<iterators = 2, inputs = {C = #wave.expr<"$1">, NF = #wave.expr<"$0">}, outputs = {NF = #wave.expr<"$0">, K = #wave.expr<"$1">}>} : !wave.memory<[C, NF] of f16, shared> -> !wave.tensor<[NF, K] of f16>
+    %c = wave.mma %a, %b, %acc : (!wave.tensor<[M, K] of f16>, !wave.tensor<[NF, K] of f16>, !wave.tensor<[M, NF] of f32>) -> !wave.tensor<[M, NF] of f32>
+    wave.yield %c : !wave.tensor<[M, NF] of f32>
+  }
+  wave.write %r, %o : !wave.tensor<[M, NF] of f32>, !wave.memory<[M, NF] of f32, global>
+  return
+}
