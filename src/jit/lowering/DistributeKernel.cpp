@@ -231,6 +231,7 @@ class Distributor : LoweringBuilder {
   // the loop body that only its mask needs, lowered under the branch the add takes; and
   // per loop body, whether its tile is one of those the masks touch.
   DenseMap<Value, FragmentSource> atUse_;  // reads whose fragments lowerMma loads
+  llvm::SmallDenseSet<int, 4> reversedAxes_;  // grid axes taken last tile first
   DenseMap<Operation*, SmallVector<Operation*>> maskOnly_;
   DenseSet<Operation*> deferred_;
   DenseMap<Block*, Value> tileIsMasked_;
@@ -1240,6 +1241,20 @@ LogicalResult Distributor::emit(gpu::GPUModuleOp module) {
   if (computesWithMMA(kernel_))
     std::tie(tile[0], tile[1]) = groupedTileOrder(tile[0], tile[1], gpu::GridDimOp::create(b_, loc_, axes[0]),
                                                   gpu::GridDimOp::create(b_, loc_, axes[1]), 8);
+  // A loop that ends early by the workgroup's position (wave-skip-masked-tiles: causal
+  // attention's later query tiles see more keys) makes those workgroups longer: they go
+  // first, so the last to run are short ones.
+  kernel_.walk([&](dialect::IterateOp loop) {
+    if (!loop.getEndDimsAttr()) return;
+    for (Attribute d : loop.getEndDimsAttr()) {
+      auto it = grid_.dims.find(cast<StringAttr>(d).getValue());
+      if (it == grid_.dims.end() || it->second.gridAxis < 0 || reversedAxes_.contains(it->second.gridAxis)) continue;
+      const int axis = it->second.gridAxis;
+      reversedAxes_.insert(axis);
+      Value last = arith::SubIOp::create(b_, loc_, gpu::GridDimOp::create(b_, loc_, axes[axis]), index(1));
+      tile[axis] = arith::SubIOp::create(b_, loc_, last, tile[axis]);
+    }
+  });
   for (auto& [dim, t] : grid_.dims) {
     auto size = dimSize(b_, kernel_, func_, dim);
     if (failed(size)) return failure();

@@ -8,8 +8,11 @@
 // Keys k <= m: the workgroup of rows m0 .. m0 + 63 needs keys below m0 + 64.
 // CHECK-LABEL: func.func @causal
 // CHECK: wave.iterate "K2" iter_args({{.*}}) {end = #wave.expr<"$0 + 64">, end_dims = ["M"]}
-// The lowered loop runs ceil(min(K2, m0 + 64) / 32) tiles.
+// The lowered loop runs ceil(min(K2, m0 + 64) / 32) tiles; the workgroups of the last
+// query tiles, the longest, go first (M's grid axis reversed).
 // LOWERED-LABEL: gpu.func @causal
+// LOWERED: %[[LAST:.*]] = arith.subi %{{.*}}, %c1{{.*}} : index
+// LOWERED-NEXT: arith.subi %[[LAST]], %{{.*}} : index
 // LOWERED: %[[END:.*]] = arith.minsi
 // LOWERED: scf.for
 func.func @causal(%q: !wave.memory<[M, K1] of f16, global>, %k: !wave.memory<[K2, K1] of f16, global>,
