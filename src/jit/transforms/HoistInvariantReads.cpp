@@ -16,10 +16,10 @@ namespace {
 using namespace mlir;
 
 // A read hoisted into registers holds them for the whole loop. Past this many 32-bit
-// registers per thread (a quarter of what is left beside a 128-register accumulator), a
+// registers per thread (an eighth of what is left beside a 128-register accumulator), a
 // read of memory in SHARED_ADDRESS_SPACE stays in the loop: wave-promote-shared fills its
 // shared tile once before the loop and each iteration reads it where it is used.
-constexpr int64_t kHoistedRegisterBudget = 32;
+constexpr int64_t kHoistedRegisterBudget = 16;
 
 // The 32-bit registers a thread would hold `read`'s value in: its wave's tile over the
 // lanes (each dim's wave tile, or workgroup tile without a wave constraint).
