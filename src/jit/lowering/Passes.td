@@ -11,9 +11,11 @@ def WaveSelectLowering : Pass<"wave-select-lowering", "mlir::func::FuncOp"> {
     Marks a kernel `wave.shape_lowering` when it goes through the kernel-shaped
     lowerings (wave-infer-index with the iteration-space emitter, or the attention
     emitter) rather than wave-assign-layouts and the per-op distribution.
-    `mode=automatic` marks the attention kernels the attention emitter matches (it is
-    faster until the layout pipeline has the attention schedules) and leaves every other
-    kernel, GEMMs included, to layouts; `mode=layouts` marks none; `mode=legacy` marks
+    `mode=automatic` marks the attention kernels the attention emitter matches whose
+    key loop is split across waves (decode attention: the emitter combines the waves'
+    online softmax once, after the loop, where the layout pipeline combines them in every
+    key tile) and leaves every other kernel, flash attention and GEMMs included, to
+    layouts; `mode=layouts` marks none; `mode=legacy` marks
     attention kernels and kernels without `wave.mma` (the GEMM emitter is gone: its
     schedule is wave-pipeline-shared-copies now).
   }];
