@@ -1,6 +1,7 @@
 #include "analysis/KernelGrid.h"
 
 #include "analysis/ThreadLayout.h"
+#include "mlir/IR/Diagnostics.h"
 
 namespace wave::jit {
 
@@ -76,6 +77,11 @@ FailureOr<KernelGrid> kernelGrid(func::FuncOp kernel) {
     return kernel.emitError("expected at most 1024 threads per workgroup, but the constraints make ")
            << grid.threads();
   return grid;
+}
+
+FailureOr<KernelGrid> kernelGridQuietly(func::FuncOp kernel) {
+  ScopedDiagnosticHandler silence(kernel.getContext(), [](Diagnostic&) { return success(); });
+  return kernelGrid(kernel);
 }
 
 }  // namespace wave::jit

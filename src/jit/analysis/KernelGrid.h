@@ -37,6 +37,10 @@ struct KernelGrid {
 // than 1024 threads.
 mlir::FailureOr<KernelGrid> kernelGrid(mlir::func::FuncOp kernel);
 
+// The same without diagnostics, for the schedules that run before wave-assign-layouts:
+// a kernel whose grid is wrong is diagnosed once, there.
+mlir::FailureOr<KernelGrid> kernelGridQuietly(mlir::func::FuncOp kernel);
+
 }  // namespace wave::jit
 
 #endif

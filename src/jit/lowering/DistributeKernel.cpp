@@ -203,6 +203,10 @@ class Distributor : LoweringBuilder {
   LogicalResult lowerConvert(dialect::ConvertLayoutOp op);
   LogicalResult lowerAllocate(dialect::AllocateOp op);
   LogicalResult lowerIterate(dialect::IterateOp loop);
+  // `extent`, or with `end` (over the workgroup's first positions along `endDims`, the
+  // attribute named `what`) the smaller of the two.
+  FailureOr<Value> endingAt(dialect::IterateOp loop, Value extent, dialect::ExprAttr end, ArrayAttr endDims,
+                            StringRef what);
   // The first tile of `loop` whose marked masks are not all zeros (null: none marked).
   FailureOr<Value> firstMaskedTile(dialect::IterateOp loop, Value tiles);
   LogicalResult lowerHidingMask(dialect::AddOp add);
@@ -707,16 +711,10 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
   if (!tiling.loop)
     return loop.emitOpError("expected a TilingConstraint on ") << dim << ", the dim it walks, but found none";
   AffineExpr d0 = getAffineDimExpr(0, b_.getContext());
-  Value extent = sizes_.lookup(dim);
-  if (dialect::ExprAttr end = loop.getEndAttr()) {
-    // The tiles past `end` cannot change the results (wave-skip-masked-tiles).
-    SmallVector<Value> starts;
-    for (Attribute d : loop.getEndDimsAttr()) starts.push_back(offsets_.lookup(cast<StringAttr>(d).getValue()));
-    if (llvm::is_contained(starts, Value()))
-      return loop.emitOpError("expected workgroup positions for its end_dims, but found a dim without one");
-    extent = arith::MinSIOp::create(b_, loc_, extent, buildExpr(b_, loc_, end, starts, {}));
-  }
-  Value tiles = apply(d0.ceilDiv(tiling.blockTile), extent);
+  // The tiles past `end` cannot change the results (wave-skip-masked-tiles).
+  FailureOr<Value> extent = endingAt(loop, sizes_.lookup(dim), loop.getEndAttr(), loop.getEndDimsAttr(), "end_dims");
+  if (failed(extent)) return failure();
+  Value tiles = apply(d0.ceilDiv(tiling.blockTile), *extent);
   FailureOr<Value> firstMasked = firstMaskedTile(loop, tiles);
   if (failed(firstMasked)) return failure();
   SmallVector<Value> inits;
@@ -747,6 +745,16 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
   return success();
 }
 
+FailureOr<Value> Distributor::endingAt(dialect::IterateOp loop, Value extent, dialect::ExprAttr end, ArrayAttr endDims,
+                                       StringRef what) {
+  if (!end) return extent;
+  SmallVector<Value> starts;
+  for (Attribute d : endDims) starts.push_back(offsets_.lookup(cast<StringAttr>(d).getValue()));
+  if (llvm::is_contained(starts, Value()))
+    return loop.emitOpError("expected workgroup positions for its ") << what << ", but found a dim without one";
+  return arith::MinSIOp::create(b_, loc_, extent, buildExpr(b_, loc_, end, starts, {})).getResult();
+}
+
 FailureOr<Value> Distributor::firstMaskedTile(dialect::IterateOp loop, Value tiles) {
   Block& body = loop.getBody().front();
   SmallVector<Operation*> adds;
@@ -774,16 +782,11 @@ FailureOr<Value> Distributor::firstMaskedTile(dialect::IterateOp loop, Value til
   }
   // Tiles ending at or before both the dim's end and unmasked_end see zeros in every mask.
   StringRef dim = loop.getDim();
-  Value unmaskedEnd = sizes_.lookup(dim);
-  if (dialect::ExprAttr end = loop.getUnmaskedEndAttr()) {
-    SmallVector<Value> starts;
-    for (Attribute d : loop.getUnmaskedEndDimsAttr()) starts.push_back(offsets_.lookup(cast<StringAttr>(d).getValue()));
-    if (llvm::is_contained(starts, Value()))
-      return loop.emitOpError("expected workgroup positions for its unmasked_end_dims, but found a dim without one");
-    unmaskedEnd = arith::MinSIOp::create(b_, loc_, unmaskedEnd, buildExpr(b_, loc_, end, starts, {}));
-  }
+  FailureOr<Value> unmaskedEnd = endingAt(loop, sizes_.lookup(dim), loop.getUnmaskedEndAttr(),
+                                          loop.getUnmaskedEndDimsAttr(), "unmasked_end_dims");
+  if (failed(unmaskedEnd)) return failure();
   AffineExpr d0 = getAffineDimExpr(0, b_.getContext());
-  Value whole = apply(d0.floorDiv(grid_.tiling(dim).blockTile), unmaskedEnd);
+  Value whole = apply(d0.floorDiv(grid_.tiling(dim).blockTile), *unmaskedEnd);
   return arith::MinSIOp::create(b_, loc_, whole, tiles).getResult();
 }
 

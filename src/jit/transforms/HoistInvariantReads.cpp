@@ -4,7 +4,6 @@
 #include "analysis/KernelGrid.h"
 #include "transforms/Passes.h"
 
-#include "mlir/IR/Diagnostics.h"
 
 namespace wave::jit {
 
@@ -36,12 +35,7 @@ struct WaveHoistInvariantReadsPass : impl::WaveHoistInvariantReadsBase<WaveHoist
     func::FuncOp kernel = getOperation();
     // Kernels the shape-matching lowerings take keep the structure those match.
     if (kernel.isExternal() || kernel->hasAttr("wave.shape_lowering")) return;
-    FailureOr<KernelGrid> grid = failure();
-    {
-      // A kernel whose grid is wrong is diagnosed once, where the layouts are assigned.
-      ScopedDiagnosticHandler silence(kernel.getContext(), [](Diagnostic&) { return success(); });
-      grid = kernelGrid(kernel);
-    }
+    FailureOr<KernelGrid> grid = kernelGridQuietly(kernel);
     auto staysInShared = [&](dialect::ReadOp read) {
       return succeeded(grid) && read.getMemory().getType().getAddressSpace().getValue() == "shared" &&
              registersPerThread(read, *grid) > kHoistedRegisterBudget;

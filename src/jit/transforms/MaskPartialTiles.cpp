@@ -14,7 +14,6 @@
 #include "transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/Diagnostics.h"
 
 namespace wave::jit {
 
@@ -29,12 +28,7 @@ struct WaveMaskPartialTilesPass : impl::WaveMaskPartialTilesBase<WaveMaskPartial
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
     if (kernel.isExternal() || !kernel->hasAttr("wave.constraints") || kernel->hasAttr("wave.shape_lowering")) return;
-    FailureOr<KernelGrid> grid = failure();
-    {
-      // A kernel whose grid is wrong is diagnosed once, where the layouts are assigned.
-      ScopedDiagnosticHandler silence(kernel.getContext(), [](Diagnostic&) { return success(); });
-      grid = kernelGrid(kernel);
-    }
+    FailureOr<KernelGrid> grid = kernelGridQuietly(kernel);
     if (failed(grid)) return;
     MLIRContext* ctx = kernel.getContext();
     kernel.walk([&](dialect::IterateOp loop) {
