@@ -169,6 +169,7 @@ struct FragmentSource {
   Type element;
   SmallVector<std::pair<AffineExpr, AffineExpr>> origins;  // (row, col) over (lane 0, wave)
   SmallVector<int64_t> partner;  // the fragment loaded with each (by one x4), or -1
+  SmallVector<std::pair<int64_t, int64_t>> step;  // from each fragment's origin to its partner's
   DenseMap<int64_t, Value> loaded;  // fragment -> its registers, once loaded
 };
 
@@ -231,11 +232,10 @@ class Distributor : LoweringBuilder {
   int64_t sharedBytes_ = 0;     // its size so far
   DenseSet<Value> sharedTiles_;  // the allocations (memories addressed within the tile)
   DenseMap<Operation*, std::optional<MMAAnchors>> anchors_;  // none: diagnosed already
+  DenseMap<Value, FragmentSource> atUse_;  // reads whose fragments lowerMma loads
   // Marked masks (wave.hiding_mask adds, wave-mask-partial-tiles): per add, the ops of
   // the loop body that only its mask needs, lowered under the branch the add takes; and
   // per loop body, whether its tile is one of those the masks touch.
-  DenseMap<Value, FragmentSource> atUse_;  // reads whose fragments lowerMma loads
-  llvm::SmallDenseSet<int, 4> reversedAxes_;  // grid axes taken last tile first
   DenseMap<Operation*, SmallVector<Operation*>> maskOnly_;
   DenseSet<Operation*> deferred_;
   DenseMap<Block*, Value> tileIsMasked_;
@@ -357,18 +357,23 @@ std::optional<FragmentSource> Distributor::fragmentSource(dialect::ReadOp read) 
     // [row tiles, k steps]), so that each step's loads come just before its mmas.
     const int64_t count = static_cast<int64_t>(source.origins.size());
     source.partner.assign(count, -1);
-    auto constantStep = [&](int64_t f, int64_t g) {
-      return isa<AffineConstantExpr>(simplifyAffineExpr(source.origins[g].first - source.origins[f].first, 2, 0)) &&
-             isa<AffineConstantExpr>(simplifyAffineExpr(source.origins[g].second - source.origins[f].second, 2, 0));
+    source.step.assign(count, {0, 0});
+    auto difference = [&](AffineExpr to, AffineExpr from) {
+      return dyn_cast<AffineConstantExpr>(simplifyAffineExpr(to - from, 2, 0));
     };
     for (int64_t f = 0; source.operand->ldmatrixTiles == 2 && f < count; ++f) {
       if (source.partner[f] >= 0) continue;
-      for (int64_t g : {f + anchors->tilesK, f + 1})
-        if (g < count && source.partner[g] < 0 && g != f && constantStep(f, g)) {
-          source.partner[f] = g;
-          source.partner[g] = f;
-          break;
-        }
+      for (int64_t g : {f + anchors->tilesK, f + 1}) {
+        if (g >= count || source.partner[g] >= 0 || g == f) continue;
+        auto rows = difference(source.origins[g].first, source.origins[f].first);
+        auto cols = difference(source.origins[g].second, source.origins[f].second);
+        if (!rows || !cols) continue;
+        source.partner[f] = g;
+        source.partner[g] = f;
+        source.step[f] = {rows.getValue(), cols.getValue()};
+        source.step[g] = {-rows.getValue(), -cols.getValue()};
+        break;
+      }
     }
     return source;
   }
@@ -386,9 +391,8 @@ Value Distributor::loadFragment(FragmentSource& source, int64_t f) {
   const int64_t partner = source.partner[f];
   const bool pair = partner >= 0;
   if (pair) {
-    auto [nextRow, nextCol] = source.origins[partner];
-    row = row + lane.floorDiv(16) * cast<AffineConstantExpr>(simplifyAffineExpr(nextRow - source.origins[f].first, 2, 0));
-    col = col + lane.floorDiv(16) * cast<AffineConstantExpr>(simplifyAffineExpr(nextCol - source.origins[f].second, 2, 0));
+    row = row + lane.floorDiv(16) * source.step[f].first;
+    col = col + lane.floorDiv(16) * source.step[f].second;
   }
   if (source.transpose) {
     // Lane l of each group of 8 addresses the matrix's K row l, a run along the rows.
@@ -852,8 +856,11 @@ LogicalResult Distributor::lowerMma(dialect::MmaOp op) {
                           "them there), but found others");
   Value lhs = lookup(op.getLhs()), rhs = lookup(op.getRhs()), acc = lookup(op.getAcc());
   // Operands read from shared tiles at their use: each fragment loaded when first taken.
-  auto* lhsAtUse = atUse_.count(op.getLhs()) ? &atUse_.find(op.getLhs())->second : nullptr;
-  auto* rhsAtUse = atUse_.count(op.getRhs()) ? &atUse_.find(op.getRhs())->second : nullptr;
+  auto atUse = [&](Value operand) -> FragmentSource* {
+    auto it = atUse_.find(operand);
+    return it == atUse_.end() ? nullptr : &it->second;
+  };
+  FragmentSource *lhsAtUse = atUse(op.getLhs()), *rhsAtUse = atUse(op.getRhs());
   // Past the contraction dim's end both operands must be zero, or the products there
   // would count.
   if (mayOverrun(a.k)) {
@@ -1247,13 +1254,13 @@ LogicalResult Distributor::emit(gpu::GPUModuleOp module) {
   // A loop that ends early by the workgroup's position (wave-skip-masked-tiles: causal
   // attention's later query tiles see more keys) makes those workgroups longer: they go
   // first, so the last to run are short ones.
+  llvm::SmallDenseSet<int, 4> reversed;
   kernel_.walk([&](dialect::IterateOp loop) {
     if (!loop.getEndDimsAttr()) return;
     for (Attribute d : loop.getEndDimsAttr()) {
       auto it = grid_.dims.find(cast<StringAttr>(d).getValue());
-      if (it == grid_.dims.end() || it->second.gridAxis < 0 || reversedAxes_.contains(it->second.gridAxis)) continue;
+      if (it == grid_.dims.end() || it->second.gridAxis < 0 || !reversed.insert(it->second.gridAxis).second) continue;
       const int axis = it->second.gridAxis;
-      reversedAxes_.insert(axis);
       Value last = arith::SubIOp::create(b_, loc_, gpu::GridDimOp::create(b_, loc_, axes[axis]), index(1));
       tile[axis] = arith::SubIOp::create(b_, loc_, last, tile[axis]);
     }
