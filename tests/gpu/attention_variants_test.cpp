@@ -1,6 +1,6 @@
 // Attention with score modifications a user writes beside the example: a score bias
 // tensor [M, K2] read inside the loop, tanh soft-capping, ALiBi (a per-head linear bias on
-// the query-key distance). The attention lowering matches none of them; the layout
+// the query-key distance), a causal sliding window. The attention lowering matches none of them; the layout
 // pipeline lowers them. Every output element is compared with a float64 host reference
 // on random data, at odd and even lengths and two tilings, the output poisoned first.
 #include <catch2/catch.hpp>
@@ -144,4 +144,20 @@ TEST_CASE("attention with ALiBi: a per-head slope times the query-key distance",
   });
   check_variant(k, [](double s, int h, int m, int j, double) { return s - std::ldexp(1.0, -(h + 1)) * std::abs(m - j); },
                 rng);
+}
+
+TEST_CASE("attention with a causal sliding window: each query sees its last 48 keys", "[gpu][attention][variants]") {
+  std::mt19937 rng(Catch::rngSeed());
+  // Two masks added: the causal one the compiler recognizes (the loop ends at the
+  // diagonal, the mask only on the tiles it cuts) and a window it does not know.
+  constexpr int window = 48;
+  auto k = attention_with("attention_sliding_window", 64, [](auto x, Memory<dims<M, K2>, f32>) {
+    auto m_at = broadcast<dims<M, K2>>(self_index<M, i64>());
+    auto k_at = broadcast<dims<M, K2>>(self_index<K2, i64>());
+    Register<dims<M, K2>, f32> zero(0.0), min_inf(-1e6);
+    auto causal = select(cast<i1>(apply_expr(k_at - m_at, [](auto d) { return d <= 0; })), zero, min_inf);
+    auto recent = select(cast<i1>(apply_expr(m_at - k_at, [](auto d) { return d < window; })), zero, min_inf);
+    return x + causal + recent;
+  });
+  check_variant(k, [](double s, int, int m, int j, double) { return j <= m && m - j < window ? s : s - 1e6; }, rng);
 }
