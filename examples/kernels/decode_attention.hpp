@@ -2,8 +2,10 @@
 // run of keys, [B, H, S, D] layout. The body is flash attention's (kernels/flash_attention.hpp);
 // only the schedule differs: each workgroup takes one (batch, head), and a wave constraint
 // on K2 splits every key tile among its waves. Each wave runs the online softmax over its
-// slices of the keys, in parallel, and the lowering combines the waves' running max, sum
-// and output at the end (each rescaled by exp2 of its max minus the overall one).
+// slices of the keys as if it were a workgroup of its own, and after the loop the waves'
+// running max, sum and output combine (each rescaled by exp2 of its max minus the overall
+// one): the compiler derives that from the loop's carried values, a running max and two
+// sums rescaled by it (wave-split-loop-across-waves).
 #pragma once
 
 #include "kernels/flash_attention.hpp"
@@ -23,7 +25,7 @@ auto make_kernel(int head_dim = 128, int key_waves = 4) {
                             HardwareConstraint{.threads_per_wave = 32,
                                                .mma = MMA::F32_16x8x16_F16,
                                                .vector_shapes = {{B, 0}, {H, 0}}}},
-                flash_attention::attention_body<Out, GLOBAL_ADDRESS_SPACE>(
+                flash_attention::attention_body<Out>(
                     flash_attention::softmax_scale(head_dim), false));
 }
 

@@ -32,8 +32,8 @@ struct Variant {
 // The kernel body, apart from its schedule (decode attention reuses it): `scale` is the
 // softmax scale with log2(e) folded in; `Out` the output's dtype (f32 or f16). `Staged`:
 // whether Q, K and V go through shared memory (SHARED_ADDRESS_SPACE, as the seeds write
-// it: every wave of a workgroup reads each K and V tile whole) or are read from global
-// memory straight into registers (decode attention, whose waves split the keys).
+// it: the waves of a workgroup share each K and V tile) or are read from global memory
+// straight into registers.
 template <class Out, AddressSpace Staged = SHARED_ADDRESS_SPACE>
 auto attention_body(double scale, bool causal) {
   return [scale, causal](Memory<dims<B, H, M, K1>, f16, Staged> q, Memory<dims<B, H, K2, K1>, f16, Staged> k,

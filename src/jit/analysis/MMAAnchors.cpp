@@ -76,18 +76,22 @@ FailureOr<MMAAnchors> mmaAnchors(dialect::MmaOp op, const KernelGrid& grid) {
   const int64_t rowsPerTile = a.transposed ? mma.n : mma.m, colsPerTile = a.transposed ? mma.m : mma.n;
   auto tilesM = divides(a.m, grid.tiling(a.m).waveTile, rowsPerTile, tileName(a.m, true));
   auto tilesN = divides(a.n, grid.tiling(a.n).waveTile, colsPerTile, tileName(a.n, true));
-  // Each wave holds the whole contraction tile: the loop's tile, or the workgroup's.
-  auto tilesK = divides(a.k, grid.tiling(a.k).blockTile, mma.k, tileName(a.k, false));
+  // Each wave holds the whole contraction tile (the loop's tile, or the workgroup's), but
+  // in a loop whose waves fold their parts apart, where it holds its part of the loop's.
+  auto loop = op->getParentOfType<dialect::IterateOp>();
+  const bool foldsApart = loop && loop.getWaveFoldsAttr() && loop.getDim() == a.k;
+  auto tilesK = foldsApart ? divides(a.k, grid.tiling(a.k).waveTile, mma.k, "wave tile")
+                           : divides(a.k, grid.tiling(a.k).blockTile, mma.k, tileName(a.k, false));
   if (failed(tilesM) || failed(tilesN) || failed(tilesK)) return failure();
   a.tilesM = *tilesM;
   a.tilesN = *tilesN;
   a.tilesK = *tilesK;
 
   const WaveGrid& waves = grid.waves;
-  const int axisM = waves.axisOf(a.m), axisN = waves.axisOf(a.n);
-  a.lhs = placeLayout(mmaLayout(ctx, a.lhsOperand(), mma.lanes, a.tilesM, a.tilesK, waves.waves, axisM, -1),
+  const int axisM = waves.axisOf(a.m), axisN = waves.axisOf(a.n), axisK = foldsApart ? waves.axisOf(a.k) : -1;
+  a.lhs = placeLayout(mmaLayout(ctx, a.lhsOperand(), mma.lanes, a.tilesM, a.tilesK, waves.waves, axisM, axisK),
                       {a.m, a.k}, lhsDims);
-  a.rhs = placeLayout(mmaLayout(ctx, a.rhsOperand(), mma.lanes, a.tilesN, a.tilesK, waves.waves, axisN, -1),
+  a.rhs = placeLayout(mmaLayout(ctx, a.rhsOperand(), mma.lanes, a.tilesN, a.tilesK, waves.waves, axisN, axisK),
                       {a.n, a.k}, rhsDims);
   a.acc = a.transposed ? placeLayout(mmaLayout(ctx, mma.c, mma.lanes, a.tilesN, a.tilesM, waves.waves, axisN, axisM),
                                      {a.n, a.m}, accDims)

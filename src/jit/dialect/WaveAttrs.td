@@ -32,6 +32,11 @@ def Wave_MMAKindAttr : EnumAttr<Wave_Dialect, Wave_MMAKind, "mma_kind"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Wave_FoldKind : I32EnumAttr<"FoldKind", "how partial results of a fold combine", [
+    I32EnumAttrCase<"max", 0>, I32EnumAttrCase<"sum", 1>]> {
+  let cppNamespace = "::wave::dialect";
+}
+
 //===----------------------------------------------------------------------===//
 // Symbolic expressions
 //===----------------------------------------------------------------------===//

@@ -290,7 +290,24 @@ LogicalResult IterateOp::verify() {
     return success();
   };
   if (failed(verifyEnd("end", getEndAttr(), getEndDimsAttr()))) return failure();
-  return verifyEnd("unmasked_end", getUnmaskedEndAttr(), getUnmaskedEndDimsAttr());
+  if (failed(verifyEnd("unmasked_end", getUnmaskedEndAttr(), getUnmaskedEndDimsAttr()))) return failure();
+  if (ArrayAttr folds = getWaveFoldsAttr()) {
+    if (folds.size() != carried.size())
+      return emitOpError("expected one wave_folds entry per carried value (") << carried.size() << "), but found "
+                                                                                 << folds.size();
+    for (Attribute fold : folds)
+      if (!symbolizeFoldKind(cast<StringAttr>(fold).getValue()))
+        return emitOpError("expected wave_folds entries \"max\" or \"sum\", but found ") << fold;
+  }
+  return success();
+}
+
+LogicalResult CombineWavesOp::verify() {
+  auto type = cast<TensorType>(getInput().getType());
+  if (llvm::is_contained(type.getDimNames(), getDim()))
+    return emitOpError("expected a value without ")
+           << getDim() << ", the dim its partials were folded over, but found " << type;
+  return success();
 }
 
 LogicalResult YieldOp::verify() {

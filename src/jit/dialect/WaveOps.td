@@ -128,10 +128,19 @@ def Wave_IterateOp : Wave_Op<"iterate", [
     zeros (their rhs, a mask) in every tile that ends at or before the dim's end and,
     if the loop has one, `unmasked_end` (with `unmasked_end_dims`, in `end`'s form);
     the lowering computes those masks only in the other tiles.
+
+    `wave_folds` (set by wave-split-loop-across-waves): the waves that a WaveConstraint
+    on `dim` splits each fold their own part of every tile, apart, as if each were a
+    workgroup of its own: a reduction over `dim` and an mma contracting it stay within
+    the wave. Entry i says how carried value i's per-wave partials combine, "max" or
+    "sum"; the results are those partials, for `wave.combine_waves` after the loop. The
+    initial value of a "sum" counts once: the first wave along `dim` starts from it, the
+    others from zero.
   }];
   let arguments = (ins StrAttr:$dim, Variadic<Wave_TensorType>:$iter_args,
                        OptionalAttr<Wave_ExprAttr>:$end, OptionalAttr<StrArrayAttr>:$end_dims,
-                       OptionalAttr<Wave_ExprAttr>:$unmasked_end, OptionalAttr<StrArrayAttr>:$unmasked_end_dims);
+                       OptionalAttr<Wave_ExprAttr>:$unmasked_end, OptionalAttr<StrArrayAttr>:$unmasked_end_dims,
+                       OptionalAttr<StrArrayAttr>:$wave_folds);
   let results = (outs Variadic<Wave_TensorType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -248,6 +257,21 @@ class Wave_ReduceOp<string mnemonic, string what> : Wave_Op<mnemonic, [Pure]> {
 
 def Wave_ReduceMaxOp : Wave_ReduceOp<"reduce_max", "maximum">;
 def Wave_ReduceSumOp : Wave_ReduceOp<"reduce_sum", "sum">;
+
+def Wave_CombineWavesOp : Wave_Op<"combine_waves", [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "the per-wave partials of a fold over a dim, combined across the waves";
+  let description = [{
+    `%m = wave.combine_waves max %partial along "K2" : !wave.tensor<[M] of f32>`: each
+    wave that a WaveConstraint on `dim` splits holds its own partial of the value (the
+    results of an iterate with `wave_folds`, or values computed from them); the result
+    is the maximum or the sum of the partials of the waves that differ only along `dim`,
+    in every one of them.
+  }];
+  let arguments = (ins Wave_FoldKind:$kind, Wave_TensorType:$input, StrAttr:$dim);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = "$kind $input `along` $dim attr-dict `:` qualified(type($input))";
+  let hasVerifier = 1;
+}
 
 //===----------------------------------------------------------------------===//
 // Shape and type changes

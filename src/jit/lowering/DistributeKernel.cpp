@@ -45,6 +45,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <map>
@@ -200,6 +201,13 @@ class Distributor : LoweringBuilder {
   Value loadFragments(dialect::ReadOp read);
   bool loadsAtUse(dialect::ReadOp read);
   LogicalResult lowerReduction(Operation* op);
+  // Per register, `partial` combined over the waves that differ from this thread's only
+  // along the wave axes marked in `axes`, through shared memory.
+  SmallVector<Value> combineAcrossWaves(ArrayRef<Value> partial, ReductionKind kind, ArrayRef<bool> axes,
+                                        LayoutAttr layout);
+  LogicalResult lowerCombineWaves(dialect::CombineWavesOp op);
+  // This thread's wave index along wave axis `axis`.
+  Value waveDigit(int axis);
   LogicalResult lowerPrint(dialect::PrintOp op);
   LogicalResult lowerConvert(dialect::ConvertLayoutOp op);
   LogicalResult lowerAllocate(dialect::AllocateOp op);
@@ -239,6 +247,12 @@ class Distributor : LoweringBuilder {
   DenseMap<Operation*, SmallVector<Operation*>> maskOnly_;
   DenseSet<Operation*> deferred_;
   DenseMap<Block*, Value> tileIsMasked_;
+  // The dims whose waves fold their parts apart in the loops being lowered (wave_folds),
+  // and the values that hold each wave's own partial: computed from such a loop's
+  // carried values or its reductions, up to wave.combine_waves. They never move between
+  // waves.
+  llvm::StringSet<> foldingApart_;
+  DenseSet<Value> partials_;
 };
 
 FailureOr<const MMAAnchors*> Distributor::anchorsOf(dialect::MmaOp op) {
@@ -723,6 +737,18 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
   if (failed(firstMasked)) return failure();
   SmallVector<Value> inits;
   for (Value v : loop.getIterArgs()) inits.push_back(lookup(v));
+  ArrayAttr folds = loop.getWaveFoldsAttr();
+  if (folds) {
+    // Waves folding apart: the initial value of a sum counts once, in the first wave
+    // along the dim; the others start from zero.
+    Value first = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, waveDigit(grid_.waves.axisOf(dim)),
+                                        index(0));
+    for (auto [init, fold] : llvm::zip(inits, folds)) {
+      if (cast<StringAttr>(fold).getValue() != "sum") continue;
+      Value zero = arith::ConstantOp::create(b_, loc_, init.getType(), b_.getZeroAttr(init.getType()));
+      init = arith::SelectOp::create(b_, loc_, first, init, zero);
+    }
+  }
   auto forOp = scf::ForOp::create(b_, loc_, index(0), tiles, index(1), inits);
   Block& body = loop.getBody().front();
   {
@@ -733,11 +759,16 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
       b_.setInsertionPointToStart(forOp.getBody());
     Value outside = offsets_.lookup(dim);
     offsets_[dim] = arith::MulIOp::create(b_, loc_, forOp.getInductionVar(), index(tiling.blockTile));
-    for (auto [arg, carried] : llvm::zip(body.getArguments(), forOp.getRegionIterArgs())) values_[arg] = carried;
+    for (auto [arg, carried] : llvm::zip(body.getArguments(), forOp.getRegionIterArgs())) {
+      values_[arg] = carried;
+      if (folds) partials_.insert(arg);
+    }
+    if (folds) foldingApart_.insert(dim);
     if (*firstMasked)
       tileIsMasked_[&body] = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sge, forOp.getInductionVar(),
                                                    *firstMasked);
     if (failed(lowerBlock(body))) return failure();
+    foldingApart_.erase(dim);
     offsets_[dim] = outside;
     if (!inits.empty()) {
       SmallVector<Value> next;
@@ -745,8 +776,19 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
       scf::YieldOp::create(b_, loc_, next);
     }
   }
-  for (auto [result, value] : llvm::zip(loop.getResults(), forOp.getResults())) values_[result] = value;
+  for (auto [result, value] : llvm::zip(loop.getResults(), forOp.getResults())) {
+    values_[result] = value;
+    if (folds) partials_.insert(result);
+  }
   return success();
+}
+
+Value Distributor::waveDigit(int axis) {
+  ArrayRef<int64_t> waves = grid_.waves.waves;
+  int64_t stride = 1;
+  for (size_t a = axis + 1; a < waves.size(); ++a) stride *= waves[a];
+  AffineExpr w = getAffineDimExpr(0, b_.getContext());
+  return apply(w.floorDiv(stride) % waves[axis], {wave_});
 }
 
 FailureOr<Value> Distributor::endingAt(dialect::IterateOp loop, Value extent, dialect::ExprAttr end, ArrayAttr endDims,
@@ -902,6 +944,7 @@ LogicalResult Distributor::lowerMma(dialect::MmaOp op) {
                                                   ArrayRef<int64_t>{1});
   }
   values_[op.getResult()] = result;
+  if (foldingApart_.contains(a.k)) partials_.insert(op.getResult());
   return success();
 }
 
@@ -912,6 +955,9 @@ LogicalResult Distributor::lowerConvert(dialect::ConvertLayoutOp op) {
     values_[op.getResult()] = g;
     return success();
   }
+  if (partials_.contains(op.getInput()))
+    return op.emitOpError("is not yet supported: moving a wave's own partials between threads (layouts ")
+           << from << " to " << to << ")";
   // Through shared memory: every thread stores its elements at their tile positions, then
   // loads the ones the new layout gives it (wave-insert-barriers puts a barrier between).
   SmallVector<int64_t> extent = layoutExtent(from), other = layoutExtent(to);
@@ -937,6 +983,70 @@ LogicalResult Distributor::lowerConvert(dialect::ConvertLayoutOp op) {
   for (int64_t r = 0; r < to.getNumRegisters(); ++r)
     out = vector::InsertOp::create(b_, loc_, memref::LoadOp::create(b_, loc_, buffer, position(to, r)), out,
                                    ArrayRef<int64_t>{r});
+  values_[op.getResult()] = out;
+  return success();
+}
+
+SmallVector<Value> Distributor::combineAcrossWaves(ArrayRef<Value> partial, ReductionKind kind, ArrayRef<bool> axes,
+                                                   LayoutAttr layout) {
+  // Slot [wave][register][lane]: each wave's partials, then each thread combines those of
+  // the waves that differ from its own only along `axes`.
+  ArrayRef<int64_t> waveAxes = layout.getWaves();
+  const int64_t lanes = layout.getNumLanes(), waves = layout.getNumWaves(), regs = layout.getNumRegisters();
+  auto type = MemRefType::get({waves * regs * lanes}, partial.front().getType(), AffineMap(),
+                              gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup));
+  Value buffer = func_.addWorkgroupAttribution(type, loc_);
+  AffineExpr l = getAffineDimExpr(0, b_.getContext()), w = getAffineDimExpr(1, b_.getContext());
+  for (int64_t r = 0; r < regs; ++r)
+    memref::StoreOp::create(b_, loc_, partial[r], buffer, apply((w * regs + r) * lanes + l, {lane_, wave_}));
+  // The waves of this thread's group: its own wave with the digits along `axes` replaced.
+  SmallVector<int64_t> strides(waveAxes.size());
+  for (int64_t a = waveAxes.size() - 1, stride = 1; a >= 0; --a) strides[a] = stride, stride *= waveAxes[a];
+  AffineExpr base = w;
+  for (size_t a = 0; a < waveAxes.size(); ++a)
+    if (axes[a]) base = base - (w.floorDiv(strides[a]) % waveAxes[a]) * strides[a];
+  SmallVector<AffineExpr> group = {base};
+  for (size_t a = 0; a < waveAxes.size(); ++a) {
+    if (!axes[a]) continue;
+    SmallVector<AffineExpr> next;
+    for (AffineExpr e : group)
+      for (int64_t d = 0; d < waveAxes[a]; ++d) next.push_back(e + d * strides[a]);
+    group = next;
+  }
+  SmallVector<Value> combined;
+  for (int64_t r = 0; r < regs; ++r) {
+    Value acc;
+    for (AffineExpr wave : group) {
+      Value v = memref::LoadOp::create(b_, loc_, buffer, apply((wave * regs + r) * lanes + l, {lane_, wave_}));
+      acc = acc ? combine(b_, loc_, kind, acc, v) : v;
+    }
+    combined.push_back(acc);
+  }
+  return combined;
+}
+
+LogicalResult Distributor::lowerCombineWaves(dialect::CombineWavesOp op) {
+  LayoutAttr layout = layoutOf(op.getInput());
+  const int axis = grid_.waves.axisOf(op.getDim());
+  if (axis < 0 || layout.getWaves().size() != grid_.waves.dims.size())
+    return op.emitOpError("expected waves split along ") << op.getDim() << ", but no WaveConstraint splits it";
+  SmallVector<bool> axes(grid_.waves.dims.size(), false);
+  axes[axis] = true;
+  const ReductionKind kind = op.getKind() == dialect::FoldKind::max ? ReductionKind::max : ReductionKind::sum;
+  Type element = elementOf(op.getInput());
+  // Narrow floats combine in f32.
+  Type work = isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32 ? b_.getF32Type() : element;
+  Value in = lookup(op.getInput());
+  SmallVector<Value> partial;
+  for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
+    Value v = vector::ExtractOp::create(b_, loc_, in, ArrayRef<int64_t>{r});
+    partial.push_back(v.getType() == work ? v : arith::ExtFOp::create(b_, loc_, work, v).getResult());
+  }
+  Value out = in;
+  for (auto [r, v] : llvm::enumerate(combineAcrossWaves(partial, kind, axes, layout))) {
+    if (v.getType() != element) v = arith::TruncFOp::create(b_, loc_, element, v);
+    out = vector::InsertOp::create(b_, loc_, v, out, ArrayRef<int64_t>{int64_t(r)});
+  }
   values_[op.getResult()] = out;
   return success();
 }
@@ -1019,23 +1129,39 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
     });
     reduceAxis[a] = *c;
   }
+  // Waves that fold their parts of the dim apart keep their own partials.
+  SmallVector<bool> apart(waveAxes.size(), false);
+  if (waveAxes.size() == grid_.waves.dims.size())
+    for (size_t a = 0; a < waveAxes.size(); ++a) apart[a] = foldingApart_.contains(grid_.waves.dims[a]);
+  bool keepsPartials = false;
+  for (size_t a = 0; a < waveAxes.size(); ++a) {
+    keepsPartials |= reduceAxis[a] && apart[a];
+    reduceAxis[a] = reduceAxis[a] && !apart[a];
+  }
 
   // Every element of a row must be counted once: each thread's group (its registers, the
   // lanes over the combined bits, the waves over the combined axes) must hold each of the
-  // row's positions exactly once. Layouts that repeat elements irregularly fail here.
+  // row's positions exactly once (of its own part, where waves fold apart). Layouts that
+  // repeat elements irregularly fail here.
   {
+    SmallVector<int64_t> strides(waveAxes.size());
+    for (int64_t a = waveAxes.size() - 1, stride = 1; a >= 0; --a) strides[a] = stride, stride *= waveAxes[a];
+    // A row, and the wave's digits along the axes folding apart.
+    auto rowOf = [&](SmallVector<int64_t> row, int64_t w) {
+      for (size_t a = 0; a < waveAxes.size(); ++a)
+        if (apart[a]) row.push_back(w / strides[a] % waveAxes[a]);
+      return row;
+    };
     std::map<SmallVector<int64_t>, std::set<int64_t>> rowPositions;
     for (int64_t w = 0; w < in.getNumWaves(); ++w)
       for (int64_t l = 0; l < lanes; ++l)
         for (int64_t s = 0; s < in.getNumRegisters(); ++s) {
           SmallVector<int64_t> p = inPoints.at(s, l, w);
-          rowPositions[without(p)].insert(p[k]);
+          rowPositions[rowOf(without(p), w)].insert(p[k]);
         }
     SmallVector<int64_t> groupLanes = {0};
     for (int64_t bit : laneBits)
       for (int64_t i = 0, n = groupLanes.size(); i < n; ++i) groupLanes.push_back(groupLanes[i] ^ bit);
-    SmallVector<int64_t> strides(waveAxes.size());
-    for (int64_t a = waveAxes.size() - 1, stride = 1; a >= 0; --a) strides[a] = stride, stride *= waveAxes[a];
     for (int64_t w = 0; w < in.getNumWaves(); ++w) {
       SmallVector<int64_t> groupWaves = {w};
       for (size_t a = 0; a < waveAxes.size(); ++a) {
@@ -1051,7 +1177,7 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
           for (int64_t gw : groupWaves)
             for (int64_t gl : groupLanes)
               for (int64_t s : members[r]) counted.insert(inPoints.at(s, l ^ gl, gw)[k]);
-          const std::set<int64_t>& all = rowPositions[outPoints.at(r, l, w)];
+          const std::set<int64_t>& all = rowPositions[rowOf(outPoints.at(r, l, w), w)];
           if (counted.size() != all.size() || std::set<int64_t>(counted.begin(), counted.end()) != all)
             return op->emitOpError("is not yet supported: a reduction over ")
                    << dim << " in a layout that repeats some of a row's elements across threads (tile the dims "
@@ -1082,44 +1208,8 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
     }
     partial.push_back(acc);
   }
-  if (llvm::is_contained(reduceAxis, true)) {
-    // Slot [wave][register][lane]: each wave's partials, then each thread combines those of
-    // the waves that differ from its own only along the reduced axes.
-    const int64_t waves = in.getNumWaves(), regs = out.getNumRegisters();
-    auto type = MemRefType::get({waves * regs * lanes}, work, AffineMap(),
-                                gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup));
-    Value buffer = func_.addWorkgroupAttribution(type, loc_);
-    AffineExpr l = getAffineDimExpr(0, b_.getContext()), w = getAffineDimExpr(1, b_.getContext());
-    for (int64_t r = 0; r < regs; ++r)
-      memref::StoreOp::create(b_, loc_, partial[r], buffer, apply((w * regs + r) * lanes + l, {lane_, wave_}));
-    // The waves of this thread's group: its own wave with the reduced digits replaced.
-    SmallVector<AffineExpr> others = {AffineExpr()};
-    {
-      SmallVector<AffineExpr> digits;
-      int64_t stride = 1;
-      SmallVector<int64_t> strides(waveAxes.size());
-      for (size_t a = waveAxes.size(); a-- > 0;) strides[a] = stride, stride *= waveAxes[a];
-      AffineExpr base = w;
-      for (size_t a = 0; a < waveAxes.size(); ++a)
-        if (reduceAxis[a]) base = base - (w.floorDiv(strides[a]) % waveAxes[a]) * strides[a];
-      others = {base};
-      for (size_t a = 0; a < waveAxes.size(); ++a) {
-        if (!reduceAxis[a]) continue;
-        SmallVector<AffineExpr> next;
-        for (AffineExpr e : others)
-          for (int64_t d = 0; d < waveAxes[a]; ++d) next.push_back(e + d * strides[a]);
-        others = next;
-      }
-    }
-    for (int64_t r = 0; r < regs; ++r) {
-      Value acc;
-      for (AffineExpr wave : others) {
-        Value v = memref::LoadOp::create(b_, loc_, buffer, apply((wave * regs + r) * lanes + l, {lane_, wave_}));
-        acc = acc ? combine(b_, loc_, kind, acc, v) : v;
-      }
-      partial[r] = acc;
-    }
-  }
+  if (llvm::is_contained(reduceAxis, true)) partial = combineAcrossWaves(partial, kind, reduceAxis, out);
+  if (keepsPartials) partials_.insert(result);
   VectorType outType = registersOf(result);
   Value init = op->getNumOperands() > 1 ? lookup(op->getOperand(1)) : Value();
   Value vec = arith::ConstantOp::create(b_, loc_, outType, b_.getZeroAttr(outType));
@@ -1228,6 +1318,7 @@ LogicalResult Distributor::lowerOp(Operation* op) {
       })
       .Case<dialect::ReduceMaxOp, dialect::ReduceSumOp>([&](Operation* r) { return lowerReduction(r); })
       .Case([&](dialect::ConvertLayoutOp c) { return lowerConvert(c); })
+      .Case([&](dialect::CombineWavesOp c) { return lowerCombineWaves(c); })
       .Case([&](dialect::PrintOp p) { return lowerPrint(p); })
       .Default([&](Operation*) {
         return op->emitOpError("is not yet supported by the layout pipeline's distribution");
@@ -1282,8 +1373,16 @@ LogicalResult Distributor::lowerBlock(Block& block) {
   for (Operation& op : block.without_terminator()) {
     if (deferred_.contains(&op)) continue;  // lowered where its mask is (lowerHidingMask)
     loc_ = op.getLoc();
+    // What a wave's partials compute stays a partial until wave.combine_waves; memory
+    // never sees one (wave-split-loop-across-waves combines every loop result first).
+    const bool takesPartials =
+        !isa<dialect::CombineWavesOp>(op) && llvm::any_of(op.getOperands(), [&](Value v) { return partials_.contains(v); });
+    if (takesPartials && isa<dialect::WriteOp, dialect::PrintOp>(op))
+      return op.emitOpError("expected values combined across the waves that fold their parts apart, but found a "
+                            "wave's own partial");
     if (failed(op.hasAttr("wave.hiding_mask") ? lowerHidingMask(cast<dialect::AddOp>(op)) : lowerOp(&op)))
       return failure();
+    if (takesPartials) partials_.insert(op.getResults().begin(), op.getResults().end());
   }
   return success();
 }

@@ -275,6 +275,10 @@ LogicalResult LayoutAssigner::visit(Operation* op) {
     if (op->getNumOperands() > 1) demand(op, 1, out);
     return success();
   }
+  if (auto combine = dyn_cast<dialect::CombineWavesOp>(op)) {
+    set(combine.getResult(), needInput(combine.getInput()));
+    return success();
+  }
   if (auto permute = dyn_cast<dialect::PermuteOp>(op)) {
     LayoutAttr in = needInput(permute.getInput());
     SmallVector<StringRef> from = tensorOf(permute.getInput()).getDimNames();

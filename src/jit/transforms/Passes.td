@@ -88,6 +88,30 @@ def WaveMaskPartialTiles : Pass<"wave-mask-partial-tiles", "mlir::func::FuncOp">
   let dependentDialects = ["::wave::dialect::WaveDialect"];
 }
 
+def WaveSplitLoopAcrossWaves : Pass<"wave-split-loop-across-waves", "mlir::func::FuncOp"> {
+  let summary = "Let the waves that split a loop's dim fold their parts apart, combined after the loop";
+  let description = [{
+    A WaveConstraint on the dim an iterate walks gives each wave part of every tile
+    (decode attention's keys). Where each carried value is a fold with a combination
+    (analysis/CarriedFolds: a running max, a running sum, or a sum rescaled by a running
+    max as the online softmax's), each wave can fold its own parts as if it were a
+    workgroup of its own, with no exchange between waves inside the loop, and the waves'
+    partials combine once after it. The pass sets the loop's `wave_folds` and, after the
+    loop, combines the results:
+
+    ```
+    %m = wave.combine_waves max %r#0 along "K2"
+    %f = wave.exp2 (k * (%r#0 - %m))            // each wave's rescaling, for a sum
+    %l = wave.combine_waves sum (%r#1 * %f) along "K2"   // rescaled by running max #0
+    ```
+
+    Every use of a loop result takes its combination. A loop whose carried values are not
+    all such folds keeps its exchanges in every tile (each reduction over the dim
+    combined across the waves), as it would without the pass.
+  }];
+  let dependentDialects = ["::wave::dialect::WaveDialect"];
+}
+
 def WavePromoteShared : Pass<"wave-promote-shared", "mlir::func::FuncOp"> {
   let summary = "Stage reads of shared-address-space memory through a tile in shared memory";
   let description = [{
