@@ -38,10 +38,10 @@ constexpr auto l = iterator(3);
 // `v_map` from memories of dims KDims and VDims.
 template <class KDims, class VDims>
 auto attention_through(const char* name, int head_dim, bool causal, IndexMapping<dims<B, H, K2, K1>> k_map,
-                       IndexMapping<dims<B, H, K2, N>> v_map) {
+                       IndexMapping<dims<B, H, K2, N>> v_map, Constraints constraints = attention_constraints()) {
   const double scale = 1.0 / std::sqrt(double(head_dim)) * kLog2e;
   return kernel(name,
-                attention_constraints(),
+                constraints,
                 [=](Memory<dims<B, H, M, K1>, f16> q, Memory<KDims, f16> kmem, Memory<VDims, f16> vmem,
                     Memory<dims<B, H, M, N>, f32> out) {
                   Register<dims<B, H, N, M>, f32> acc0(0.0);
@@ -123,12 +123,14 @@ std::size_t check(const Inputs& in, bool causal, const std::vector<float>& out) 
   return wrong;
 }
 
+struct Case {
+  int b, m, k2, block_m, waves, block_k2;
+};
+
 template <class Kernel>
-void run_cases(const Kernel& kern, int h, int hkv, bool v_transposed, bool causal, std::mt19937& rng) {
-  struct Case {
-    int b, m, k2, block_m, waves, block_k2;
-  };
-  for (Case c : {Case{1, 200, 201, 64, 4, 32}, Case{2, 128, 256, 128, 8, 64}}) {
+void run_cases(const Kernel& kern, int h, int hkv, bool v_transposed, bool causal, std::mt19937& rng,
+               std::initializer_list<Case> cases = {Case{1, 200, 201, 64, 4, 32}, Case{2, 128, 256, 128, 8, 64}}) {
+  for (Case c : cases) {
     const int m = c.m;
     INFO(kern.name() << ": B " << c.b << ", H " << h << ", HKV " << hkv << ", M " << m << ", K2 " << c.k2
                      << ", BLOCK_M " << c.block_m << " over " << c.waves << " waves, BLOCK_K2 " << c.block_k2);
@@ -184,4 +186,22 @@ TEST_CASE("attention with V stored [B, H, N, K2], read through a mapping", "[gpu
   auto kern = attention_through<dims<B, H, K2, K1>, dims<B, H, N, K2>>("attention_v_nk", 64, false, k_plain,
                                                                         v_transposed);
   run_cases(kern, 2, 2, true, false, rng);
+}
+
+TEST_CASE("grouped-query decode attention: 8 query heads over 2 KV heads, keys split among waves",
+          "[gpu][attention][mapping][decode]") {
+  // Decode's schedule (kernels/decode_attention.hpp): one workgroup per (batch, head), the
+  // queries in one wave tile, four waves over each key tile, each folding its keys apart.
+  std::mt19937 rng(74);
+  const Constraints decode{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1),
+                           WorkgroupConstraint(B, 1, 2), TilingConstraint(K2, BLOCK_K2), WaveConstraint(M, BLOCK_M),
+                           WaveConstraint(K2, BLOCK_K2 / 4),
+                           HardwareConstraint{.threads_per_wave = 32,
+                                              .mma = MMA::F32_16x8x16_F16,
+                                              .vector_shapes = {{B, 0}, {H, 0}}}};
+  auto kern = attention_through<dims<B, HKV, K2, K1>, dims<B, HKV, K2, N>>("gqa_decode", 64, false, k_grouped,
+                                                                           v_grouped, decode);
+  // One query and 1001 keys over tiles of 128; five queries and 67 keys over tiles of 64
+  // (three waves' parts of the only tile wholly past the end).
+  run_cases(kern, 8, 2, false, false, rng, {Case{2, 1, 1001, 16, 1, 128}, Case{1, 5, 67, 16, 1, 64}});
 }
