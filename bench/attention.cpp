@@ -4,12 +4,14 @@
 // FLOPs count as SDPA's benchmarks do: 4 B H S^2 D, halved when causal. Decode attention
 // (one query per head) is memory-bound: it reports GB/s of the K and V read.
 //
-//   wave-bench-attention   one line per shape, mask and tiling; exits 77 without a GPU
+//   wave-bench-attention          one line per shape, mask and tiling; exits 77 without a GPU
+//   wave-bench-attention decode   the decode shapes only
 //   (or one configuration, given as arguments: see main)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <wave/runtime.hpp>
@@ -75,7 +77,10 @@ int main(int argc, char** argv) {
     time_flash(s, a[4] != 0, {a[5], a[6], a[7]}, qkvo[0], qkvo[1], qkvo[2], qkvo[3]);
     return 0;
   }
+  // `decode`: only the decode shapes.
+  const bool decodeOnly = argc == 2 && std::string(argv[1]) == "decode";
   for (Shape s : {Shape{4, 16, 4096, 128}, Shape{16, 16, 1024, 128}, Shape{8, 32, 2048, 64}}) {
+    if (decodeOnly) break;
     auto qkvo = buffers(s);
     for (bool causal : {false, true})
       for (Tiling t : {Tiling{128, 64, 8}, Tiling{64, 64, 4}, Tiling{128, 32, 8}, Tiling{128, 64, 4}, Tiling{128, 32, 4}})

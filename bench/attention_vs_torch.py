@@ -4,7 +4,9 @@ the f16 [B, H, S, D] shapes of wave-bench-attention, runs wave-bench-attention, 
 each shape's best wave-cpp tiling as TFLOP/s and as a ratio to each back end; then decode
 attention (one query per head) as GB/s of K and V read, beside SDPA on the same shapes.
 
-    python3 bench/attention_vs_torch.py path/to/wave-bench-attention
+    python3 bench/attention_vs_torch.py path/to/wave-bench-attention [decode]
+
+With `decode`, only decode attention.
 """
 import subprocess
 import sys
@@ -31,7 +33,8 @@ def time_backends(label, q, k, v, causal, runs):
 
 
 def main():
-    shapes = [(4, 16, 4096, 128), (16, 16, 1024, 128), (8, 32, 2048, 64)]
+    decode_only = sys.argv[2:] == ["decode"]
+    shapes = [] if decode_only else [(4, 16, 4096, 128), (16, 16, 1024, 128), (8, 32, 2048, 64)]
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}")
     reference = {}
     for b, h, s, d in shapes:
@@ -51,7 +54,7 @@ def main():
             decode[(b, h, s, d, name)] = 2.0 * b * h * s * d * 2 / (ms * 1e6)
             print(f"sdpa-{name:5s} {label} {ms * 1e3:9.1f} us {decode[(b, h, s, d, name)]:8.1f} GB/s")
     sys.stdout.flush()
-    out = subprocess.run([sys.argv[1]], capture_output=True, text=True).stdout
+    out = subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout
     print(out)
     best = best_by_shape(out, "attention", lambda f: (int(f[1]), int(f[2]), int(f[3]), int(f[4]), bool(int(f[5]))),
                          lambda f: float(f[10]), lambda f: f"{f[6]}x{f[7]}/{f[8]}")
