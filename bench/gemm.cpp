@@ -72,12 +72,11 @@ int fused() {
                        reinterpret_cast<const void*>(c.address()), reinterpret_cast<const void*>(bias.address())};
     for (auto [bm, bn, bk, wm, wn] : {std::array{128, 128, 32, 64, 64}, std::array{128, 128, 64, 64, 64},
                                       std::array{64, 64, 32, 32, 32}}) {  // waves of BLOCK / 2 each
-      auto run = [&](const char* what, auto& k, Lowering lowering, bool with_bias) {
+      auto run = [&](const char* what, auto& k, bool with_bias) {
         try {
           CompileOptions o{.subs = {{ex::M, size}, {ex::N, size}, {ex::K, size}, {ex::BLOCK_M, bm},
                                     {ex::BLOCK_N, bn}, {ex::BLOCK_K, bk}},
-                           .cache = false,
-                           .lowering = lowering};
+                           .cache = false};
           if (!with_bias) o.subs.insert(o.subs.end(), {{WAVE_M, wm}, {WAVE_N, wn}});
           const auto t0 = std::chrono::steady_clock::now();
           const CompiledKernel compiled = compile(k, o);
@@ -94,8 +93,8 @@ int fused() {
         }
         std::fflush(stdout);
       };
-      run("gemm", plain, Lowering::layouts, false);
-      run("gemm-bias-relu", fused, Lowering::layouts, true);
+      run("gemm", plain, false);
+      run("gemm-bias-relu", fused, true);
     }
   }
   return 0;

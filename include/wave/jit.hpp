@@ -68,8 +68,7 @@ struct LayoutPicture {
 };
 
 // Imports `kernel` and runs the middle end up to layout assignment; a picture per value
-// that gets a layout, in program order. Kernels the attention shape lowering takes keep
-// no layouts (compile them with `.lowering = Lowering::layouts` to see theirs).
+// that gets a layout, in program order.
 std::vector<LayoutPicture> layout_pictures(const graph::KernelGraph& kernel, const CompileOptions& options);
 
 }  // namespace wave::jit

@@ -27,14 +27,6 @@ struct Sub {
 
 using Subs = std::vector<Sub>;
 
-// Which middle end lowers a kernel while the layout pipeline (per-op distribution of
-// values with layouts) replaces the kernel-shaped lowerings: `automatic` keeps the
-// attention kernels the attention lowering matches on it (faster until the layout
-// pipeline has the attention schedules) and gives every other kernel, GEMMs included, to
-// layouts; `layouts` forces layouts everywhere; `legacy` keeps attention and memory-bound
-// kernels on the old lowerings. WAVE_LOWERING=layouts|legacy overrides `automatic`.
-enum class Lowering { automatic, layouts, legacy };
-
 struct CompileOptions {
   Subs subs;
   // Attach the user's source locations to the IR (printed with loc(...)).
@@ -56,7 +48,6 @@ struct CompileOptions {
   // replaces the traced kernel's IR, <override_dir>/<kernel>/<kernel>.ptx the generated PTX;
   // the names dump_dir writes (also: WAVE_OVERRIDE_DIR=folder).
   std::string override_dir;
-  Lowering lowering = Lowering::automatic;
   // Copies of each shared tile a loop fills, filled that many iterations ahead by cp.async
   // (layout pipeline): 0 lets the compiler pick (up to 4, as shared memory allows), 1 turns
   // the pipelining off.

@@ -93,10 +93,9 @@ void check_gemm(const CompiledKernel& compiled, Problem p, bool bf16_in, bool k_
   CHECK(checked > 0);
 }
 
-CompileOptions options_for(Problem p, Tiles t, bool batched, Lowering lowering = Lowering::automatic) {
+CompileOptions options_for(Problem p, Tiles t, bool batched) {
   CompileOptions o{.subs = {{ex::M, p.m}, {ex::N, p.n}, {ex::K, p.k}, {ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n},
-                            {ex::BLOCK_K, t.k}},
-                   .lowering = lowering};
+                            {ex::BLOCK_K, t.k}}};
   if (batched) o.subs.push_back({ex::BATCH, p.batch});
   return o;
 }
@@ -167,28 +166,27 @@ TEST_CASE("GEMM with dynamic dims assumed whole tiles: unmasked, pipelined, stil
   }
 }
 
-TEST_CASE("GEMM through the layout pipeline: the variants, the same checks", "[gpu][gemm][layouts]") {
+TEST_CASE("GEMM variants at odd and aligned sizes, batched, and with dims given at launch", "[gpu][gemm][layouts]") {
   std::mt19937 rng(Catch::rngSeed());
-  const Lowering layouts = Lowering::layouts;
   for (Tiles t : kTileConfigs) {
     INFO("tiles " << t.m << " x " << t.n << " x " << t.k);
     for (Problem p : {Problem{1, 129, 257, 65}, Problem{1, 512, 384, 256}}) {
       INFO("M x N x K = " << p.m << " x " << p.n << " x " << p.k);
-      check_gemm<std::uint32_t>(compile(make_variant<f16, f32, false, false>(), options_for(p, t, false, layouts)), p,
+      check_gemm<std::uint32_t>(compile(make_variant<f16, f32, false, false>(), options_for(p, t, false)), p,
                                 false, false, false, rng);
-      check_gemm<std::uint32_t>(compile(make_variant<f16, f32, true, false>(), options_for(p, t, false, layouts)), p,
+      check_gemm<std::uint32_t>(compile(make_variant<f16, f32, true, false>(), options_for(p, t, false)), p,
                                 false, true, false, rng);
-      check_gemm<std::uint16_t>(compile(make_variant<f16, f16, false, false>(), options_for(p, t, false, layouts)), p,
+      check_gemm<std::uint16_t>(compile(make_variant<f16, f16, false, false>(), options_for(p, t, false)), p,
                                 false, false, false, rng);
-      check_gemm<std::uint16_t>(compile(make_variant<bf16, bf16, false, false>(), options_for(p, t, false, layouts)),
+      check_gemm<std::uint16_t>(compile(make_variant<bf16, bf16, false, false>(), options_for(p, t, false)),
                                 p, true, false, true, rng);
     }
     const Problem batched{4, 200, 136, 96};
-    check_gemm<std::uint32_t>(compile(make_variant<f16, f32, false, true>(), options_for(batched, t, true, layouts)),
+    check_gemm<std::uint32_t>(compile(make_variant<f16, f32, false, true>(), options_for(batched, t, true)),
                               batched, false, false, false, rng);
   }
   const auto dynamic = compile(make_variant<f16, f32, false, false>(),
-                               {.subs = {{ex::BLOCK_M, 64}, {ex::BLOCK_N, 64}, {ex::BLOCK_K, 32}}, .lowering = layouts});
+                               {.subs = {{ex::BLOCK_M, 64}, {ex::BLOCK_N, 64}, {ex::BLOCK_K, 32}}});
   for (Problem p : {Problem{1, 129, 257, 65}, Problem{1, 1, 64, 1000}})
     check_gemm<std::uint32_t>(dynamic, p, false, false, false, rng,
                               {.sizes = {{ex::M, p.m}, {ex::N, p.n}, {ex::K, p.k}}});

@@ -77,25 +77,6 @@ TEST_CASE("ldmatrix addresses reproduce the A and B fragment layouts", "[mma][la
   }
 }
 
-// The paired ldmatrix.x4 for B: matrices 0-1 are the first operand's registers, 2-3 the
-// second's, which sits 8 rows (n) further.
-TEST_CASE("a paired ldmatrix reproduces two B fragments", "[mma][layout]") {
-  mlir::MLIRContext ctx;
-  ctx.loadDialect<dialect::WaveDialect>();
-  auto layout = jit::getMMALayout(&ctx, dialect::MMAKind::f32_16x8x16_f16);
-  REQUIRE(mlir::succeeded(layout));
-  const jit::MMAOperandLayout& b = layout->b;
-  REQUIRE(b.ldmatrixPair);
-  for (int64_t lane = 0; lane < 32; ++lane)
-    for (int64_t r = 0; r < 4; ++r) {
-      llvm::SmallVector<int64_t> rowStart = b.ldmatrixPair.compose({8 * r + lane / 4});
-      llvm::SmallVector<int64_t> expected = b.map.compose({lane, 2 * (r % 2)});
-      CHECK(rowStart[0] == expected[0] + r / 2 * b.rows);
-      CHECK(rowStart[1] + 2 * (lane % 4) == expected[1]);
-    }
-  CHECK_FALSE(layout->a.ldmatrixPair);
-}
-
 TEST_CASE("AMD MMA kinds have no NVIDIA layout", "[mma][layout]") {
   mlir::MLIRContext ctx;
   CHECK(mlir::failed(jit::getMMALayout(&ctx, dialect::MMAKind::f32_16x16x16_f16)));

@@ -23,15 +23,7 @@ FailureOr<MMALayout> getMMALayout(MLIRContext* ctx, dialect::MMAKind kind) {
   // B: 8 (n) x 16 (k), two registers of two: row g, columns 2t and 2t+8 (+0, +1).
   // ldmatrix.x2: lanes 0-7 address rows 0-7 at column 0, lanes 8-15 at column 8 (lanes
   // 16-31 repeat them: their addresses are read but unused).
-  // Two B operands side by side (rows 0-7 and 8-15 of a 16-row tile) take one ldmatrix.x4:
-  // lanes 16-31 address the second's rows.
-  l.b = {8,
-         16,
-         {2, 2},
-         map(group, inGroup * 2 + e % 2 + e.floorDiv(2) * 8),
-         rows(lane % 8, lane.floorDiv(8) % 2 * 8),
-         2,
-         rows(lane % 8 + lane.floorDiv(16) * 8, lane.floorDiv(8) % 2 * 8)};
+  l.b = {8, 16, {2, 2}, map(group, inGroup * 2 + e % 2 + e.floorDiv(2) * 8), rows(lane % 8, lane.floorDiv(8) % 2 * 8), 2};
   // C: 16 x 8, two registers of two: rows g and g+8, columns 2t (+0, +1).
   l.c = {16, 8, {2, 2}, map(group + e.floorDiv(2) * 8, inGroup * 2 + e % 2)};
   return l;

@@ -30,10 +30,6 @@ struct MMAOperandLayout {
   // from a row-major tile. Empty for the accumulator.
   mlir::AffineMap ldmatrix;
   int64_t ldmatrixTiles = 0;
-  // ldmatrix.x4 for two operands at once, the second `ldmatrix` rows further along the
-  // row dim (registers 0 .. ldmatrixTiles-1 the first's, then the second's). Empty where
-  // ldmatrixTiles is already 4.
-  mlir::AffineMap ldmatrixPair;
 
   int64_t elementsPerLane() const { return registers[0] * registers[1]; }
 };

@@ -65,24 +65,10 @@ static LogicalResult verifyHyperparameters(Operation* op, Attribute value) {
   return success();
 }
 
-// `wave.index`: dim -> the first element of the thread's run along it (wave-infer-index).
-static LogicalResult verifyIndex(Operation* op, Attribute value) {
-  auto dict = dyn_cast<DictionaryAttr>(value);
-  if (!dict) return op->emitOpError("expected wave.index to be a dictionary");
-  for (NamedAttribute entry : dict) {
-    auto e = dyn_cast<ExprAttr>(entry.getValue());
-    if (!e || e.getKind() != ExprKind::value || e.getMap().getNumDims() != 0)
-      return op->emitOpError("expected the index of ")
-             << entry.getName() << " to be an expression over symbols, but found " << entry.getValue();
-  }
-  return success();
-}
-
 LogicalResult WaveDialect::verifyOperationAttribute(Operation* op, NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
   if (name == "wave.constraints") return verifyConstraints(op, attr.getValue());
   if (name == "wave.hyperparameters") return verifyHyperparameters(op, attr.getValue());
-  if (name == "wave.index") return verifyIndex(op, attr.getValue());
   if (name == "wave.shared_memory_bytes") {
     if (auto bytes = dyn_cast<IntegerAttr>(attr.getValue()); bytes && bytes.getInt() >= 0) return success();
     return op->emitOpError("expected wave.shared_memory_bytes to be a size in bytes, but found ") << attr.getValue();
@@ -90,10 +76,6 @@ LogicalResult WaveDialect::verifyOperationAttribute(Operation* op, NamedAttribut
   if (name == "wave.thread_layout") {
     if (isa<ThreadLayoutAttr>(attr.getValue())) return success();
     return op->emitOpError("expected wave.thread_layout to be a #wave.thread_layout, but found ") << attr.getValue();
-  }
-  if (name == "wave.shape_lowering") {
-    if (isa<UnitAttr>(attr.getValue())) return success();
-    return op->emitOpError("expected wave.shape_lowering to be a unit attribute, but found ") << attr.getValue();
   }
   if (name == "wave.hiding_mask") {
     // wave-mask-partial-tiles' mark: the add's rhs is a mask, zero in an iterate's

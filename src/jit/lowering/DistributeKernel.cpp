@@ -55,11 +55,15 @@ namespace wave::jit {
 
 using namespace mlir;
 
-bool hasLayouts(func::FuncOp kernel) {
-  bool found = false;
+Operation* firstWithoutLayout(func::FuncOp kernel) {
+  Operation* found = nullptr;
   kernel.walk([&](Operation* op) {
     for (Type t : op->getResultTypes())
-      if (auto tensor = dyn_cast<dialect::TensorType>(t); tensor && tensor.getLayout()) found = true;
+      if (auto tensor = dyn_cast<dialect::TensorType>(t); tensor && !tensor.getLayout()) {
+        found = op;
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
   });
   return found;
 }

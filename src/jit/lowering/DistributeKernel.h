@@ -14,8 +14,9 @@
 
 namespace wave::jit {
 
-// Whether wave-assign-layouts has run on `kernel`.
-bool hasLayouts(mlir::func::FuncOp kernel);
+// The first op of `kernel` with a tensor result that has no layout (none after
+// wave-assign-layouts); null where there is none.
+mlir::Operation* firstWithoutLayout(mlir::func::FuncOp kernel);
 
 // Builds `kernel`'s gpu.func at the end of `module`; emits a diagnostic at the op it cannot
 // lower and fails.

@@ -18,10 +18,6 @@
 
 namespace wave::jit {
 
-// The middle end a kernel takes: CompileOptions::lowering, else WAVE_LOWERING, else
-// "automatic" (the mode of wave-select-lowering).
-std::string loweringMode(const CompileOptions& options);
-
 // Throws wave::Error (the first diagnostic, through `first`) when a stage fails. `timing`,
 // when given, receives the stages' and passes' times.
 PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName, const CompileOptions& options,

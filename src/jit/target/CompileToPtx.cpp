@@ -41,7 +41,6 @@ std::string ptxFeatures(const std::string& chip, const std::string& kernel) {
               "target: " + expected_found("sm_80, sm_90 or sm_90a", "'" + chip + "'"));
 }
 
-// The middle end: CompileOptions::lowering, else WAVE_LOWERING where it is automatic.
 // Where a compile's IR goes: CompileOptions::dump_dir, else $WAVE_DUMP_DIR, each kernel in
 // a folder of its name; empty for nowhere.
 std::string dumpDirFor(const CompileOptions& options, const std::string& kernel) {
@@ -104,7 +103,7 @@ std::string cacheKey(mlir::ModuleOp module, const CompileOptions& options) {
   llvm::raw_string_ostream os(key);
   module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
   os << "\ntarget=" << options.target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
-     << ", format " << kCacheFormat << ", lowering " << loweringMode(options) << ", stages "
+     << ", format " << kCacheFormat << ", stages "
      << options.pipeline_stages << ", sources " << WAVE_COMPILER_FINGERPRINT;
   return key;
 }
@@ -142,14 +141,6 @@ std::string compiler_version() {
          WAVE_COMPILER_FINGERPRINT;
 }
 
-std::string loweringMode(const CompileOptions& options) {
-  if (options.lowering == Lowering::layouts) return "layouts";
-  if (options.lowering == Lowering::legacy) return "legacy";
-  const char* v = std::getenv("WAVE_LOWERING");
-  if (v && (std::string(v) == "layouts" || std::string(v) == "legacy")) return v;
-  return "automatic";
-}
-
 PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName, const CompileOptions& options,
                             const FirstError& first, mlir::TimingScope* timing) {
   mlir::MLIRContext& ctx = *module.getContext();
@@ -177,14 +168,12 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   }
   mlir::TimingScope loweringTiming = timing ? timing->nest("lowering (wave IR -> GPU IR)") : mlir::TimingScope();
   if (timing) lowering.enableTiming(loweringTiming);
-  lowering.addNestedPass<mlir::func::FuncOp>(createWaveSelectLowering({.mode = loweringMode(options)}));
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveHoistInvariantReads());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSkipMaskedTiles());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveMaskPartialTiles());
   lowering.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSplitLoopAcrossWaves());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
-  lowering.addNestedPass<mlir::func::FuncOp>(createWaveInferIndex());
   lowering.addPass(createWaveLowerToGPU());
   mlir::OpPassManager& gpuFunc = lowering.nest<mlir::gpu::GPUModuleOp>().nest<mlir::gpu::GPUFuncOp>();
   // Folded first, so that fills are plain load -> store pairs the pipelining recognizes.

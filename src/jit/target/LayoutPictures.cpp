@@ -21,7 +21,6 @@ std::vector<LayoutPicture> layout_pictures(const graph::KernelGraph& kernel, con
   mlir::OwningOpRef<mlir::ModuleOp> module = importVerified(ctx, kernel, options, first);
   // The middle end's passes up to the layouts, as compile_to_ptx runs them.
   mlir::PassManager pm(&ctx);
-  pm.addNestedPass<mlir::func::FuncOp>(createWaveSelectLowering({.mode = loweringMode(options)}));
   pm.addNestedPass<mlir::func::FuncOp>(createWaveHoistInvariantReads());
   pm.addNestedPass<mlir::func::FuncOp>(createWaveSkipMaskedTiles());
   pm.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());

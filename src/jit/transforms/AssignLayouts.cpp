@@ -389,8 +389,7 @@ LogicalResult assignCheapest(func::FuncOp kernel, const KernelGrid& grid) {
 struct WaveAssignLayoutsPass : impl::WaveAssignLayoutsBase<WaveAssignLayoutsPass> {
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
-    // Kernels the shape-matching lowerings take (wave-select-lowering) keep no layouts.
-    if (kernel.isExternal() || !kernel->hasAttr("wave.constraints") || kernel->hasAttr("wave.shape_lowering")) return;
+    if (kernel.isExternal() || !kernel->hasAttr("wave.constraints")) return;
     auto grid = kernelGrid(kernel);
     if (failed(grid) || failed(assignCheapest(kernel, *grid))) return signalPassFailure();
   }

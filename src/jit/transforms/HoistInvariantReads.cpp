@@ -33,8 +33,7 @@ int64_t registersPerThread(dialect::ReadOp read, const KernelGrid& grid) {
 struct WaveHoistInvariantReadsPass : impl::WaveHoistInvariantReadsBase<WaveHoistInvariantReadsPass> {
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
-    // Kernels the shape-matching lowerings take keep the structure those match.
-    if (kernel.isExternal() || kernel->hasAttr("wave.shape_lowering")) return;
+    if (kernel.isExternal()) return;
     FailureOr<KernelGrid> grid = kernelGridQuietly(kernel);
     auto staysInShared = [&](dialect::ReadOp read) {
       return succeeded(grid) && read.getMemory().getType().getAddressSpace().getValue() == "shared" &&

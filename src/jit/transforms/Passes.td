@@ -5,25 +5,6 @@
 
 include "mlir/Pass/PassBase.td"
 
-def WaveInferIndex : Pass<"wave-infer-index", "mlir::func::FuncOp"> {
-  let summary = "Derive each thread's index sequence from a kernel's constraints";
-  let description = [{
-    For a memory-bound kernel (a func.func with `wave.constraints` whose ops share the
-    iteration space of the tensors it writes), records:
-
-    - on the kernel, `wave.thread_layout`: the workgroup and wave tile of each dim, the
-      grid axis it is split over, and the run of contiguous elements (up to 16 bytes) a
-      thread handles per step along the innermost dim;
-    - on every read, write and elementwise op, `wave.index`: per dim of the op's value,
-      the first element of the thread's run, over the symbols `_T0` (thread in the
-      workgroup), `_WG0`.. `_WG2` (workgroup ids) and `_STEP`.
-
-    Tile sizes must be known at compile time (`wave.hyperparameters`); dim sizes need
-    not be: a dim left out is dynamic, its size known only at launch.
-  }];
-  let dependentDialects = ["::wave::dialect::WaveDialect"];
-}
-
 def WaveAssignLayouts : Pass<"wave-assign-layouts", "mlir::func::FuncOp"> {
   let summary = "Give every tensor value a distributed layout, converting where producers and consumers disagree";
   let description = [{
@@ -51,7 +32,6 @@ def WaveHoistInvariantReads : Pass<"wave-hoist-invariant-reads", "mlir::func::Fu
     loop, so it is done once and, when its memory is in SHARED_ADDRESS_SPACE, not staged
     through shared memory in every iteration (wave-promote-shared runs after it and
     stages only reads inside loops). Inner loops go first, so a read can leave several.
-    Kernels a shape-matching lowering takes (`wave.shape_lowering`) are left alone.
   }];
   let dependentDialects = ["::wave::dialect::WaveDialect"];
 }

@@ -71,11 +71,9 @@ func.func private @assumptions() attributes {
                       #wave.assumption<#wave.expr<"M >= 16">>, #wave.assumption<#wave.expr<"M mod 16 == 0">>,
                       #wave.assumption<#wave.expr<"K != BLOCK_K">>]}
 
-// The result of wave-infer-index, on a kernel and on an op.
+// The launch shape the distribution records on a kernel.
 // CHECK-LABEL: func.func private @thread_layout
 // CHECK-SAME: layout = #wave.thread_layout<dims = ["M", "N"], block_tile = [1, 1024], wave_tile = [1, 256], grid_axis = [1, 0], threads_per_wave = 32, elements_per_thread = 8, steps = 1>
-// CHECK-SAME: wave.index = {N = #wave.expr<"_WG0 * 1024 + _T0 mod 32 * 8">}
 func.func private @thread_layout() attributes {
   layout = #wave.thread_layout<dims = ["M", "N"], block_tile = [1, 1024], wave_tile = [1, 256], grid_axis = [1, 0],
-                               threads_per_wave = 32, elements_per_thread = 8, steps = 1>,
-  wave.index = {N = #wave.expr<"_WG0 * 1024 + _T0 mod 32 * 8">}}
+                               threads_per_wave = 32, elements_per_thread = 8, steps = 1>}

@@ -135,8 +135,3 @@ func.func private @layout_axis() attributes {l = #wave.thread_layout<dims = ["N"
 
 // expected-error @+1 {{expected wave.thread_layout to be a #wave.thread_layout, but found 1 : i64}}
 func.func private @layout_kind() attributes {wave.thread_layout = 1}
-
-// -----
-
-// expected-error @+1 {{expected the index of "N" to be an expression over symbols, but found #wave.expr<"$0 + 1">}}
-func.func private @index_variable() attributes {wave.index = {N = #wave.expr<"$0 + 1">}}

@@ -586,3 +586,33 @@ func.func @hiding_mask_outside_a_loop(%x: !wave.tensor<[M] of f32>) {
   %s = wave.add %x, %x {wave.hiding_mask} : (!wave.tensor<[M] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
   return
 }
+
+// -----
+
+func.func @folds_per_value(%a: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected one wave_folds entry per carried value (1), but found 2}}
+  %r = wave.iterate "K" iter_args(%a) {wave_folds = ["max", "sum"]} : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
+  ^bb0(%x: !wave.tensor<[M] of f32>):
+    wave.yield %x : !wave.tensor<[M] of f32>
+  }
+  return
+}
+
+// -----
+
+func.func @fold_kind(%a: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected wave_folds entries "max" or "sum", but found "min"}}
+  %r = wave.iterate "K" iter_args(%a) {wave_folds = ["min"]} : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
+  ^bb0(%x: !wave.tensor<[M] of f32>):
+    wave.yield %x : !wave.tensor<[M] of f32>
+  }
+  return
+}
+
+// -----
+
+func.func @combine_over_own_dim(%a: !wave.tensor<[M, K] of f32>) {
+  // expected-error @+1 {{expected a value without K, the dim its partials were folded over, but found '!wave.tensor<[M, K] of f32>'}}
+  %c = wave.combine_waves sum %a along "K" : !wave.tensor<[M, K] of f32>
+  return
+}

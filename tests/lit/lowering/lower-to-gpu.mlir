@@ -1,6 +1,6 @@
-// wave-lower-to-gpu: a memory-bound kernel, annotated by wave-infer-index, becomes a
-// gpu.func of per-thread vector code.
-// RUN: wave-opt %s --wave-infer-index --wave-lower-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
+// wave-lower-to-gpu: a memory-bound kernel, its values given layouts by
+// wave-assign-layouts, becomes a gpu.func of per-thread vector code.
+// RUN: wave-opt %s --wave-assign-layouts --wave-lower-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
 
 // [M, N] f16 in 1 x 1024 workgroup tiles, 4 waves of 256: 8 halves (16 bytes) per thread
 // and step, one step. 1000 = 125 x 8 keeps rows aligned to 16 bytes; N = 1000 does not
@@ -11,16 +11,12 @@
 // CHECK: %[[T:.*]] = gpu.thread_id x
 // CHECK: %[[BX:.*]] = gpu.block_id x
 // CHECK: %[[BY:.*]] = gpu.block_id y
-// CHECK: scf.for
-// The read's wave.index, as affine.apply on the thread and block ids:
-// CHECK: %[[ROW:.*]] = affine.apply #{{.*}}(%[[BY]])
-// CHECK: %[[COL:.*]] = affine.apply #{{.*}}(%[[T]], %[[BX]])
 // CHECK: %[[V:.*]] = scf.if %{{.*}} -> (vector<8xf16>) {
-// CHECK-NEXT: vector.load %[[X]][%[[ROW]], %[[COL]]] {alignment = 16 : i64} : memref<7x1000xf16>, vector<8xf16>
+// CHECK-NEXT: vector.load %[[X]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<7x1000xf16>, vector<8xf16>
 // CHECK: } else {
 // CHECK: vector.create_mask %{{.*}} : vector<8xi1>
 // CHECK: vector.maskedload %[[X]]
-// CHECK: arith.constant dense<2.000000e+00> : vector<8xf16>
+// CHECK: arith.constant dense<2.000000e+00> : vector<1xf16>
 // CHECK: arith.mulf
 // CHECK: vector.store %{{.*}}, %[[Y]][%{{.*}}, %{{.*}}] {alignment = 16 : i64}
 // CHECK: vector.maskedstore %[[Y]]
@@ -40,10 +36,11 @@ func.func @scale(%x: !wave.memory<[M, N] of f16, global>, %y: !wave.memory<[M, N
 
 // -----
 
-// A row vector read for every row: one scalar per run, splat across the lanes.
+// A row vector read for every row: one scalar per run, gathered over its registers.
 // CHECK-LABEL: gpu.func @add_bias
 // CHECK: memref.load %{{.*}}[%{{.*}}] : memref<64xf32>
-// CHECK: vector.broadcast %{{.*}} : f32 to vector<4xf32>
+// CHECK: vector.shuffle %{{.*}} [0, 0, 0, 0] : vector<1xf32>, vector<1xf32>
+// CHECK: arith.addf
 func.func @add_bias(%x: !wave.memory<[N, M] of f32, global>, %b: !wave.memory<[N] of f32, global>,
                     %y: !wave.memory<[N, M] of f32, global>) attributes {
     wave.constraints = [#wave.workgroup_constraint<dim = "N", tile = #wave.expr<"1">, workgroup_dim = 0>,
@@ -58,11 +55,15 @@ func.func @add_bias(%x: !wave.memory<[N, M] of f32, global>, %b: !wave.memory<[N
 
 // -----
 
+// A loop over K with a carried sum: an scf.for over the tiles, the sum its iter_arg.
+// CHECK-LABEL: gpu.func @loop
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: gpu.shuffle  xor
+// CHECK: scf.yield
 func.func @loop(%x: !wave.memory<[M, K] of f32, global>, %y: !wave.memory<[M] of f32, global>) attributes {
     wave.constraints = [#wave.tiling_constraint<dim = "K", tile = #wave.expr<"16">>, #wave.hardware_constraint<threads_per_wave = 32>],
     wave.hyperparameters = {M = 64 : i64, K = 64 : i64}} {
   %zero = wave.register 0.0 : !wave.tensor<[M] of f32>
-  // expected-error @+1 {{'wave.iterate' op is not yet supported by wave-lower-to-gpu}}
   %r = wave.iterate "K" iter_args(%zero) : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
   ^bb0(%acc: !wave.tensor<[M] of f32>):
     %v = wave.read %x : !wave.memory<[M, K] of f32, global> -> !wave.tensor<[M, K] of f32>
@@ -114,7 +115,7 @@ func.func @dynamic_rows(%x: !wave.memory<[M, N] of f32, global>, %y: !wave.memor
 // The same with N assumed a multiple of BLOCK_N: every run is whole and in bounds, so
 // there are no masks and no alignment check, only the row bound M.
 // CHECK-LABEL: gpu.func @dynamic_rows_assumed
-// CHECK-NOT: arith.remui
+// CHECK-NOT: arith.remui %{{.*}}, %c4
 // CHECK-NOT: vector.maskedload
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64}
 // CHECK-NOT: vector.maskedstore
@@ -149,10 +150,8 @@ func.func @dynamic_tile(%x: !wave.memory<[N] of f32, global>, %y: !wave.memory<[
 // others; apply_expr: vector integer arithmetic (mod as a remainder moved into [0, r)), a
 // comparison extended to 0/1; select on the i1 cast.
 // CHECK-LABEL: gpu.func @index_masks
-// CHECK: %[[J0:.*]] = arith.index_cast %{{.*}} : index to i32
-// CHECK: %[[JS:.*]] = vector.broadcast %[[J0]] : i32 to vector<4xi32>
-// CHECK: %[[J:.*]] = arith.addi %[[JS]], %{{.*}} : vector<4xi32>
-// CHECK: %[[REM:.*]] = arith.remsi %[[J]], %{{.*}} : vector<4xi32>
+// CHECK-COUNT-4: arith.index_cast %{{.*}} : index to i32
+// CHECK: %[[REM:.*]] = arith.remsi %{{.*}}, %{{.*}} : vector<4xi32>
 // CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[REM]]
 // CHECK: %[[MOD:.*]] = arith.select %[[NEG]]
 // CHECK: %[[EQ:.*]] = arith.cmpi eq, %[[MOD]]

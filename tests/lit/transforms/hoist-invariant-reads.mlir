@@ -59,26 +59,3 @@ func.func @nested(%x: !wave.memory<[M] of f32, global>, %z: !wave.memory<[M] of 
   return
 }
 
-// -----
-
-// A kernel a shape lowering takes keeps its reads where they are.
-// CHECK-LABEL: func.func @shape_lowered
-// CHECK: wave.iterate "K2"
-// CHECK-NEXT: ^bb0
-// CHECK-NEXT: wave.read %arg0
-func.func @shape_lowered(%q: !wave.memory<[M] of f32, global>, %o: !wave.memory<[M] of f32, global>) attributes {
-    wave.shape_lowering,
-    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"64">, workgroup_dim = 0>,
-                        #wave.tiling_constraint<dim = "K2", tile = #wave.expr<"32">>,
-                        #wave.hardware_constraint<threads_per_wave = 32>]} {
-  %0 = wave.register 0.0 : !wave.tensor<[M] of f32>
-  %1 = wave.iterate "K2" iter_args(%0) : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
-  ^bb0(%a: !wave.tensor<[M] of f32>):
-    %v = wave.read %q : !wave.memory<[M] of f32, global> -> !wave.tensor<[M] of f32>
-    %s = wave.add %a, %v : (!wave.tensor<[M] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
-    wave.yield %s : !wave.tensor<[M] of f32>
-  }
-  wave.write %1, %o : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, global>
-  return
-}
-

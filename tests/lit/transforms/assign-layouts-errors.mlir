@@ -1,0 +1,24 @@
+// wave-assign-layouts: constraints whose grid cannot be built are diagnosed at the kernel.
+// RUN: wave-opt %s --wave-assign-layouts --split-input-file --verify-diagnostics
+
+// expected-error @+1 {{expected a value in subs for BLOCK_N (the wave tile of N: tiles are fixed at compile time), but found none}}
+func.func @unknown_wave_tile(%x: !wave.memory<[N] of f32, global>, %y: !wave.memory<[N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "N", tile = #wave.expr<"256">, workgroup_dim = 0>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"BLOCK_N">>,
+                        #wave.hardware_constraint<threads_per_wave = 32>]} {
+  %v = wave.read %x : !wave.memory<[N] of f32, global> -> !wave.tensor<[N] of f32>
+  wave.write %v, %y : !wave.tensor<[N] of f32>, !wave.memory<[N] of f32, global>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected at most 1024 threads per workgroup, but the constraints make 2048}}
+func.func @too_many_waves(%x: !wave.memory<[N] of f32, global>, %y: !wave.memory<[N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "N", tile = #wave.expr<"64">, workgroup_dim = 0>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"1">>,
+                        #wave.hardware_constraint<threads_per_wave = 32>]} {
+  %v = wave.read %x : !wave.memory<[N] of f32, global> -> !wave.tensor<[N] of f32>
+  wave.write %v, %y : !wave.tensor<[N] of f32>, !wave.memory<[N] of f32, global>
+  return
+}
