@@ -80,6 +80,7 @@ FailureOr<KernelGrid> kernelGrid(func::FuncOp kernel) {
 }
 
 FailureOr<KernelGrid> kernelGridQuietly(func::FuncOp kernel) {
+  if (kernel.isExternal() || !kernel->hasAttr("wave.constraints")) return failure();
   ScopedDiagnosticHandler silence(kernel.getContext(), [](Diagnostic&) { return success(); });
   return kernelGrid(kernel);
 }

@@ -38,7 +38,8 @@ struct KernelGrid {
 mlir::FailureOr<KernelGrid> kernelGrid(mlir::func::FuncOp kernel);
 
 // The same without diagnostics, for the schedules that run before wave-assign-layouts:
-// a kernel whose grid is wrong is diagnosed once, there.
+// a kernel whose grid is wrong is diagnosed once, there. Declarations and functions
+// without constraints (no kernels) have none.
 mlir::FailureOr<KernelGrid> kernelGridQuietly(mlir::func::FuncOp kernel);
 
 }  // namespace wave::jit

@@ -27,7 +27,6 @@ using namespace mlir;
 struct WaveMaskPartialTilesPass : impl::WaveMaskPartialTilesBase<WaveMaskPartialTilesPass> {
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
-    if (kernel.isExternal() || !kernel->hasAttr("wave.constraints")) return;
     FailureOr<KernelGrid> grid = kernelGridQuietly(kernel);
     if (failed(grid)) return;
     MLIRContext* ctx = kernel.getContext();

@@ -69,7 +69,6 @@ bool onlySoftmaxUses(Value scores, StringRef loopDim) {
 struct WaveSkipMaskedTilesPass : impl::WaveSkipMaskedTilesBase<WaveSkipMaskedTilesPass> {
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
-    if (kernel.isExternal() || !kernel->hasAttr("wave.constraints")) return;
     FailureOr<KernelGrid> grid = kernelGridQuietly(kernel);
     if (failed(grid)) return;
     kernel.walk([&](dialect::IterateOp loop) {

@@ -76,7 +76,6 @@ void combineAfter(dialect::IterateOp loop, ArrayRef<CarriedFold> folds) {
 struct WaveSplitLoopAcrossWavesPass : impl::WaveSplitLoopAcrossWavesBase<WaveSplitLoopAcrossWavesPass> {
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
-    if (kernel.isExternal() || !kernel->hasAttr("wave.constraints")) return;
     FailureOr<KernelGrid> grid = kernelGridQuietly(kernel);
     if (failed(grid)) return;
     kernel.walk([&](dialect::IterateOp loop) {
