@@ -346,6 +346,13 @@ int WaveGrid::axisOf(StringRef dim) const {
   return -1;
 }
 
+SmallVector<int64_t> waveAxisStrides(ArrayRef<int64_t> waveAxes) {
+  SmallVector<int64_t> strides(waveAxes.size());
+  for (int64_t a = static_cast<int64_t>(waveAxes.size()) - 1, stride = 1; a >= 0; --a)
+    strides[a] = stride, stride *= waveAxes[a];
+  return strides;
+}
+
 int64_t coalescedRun(int64_t extent, unsigned elementBits) {
   int64_t run = std::max<int64_t>(1, 128 / std::max(8u, elementBits));
   while (run > 1 && extent % run != 0) run /= 2;

@@ -115,6 +115,10 @@ struct WaveGrid {
   int axisOf(llvm::StringRef dim) const;
 };
 
+// The wave-index stride of each wave axis (row-major, the last fastest): wave w's digit
+// along axis a is w / strides[a] % waveAxes[a].
+llvm::SmallVector<int64_t> waveAxisStrides(llvm::ArrayRef<int64_t> waveAxes);
+
 // Coalesced runs: the wave tile of `dims` (`waveTile`, in the order of `dims`, the last
 // contiguous in memory) walked row-major in runs of `run` elements along the last dim,
 // consecutive lanes on consecutive runs, then registers (steps); waves offset by their

@@ -215,6 +215,7 @@ class Distributor : LoweringBuilder {
   LogicalResult lowerPrint(dialect::PrintOp op);
   LogicalResult lowerConvert(dialect::ConvertLayoutOp op);
   LogicalResult lowerAllocate(dialect::AllocateOp op);
+  Value sharedBuffer(ArrayRef<int64_t> shape, Type element);
   LogicalResult lowerIterate(dialect::IterateOp loop);
   // `extent`, or with `end` (over the workgroup's first positions along `endDims`, the
   // attribute named `what`) the smaller of the two.
@@ -697,6 +698,24 @@ Value Distributor::gather(Value from, LayoutAttr fromLayout, LayoutAttr toLayout
   return vector::ShuffleOp::create(b_, loc_, from, from, source);
 }
 
+// A buffer of its own in the workgroup's dynamic shared memory, after the ones before it:
+// one account of the shared memory a kernel uses (the stage count of wave-pipeline-
+// shared-copies reads it), and no 48 KiB limit of static shared memory.
+Value Distributor::sharedBuffer(ArrayRef<int64_t> shape, Type element) {
+  auto workgroup = gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup);
+  if (!sharedMemory_) {
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(&func_.getBody().front());
+    sharedMemory_ = gpu::DynamicSharedMemoryOp::create(
+        b_, loc_, MemRefType::get({ShapedType::kDynamic}, b_.getI8Type(), AffineMap(), workgroup));
+  }
+  auto type = MemRefType::get(shape, element, AffineMap(), workgroup);
+  // Each buffer starts 128-byte aligned: vector accesses and ldmatrix rows stay aligned.
+  const int64_t offset = llvm::alignTo(sharedBytes_, 128);
+  sharedBytes_ = offset + type.getNumElements() * std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  return memref::ViewOp::create(b_, loc_, type, sharedMemory_, index(offset), ValueRange{});
+}
+
 LogicalResult Distributor::lowerAllocate(dialect::AllocateOp op) {
   dialect::MemoryType type = op.getResult().getType();
   SmallVector<int64_t> shape;
@@ -710,19 +729,7 @@ LogicalResult Distributor::lowerAllocate(dialect::AllocateOp op) {
     shape.push_back(*size);
   }
   if (!shape.empty()) shape.back() += op.getPadding();
-  Type element = type.getElementType();
-  auto workgroup = gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup);
-  if (!sharedMemory_) {
-    OpBuilder::InsertionGuard guard(b_);
-    b_.setInsertionPointToStart(&func_.getBody().front());
-    sharedMemory_ = gpu::DynamicSharedMemoryOp::create(
-        b_, loc_, MemRefType::get({ShapedType::kDynamic}, b_.getI8Type(), AffineMap(), workgroup));
-  }
-  auto tile = MemRefType::get(shape, element, AffineMap(), workgroup);
-  // Each tile starts 128-byte aligned: vector accesses and ldmatrix rows stay aligned.
-  const int64_t offset = llvm::alignTo(sharedBytes_, 128);
-  sharedBytes_ = offset + tile.getNumElements() * std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
-  memrefs_.map(op.getResult(), memref::ViewOp::create(b_, loc_, tile, sharedMemory_, index(offset), ValueRange{}));
+  memrefs_.map(op.getResult(), sharedBuffer(shape, type.getElementType()));
   sharedTiles_.insert(op.getResult());
   return success();
 }
@@ -748,7 +755,7 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
     Value first = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, waveDigit(grid_.waves.axisOf(dim)),
                                         index(0));
     for (auto [init, fold] : llvm::zip(inits, folds)) {
-      if (cast<StringAttr>(fold).getValue() != "sum") continue;
+      if (dialect::symbolizeFoldKind(cast<StringAttr>(fold).getValue()) != dialect::FoldKind::sum) continue;
       Value zero = arith::ConstantOp::create(b_, loc_, init.getType(), b_.getZeroAttr(init.getType()));
       init = arith::SelectOp::create(b_, loc_, first, init, zero);
     }
@@ -789,10 +796,8 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
 
 Value Distributor::waveDigit(int axis) {
   ArrayRef<int64_t> waves = grid_.waves.waves;
-  int64_t stride = 1;
-  for (size_t a = axis + 1; a < waves.size(); ++a) stride *= waves[a];
   AffineExpr w = getAffineDimExpr(0, b_.getContext());
-  return apply(w.floorDiv(stride) % waves[axis], {wave_});
+  return apply(w.floorDiv(waveAxisStrides(waves)[axis]) % waves[axis], {wave_});
 }
 
 FailureOr<Value> Distributor::endingAt(dialect::IterateOp loop, Value extent, dialect::ExprAttr end, ArrayAttr endDims,
@@ -969,10 +974,7 @@ LogicalResult Distributor::lowerConvert(dialect::ConvertLayoutOp op) {
   for (auto [a, c] : llvm::zip(extent, other)) shape.push_back(std::max(a, c));
   // Rows one element longer spread a column's elements over the banks.
   if (shape.size() > 1) shape.back() += 1;
-  Type element = elementOf(op.getInput());
-  auto type = MemRefType::get(shape, element, AffineMap(),
-                              gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup));
-  Value buffer = func_.addWorkgroupAttribution(type, loc_);
+  Value buffer = sharedBuffer(shape, elementOf(op.getInput()));
   auto position = [&](LayoutAttr layout, int64_t reg) {
     SmallVector<Value> p;
     for (AffineExpr e : positionOfRegister(layout, reg)) p.push_back(apply(e, {lane_, wave_}));
@@ -997,15 +999,12 @@ SmallVector<Value> Distributor::combineAcrossWaves(ArrayRef<Value> partial, Redu
   // the waves that differ from its own only along `axes`.
   ArrayRef<int64_t> waveAxes = layout.getWaves();
   const int64_t lanes = layout.getNumLanes(), waves = layout.getNumWaves(), regs = layout.getNumRegisters();
-  auto type = MemRefType::get({waves * regs * lanes}, partial.front().getType(), AffineMap(),
-                              gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup));
-  Value buffer = func_.addWorkgroupAttribution(type, loc_);
+  Value buffer = sharedBuffer({waves * regs * lanes}, partial.front().getType());
   AffineExpr l = getAffineDimExpr(0, b_.getContext()), w = getAffineDimExpr(1, b_.getContext());
   for (int64_t r = 0; r < regs; ++r)
     memref::StoreOp::create(b_, loc_, partial[r], buffer, apply((w * regs + r) * lanes + l, {lane_, wave_}));
   // The waves of this thread's group: its own wave with the digits along `axes` replaced.
-  SmallVector<int64_t> strides(waveAxes.size());
-  for (int64_t a = waveAxes.size() - 1, stride = 1; a >= 0; --a) strides[a] = stride, stride *= waveAxes[a];
+  SmallVector<int64_t> strides = waveAxisStrides(waveAxes);
   AffineExpr base = w;
   for (size_t a = 0; a < waveAxes.size(); ++a)
     if (axes[a]) base = base - (w.floorDiv(strides[a]) % waveAxes[a]) * strides[a];
@@ -1123,10 +1122,10 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
     if (*c) laneBits.push_back(bit);
   }
   ArrayRef<int64_t> waveAxes = in.getWaves();
+  SmallVector<int64_t> strides = waveAxisStrides(waveAxes);
   SmallVector<bool> reduceAxis(waveAxes.size(), false);
   for (size_t a = 0; a < waveAxes.size(); ++a) {
-    int64_t stride = 1;
-    for (size_t j = a + 1; j < waveAxes.size(); ++j) stride *= waveAxes[j];
+    const int64_t stride = strides[a];
     auto c = classify([&](int64_t l, int64_t w) {
       int64_t digit = w / stride % waveAxes[a];
       return std::pair{l, w + ((digit + 1) % waveAxes[a] - digit) * stride};
@@ -1148,8 +1147,6 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
   // row's positions exactly once (of its own part, where waves fold apart). Layouts that
   // repeat elements irregularly fail here.
   {
-    SmallVector<int64_t> strides(waveAxes.size());
-    for (int64_t a = waveAxes.size() - 1, stride = 1; a >= 0; --a) strides[a] = stride, stride *= waveAxes[a];
     // A row, and the wave's digits along the axes folding apart.
     auto rowOf = [&](SmallVector<int64_t> row, int64_t w) {
       for (size_t a = 0; a < waveAxes.size(); ++a)

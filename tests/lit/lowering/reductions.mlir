@@ -1,16 +1,17 @@
 // Reductions through the layout pipeline: each thread's registers along the reduced dim
 // combined in the thread (masked past the edge), lanes by xor shuffles, waves through a
-// workgroup buffer; the result gathered back over the row's registers.
+// buffer in the dynamic shared memory; the result gathered back over the row's registers.
 // RUN: wave-opt %s --wave-assign-layouts --wave-lower-to-gpu --split-input-file | FileCheck %s
 
 // Rows of 100 in a tile of 128: 2 waves of 64 per row (runs of 4 f32, 16 lanes per row),
 // so 4 shuffles and a buffer of a slot per thread; the last run of a row is masked.
 // CHECK-LABEL: gpu.func @row_max
-// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<64xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: wave.shared_memory_bytes = 256
 // CHECK: scf.if {{.*}} -> (vector<4xf32>)
 // CHECK: vector.maskedload
 // CHECK-COUNT-4: gpu.shuffle  xor
 // CHECK-NOT: gpu.shuffle
+// CHECK: %[[BUF:.*]] = memref.view {{.*}} to memref<64xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.store %{{.*}}, %[[BUF]]
 // CHECK-COUNT-2: memref.load %[[BUF]]
 // CHECK: arith.subf
@@ -31,7 +32,7 @@ func.func @row_max(%x: !wave.memory<[M, N] of f32, global>, %y: !wave.memory<[M,
 
 // Whole rows in one wave: no mask, no buffer; 5 shuffles, then the init value joins once.
 // CHECK-LABEL: gpu.func @row_sum
-// CHECK-NOT: workgroup(
+// CHECK-NOT: memref.view
 // CHECK-NOT: vector.create_mask
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK-NOT: gpu.shuffle
