@@ -5,8 +5,11 @@
 //
 //   wave-bench-conv2d     per shape, autotune() over the tilings: one line per tiling, the
 //                         winner's tagged "tuned"; exits 77 without a GPU
+//   wave-bench-conv2d N C HW NF STRIDE BM BN BK
+//                         that shape and tiling alone (for ncu and SASS)
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 #include <random>
 
@@ -20,7 +23,11 @@
 using namespace wave;
 namespace ex = examples::conv2d;
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc != 1 && argc != 9) {
+    std::fprintf(stderr, "usage: %s [N C HW NF STRIDE BM BN BK]\n", argv[0]);
+    return 2;
+  }
   if (!bench::open_device()) return 77;
   std::printf("%-6s %4s %4s %4s %4s %3s %5s %5s %5s %10s %9s\n", "", "N", "C", "HxW", "NF", "s", "BM", "BN", "BK", "ms",
               "TFLOP/s");
@@ -31,8 +38,16 @@ int main() {
   struct Tiles {
     int m, n, k;
   };
-  for (Shape s : {Shape{32, 256, 56, 256, 1}, Shape{64, 512, 14, 512, 1}, Shape{16, 128, 64, 256, 2},
-                  Shape{8, 64, 128, 64, 1}}) {
+  std::vector<Shape> shapes = {Shape{32, 256, 56, 256, 1}, Shape{64, 512, 14, 512, 1},
+                                Shape{16, 128, 64, 256, 2}, Shape{8, 64, 128, 64, 1}};
+  std::vector<Tiles> tilings = {Tiles{128, 128, 32}, Tiles{128, 128, 64}, Tiles{128, 64, 32}, Tiles{64, 64, 32}};
+  if (argc == 9) {
+    int v[8];
+    for (int i = 0; i < 8; ++i) v[i] = std::atoi(argv[i + 1]);
+    shapes = {Shape{v[0], v[1], v[2], v[3], v[4]}};
+    tilings = {Tiles{v[5], v[6], v[7]}};
+  }
+  for (Shape s : shapes) {
     const int out = (s.hw - 3) / s.stride + 1;
     runtime::DeviceBuffer x(std::size_t(s.n) * s.hw * s.hw * s.c * 2), w(std::size_t(9) * s.c * s.nf * 2),
         o(std::size_t(s.n) * out * out * s.nf * 4);
@@ -40,7 +55,7 @@ int main() {
     bench::fill_random_16bit(w, rng, /*with_signs=*/true);
     std::vector<Tiles> tried;
     std::vector<Subs> configs;
-    for (Tiles t : {Tiles{128, 128, 32}, Tiles{128, 128, 64}, Tiles{128, 64, 32}, Tiles{64, 64, 32}})
+    for (Tiles t : tilings)
       if (t.n <= s.nf) {
         tried.push_back(t);
         configs.push_back({{ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n}, {ex::BLOCK_K, t.k}});

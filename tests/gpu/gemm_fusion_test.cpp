@@ -341,3 +341,46 @@ TEST_CASE("GEMM bf16 with a per-row scale [M] and a sigmoid, bf16 out, other til
     CHECK(wrong == 0);
   }
 }
+
+TEST_CASE("SwiGLU: two GEMMs over one A in one loop, silu(A W1^T) * (A W3^T), f16 out", "[gpu][gemm][fusion]") {
+  std::mt19937 rng(Catch::rngSeed());
+  // An LLM MLP's gate, written as a kernel author would: two accumulators carried by one
+  // loop, the A tile shared by both mmas, the gate's SiLU and the product in the epilogue.
+  auto k = kernel("swiglu", gemm_constraints(),
+                  [](SharedA a, SharedB w1, SharedB w3, Memory<dims<M, N>, f16> c) {
+                    auto [gate, up] = iterate<K>(std::tuple{Acc(0.0), Acc(0.0)}, [&](auto g, auto u) {
+                      auto x = read(a);
+                      return std::tuple{mma(x, read(w1), g), mma(x, read(w3), u)};
+                    });
+                    write(cast<f16>(gate * reciprocal(exp2(gate * -1.4426950408889634) + 1.0) * up), c);
+                  });
+  for (Tiles t : kTilings)
+    for (Shape s : kShapes) {
+      INFO("M x N x K = " << s.m << " x " << s.n << " x " << s.k << ", tiles " << t.m << " x " << t.n << " x " << t.k);
+      const auto compiled =
+          compile(k, {.subs = {{M, s.m}, {N, s.n}, {K, s.k}, {BLOCK_M, t.m}, {BLOCK_N, t.n}, {BLOCK_K, t.k}}});
+      auto a = random_halves(std::size_t(s.m) * s.k, rng), w1 = random_halves(std::size_t(s.n) * s.k, rng),
+           w3 = random_halves(std::size_t(s.n) * s.k, rng);
+      auto c = poisoned<std::uint16_t>(std::size_t(s.m) * s.n);
+      run_on_device(compiled, {}, a, w1, w3, c);
+      std::vector<float> f1(w1.size()), f3(w3.size());
+      for (std::size_t i = 0; i < w1.size(); ++i) f1[i] = half_to_float(w1[i]), f3[i] = half_to_float(w3[i]);
+      std::size_t wrong = 0;
+      for (int i = 0; i < s.m; ++i)
+        for (int j = 0; j < s.n; ++j) {
+          const Product g = dot(a, f1, i, j, s.k), u = dot(a, f3, i, j, s.k);
+          const double silu = g.value / (1 + std::exp(-g.value));
+          const double want = silu * u.value;
+          const double got = half_to_float(c[std::size_t(i) * s.n + j]);
+          // Each product's f32 accumulation error (SiLU's slope is at most 1.1) times the
+          // other factor, then f16's rounding.
+          const double tolerance = 6e-5 * (g.magnitude * 1.1 * std::abs(u.value) + u.magnitude * std::abs(silu)) +
+                                   std::ldexp(std::abs(want), -10) + 1e-5;
+          if (!(std::abs(got - want) <= tolerance)) {
+            if (wrong < 5) UNSCOPED_INFO("C[" << i << ", " << j << "] = " << got << ", expected " << want);
+            ++wrong;
+          }
+        }
+      CHECK(wrong == 0);
+    }
+}

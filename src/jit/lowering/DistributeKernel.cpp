@@ -74,6 +74,39 @@ LayoutAttr layoutOf(Value v) { return cast<dialect::TensorType>(v.getType()).get
 SmallVector<StringRef> dimsOf(Value v) { return cast<dialect::TensorType>(v.getType()).getDimNames(); }
 Type elementOf(Value v) { return cast<dialect::TensorType>(v.getType()).getElementType(); }
 
+// A mapped memory index with its symbols replaced by their static values, over the
+// mapping's iterators; nothing where a symbol's value is known only at launch.
+std::optional<AffineExpr> withStaticSymbols(func::FuncOp kernel, dialect::ExprAttr e) {
+  SmallVector<AffineExpr> symbols;
+  for (StringAttr sym : e.getSymbols()) {
+    std::optional<int64_t> v = staticSize(kernel, sym.getValue());
+    if (!v) return std::nullopt;
+    symbols.push_back(getAffineConstantExpr(*v, kernel.getContext()));
+  }
+  AffineMap map = e.getMap();
+  return simplifyAffineExpr(map.getResult(0).replaceSymbols(symbols), map.getNumDims(), 0);
+}
+
+// Through a mapping into a tensor of static shape: the element's offset from the tensor's
+// start, one expression over the iterators, simplified as a whole. Index arithmetic that
+// the dims' strides undo disappears (conv2d's weights: ((hf * WF + wf) * C + c) * NF + f
+// with hf, wf and c taken apart from k is k * NF + f), and what stays is summed once
+// instead of per dim.
+std::optional<AffineExpr> linearMappedOffset(func::FuncOp kernel, const llvm::StringMap<dialect::ExprAttr>& memoryExpr,
+                                             ArrayRef<StringRef> memoryDims, MemRefType type, unsigned iterators) {
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity() || memoryDims.size() != type.getShape().size())
+    return std::nullopt;
+  AffineExpr offset = getAffineConstantExpr(0, kernel.getContext());
+  int64_t stride = 1;
+  for (int64_t m = static_cast<int64_t>(memoryDims.size()) - 1; m >= 0; --m) {
+    std::optional<AffineExpr> index = withStaticSymbols(kernel, memoryExpr.lookup(memoryDims[m]));
+    if (!index) return std::nullopt;
+    offset = offset + *index * stride;
+    stride *= type.getShape()[m];
+  }
+  return simplifyAffineExpr(offset, iterators, 0);
+}
+
 // Through a mapping whose innermost memory index is not an iterator (conv2d's `$1 mod C`):
 // the value dim along which runs of `run` elements stay contiguous in memory, or -1. Each
 // memory index must be a sum of terms of one iterator each (symbols known); along the
@@ -84,17 +117,7 @@ int contiguousMappedDim(func::FuncOp kernel, const llvm::StringMap<dialect::Expr
                         int64_t run) {
   if (run < 2 || memoryDims.empty()) return -1;
   MLIRContext* ctx = kernel.getContext();
-  // Each memory index with symbols replaced by their values, as terms over the iterators.
-  auto withValues = [&](dialect::ExprAttr e) -> std::optional<AffineExpr> {
-    SmallVector<AffineExpr> symbols;
-    for (StringAttr sym : e.getSymbols()) {
-      std::optional<int64_t> v = staticSize(kernel, sym.getValue());
-      if (!v) return std::nullopt;
-      symbols.push_back(getAffineConstantExpr(*v, ctx));
-    }
-    AffineMap map = e.getMap();
-    return simplifyAffineExpr(map.getResult(0).replaceSymbols(symbols), map.getNumDims(), 0);
-  };
+  auto withValues = [&](dialect::ExprAttr e) { return withStaticSymbols(kernel, e); };
   auto terms = [](AffineExpr e) {
     SmallVector<AffineExpr> out, work{e};
     while (!work.empty()) {
@@ -216,6 +239,8 @@ class Distributor : LoweringBuilder {
   LogicalResult lowerConvert(dialect::ConvertLayoutOp op);
   LogicalResult lowerAllocate(dialect::AllocateOp op);
   Value sharedBuffer(ArrayRef<int64_t> shape, Type element);
+  Value flattened(Value memref);
+  Value applyByIterators(AffineExpr sum, ValueRange iterators);
   LogicalResult lowerIterate(dialect::IterateOp loop);
   // `extent`, or with `end` (over the workgroup's first positions along `endDims`, the
   // attribute named `what`) the smaller of the two.
@@ -238,6 +263,7 @@ class Distributor : LoweringBuilder {
   KernelGrid grid_;
   gpu::GPUFuncOp func_;
   IRMapping memrefs_;
+  DenseMap<Value, Value> flat_;  // a kernel argument's 1-D view (flattened)
   DenseMap<Value, Value> values_;
   llvm::StringMap<Value> sizes_, offsets_;
   Value lane_, wave_;
@@ -542,6 +568,12 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
         maxRun = run;
   }
   if (inner < 0) innerSize = std::nullopt;
+  // Global memory through a mapping: addressed as one flat array at the simplified offset.
+  std::optional<AffineExpr> linear;
+  if (mapping && !inTile)
+    linear = linearMappedOffset(kernel_, memoryExpr, memoryDims, cast<MemRefType>(memref.getType()),
+                                mapping.getIterators());
+  if (linear) memref = flattened(memref);
   SmallVector<RegisterRun> runs;
   if (inner >= 0)
     runs = registerRuns(layout, inner, maxRun);
@@ -559,8 +591,11 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     } else {
       SmallVector<Value> iterators;
       for (int d : iteratorDim) iterators.push_back(at[d]);
-      for (StringRef d : memoryDims)
-        indices.push_back(buildExpr(b_, loc_, memoryExpr.lookup(d), iterators, memorySymbols.lookup(d)));
+      if (linear)
+        indices.push_back(applyByIterators(*linear, iterators));
+      else
+        for (StringRef d : memoryDims)
+          indices.push_back(buildExpr(b_, loc_, memoryExpr.lookup(d), iterators, memorySymbols.lookup(d)));
     }
     // Masked where a value dim may end inside the tile (a mapping keeps the memory index
     // inside the tensor when its iterators are).
@@ -714,6 +749,48 @@ Value Distributor::sharedBuffer(ArrayRef<int64_t> shape, Type element) {
   const int64_t offset = llvm::alignTo(sharedBytes_, 128);
   sharedBytes_ = offset + type.getNumElements() * std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
   return memref::ViewOp::create(b_, loc_, type, sharedMemory_, index(offset), ValueRange{});
+}
+
+// `sum` (over `iterators`) as one affine.apply per set of iterators its terms use, added
+// up: the part of an address that only a loop-invariant iterator moves stays apart from
+// the loop's, and is computed once before the loop.
+Value Distributor::applyByIterators(AffineExpr sum, ValueRange iterators) {
+  std::map<std::vector<bool>, AffineExpr> groups;
+  SmallVector<AffineExpr> work{sum};
+  while (!work.empty()) {
+    AffineExpr t = work.pop_back_val();
+    if (t.getKind() == AffineExprKind::Add) {
+      auto add = cast<AffineBinaryOpExpr>(t);
+      work.append({add.getLHS(), add.getRHS()});
+      continue;
+    }
+    std::vector<bool> used(iterators.size(), false);
+    t.walk([&](AffineExpr x) {
+      if (auto d = dyn_cast<AffineDimExpr>(x)) used[d.getPosition()] = true;
+    });
+    auto [it, fresh] = groups.try_emplace(used, t);
+    if (!fresh) it->second = it->second + t;
+  }
+  Value total;
+  for (auto& [used, terms] : groups) {
+    Value part = apply(terms, iterators);
+    total = total ? arith::AddIOp::create(b_, loc_, total, part).getResult() : part;
+  }
+  return total;
+}
+
+// A kernel argument of static shape as one flat array, made once at the kernel's start.
+Value Distributor::flattened(Value memref) {
+  Value& flat = flat_[memref];
+  if (!flat) {
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(&func_.getBody().front());
+    auto type = cast<MemRefType>(memref.getType());
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t d = 0; d < type.getRank(); ++d) all.front().push_back(d);
+    flat = memref::CollapseShapeOp::create(b_, loc_, memref, all);
+  }
+  return flat;
 }
 
 LogicalResult Distributor::lowerAllocate(dialect::AllocateOp op) {
