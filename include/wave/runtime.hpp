@@ -10,6 +10,7 @@
 //   runtime::synchronize();
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -104,6 +105,8 @@ class LoadedKernel {
   void* module_ = nullptr;
   void* function_ = nullptr;
   std::string entry_;
+  // The dynamic shared memory the kernel may take, raised on the launch that needs more.
+  mutable std::atomic<std::uint32_t> dynamic_shared_limit_{0};
 };
 
 // Milliseconds the GPU spent on the work `enqueue` queues, measured with device events.

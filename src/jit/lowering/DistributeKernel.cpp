@@ -6,7 +6,8 @@
 //
 //   read / write     per run of registers contiguous in memory: one vector access at the
 //                    run's position (workgroup offset + the layout's map), masked where a
-//                    dim may end inside the workgroup's tile
+//                    dim may end inside the workgroup's tile; through an index mapping
+//                    into a static shape, at one simplified offset of the flat tensor
 //   elementwise      the same arith/math op on the vectors (operands share the layout)
 //   broadcast        a register gather: each result register takes the input register
 //                    that holds its element with the broadcast dims dropped

@@ -136,12 +136,16 @@ void LoadedKernel::launch(Dim3 grid, Dim3 block, const std::vector<void*>& args,
                           std::uint32_t shared_bytes, const Stream* stream, std::source_location where) const {
   const Driver& d = ready(where);
   std::vector<void*> params(args);  // the driver takes a mutable array
-  // Beyond 48 KiB of dynamic shared memory, a kernel must opt in.
-  if (shared_bytes > 48 * 1024)
+  // Without opting in, static and dynamic shared memory together get 48 KiB, and the
+  // generated PTX declares its dynamic array as a (1-byte) static one: every kernel with
+  // dynamic shared memory opts in, once per size it grows to.
+  if (shared_bytes > dynamic_shared_limit_.load(std::memory_order_relaxed)) {
     check(d,
           d.cuFuncSetAttribute(static_cast<CUfunction>(function_), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                static_cast<int>(shared_bytes)),
           "cuFuncSetAttribute", where);
+    dynamic_shared_limit_.store(shared_bytes, std::memory_order_relaxed);
+  }
   check(d,
         d.cuLaunchKernel(static_cast<CUfunction>(function_), grid.x, grid.y, grid.z, block.x, block.y,
                          block.z, shared_bytes, stream ? static_cast<CUstream>(stream->handle()) : nullptr,
