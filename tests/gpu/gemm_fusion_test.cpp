@@ -35,6 +35,7 @@ WAVE_SYMBOL(BLOCK_M);
 WAVE_SYMBOL(BLOCK_N);
 WAVE_SYMBOL(BLOCK_K);
 WAVE_SYMBOL(BLOCK_P);
+WAVE_SYMBOL(Z);
 
 Constraints gemm_constraints() {
   return {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
@@ -383,4 +384,97 @@ TEST_CASE("SwiGLU: two GEMMs over one A in one loop, silu(A W1^T) * (A W3^T), f1
         }
       CHECK(wrong == 0);
     }
+}
+
+TEST_CASE("GEMM with f16 accumulators (F16_16x8x16_F16), f16 out", "[gpu][gemm][fusion]") {
+  std::mt19937 rng(Catch::rngSeed());
+  auto k = kernel("gemm_f16_acc",
+                  {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
+                   WaveConstraint(M, BLOCK_M / 2), WaveConstraint(N, BLOCK_N / 2),
+                   HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F16_16x8x16_F16}},
+                  [](SharedA a, SharedB b, Memory<dims<M, N>, f16> c) {
+                    Register<dims<M, N>, f16> acc(0.0);
+                    write(iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
+                  });
+  for (Tiles t : kTilings)
+    for (Shape s : kShapes) {
+      INFO("M x N x K = " << s.m << " x " << s.n << " x " << s.k << ", tiles " << t.m << " x " << t.n << " x " << t.k);
+      const auto compiled =
+          compile(k, {.subs = {{M, s.m}, {N, s.n}, {K, s.k}, {BLOCK_M, t.m}, {BLOCK_N, t.n}, {BLOCK_K, t.k}}});
+      auto a = random_halves(std::size_t(s.m) * s.k, rng), b = random_halves(std::size_t(s.n) * s.k, rng);
+      auto c = poisoned<std::uint16_t>(std::size_t(s.m) * s.n);
+      run_on_device(compiled, {}, a, b, c);
+      std::vector<float> bf(b.size());
+      for (std::size_t i = 0; i < b.size(); ++i) bf[i] = half_to_float(b[i]);
+      std::size_t wrong = 0;
+      for (int i = 0; i < s.m; ++i)
+        for (int j = 0; j < s.n; ++j) {
+          const Product p = dot(a, bf, i, j, s.k);
+          const double got = half_to_float(c[std::size_t(i) * s.n + j]);
+          // An f16 rounding of the running sum per 16-deep step, then the output's.
+          const double tolerance = (s.k / 16 + 2) * std::ldexp(p.magnitude, -11) + std::ldexp(std::abs(p.value), -10);
+          if (!(std::abs(got - p.value) <= tolerance)) {
+            if (wrong < 5) UNSCOPED_INFO("C[" << i << ", " << j << "] = " << got << ", expected " << p.value);
+            ++wrong;
+          }
+        }
+      CHECK(wrong == 0);
+    }
+}
+
+TEST_CASE("batched GEMM with a softmax over each row of the result", "[gpu][gemm][fusion]") {
+  std::mt19937 rng(Catch::rngSeed());
+  // P[z] = softmax2(A[z] B[z]^T) over N (base 2, as attention's scores): a whole row of N
+  // in each workgroup, its max and sum across the two waves that split it.
+  auto k = kernel("bgemm_softmax",
+                  {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, N, 1), WorkgroupConstraint(Z, 1, 2),
+                   TilingConstraint(K, BLOCK_K), WaveConstraint(M, BLOCK_M / 2), WaveConstraint(N, N / 2),
+                   HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
+                  [](Memory<dims<Z, M, K>, f16, SHARED_ADDRESS_SPACE> a, Memory<dims<Z, N, K>, f16, SHARED_ADDRESS_SPACE> b,
+                     Memory<dims<Z, M, N>, f32> p) {
+                    Register<dims<Z, M, N>, f32> acc(0.0);
+                    auto s = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
+                    auto e = exp2(s - max<N>(s));
+                    write(e * reciprocal(sum<N>(e)), p);
+                  });
+  struct Batched {
+    int z, m, n, k;
+  };
+  for (Batched s : {Batched{3, 200, 128, 96}, Batched{2, 64, 64, 40}}) {
+    INFO("Z x M x N x K = " << s.z << " x " << s.m << " x " << s.n << " x " << s.k);
+    const auto compiled = compile(k, {.subs = {{Z, s.z}, {M, s.m}, {N, s.n}, {K, s.k}, {BLOCK_M, 64}, {BLOCK_K, 32}}});
+    auto a = random_halves(std::size_t(s.z) * s.m * s.k, rng), b = random_halves(std::size_t(s.z) * s.n * s.k, rng);
+    auto p = poisoned<float>(std::size_t(s.z) * s.m * s.n);
+    run_on_device(compiled, {}, a, b, p);
+    std::vector<float> bf(b.size());
+    for (std::size_t i = 0; i < b.size(); ++i) bf[i] = half_to_float(b[i]);
+    std::size_t wrong = 0;
+    for (int z = 0; z < s.z; ++z)
+      for (int i = 0; i < s.m; ++i) {
+        std::vector<double> row(s.n);
+        double top = -INFINITY, total = 0, slack = 0;
+        for (int j = 0; j < s.n; ++j) {
+          // A[z] row i against B[z] row j: offsets into the batched arrays.
+          const std::vector<std::uint16_t> arow(a.begin() + (std::size_t(z) * s.m + i) * s.k,
+                                                a.begin() + (std::size_t(z) * s.m + i + 1) * s.k);
+          const std::vector<float> brow(bf.begin() + (std::size_t(z) * s.n + j) * s.k,
+                                        bf.begin() + (std::size_t(z) * s.n + j + 1) * s.k);
+          const Product d = dot(arow, brow, 0, 0, s.k);
+          row[j] = d.value;
+          slack = std::max(slack, 6e-5 * d.magnitude);
+          top = std::max(top, d.value);
+        }
+        for (double x : row) total += std::exp2(x - top);
+        for (int j = 0; j < s.n; ++j) {
+          const double want = std::exp2(row[j] - top) / total;
+          const double got = p[(std::size_t(z) * s.m + i) * s.n + j];
+          // Each score's f32 error moves its term by ln 2 times that, relatively.
+          if (!(std::abs(got - want) <= want * (2 * 0.7 * slack + 1e-5) + 1e-7)) {
+            if (wrong < 5) UNSCOPED_INFO("P[" << z << ", " << i << ", " << j << "] = " << got << ", expected " << want);
+            ++wrong;
+          }
+        }
+      }
+    CHECK(wrong == 0);
+  }
 }
