@@ -264,7 +264,7 @@ class Distributor : LoweringBuilder {
   KernelGrid grid_;
   gpu::GPUFuncOp func_;
   IRMapping memrefs_;
-  DenseMap<Value, Value> flat_;  // a kernel argument's 1-D view (flattened)
+  DenseMap<Value, Value> flat_;  // a memref's 1-D view (flattened)
   DenseMap<Value, Value> values_;
   llvm::StringMap<Value> sizes_, offsets_;
   Value lane_, wave_;
@@ -780,12 +780,12 @@ Value Distributor::applyByIterators(AffineExpr sum, ValueRange iterators) {
   return total;
 }
 
-// A kernel argument of static shape as one flat array, made once at the kernel's start.
+// A memref of static shape as one flat array, made once where the memref is defined.
 Value Distributor::flattened(Value memref) {
   Value& flat = flat_[memref];
   if (!flat) {
     OpBuilder::InsertionGuard guard(b_);
-    b_.setInsertionPointToStart(&func_.getBody().front());
+    b_.setInsertionPointAfterValue(memref);
     auto type = cast<MemRefType>(memref.getType());
     SmallVector<ReassociationIndices> all(1);
     for (int64_t d = 0; d < type.getRank(); ++d) all.front().push_back(d);

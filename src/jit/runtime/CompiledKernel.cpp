@@ -150,7 +150,10 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
     words.push_back(0);
     const std::vector<std::string>& dims = args_[i].dims;
     std::vector<std::int64_t> strides(dims.size(), 1);
-    for (std::size_t d = dims.size(); d-- > 1;) strides[d - 1] = strides[d] * sizes.at(dims[d]);
+    for (std::size_t d = dims.size(); d-- > 1;)
+      if (__builtin_mul_overflow(strides[d], sizes.at(dims[d]), &strides[d - 1]))
+        fail(which + ": " + expected_found("dims whose sizes multiply to fewer than 2^63 elements",
+                                           "a stride past 2^63 at dim " + dims[d - 1]));
     for (const std::string& dim : dims) words.push_back(sizes.at(dim));
     words.insert(words.end(), strides.begin(), strides.end());
   }
