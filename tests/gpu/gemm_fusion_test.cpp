@@ -37,10 +37,10 @@ WAVE_SYMBOL(BLOCK_K);
 WAVE_SYMBOL(BLOCK_P);
 WAVE_SYMBOL(Z);
 
-Constraints gemm_constraints() {
+Constraints gemm_constraints(MMA mma = MMA::F32_16x8x16_F16) {
   return {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
           WaveConstraint(M, BLOCK_M / 2), WaveConstraint(N, BLOCK_N / 2),
-          HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}};
+          HardwareConstraint{.threads_per_wave = 32, .mma = mma}};
 }
 
 using Acc = Register<dims<M, N>, f32>;
@@ -108,6 +108,24 @@ double output_ulp() {
   if constexpr (std::is_same_v<Out, f32>) return std::ldexp(1.0, -22);
   if constexpr (std::is_same_v<Out, f16>) return std::ldexp(1.0, -10);
   return std::ldexp(1.0, -7);
+}
+
+// The elements of an m x n output off their reference by more than their tolerance,
+// the first five reported; `check(i, j)` gives the element's {got, want, tolerance}.
+struct Checked {
+  double got, want, tolerance;
+};
+std::size_t mismatches(int m, int n, const std::function<Checked(int, int)>& check) {
+  std::size_t wrong = 0;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      const Checked c = check(i, j);
+      if (!(std::abs(c.got - c.want) <= c.tolerance)) {
+        if (wrong < 5) UNSCOPED_INFO("C[" << i << ", " << j << "] = " << c.got << ", expected " << c.want);
+        ++wrong;
+      }
+    }
+  return wrong;
 }
 
 // Runs an epilogue GEMM at every shape and tiling; `reference(acc, bias, residual)` is the
@@ -301,10 +319,7 @@ TEST_CASE("GEMM bf16 with a per-row scale [M] and a sigmoid, bf16 out, other til
   std::mt19937 rng(Catch::rngSeed());
   // Not one of the epilogues above: bf16 operands, a scale over the rows (M), a sigmoid,
   // 64 x 128 x 32 tiles split 2 x 2.
-  auto k = kernel("gemm_row_scale_sigmoid",
-                  {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
-                   WaveConstraint(M, BLOCK_M / 2), WaveConstraint(N, BLOCK_N / 2),
-                   HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_BF16}},
+  auto k = kernel("gemm_row_scale_sigmoid", gemm_constraints(MMA::F32_16x8x16_BF16),
                   [](Memory<dims<M, K>, bf16, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, bf16, SHARED_ADDRESS_SPACE> b,
                      Memory<dims<M>, f32> scale, Memory<dims<M, N>, bf16> c) {
                     Acc acc(0.0);
@@ -366,32 +381,21 @@ TEST_CASE("SwiGLU: two GEMMs over one A in one loop, silu(A W1^T) * (A W3^T), f1
       run_on_device(compiled, {}, a, w1, w3, c);
       std::vector<float> f1(w1.size()), f3(w3.size());
       for (std::size_t i = 0; i < w1.size(); ++i) f1[i] = half_to_float(w1[i]), f3[i] = half_to_float(w3[i]);
-      std::size_t wrong = 0;
-      for (int i = 0; i < s.m; ++i)
-        for (int j = 0; j < s.n; ++j) {
-          const Product g = dot(a, f1, i, j, s.k), u = dot(a, f3, i, j, s.k);
-          const double silu = g.value / (1 + std::exp(-g.value));
-          const double want = silu * u.value;
-          const double got = half_to_float(c[std::size_t(i) * s.n + j]);
-          // Each product's f32 accumulation error (SiLU's slope is at most 1.1) times the
-          // other factor, then f16's rounding.
-          const double tolerance = 6e-5 * (g.magnitude * 1.1 * std::abs(u.value) + u.magnitude * std::abs(silu)) +
-                                   std::ldexp(std::abs(want), -10) + 1e-5;
-          if (!(std::abs(got - want) <= tolerance)) {
-            if (wrong < 5) UNSCOPED_INFO("C[" << i << ", " << j << "] = " << got << ", expected " << want);
-            ++wrong;
-          }
-        }
-      CHECK(wrong == 0);
+      CHECK(mismatches(s.m, s.n, [&](int i, int j) {
+              const Product g = dot(a, f1, i, j, s.k), u = dot(a, f3, i, j, s.k);
+              const double silu = g.value / (1 + std::exp(-g.value)), want = silu * u.value;
+              // Each product's f32 accumulation error (SiLU's slope is at most 1.1) times
+              // the other factor, then f16's rounding.
+              return Checked{half_to_float(c[std::size_t(i) * s.n + j]), want,
+                             6e-5 * (g.magnitude * 1.1 * std::abs(u.value) + u.magnitude * std::abs(silu)) +
+                                 std::ldexp(std::abs(want), -10) + 1e-5};
+            }) == 0);
     }
 }
 
 TEST_CASE("GEMM with f16 accumulators (F16_16x8x16_F16), f16 out", "[gpu][gemm][fusion]") {
   std::mt19937 rng(Catch::rngSeed());
-  auto k = kernel("gemm_f16_acc",
-                  {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
-                   WaveConstraint(M, BLOCK_M / 2), WaveConstraint(N, BLOCK_N / 2),
-                   HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F16_16x8x16_F16}},
+  auto k = kernel("gemm_f16_acc", gemm_constraints(MMA::F16_16x8x16_F16),
                   [](SharedA a, SharedB b, Memory<dims<M, N>, f16> c) {
                     Register<dims<M, N>, f16> acc(0.0);
                     write(iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
@@ -406,19 +410,12 @@ TEST_CASE("GEMM with f16 accumulators (F16_16x8x16_F16), f16 out", "[gpu][gemm][
       run_on_device(compiled, {}, a, b, c);
       std::vector<float> bf(b.size());
       for (std::size_t i = 0; i < b.size(); ++i) bf[i] = half_to_float(b[i]);
-      std::size_t wrong = 0;
-      for (int i = 0; i < s.m; ++i)
-        for (int j = 0; j < s.n; ++j) {
-          const Product p = dot(a, bf, i, j, s.k);
-          const double got = half_to_float(c[std::size_t(i) * s.n + j]);
-          // An f16 rounding of the running sum per 16-deep step, then the output's.
-          const double tolerance = (s.k / 16 + 2) * std::ldexp(p.magnitude, -11) + std::ldexp(std::abs(p.value), -10);
-          if (!(std::abs(got - p.value) <= tolerance)) {
-            if (wrong < 5) UNSCOPED_INFO("C[" << i << ", " << j << "] = " << got << ", expected " << p.value);
-            ++wrong;
-          }
-        }
-      CHECK(wrong == 0);
+      CHECK(mismatches(s.m, s.n, [&](int i, int j) {
+              const Product p = dot(a, bf, i, j, s.k);
+              // An f16 rounding of the running sum per 16-deep step, then the output's.
+              return Checked{half_to_float(c[std::size_t(i) * s.n + j]), p.value,
+                             (s.k / 16 + 2) * std::ldexp(p.magnitude, -11) + std::ldexp(std::abs(p.value), -10)};
+            }) == 0);
     }
 }
 
