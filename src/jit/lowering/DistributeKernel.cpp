@@ -108,6 +108,30 @@ std::optional<AffineExpr> linearMappedOffset(func::FuncOp kernel, const llvm::St
   return simplifyAffineExpr(offset, iterators, 0);
 }
 
+// The terms of a sum (an expression that is no sum is its one term).
+SmallVector<AffineExpr> additiveTerms(AffineExpr e) {
+  SmallVector<AffineExpr> out, work{e};
+  while (!work.empty()) {
+    AffineExpr t = work.pop_back_val();
+    if (t.getKind() == AffineExprKind::Add) {
+      auto add = cast<AffineBinaryOpExpr>(t);
+      work.append({add.getLHS(), add.getRHS()});
+    } else {
+      out.push_back(t);
+    }
+  }
+  return out;
+}
+
+// The dims (a mapping's iterators) an expression uses.
+llvm::SmallBitVector iteratorsOf(AffineExpr e) {
+  llvm::SmallBitVector used(64);
+  e.walk([&](AffineExpr x) {
+    if (auto d = dyn_cast<AffineDimExpr>(x)) used.set(d.getPosition());
+  });
+  return used;
+}
+
 // Through a mapping whose innermost memory index is not an iterator (conv2d's `$1 mod C`):
 // the value dim along which runs of `run` elements stay contiguous in memory, or -1. Each
 // memory index must be a sum of terms of one iterator each (symbols known); along the
@@ -118,28 +142,7 @@ int contiguousMappedDim(func::FuncOp kernel, const llvm::StringMap<dialect::Expr
                         int64_t run) {
   if (run < 2 || memoryDims.empty()) return -1;
   MLIRContext* ctx = kernel.getContext();
-  auto withValues = [&](dialect::ExprAttr e) { return withStaticSymbols(kernel, e); };
-  auto terms = [](AffineExpr e) {
-    SmallVector<AffineExpr> out, work{e};
-    while (!work.empty()) {
-      AffineExpr t = work.pop_back_val();
-      if (t.getKind() == AffineExprKind::Add) {
-        auto add = cast<AffineBinaryOpExpr>(t);
-        work.append({add.getLHS(), add.getRHS()});
-      } else {
-        out.push_back(t);
-      }
-    }
-    return out;
-  };
-  auto iteratorsOf = [](AffineExpr e) {
-    llvm::SmallBitVector used(64);
-    e.walk([&](AffineExpr x) {
-      if (auto d = dyn_cast<AffineDimExpr>(x)) used.set(d.getPosition());
-    });
-    return used;
-  };
-  std::optional<AffineExpr> inner = withValues(memoryExpr.lookup(memoryDims.back()));
+  std::optional<AffineExpr> inner = withStaticSymbols(kernel, memoryExpr.lookup(memoryDims.back()));
   if (!inner) return -1;
   llvm::SmallBitVector innerIterators = iteratorsOf(*inner);
   if (innerIterators.count() != 1) return -1;
@@ -151,10 +154,10 @@ int contiguousMappedDim(func::FuncOp kernel, const llvm::StringMap<dialect::Expr
   // (The innermost keeps its constant terms too: they shift the run's alignment.)
   SmallVector<AffineExpr> along;
   for (StringRef d : memoryDims) {
-    std::optional<AffineExpr> e = withValues(memoryExpr.lookup(d));
+    std::optional<AffineExpr> e = withStaticSymbols(kernel, memoryExpr.lookup(d));
     if (!e) return -1;
     AffineExpr sum = getAffineConstantExpr(0, ctx);
-    for (AffineExpr t : terms(*e)) {
+    for (AffineExpr t : additiveTerms(*e)) {
       llvm::SmallBitVector used = iteratorsOf(t);
       if (used.count() > 1 && used.test(k)) return -1;
       if (used.test(k) || d == memoryDims.back()) sum = sum + t;
@@ -756,20 +759,10 @@ Value Distributor::sharedBuffer(ArrayRef<int64_t> shape, Type element) {
 // up: the part of an address that only a loop-invariant iterator moves stays apart from
 // the loop's, and is computed once before the loop.
 Value Distributor::applyByIterators(AffineExpr sum, ValueRange iterators) {
-  std::map<std::vector<bool>, AffineExpr> groups;
-  SmallVector<AffineExpr> work{sum};
-  while (!work.empty()) {
-    AffineExpr t = work.pop_back_val();
-    if (t.getKind() == AffineExprKind::Add) {
-      auto add = cast<AffineBinaryOpExpr>(t);
-      work.append({add.getLHS(), add.getRHS()});
-      continue;
-    }
-    std::vector<bool> used(iterators.size(), false);
-    t.walk([&](AffineExpr x) {
-      if (auto d = dyn_cast<AffineDimExpr>(x)) used[d.getPosition()] = true;
-    });
-    auto [it, fresh] = groups.try_emplace(used, t);
+  std::map<SmallVector<unsigned>, AffineExpr> groups;  // by the iterators a term uses
+  for (AffineExpr t : additiveTerms(sum)) {
+    llvm::SmallBitVector used = iteratorsOf(t);
+    auto [it, fresh] = groups.try_emplace(SmallVector<unsigned>(used.set_bits_begin(), used.set_bits_end()), t);
     if (!fresh) it->second = it->second + t;
   }
   Value total;
