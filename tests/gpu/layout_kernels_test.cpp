@@ -17,6 +17,7 @@
 #include "wave/wave.hpp"
 
 using namespace wave;
+using examples::host::bfloat16_to_float;
 using examples::host::half_to_float;
 using fixtures::poisoned;
 using fixtures::random_floats;
@@ -30,6 +31,58 @@ WAVE_SYMBOL(N);
 WAVE_SYMBOL(BLOCK_B);
 WAVE_SYMBOL(BLOCK_M);
 WAVE_SYMBOL(BLOCK_N);
+
+using Halves = std::vector<std::uint16_t>;
+
+// f16 outputs: a relative error of 2^-10 and some absolute slack near zero.
+bool near_half(std::uint16_t got, double want) { return std::abs(half_to_float(got) - want) <= 2e-3 * std::abs(want) + 2e-3; }
+
+// Layernorm over the rows of x, also writing each row's mean and rstd.
+const auto layernorm_body = [](Memory<dims<M, N>, f16> x, Memory<dims<N>, f16> gamma, Memory<dims<N>, f16> beta,
+                               Memory<dims<M, N>, f16> y, Memory<dims<M>, f32> mean_out, Memory<dims<M>, f32> rstd_out) {
+  auto v = cast<f32>(read(x));
+  Register<dims<N>, f32> ones(1.0);
+  auto inv_n = reciprocal(sum<N>(broadcast<dims<M, N>>(ones)));
+  auto mean = sum<N>(v) * inv_n;
+  auto centered = v - mean;
+  auto rstd = rsqrt(sum<N>(centered * centered) * inv_n + 1e-5f);
+  write(cast<f16>(centered * rstd * cast<f32>(read(gamma)) + cast<f32>(read(beta))), y);
+  write(mean, mean_out);
+  write(rstd, rstd_out);
+};
+
+// Elements of layernorm's outputs (over the rows of x [m, n], eps 1e-5) that differ from a
+// double-precision reference.
+std::size_t layernorm_mismatches(const Halves& x, const Halves& gamma, const Halves& beta, const Halves& y,
+                                 const std::vector<float>& mean, const std::vector<float>& rstd, int m, int n) {
+  std::size_t wrong = 0;
+  for (int i = 0; i < m; ++i) {
+    const std::uint16_t* row = &x[std::size_t(i) * n];
+    double mu = 0, sq = 0;
+    for (int j = 0; j < n; ++j) mu += half_to_float(row[j]);
+    mu /= n;
+    for (int j = 0; j < n; ++j) sq += std::pow(half_to_float(row[j]) - mu, 2);
+    const double r = 1 / std::sqrt(sq / n + 1e-5);
+    wrong += !(std::abs(mean[i] - mu) <= 1e-4) || !(std::abs(rstd[i] - r) <= 1e-3 * r);
+    for (int j = 0; j < n; ++j)
+      wrong += !near_half(y[std::size_t(i) * n + j],
+                          (half_to_float(row[j]) - mu) * r * half_to_float(gamma[j]) + half_to_float(beta[j]));
+  }
+  return wrong;
+}
+
+// The same for RMSNorm (eps 1e-6).
+std::size_t rmsnorm_mismatches(const Halves& x, const Halves& gamma, const Halves& y, int m, int n) {
+  std::size_t wrong = 0;
+  for (int i = 0; i < m; ++i) {
+    const std::uint16_t* row = &x[std::size_t(i) * n];
+    double ms = 0;
+    for (int j = 0; j < n; ++j) ms += std::pow(half_to_float(row[j]), 2);
+    const double rr = 1 / std::sqrt(ms / n + 1e-6);
+    for (int j = 0; j < n; ++j) wrong += !near_half(y[std::size_t(i) * n + j], half_to_float(row[j]) * rr * half_to_float(gamma[j]));
+  }
+  return wrong;
+}
 
 }  // namespace
 
@@ -148,18 +201,7 @@ TEST_CASE("layernorm and RMSNorm, f16 in and out, layernorm also writing mean an
                                 WaveConstraint(N, BLOCK_N / 4), Assumption(N <= BLOCK_N),
                                 HardwareConstraint{.threads_per_wave = 32}};
   auto layernorm = kernel("layernorm", constraints,
-                          [](Memory<dims<M, N>, f16> x, Memory<dims<N>, f16> gamma, Memory<dims<N>, f16> beta,
-                             Memory<dims<M, N>, f16> y, Memory<dims<M>, f32> mean_out, Memory<dims<M>, f32> rstd_out) {
-                            auto v = cast<f32>(read(x));
-                            Register<dims<N>, f32> ones(1.0);
-                            auto inv_n = reciprocal(sum<N>(broadcast<dims<M, N>>(ones)));
-                            auto mean = sum<N>(v) * inv_n;
-                            auto centered = v - mean;
-                            auto rstd = rsqrt(sum<N>(centered * centered) * inv_n + 1e-5f);
-                            write(cast<f16>(centered * rstd * cast<f32>(read(gamma)) + cast<f32>(read(beta))), y);
-                            write(mean, mean_out);
-                            write(rstd, rstd_out);
-                          });
+                          layernorm_body);
   auto rmsnorm = kernel("rmsnorm", constraints,
                         [](Memory<dims<M, N>, f16> x, Memory<dims<N>, f16> gamma, Memory<dims<M, N>, f16> y) {
                           auto v = cast<f32>(read(x));
@@ -179,29 +221,73 @@ TEST_CASE("layernorm and RMSNorm, f16 in and out, layernorm also writing mean an
     auto mean = poisoned<float>(s.m), rstd = poisoned<float>(s.m);
     run_on_device(compile(layernorm, {.subs = subs}), {}, x, gamma, beta, y, mean, rstd);
     run_on_device(compile(rmsnorm, {.subs = subs}), {}, x, gamma, y2);
+    CHECK(layernorm_mismatches(x, gamma, beta, y, mean, rstd, s.m, s.n) == 0);
+    CHECK(rmsnorm_mismatches(x, gamma, y2, s.m, s.n) == 0);
+  }
+}
+
+// Reductions over a dim no constraint tiles, at sizes a blocked layout cannot cover
+// exactly (77, 100, 300): the dim's tile is padded and the elements past its size are
+// masked out of the reduction.
+TEST_CASE("reductions over an unconstrained dim of any size", "[gpu][layouts]") {
+  std::mt19937 rng(Catch::rngSeed());
+  auto columns = kernel("column_stats_bf16",
+                        {WorkgroupConstraint(N, BLOCK_N, 0), HardwareConstraint{.threads_per_wave = 32}},
+                        [](Memory<dims<M, N>, bf16> a, Memory<dims<N>, f32> sums, Memory<dims<N>, f32> maxima) {
+                          auto x = cast<f32>(read(a));
+                          write(sum<M>(x), sums);
+                          write(max<M>(x), maxima);
+                        });
+  auto rows = kernel("row_sums_f16", {WorkgroupConstraint(M, BLOCK_M, 0), HardwareConstraint{.threads_per_wave = 32}},
+                     [](Memory<dims<M, N>, f16> a, Memory<dims<M>, f32> sums) { write(sum<N>(cast<f32>(read(a))), sums); });
+  struct Shape { int m, n, block; };
+  for (Shape s : {Shape{77, 100, 64}, Shape{5, 1000, 32}, Shape{100, 33, 16}}) {
+    INFO("column stats: M = " << s.m << " (unconstrained), N = " << s.n << ", BLOCK_N = " << s.block);
+    Halves a(std::size_t(s.m) * s.n);
+    for (auto& h : a) h = examples::host::random_bfloat16(rng);
+    auto sums = poisoned<float>(s.n), maxima = poisoned<float>(s.n);
+    run_on_device(compile(columns, {.subs = {{M, s.m}, {N, s.n}, {BLOCK_N, s.block}}}), {}, a, sums, maxima);
     std::size_t wrong = 0;
-    for (int i = 0; i < s.m; ++i) {
-      double mu = 0, sq = 0;
-      for (int j = 0; j < s.n; ++j) mu += half_to_float(x[std::size_t(i) * s.n + j]);
-      mu /= s.n;
-      for (int j = 0; j < s.n; ++j) {
-        const double c = half_to_float(x[std::size_t(i) * s.n + j]) - mu;
-        sq += c * c;
+    for (int j = 0; j < s.n; ++j) {
+      double total = 0, top = -INFINITY;
+      for (int i = 0; i < s.m; ++i) {
+        const double v = bfloat16_to_float(a[std::size_t(i) * s.n + j]);
+        total += v, top = std::max(top, v);
       }
-      const double r = 1 / std::sqrt(sq / s.n + 1e-5);
-      double ms = 0;
-      for (int j = 0; j < s.n; ++j) ms += std::pow(half_to_float(x[std::size_t(i) * s.n + j]), 2);
-      const double rr = 1 / std::sqrt(ms / s.n + 1e-6);
-      wrong += !(std::abs(mean[i] - mu) <= 1e-4) || !(std::abs(rstd[i] - r) <= 1e-3 * r);
-      for (int j = 0; j < s.n; ++j) {
-        const double xv = half_to_float(x[std::size_t(i) * s.n + j]);
-        const double ln = (xv - mu) * r * half_to_float(gamma[j]) + half_to_float(beta[j]);
-        const double rms = xv * rr * half_to_float(gamma[j]);
-        // f16 output: a relative error of 2^-10, and some absolute slack near zero.
-        wrong += !(std::abs(half_to_float(y[std::size_t(i) * s.n + j]) - ln) <= 2e-3 * std::abs(ln) + 2e-3);
-        wrong += !(std::abs(half_to_float(y2[std::size_t(i) * s.n + j]) - rms) <= 2e-3 * std::abs(rms) + 2e-3);
-      }
+      wrong += !(std::abs(sums[j] - total) <= 1e-4 * (1 + std::abs(total))) || maxima[j] != top;
     }
     CHECK(wrong == 0);
+  }
+  for (Shape s : {Shape{77, 100, 16}, Shape{1000, 7, 32}, Shape{9, 96, 4}}) {
+    INFO("row sums: M = " << s.m << ", BLOCK_M = " << s.block << ", N = " << s.n << " (unconstrained)");
+    Halves a(std::size_t(s.m) * s.n);
+    for (auto& h : a) h = examples::host::random_half(rng);
+    auto sums = poisoned<float>(s.m);
+    run_on_device(compile(rows, {.subs = {{M, s.m}, {N, s.n}, {BLOCK_M, s.block}}}), {}, a, sums);
+    std::size_t wrong = 0;
+    for (int i = 0; i < s.m; ++i) {
+      double total = 0;
+      for (int j = 0; j < s.n; ++j) total += half_to_float(a[std::size_t(i) * s.n + j]);
+      wrong += !(std::abs(sums[i] - total) <= 1e-4 * (1 + std::abs(total)));
+    }
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("layernorm over an unconstrained row of odd length", "[gpu][layouts]") {
+  std::mt19937 rng(Catch::rngSeed());
+  auto layernorm = kernel("layernorm_whole_rows", {WorkgroupConstraint(M, BLOCK_M, 0), HardwareConstraint{.threads_per_wave = 32}},
+                          layernorm_body);
+  struct Shape { int m, n, block_m; };
+  for (Shape s : {Shape{13, 77, 2}, Shape{64, 300, 1}, Shape{5, 100, 4}}) {
+    INFO("M = " << s.m << ", BLOCK_M = " << s.block_m << ", N = " << s.n << " (unconstrained)");
+    Halves x(std::size_t(s.m) * s.n), gamma(s.n), beta(s.n);
+    for (auto* v : {&x, &gamma, &beta})
+      for (auto& h : *v) h = examples::host::random_half(rng);
+    auto y = poisoned<std::uint16_t>(x.size());
+    auto mean = poisoned<float>(s.m), rstd = poisoned<float>(s.m);
+    run_on_device(compile(layernorm, {.subs = {{M, s.m}, {N, s.n}, {BLOCK_M, s.block_m}}}), {}, x, gamma, beta, y, mean,
+                  rstd);
+    CHECK(layernorm_mismatches(x, gamma, beta, y, mean, rstd, s.m, s.n) == 0);
   }
 }

@@ -1,6 +1,7 @@
 #include "analysis/KernelGrid.h"
 
 #include "analysis/ThreadLayout.h"
+#include "dialect/WaveOps.h"
 #include "mlir/IR/Diagnostics.h"
 
 namespace wave::jit {
@@ -16,6 +17,31 @@ void addDims(Type type, llvm::MapVector<StringRef, DimTiling>& dims) {
   for (StringRef d : names) dims.insert({d, DimTiling{}});
 }
 
+// The dims a reduction reduces over, less those an mma holds: their values take blocked
+// layouts, which walk the tile in coalesced runs over the wave's lanes.
+llvm::SmallDenseSet<StringRef> blockedReducedDims(func::FuncOp kernel) {
+  llvm::SmallDenseSet<StringRef> reduced, mma;
+  kernel.walk([&](Operation* op) {
+    if (auto sum = dyn_cast<dialect::ReduceSumOp>(op)) reduced.insert(sum.getDim());
+    if (auto max = dyn_cast<dialect::ReduceMaxOp>(op)) reduced.insert(max.getDim());
+    if (isa<dialect::MmaOp>(op))
+      for (Value v : op->getOperands())
+        for (StringRef d : cast<dialect::TensorType>(v.getType()).getDimNames()) mma.insert(d);
+  });
+  for (StringRef d : mma) reduced.erase(d);
+  return reduced;
+}
+
+// The tile of an unconstrained dim of `size` elements that a reduction reduces over. Its
+// threads combine a row in butterflies, which needs each row to be a power of two of runs
+// or whole steps of the wave's lanes; a size like 77, 100 or 4099 cannot be either, so the
+// tile is padded to the next power of two (past 512, multiple of 512) and the elements past
+// the size are masked, as in a partial workgroup tile.
+int64_t reducedDimTile(int64_t size) {
+  if (size <= 0 || llvm::isPowerOf2_64(static_cast<uint64_t>(size)) || size % 512 == 0) return size;
+  return size < 512 ? static_cast<int64_t>(llvm::NextPowerOf2(static_cast<uint64_t>(size))) : llvm::alignTo(size, 512);
+}
+
 }  // namespace
 
 FailureOr<KernelGrid> kernelGrid(func::FuncOp kernel) {
@@ -26,6 +52,7 @@ FailureOr<KernelGrid> kernelGrid(func::FuncOp kernel) {
   });
   auto constraints = kernel->getAttrOfType<ArrayAttr>("wave.constraints");
   SmallVector<StringRef> waveOrder;
+  const llvm::SmallDenseSet<StringRef> reduced = blockedReducedDims(kernel);
   for (Attribute c : constraints ? constraints.getValue() : ArrayRef<Attribute>()) {
     if (auto wg = dyn_cast<dialect::WorkgroupConstraintAttr>(c)) {
       auto it = grid.dims.find(wg.getDim().getValue());
@@ -59,7 +86,7 @@ FailureOr<KernelGrid> kernelGrid(func::FuncOp kernel) {
       if (!size)
         return kernel.emitError("expected a value in subs for ")
                << dim << " (a dim without a workgroup constraint is one tile), but found none";
-      t.blockTile = size.getInt();
+      t.blockTile = t.waveTile == 0 && reduced.contains(dim) ? reducedDimTile(size.getInt()) : size.getInt();
     }
     if (t.waveTile == 0) t.waveTile = t.blockTile;
     if (t.blockTile % t.waveTile != 0)

@@ -386,12 +386,35 @@ LogicalResult assignCheapest(func::FuncOp kernel, const KernelGrid& grid) {
   return success();
 }
 
+// A value a thread holds more than this many elements of cannot live in its registers (an
+// H100 thread has 255); the lowering's questions about its layout also grow with the square
+// of it. Such a tiling is the user's to change, so it is an error at the first op making one.
+constexpr int64_t kMaxElementsPerThread = 512;
+
+LogicalResult checkElementsPerThread(func::FuncOp kernel, const KernelGrid& grid) {
+  WalkResult walk = kernel.walk([&](Operation* op) {
+    for (Value r : op->getResults()) {
+      auto type = dyn_cast<dialect::TensorType>(r.getType());
+      if (!type || !type.getLayout() || type.getLayout().getNumRegisters() <= kMaxElementsPerThread) continue;
+      InFlightDiagnostic diag = op->emitOpError("expected each thread to hold at most ")
+                                << kMaxElementsPerThread << " elements of its result, but the tiles of [";
+      llvm::interleaveComma(type.getDimNames(), diag, [&](StringRef d) { diag << d << ": " << grid.tiling(d).blockTile; });
+      diag << "] over " << grid.threads() << " threads give each " << type.getLayout().getNumRegisters()
+           << " (make the workgroup tiles smaller or add waves with a WaveConstraint)";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 struct WaveAssignLayoutsPass : impl::WaveAssignLayoutsBase<WaveAssignLayoutsPass> {
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
     if (kernel.isExternal() || !kernel->hasAttr("wave.constraints")) return;
     auto grid = kernelGrid(kernel);
-    if (failed(grid) || failed(assignCheapest(kernel, *grid))) return signalPassFailure();
+    if (failed(grid) || failed(assignCheapest(kernel, *grid)) || failed(checkElementsPerThread(kernel, *grid)))
+      return signalPassFailure();
   }
 };
 

@@ -90,3 +90,25 @@ func.func @two_steps(%x: !wave.memory<[M, N] of f32, global>, %y: !wave.memory<[
   wave.write %d, %y : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
   return
 }
+
+// -----
+
+// Rows of N = 100, a dim no constraint tiles, in a tile padded to 128: runs of 4 f16, so
+// each of a workgroup's 4 rows is 32 runs, one per lane, and reduces in 5 shuffles; the
+// loads past 100 are masked, and rows past M = 9 too.
+// CHECK-LABEL: gpu.func @row_sum_whole_rows
+// CHECK-SAME: block_tile = [4, 128]
+// CHECK: arith.cmpi ult, %{{.*}}, %c9
+// CHECK: vector.maskedload
+// CHECK-COUNT-20: gpu.shuffle  xor
+// CHECK-NOT: gpu.shuffle
+func.func @row_sum_whole_rows(%x: !wave.memory<[M, N] of f16, global>, %y: !wave.memory<[M] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"4">, workgroup_dim = 0>,
+                        #wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {M = 9 : i64, N = 100 : i64}} {
+  %v = wave.read %x : !wave.memory<[M, N] of f16, global> -> !wave.tensor<[M, N] of f16>
+  %f = wave.cast %v : !wave.tensor<[M, N] of f16> to !wave.tensor<[M, N] of f32>
+  %s = wave.reduce_sum %f along "N" : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M] of f32>
+  wave.write %s, %y : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, global>
+  return
+}

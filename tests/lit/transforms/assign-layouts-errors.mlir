@@ -22,3 +22,16 @@ func.func @too_many_waves(%x: !wave.memory<[N] of f32, global>, %y: !wave.memory
   wave.write %v, %y : !wave.tensor<[N] of f32>, !wave.memory<[N] of f32, global>
   return
 }
+
+// -----
+
+// One wave holding all of a [64, 128, 8] tile would need 2048 elements per thread.
+func.func @too_many_elements_per_thread(%x: !wave.memory<[M, K, N] of f32, global>, %y: !wave.memory<[M, K, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"64">, workgroup_dim = 0>,
+                        #wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {M = 64 : i64, K = 128 : i64, N = 8 : i64}} {
+  // expected-error @+1 {{expected each thread to hold at most 512 elements of its result, but the tiles of [M: 64, K: 128, N: 8] over 32 threads give each 2048}}
+  %v = wave.read %x : !wave.memory<[M, K, N] of f32, global> -> !wave.tensor<[M, K, N] of f32>
+  wave.write %v, %y : !wave.tensor<[M, K, N] of f32>, !wave.memory<[M, K, N] of f32, global>
+  return
+}

@@ -48,3 +48,19 @@ func.func @column_sum(%a: !wave.memory<[M, N] of f32, global>, %s: !wave.memory<
   wave.write %t, %s : !wave.tensor<[N] of f32>, !wave.memory<[N] of f32, global>
   return
 }
+
+// A column sum over M = 77, which no constraint tiles: 77 rows of 8 runs cannot fill whole
+// steps of 32 lanes, so M's tile is padded to 128 (4 rows per step, 32 steps) and the
+// rows past 77 are masked when distributed; without the padding, the runs would wrap and
+// repeat rows across threads.
+// CHECK-LABEL: func.func @column_sum_odd_rows
+// CHECK: wave.reduce_sum %{{.*}} along "M" : (!wave.tensor<[M, N] of f32, #wave.layout<registers = [32, 4], lanes = [32], waves = [], map = (d0, d1, d2) -> ((d0 * 4 + d2 floordiv 8) mod 128,
+func.func @column_sum_odd_rows(%a: !wave.memory<[M, N] of f32, global>, %s: !wave.memory<[N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "N", tile = #wave.expr<"32">, workgroup_dim = 0>,
+                        #wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {M = 77 : i64, N = 64 : i64}} {
+  %r = wave.read %a : !wave.memory<[M, N] of f32, global> -> !wave.tensor<[M, N] of f32>
+  %t = wave.reduce_sum %r along "M" : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[N] of f32>
+  wave.write %t, %s : !wave.tensor<[N] of f32>, !wave.memory<[N] of f32, global>
+  return
+}
