@@ -200,6 +200,15 @@ TEST_CASE("GEMM epilogue: SiLU, f32 out", "[gpu][gemm][fusion]") {
   check_epilogue<f32>(k, [](double acc, double, double) { return acc / (1 + std::exp(-acc)); }, rng);
 }
 
+TEST_CASE("GEMM epilogue: SiLU written with sigmoid(), + a residual, f16 out", "[gpu][gemm][fusion]") {
+  std::mt19937 rng(Catch::rngSeed());
+  auto k = epilogue_gemm<f16>("gemm_sigmoid_silu", [](Acc acc, Bias, Residual residual) {
+    return cast<f16>(acc * sigmoid(acc) + cast<f32>(read(residual)));
+  });
+  check_epilogue<f16>(k, [](double acc, double, double residual) { return acc / (1 + std::exp(-acc)) + residual; },
+                      rng);
+}
+
 TEST_CASE("GEMM with int8 weights dequantized in the loop by a per-column scale", "[gpu][gemm][fusion]") {
   std::mt19937 rng(Catch::rngSeed());
   // W [N, K] in i8 and scale [N] in f16: B = cast<f16>(W) * scale, before each mma.

@@ -291,3 +291,44 @@ TEST_CASE("layernorm over an unconstrained row of odd length", "[gpu][layouts]")
     CHECK(layernorm_mismatches(x, gamma, beta, y, mean, rstd, s.m, s.n) == 0);
   }
 }
+
+// Softmax as a user would write it, with the natural exp() and whole rows of an odd length
+// that no constraint tiles, beside the per-row absolute maximum (a quantization scale).
+TEST_CASE("softmax with exp() and per-row absmax over unconstrained odd rows", "[gpu][layouts]") {
+  std::mt19937 rng(Catch::rngSeed());
+  auto softmax = kernel("softmax_whole_rows",
+                        {WorkgroupConstraint(M, BLOCK_M, 0), WaveConstraint(M, BLOCK_M / 2),
+                         HardwareConstraint{.threads_per_wave = 32}},
+                        [](Memory<dims<M, N>, f16> x, Memory<dims<M, N>, f16> y, Memory<dims<M>, f32> absmax) {
+                          auto v = cast<f32>(read(x));
+                          auto e = exp(v - max<N>(v));
+                          write(cast<f16>(e / sum<N>(e)), y);
+                          write(max<N>(abs(v)), absmax);
+                        });
+  struct Shape { int m, n, block_m; };
+  for (Shape s : {Shape{37, 1000, 2}, Shape{64, 77, 8}, Shape{5, 300, 4}}) {
+    INFO("M = " << s.m << ", BLOCK_M = " << s.block_m << ", N = " << s.n << " (unconstrained)");
+    Halves x(std::size_t(s.m) * s.n);
+    for (auto& h : x) h = examples::host::random_half(rng);
+    // Rows spread over [-8, 8), so that the exponentials span a range.
+    for (auto& h : x) h = static_cast<std::uint16_t>(h + (2u << 10));
+    auto y = poisoned<std::uint16_t>(x.size());
+    auto absmax = poisoned<float>(s.m);
+    run_on_device(compile(softmax, {.subs = {{M, s.m}, {N, s.n}, {BLOCK_M, s.block_m}}}), {}, x, y, absmax);
+    std::size_t wrong = 0;
+    for (int i = 0; i < s.m; ++i) {
+      const std::uint16_t* row = &x[std::size_t(i) * s.n];
+      double top = -INFINITY, total = 0, largest = 0;
+      for (int j = 0; j < s.n; ++j) top = std::max<double>(top, half_to_float(row[j]));
+      for (int j = 0; j < s.n; ++j) total += std::exp(half_to_float(row[j]) - top);
+      for (int j = 0; j < s.n; ++j) largest = std::max<double>(largest, std::abs(half_to_float(row[j])));
+      wrong += absmax[i] != largest;
+      // Probabilities down to f16's subnormals: relative to each, and a subnormal's step.
+      for (int j = 0; j < s.n; ++j) {
+        const double want = std::exp(half_to_float(row[j]) - top) / total;
+        wrong += !(std::abs(half_to_float(y[std::size_t(i) * s.n + j]) - want) <= 2e-3 * want + 1e-7);
+      }
+    }
+    CHECK(wrong == 0);
+  }
+}

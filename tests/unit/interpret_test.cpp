@@ -155,6 +155,29 @@ TEST_CASE("interpret: unary math", "[interpret]") {
   }
 }
 
+TEST_CASE("interpret: exp, log and sigmoid are built from the base-2 ops at the user's line", "[interpret][natural]") {
+  const unsigned line = __LINE__ + 3;
+  auto natural = kernel("natural", plain(), [](Memory<dims<M, N>, f32> x, Memory<dims<M, N>, f32> out) {
+    auto v = read(x);
+    write(exp(v) + log(abs(v)) * 100.0 + sigmoid(v) * 10000.0, out);
+  });
+  const std::vector<float> x{1, -2, 4, 0.5f};
+  std::vector<float> out(4, NAN);
+  interpret(natural, sizes(2, 2), {x.data(), out.data()});
+  for (std::size_t i = 0; i < 4; ++i) {
+    const double v = x[i];
+    CHECK(out[i] == Approx(std::exp(v) + std::log(std::abs(v)) * 100 + 1 / (1 + std::exp(-v)) * 10000).epsilon(1e-6));
+  }
+  // Every op they add points at the line that called them, not into the header.
+  std::size_t elsewhere = 0, at_line = 0;
+  for (const auto& node : natural.trace().body.nodes) {
+    elsewhere += !node.loc.file.ends_with("interpret_test.cpp");
+    at_line += node.loc.line == line;
+  }
+  CHECK(elsewhere == 0);
+  CHECK(at_line >= 15);
+}
+
 TEST_CASE("interpret: reductions with and without an initial value", "[interpret]") {
   auto reduce = kernel("reduce", plain(),
                        [](Memory<dims<M, N>, f32> x, Memory<dims<M>, f32> init, Memory<dims<M>, f32> top,

@@ -8,6 +8,7 @@
 // A number is a scalar of the other operand's dtype.
 #pragma once
 
+#include <numbers>
 #include <source_location>
 
 #include "wave/ops/emit.hpp"
@@ -66,6 +67,31 @@ WAVE_UNARY_MATH(sqrt, Sqrt, true)
 WAVE_UNARY_MATH(rsqrt, Rsqrt, true)
 WAVE_UNARY_MATH(tanh, Tanh, true)
 #undef WAVE_UNARY_MATH
+
+// The natural exponential and logarithm, and the logistic function, built from the base-2
+// ones the hardware has: exp(x) = exp2(x * log2(e)), log(x) = log2(x) * ln(2),
+// sigmoid(x) = 1 / (1 + exp(-x)). Each op they add carries the caller's line.
+template <Dims D, DType T>
+Register<D, T> exp(const Register<D, T>& x, std::source_location where = std::source_location::current()) {
+  static_assert(is_float(T::value), "exp: expected a floating-point dtype");
+  using E = detail::Elementwise<Register<D, T>>;
+  return exp2(E::template with_scalar<graph::OpKind::Mul>(x, std::numbers::log2e, false, where), where);
+}
+
+template <Dims D, DType T>
+Register<D, T> log(const Register<D, T>& x, std::source_location where = std::source_location::current()) {
+  static_assert(is_float(T::value), "log: expected a floating-point dtype");
+  using E = detail::Elementwise<Register<D, T>>;
+  return E::template with_scalar<graph::OpKind::Mul>(log2(x, where), std::numbers::ln2, false, where);
+}
+
+template <Dims D, DType T>
+Register<D, T> sigmoid(const Register<D, T>& x, std::source_location where = std::source_location::current()) {
+  static_assert(is_float(T::value), "sigmoid: expected a floating-point dtype");
+  using E = detail::Elementwise<Register<D, T>>;
+  const Register<D, T> e = exp2(E::template with_scalar<graph::OpKind::Mul>(x, -std::numbers::log2e, false, where), where);
+  return reciprocal(E::template with_scalar<graph::OpKind::Add>(e, 1.0, false, where), where);
+}
 
 template <Dims D1, DType T1, Dims D2, DType T2>
 auto maximum(const Register<D1, T1>& a, const Register<D2, T2>& b,

@@ -20,6 +20,7 @@
 #include "target/NvptxTarget.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -184,6 +185,10 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   lowering.addPass(mlir::createCanonicalizerPass());
   lowering.addPass(mlir::createCSEPass());
   lowering.addPass(mlir::createLowerAffinePass());
+  // Index arithmetic of thread ids, loop counters and tile offsets is never negative: with
+  // the ranges proven, floordiv and mod lose their sign fix-ups and become unsigned.
+  lowering.addNestedPass<mlir::gpu::GPUModuleOp>(mlir::arith::createArithIntRangeOpts());
+  lowering.addNestedPass<mlir::gpu::GPUModuleOp>(mlir::arith::createArithUnsignedWhenEquivalentPass());
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveVectorSlicesToElements());
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveLowerExp2ToNVVM());  // NVVM from here on
   if (mlir::failed(lowering.run(module)))
