@@ -173,12 +173,19 @@ SmallVector<int64_t> layoutPosition(LayoutAttr layout, int64_t reg, int64_t lane
 
 LayoutPoints::LayoutPoints(LayoutAttr layout)
     : registers_(layout.getNumRegisters()), lanes_(layout.getNumLanes()), rank_(layout.getMap().getNumResults()) {
-  positions_.reserve(layout.getNumWaves() * lanes_ * registers_ * rank_);
-  forEachPoint(layout, [&](int64_t, int64_t, int64_t, ArrayRef<int64_t> p) { llvm::append_range(positions_, p); });
+  static const SelfOwningTypeID kind;
+  auto& dialect = static_cast<dialect::WaveDialect&>(layout.getDialect());
+  positions_ = std::static_pointer_cast<const std::vector<int64_t>>(
+      dialect.derived(layout, kind.getTypeID(), [&]() -> std::shared_ptr<const void> {
+        auto positions = std::make_shared<std::vector<int64_t>>();
+        positions->reserve(layout.getNumWaves() * lanes_ * registers_ * rank_);
+        forEachPoint(layout, [&](int64_t, int64_t, int64_t, ArrayRef<int64_t> p) { llvm::append_range(*positions, p); });
+        return positions;
+      }));
 }
 
 const int64_t* LayoutPoints::data(int64_t reg, int64_t lane, int64_t wave) const {
-  return positions_.data() + ((wave * lanes_ + lane) * registers_ + reg) * rank_;
+  return positions_->data() + ((wave * lanes_ + lane) * registers_ + reg) * rank_;
 }
 
 SmallVector<int64_t> LayoutPoints::at(int64_t reg, int64_t lane, int64_t wave) const {
@@ -188,7 +195,8 @@ SmallVector<int64_t> LayoutPoints::at(int64_t reg, int64_t lane, int64_t wave) c
 
 SmallVector<int64_t> LayoutPoints::extent() const {
   SmallVector<int64_t> extent(rank_, 0);
-  for (size_t i = 0; i < positions_.size(); ++i) extent[i % rank_] = std::max(extent[i % rank_], positions_[i] + 1);
+  const std::vector<int64_t>& positions = *positions_;
+  for (size_t i = 0; i < positions.size(); ++i) extent[i % rank_] = std::max(extent[i % rank_], positions[i] + 1);
   return extent;
 }
 

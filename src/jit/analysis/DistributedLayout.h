@@ -38,10 +38,11 @@ llvm::SmallVector<int64_t> layoutInputs(LayoutAttr layout, int64_t reg, int64_t 
 // The tile position held in register `reg` of lane `lane` of wave `wave`.
 llvm::SmallVector<int64_t> layoutPosition(LayoutAttr layout, int64_t reg, int64_t lane, int64_t wave);
 
-// Every point of a layout, evaluated once. The questions the lowering asks of layouts
-// (which registers share a row, which lane bits move along a dim, where a register went)
-// revisit each point many times; evaluating the map's expressions each time made them
-// most of a compile.
+// Every point of a layout, evaluated once per context (cached in the wave dialect). The
+// questions the lowering asks of layouts (which registers share a row, which lane bits
+// move along a dim, where a register went) revisit each point many times, and the same
+// layouts come back in every pass and orientation tried; evaluating the map's expressions
+// each time made them most of a compile.
 class LayoutPoints {
  public:
   explicit LayoutPoints(LayoutAttr layout);
@@ -54,7 +55,7 @@ class LayoutPoints {
 
  private:
   int64_t registers_, lanes_, rank_;
-  std::vector<int64_t> positions_;  // [wave][lane][register][dim]
+  std::shared_ptr<const std::vector<int64_t>> positions_;  // [wave][lane][register][dim], shared per context
 };
 
 // The position of register `reg` as affine expressions of the lane (d0) and the wave (d1).

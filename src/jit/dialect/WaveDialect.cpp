@@ -11,6 +11,17 @@ using namespace wave::dialect;
 #include "dialect/WaveDialect.cpp.inc"
 #include "dialect/WaveEnums.cpp.inc"
 
+std::shared_ptr<const void> WaveDialect::derived(mlir::Attribute key, mlir::TypeID kind,
+                                                 llvm::function_ref<std::shared_ptr<const void>()> compute) {
+  {
+    std::lock_guard<std::mutex> lock(derivedMutex_);
+    if (auto it = derived_.find({key, kind}); it != derived_.end()) return it->second;
+  }
+  std::shared_ptr<const void> value = compute();  // unlocked: it may ask for others
+  std::lock_guard<std::mutex> lock(derivedMutex_);
+  return derived_.try_emplace({key, kind}, std::move(value)).first->second;
+}
+
 void WaveDialect::initialize() {
   registerTypes();
   registerAttributes();

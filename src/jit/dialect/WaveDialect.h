@@ -7,7 +7,12 @@
 #ifndef WAVE_JIT_DIALECT_WAVEDIALECT_H
 #define WAVE_JIT_DIALECT_WAVEDIALECT_H
 
+#include <memory>
+#include <mutex>
+
 #include "mlir/IR/Dialect.h"
+#include "mlir/Support/TypeID.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include "dialect/WaveDialect.h.inc"
 

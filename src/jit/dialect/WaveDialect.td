@@ -28,6 +28,18 @@ def Wave_Dialect : Dialect {
   let extraClassDeclaration = [{
     void registerTypes();
     void registerAttributes();
+
+    // Data derived from an attribute (`kind` says which), computed once per context: an
+    // attribute lives as long as its context, so the cache never outlives its keys. Passes
+    // ask questions of one layout many times (analysis/DistributedLayout). Thread-safe.
+    std::shared_ptr<const void> derived(::mlir::Attribute key, ::mlir::TypeID kind,
+                                        ::llvm::function_ref<std::shared_ptr<const void>()> compute);
+
+   private:
+    std::mutex derivedMutex_;
+    ::llvm::DenseMap<std::pair<::mlir::Attribute, ::mlir::TypeID>, std::shared_ptr<const void>> derived_;
+
+   public:
   }];
 }
 
