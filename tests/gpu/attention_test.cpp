@@ -151,3 +151,21 @@ TEST_CASE("decode attention: keys split among waves, combined at the end", "[gpu
     CHECK(wrong_elements<float>(dynamic, Case{3, 2, 1, keys, 64, false}, {.sizes = {{ex::K2, keys}}}, rng) == 0);
   }
 }
+
+TEST_CASE("flash and decode attention at head dims other than 64 and 128", "[gpu][attention]") {
+  std::mt19937 rng(Catch::rngSeed());
+  for (int d : {32, 80, 96})
+    for (bool causal : {false, true}) {
+      const Case c{2, 3, 333, 777, d, causal};
+      INFO("flash, D " << d << (causal ? ", causal" : "") << ", M 333, K2 777, BLOCK_M 64 over 4 waves, BLOCK_K2 32");
+      const auto attention =
+          compile(ex::make_kernel<f16>({.head_dim = d, .causal = causal, .waves = 4}), static_options(c, 64, 32));
+      CHECK(wrong_elements<std::uint16_t>(attention, c, {}, rng) == 0);
+    }
+  namespace dx = examples::decode_attention;
+  for (int d : {80, 96}) {
+    const Case c{2, 3, 1, 777, d, false};
+    INFO("decode, D " << d << ", 777 keys");
+    CHECK(wrong_elements<float>(compile(dx::make_kernel(d, 4), static_options(c, 16, 64)), c, {}, rng) == 0);
+  }
+}
