@@ -14,30 +14,15 @@
 
 #include "kernels/decode_attention.hpp"
 #include "kernels/flash_attention.hpp"
+#include "gemm_wave_tiles.hpp"
 #include "kernels/gemm.hpp"
 
 using namespace wave;
 
 namespace {
 
-WAVE_SYMBOL(WAVE_M);
-WAVE_SYMBOL(WAVE_N);
-
-// The GEMM of wave-bench-gemm: the example's, with the wave tiles as symbols.
-template <class In>
-auto gemm() {
-  namespace ex = examples::gemm;
-  constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
-  return kernel("gemm",
-                {WorkgroupConstraint(ex::M, ex::BLOCK_M, 0), WorkgroupConstraint(ex::N, ex::BLOCK_N, 1),
-                 TilingConstraint(ex::K, ex::BLOCK_K), WaveConstraint(ex::M, WAVE_M), WaveConstraint(ex::N, WAVE_N),
-                 HardwareConstraint{.threads_per_wave = 32, .mma = kind}},
-                [](Memory<dims<ex::M, ex::K>, In, SHARED_ADDRESS_SPACE> a,
-                   Memory<dims<ex::N, ex::K>, In, SHARED_ADDRESS_SPACE> b, Memory<dims<ex::M, ex::N>, f32> c) {
-                  Register<dims<ex::M, ex::N>, f32> acc(0.0);
-                  write(iterate<ex::K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
-                });
-}
+using bench::WAVE_M;
+using bench::WAVE_N;
 
 void time(const std::string& what, const graph::KernelGraph& graph, CompileOptions options) {
   options.cache = false;
@@ -67,7 +52,7 @@ int main() {
       const std::string name = std::string("gemm ") + (bf ? "bf16 " : "f16 ") + std::to_string(t.m) + "x" +
                                std::to_string(t.n) + "x" + std::to_string(t.k) + " / " + std::to_string(t.wm) + "x" +
                                std::to_string(t.wn);
-      time(name, bf ? gemm<bf16>().trace(o) : gemm<f16>().trace(o), o);
+      time(name, bf ? bench::make_gemm<bf16>().trace(o) : bench::make_gemm<f16>().trace(o), o);
     }
   namespace fa = examples::flash_attention;
   for (bool causal : {false, true})

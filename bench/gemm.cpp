@@ -23,6 +23,7 @@
 #include <wave/wave.hpp>
 
 #include "bench.hpp"
+#include "gemm_wave_tiles.hpp"
 
 #include "kernels/gemm.hpp"
 #include "kernels/gemm_bias_relu.hpp"
@@ -32,26 +33,9 @@ namespace ex = examples::gemm;
 
 namespace {
 
-WAVE_SYMBOL(WAVE_M);
-WAVE_SYMBOL(WAVE_N);
-
-// The example's GEMM with the wave tiles as symbols too, so the number of waves is a
-// hyperparameter; In (f16 or bf16) inputs, f32 output.
-template <class In>
-auto make_gemm() {
-  using namespace ex;
-  constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
-  return kernel("gemm",
-                {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
-                 WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N),
-                 HardwareConstraint{.threads_per_wave = 32, .mma = kind}},
-                [](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b,
-                   Memory<dims<M, N>, f32> c) {
-                  Register<dims<M, N>, f32> acc(0.0);
-                  auto result = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
-                  write(result, c);
-                });
-}
+using bench::make_gemm;
+using bench::WAVE_M;
+using bench::WAVE_N;
 
 // Median of 20 timed runs after 3 warm-ups.
 double median_ms(const std::function<void()>& enqueue) { return bench::median_ms(enqueue, 20); }
