@@ -17,6 +17,7 @@
 #include "transforms/Passes.h"
 #include "runtime/KernelCache.h"
 #include "target/CompileModule.h"
+#include "target/LlvmToPtx.h"
 #include "target/NvptxTarget.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -74,6 +75,13 @@ std::string mlirText(mlir::ModuleOp module) {
   return text;
 }
 
+// The LLVM passes before PTX code generation: $WAVE_LLVM_PASSES (an `opt -passes=` pipeline,
+// for experiments), else the default.
+std::string llvmPasses() {
+  const char* v = std::getenv("WAVE_LLVM_PASSES");
+  return v && *v ? std::string(v) : defaultLlvmPasses();
+}
+
 // CompileOptions::timing, or WAVE_TIMING=1.
 bool timingRequested(const CompileOptions& options) {
   const char* v = std::getenv("WAVE_TIMING");
@@ -105,7 +113,7 @@ std::string cacheKey(mlir::ModuleOp module, const CompileOptions& options) {
   module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
   os << "\ntarget=" << options.target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
      << ", format " << kCacheFormat << ", stages "
-     << options.pipeline_stages << ", sources " << WAVE_COMPILER_FINGERPRINT;
+     << options.pipeline_stages << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
   return key;
 }
 
@@ -222,6 +230,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   mlir::TimingScope codegenTiming = timing ? timing->nest("codegen (NVVM pipeline, LLVM, PTX)") : mlir::TimingScope();
   const NvptxOptions nvptx{.chip = options.target,
                            .features = ptxFeatures(options.target, kernelName),
+                           .llvmPasses = llvmPasses(),
                            .timing = timing ? &codegenTiming : nullptr,
                            .dumpDir = dumpDir.empty() ? std::string() : dumpDir + "/codegen"};
   auto ptx = compileToPtx(module, nvptx);

@@ -1,5 +1,7 @@
 #include "target/NvptxTarget.h"
 
+#include "target/LlvmToPtx.h"
+
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
@@ -7,15 +9,12 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "llvm/Support/TargetSelect.h"
 
 namespace wave::jit {
 
@@ -23,7 +22,6 @@ void registerNvptxTarget(mlir::DialectRegistry& registry) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
-  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
 }
 
 // The gpu.module alone goes to NVVM (the module around it holds nothing else): the few
@@ -42,26 +40,9 @@ void addNvvmPipeline(mlir::OpPassManager& pm, const NvptxOptions& options) {
   gpu.addPass(mlir::createLowerAffinePass());  // what expanding the metadata made
   gpu.addPass(mlir::createConvertGpuOpsToNVVMOps());
   gpu.addPass(mlir::createReconcileUnrealizedCastsPass());
-  mlir::GpuNVVMAttachTargetOptions target;
-  target.chip = options.chip;
-  target.features = options.features;
-  target.optLevel = static_cast<unsigned>(options.optLevel);
-  pm.addPass(mlir::createGpuNVVMAttachTarget(target));
-  mlir::GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = "isa";  // PTX text: the driver assembles it for the exact GPU
-  pm.addPass(mlir::createGpuModuleToBinaryPass(binary));
 }
 
 mlir::FailureOr<std::string> compileToPtx(mlir::ModuleOp module, const NvptxOptions& options) {
-  static const bool initialized = [] {
-    LLVMInitializeNVPTXTarget();
-    LLVMInitializeNVPTXTargetInfo();
-    LLVMInitializeNVPTXTargetMC();
-    LLVMInitializeNVPTXAsmPrinter();
-    return true;
-  }();
-  (void)initialized;
-
   mlir::PassManager pm(module.getContext());
   if (options.timing) pm.enableTiming(*options.timing);
   if (!options.dumpDir.empty()) {
@@ -73,16 +54,17 @@ mlir::FailureOr<std::string> compileToPtx(mlir::ModuleOp module, const NvptxOpti
   addNvvmPipeline(pm, options);
   if (mlir::failed(pm.run(module))) return mlir::failure();
 
-  std::string ptx;
-  module.walk([&](mlir::gpu::BinaryOp binary) {
-    for (mlir::Attribute object : binary.getObjects())
-      if (auto obj = llvm::dyn_cast<mlir::gpu::ObjectAttr>(object)) ptx = obj.getObject().str();
-  });
-  if (ptx.empty()) {
-    module.emitError("the NVVM pipeline produced no gpu.binary");
+  mlir::gpu::GPUModuleOp gpuModule;
+  module.walk([&](mlir::gpu::GPUModuleOp m) { gpuModule = m; });
+  if (!gpuModule) {
+    module.emitError("expected a gpu.module to compile to PTX");
     return mlir::failure();
   }
-  return ptx;
+  return translateToPtx(gpuModule, {.chip = options.chip,
+                                    .features = options.features,
+                                    .passes = options.llvmPasses,
+                                    .dumpDir = options.dumpDir,
+                                    .timing = options.timing});
 }
 
 }  // namespace wave::jit

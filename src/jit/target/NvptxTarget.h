@@ -1,8 +1,8 @@
 //===- NvptxTarget.h - upstream GPU IR -> PTX ------------------*- C++ -*-===//
 //
 // The last stage of the NVIDIA path: a module holding `gpu.module`s written in upstream
-// dialects (gpu, arith, memref, vector, scf) goes through MLIR's NVVM pipeline and LLVM's
-// NVPTX back end, and comes out as PTX text, one string per gpu.module.
+// dialects (gpu, arith, memref, vector, scf) goes through MLIR's conversions to the LLVM and
+// NVVM dialects, then LLVM's NVPTX back end (LlvmToPtx.h), and comes out as PTX text.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,7 +20,7 @@ namespace wave::jit {
 struct NvptxOptions {
   std::string chip = "sm_90a";      // sm_80, sm_90, sm_90a
   std::string features = "+ptx80";  // the PTX ISA version to emit
-  int optLevel = 3;
+  std::string llvmPasses;             // LLVM passes before code generation (LlvmToPtx.h)
   mlir::TimingScope* timing = nullptr;  // where the passes' times go, if anywhere
   std::string dumpDir;                  // if set: the IR after each pass, as a file tree there
 };
