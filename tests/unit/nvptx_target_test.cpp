@@ -10,6 +10,7 @@
 #include "fixtures/masked_copy.hpp"
 #include "target/NvptxTarget.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
@@ -18,15 +19,48 @@ using Catch::Matchers::Contains;
 namespace {
 
 
-std::string compile(const wave::jit::NvptxOptions& options) {
+// The PTX of `source`, or the diagnostics that failed it, prefixed "error: ".
+std::string tryCompile(const char* source, const wave::jit::NvptxOptions& options) {
   mlir::DialectRegistry registry;
   wave::jit::registerNvptxTarget(registry);
   mlir::MLIRContext ctx(registry);
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(wave::fixtures::kMaskedCopy, &ctx);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &ctx);
   REQUIRE(module);
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic& d) {
+    diagnostics += d.str() + "\n";
+    return mlir::success();
+  });
   auto ptx = wave::jit::compileToPtx(*module, options);
-  REQUIRE(mlir::succeeded(ptx));
-  return *ptx;
+  return mlir::succeeded(ptx) ? *ptx : "error: " + diagnostics;
+}
+
+std::string compile(const wave::jit::NvptxOptions& options) {
+  std::string ptx = tryCompile(wave::fixtures::kMaskedCopy, options);
+  REQUIRE_FALSE(ptx.starts_with("error: "));
+  return ptx;
+}
+
+// tanh of f32 has no PTX instruction (exact enough): it lowers to libdevice's __nv_tanhf.
+constexpr const char* kTanh = R"mlir(
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @tanh(%a: memref<256xf32>) kernel {
+      %tid = gpu.thread_id x
+      %x = memref.load %a[%tid] : memref<256xf32>
+      %y = math.tanh %x : f32
+      memref.store %y, %a[%tid] : memref<256xf32>
+      gpu.return
+    }
+  }
+}
+)mlir";
+
+bool haveLibdevice() {
+  const char* home = std::getenv("CUDA_HOME");
+  for (const std::string& root : {std::string(home ? home : ""), std::string("/usr/local/cuda")})
+    if (!root.empty() && std::filesystem::exists(root + "/nvvm/libdevice/libdevice.10.bc")) return true;
+  return std::filesystem::exists("/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc");
 }
 
 }  // namespace
@@ -73,4 +107,27 @@ TEST_CASE("ptxas assembles the PTX for sm_90a without spills", "[target][ptx]") 
   const std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   INFO(log);
   CHECK_THAT(log, Contains("0 bytes spill stores, 0 bytes spill loads"));
+}
+
+TEST_CASE("a math op without a PTX instruction gets libdevice's function, inlined", "[target][ptx]") {
+  const std::string ptx = tryCompile(kTanh, {});
+  if (!haveLibdevice()) {
+    // Without CUDA's bitcode the compile stops at the op, saying what it lacks.
+    CHECK_THAT(ptx, Contains("__nv_tanhf"));
+    CHECK_THAT(ptx, Contains("libdevice.10.bc was not found"));
+    return;
+  }
+  REQUIRE_FALSE(ptx.starts_with("error: "));
+  CHECK_THAT(ptx, Contains(".visible .entry tanh("));
+  CHECK_FALSE(ptx.find("__nv_") != std::string::npos);  // inlined: no call, no declaration
+  CHECK_FALSE(ptx.find("call") != std::string::npos);
+  CHECK_FALSE(ptx.find("__nvvm_reflect") != std::string::npos);
+}
+
+TEST_CASE("LLVM passes that do not parse are an error naming them", "[target][ptx]") {
+  const std::string out = tryCompile(wave::fixtures::kMaskedCopy, {.llvmPasses = "function(no-such-pass)"});
+  CHECK_THAT(out, Contains("error: "));
+  CHECK_THAT(out, Contains("LLVM passes 'function(no-such-pass)'"));
+  // A real pipeline in their place compiles.
+  CHECK_THAT(compile({.llvmPasses = "function(instcombine)"}), Contains("st.global"));
 }
