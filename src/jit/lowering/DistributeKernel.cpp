@@ -202,7 +202,7 @@ struct FragmentSource {
   SmallVector<std::pair<AffineExpr, AffineExpr>> origins;  // (row, col) over (lane 0, wave)
   SmallVector<int64_t> partner;  // the fragment loaded with each (by one x4), or -1
   SmallVector<std::pair<int64_t, int64_t>> step;  // from each fragment's origin to its partner's
-  DenseMap<int64_t, Value> loaded;  // fragment -> its registers, once loaded
+  DenseMap<int64_t, SmallVector<Value>> loaded;  // fragment -> its register rows, once loaded
 };
 
 class Distributor : LoweringBuilder {
@@ -228,7 +228,8 @@ class Distributor : LoweringBuilder {
   // A shared tile's read into an mma operand's layout by ldmatrix, one per fragment (two
   // per x4 where they pair); null where the layout or the tile's order does not allow it.
   std::optional<FragmentSource> fragmentSource(dialect::ReadOp read);
-  Value loadFragment(FragmentSource& source, int64_t f);
+  // Fragment `f`'s register rows (e.g. 4 of vector<2xf16>), by ldmatrix where not loaded.
+  ArrayRef<Value> loadFragment(FragmentSource& source, int64_t f);
   Value loadFragments(dialect::ReadOp read);
   bool loadsAtUse(dialect::ReadOp read);
   LogicalResult lowerReduction(Operation* op);
@@ -429,8 +430,8 @@ std::optional<FragmentSource> Distributor::fragmentSource(dialect::ReadOp read) 
   return std::nullopt;
 }
 
-Value Distributor::loadFragment(FragmentSource& source, int64_t f) {
-  if (Value loaded = source.loaded.lookup(f)) return loaded;
+ArrayRef<Value> Distributor::loadFragment(FragmentSource& source, int64_t f) {
+  if (auto it = source.loaded.find(f); it != source.loaded.end()) return it->second;
   const MMAOperandLayout& operand = *source.operand;
   MLIRContext* ctx = b_.getContext();
   AffineExpr lane = getAffineDimExpr(0, ctx);
@@ -452,18 +453,20 @@ Value Distributor::loadFragment(FragmentSource& source, int64_t f) {
   SmallVector<Value> indices;
   for (StringRef d : source.memoryDims)
     indices.push_back(d == source.rowDim ? apply(row, {lane_, wave_}) : d == source.kDim ? apply(col, {lane_, wave_}) : index(0));
-  const int64_t count = pair ? 2 : 1, perFragment = operand.elementsPerLane();
+  const int64_t count = pair ? 2 : 1;
   auto loadedType = VectorType::get({operand.registers[0] * count, operand.registers[1]}, source.element);
   Value fragments = nvgpu::LdMatrixOp::create(b_, loc_, loadedType, source.memref, indices, source.transpose,
                                               static_cast<uint32_t>(operand.ldmatrixTiles * count));
-  Value flat = vector::ShapeCastOp::create(b_, loc_, VectorType::get({perFragment * count}, source.element), fragments);
-  auto slice = [&](int64_t i) -> Value {
-    if (!pair) return flat;
-    return vector::ExtractStridedSliceOp::create(b_, loc_, flat, ArrayRef<int64_t>{i * perFragment},
-                                                 ArrayRef<int64_t>{perFragment}, ArrayRef<int64_t>{1});
+  // The x4's first registers are this fragment's, the rest its partner's.
+  const int64_t rows = operand.registers[0];
+  auto rowsFrom = [&](int64_t first) {
+    SmallVector<Value> registers;
+    for (int64_t r = first; r < first + rows; ++r)
+      registers.push_back(vector::ExtractOp::create(b_, loc_, fragments, ArrayRef<int64_t>{r}));
+    return registers;
   };
-  source.loaded[f] = slice(0);
-  if (pair) source.loaded[partner] = slice(1);
+  source.loaded[f] = rowsFrom(0);
+  if (pair) source.loaded[partner] = rowsFrom(rows);
   return source.loaded[f];
 }
 
@@ -472,10 +475,12 @@ Value Distributor::loadFragments(dialect::ReadOp read) {
   if (!source) return {};
   VectorType all = registersOf(read.getResult());
   Value result = arith::ConstantOp::create(b_, loc_, all, b_.getZeroAttr(all));
-  const int64_t perFragment = source->operand->elementsPerLane();
+  const int64_t perFragment = source->operand->elementsPerLane(), perRow = source->operand->registers[1];
   for (int64_t f = 0; f < static_cast<int64_t>(source->origins.size()); ++f)
-    result = vector::InsertStridedSliceOp::create(b_, loc_, loadFragment(*source, f), result,
-                                                  ArrayRef<int64_t>{f * perFragment}, ArrayRef<int64_t>{1});
+    for (auto [r, row] : llvm::enumerate(loadFragment(*source, f)))
+      result = vector::InsertStridedSliceOp::create(b_, loc_, row, result,
+                                                    ArrayRef<int64_t>{f * perFragment + int64_t(r) * perRow},
+                                                    ArrayRef<int64_t>{1});
   return result;
 }
 
@@ -992,36 +997,46 @@ LogicalResult Distributor::lowerMma(dialect::MmaOp op) {
       rhs = zeroPastEnd(rhs, a.rhs, dimIndex(dimsOf(op.getRhs()), a.k), a.k);
   }
   const MMALayout& mma = a.instruction;
-  // Fragment `index` of an operand: its registers as the instruction takes them.
+  // Fragment `index` of an operand: its register rows as the instruction takes them.
   auto fragment = [&](Value v, const MMAOperandLayout& operand, int64_t index,
-                      FragmentSource* atUse = nullptr) -> Value {
-    const int64_t n = operand.elementsPerLane();
-    Value flat = atUse ? loadFragment(*atUse, index)
-                       : vector::ExtractStridedSliceOp::create(b_, loc_, v, ArrayRef<int64_t>{index * n},
-                                                               ArrayRef<int64_t>{n}, ArrayRef<int64_t>{1})
-                             .getResult();
-    auto shaped = VectorType::get(operand.registers, cast<VectorType>(flat.getType()).getElementType());
-    return vector::ShapeCastOp::create(b_, loc_, shaped, flat);
+                      FragmentSource* atUse = nullptr) -> SmallVector<Value> {
+    if (atUse) return SmallVector<Value>(loadFragment(*atUse, index));
+    const int64_t perRow = operand.registers[1];
+    SmallVector<Value> rows;
+    for (int64_t r = 0; r < operand.registers[0]; ++r)
+      rows.push_back(vector::ExtractStridedSliceOp::create(b_, loc_, v,
+                                                           ArrayRef<int64_t>{index * operand.elementsPerLane() + r * perRow},
+                                                           ArrayRef<int64_t>{perRow}, ArrayRef<int64_t>{1}));
+    return rows;
   };
-  SmallVector<Value> accs;
-  for (int64_t t = 0; t < a.tilesM * a.tilesN; ++t) accs.push_back(fragment(acc, mma.c, t));
+  // Each accumulator fragment as scalars, from the loop's vector once and back once.
+  const int64_t n = mma.c.elementsPerLane();
+  SmallVector<SmallVector<Value>> accs;
+  for (int64_t t = 0; t < a.tilesM * a.tilesN; ++t) {
+    SmallVector<Value>& c = accs.emplace_back();
+    for (int64_t e = 0; e < n; ++e) c.push_back(vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{t * n + e}));
+  }
   for (int64_t kk = 0; kk < a.tilesK; ++kk) {
-    SmallVector<Value> ls, rs;
+    SmallVector<SmallVector<Value>> ls, rs;
     for (int64_t i = 0; i < a.tilesM; ++i) ls.push_back(fragment(lhs, a.lhsOperand(), i * a.tilesK + kk, lhsAtUse));
     for (int64_t j = 0; j < a.tilesN; ++j) rs.push_back(fragment(rhs, a.rhsOperand(), j * a.tilesK + kk, rhsAtUse));
     for (int64_t i = 0; i < a.tilesM; ++i)
       for (int64_t j = 0; j < a.tilesN; ++j) {
         // Transposed, the accumulator's registers run over (j, i) and rhs is the A operand.
-        Value& c = accs[a.transposed ? j * a.tilesM + i : i * a.tilesN + j];
+        SmallVector<Value>& c = accs[a.transposed ? j * a.tilesM + i : i * a.tilesN + j];
         c = a.transposed ? mmaSync(b_, loc_, mma, rs[j], ls[i], c) : mmaSync(b_, loc_, mma, ls[i], rs[j], c);
       }
   }
-  Value result = acc;
-  const int64_t n = mma.c.elementsPerLane();
-  for (auto [t, c] : llvm::enumerate(accs)) {
-    Value flat = vector::ShapeCastOp::create(b_, loc_, VectorType::get({n}, mma.accType), c);
-    result = vector::InsertStridedSliceOp::create(b_, loc_, flat, result, ArrayRef<int64_t>{int64_t(t) * n},
-                                                  ArrayRef<int64_t>{1});
+  SmallVector<Value> elements;
+  for (const SmallVector<Value>& c : accs) llvm::append_range(elements, c);
+  auto accType = cast<VectorType>(acc.getType());
+  Value result;
+  if (static_cast<int64_t>(elements.size()) == accType.getNumElements()) {
+    result = vector::FromElementsOp::create(b_, loc_, accType, elements);
+  } else {
+    result = acc;
+    for (auto [i, e] : llvm::enumerate(elements))
+      result = vector::InsertOp::create(b_, loc_, e, result, ArrayRef<int64_t>{int64_t(i)});
   }
   values_[op.getResult()] = result;
   if (foldingApart_.contains(a.k)) partials_.insert(op.getResult());

@@ -1,6 +1,6 @@
 //===- MMAInstructions.h - one tensor-core instruction ---------*- C++ -*-===//
 //
-// The MMA instruction the attention and distributed lowerings issue, on the registers analysis/MMALayout
+// The MMA instruction the distributed lowering issues, on the registers analysis/MMALayout
 // describes.
 //
 //===----------------------------------------------------------------------===//
@@ -14,10 +14,13 @@
 
 namespace wave::jit {
 
-// acc + a * b by one mma.sync of `layout`: a, b and acc are vectors shaped as the
-// layout's registers (e.g. 4x2xf16, 2x2xf16, 2x2xf32); returns the new accumulator.
-mlir::Value mmaSync(mlir::OpBuilder& b, mlir::Location loc, const MMALayout& layout, mlir::Value a, mlir::Value bOperand,
-                    mlir::Value acc);
+// acc + a * b by one mma.sync of `layout`. `a` and `b` are the operands' register rows as
+// the layout lists them (e.g. 4 and 2 values of vector<2xf16>); `acc` and the result are
+// the lane's accumulator elements, one scalar each (e.g. 4 f32). Scalars, not vectors, so
+// that a fragment updated by several instructions in a row is never packed and unpacked
+// between them: that churn was most of the IR LLVM compiled.
+llvm::SmallVector<mlir::Value> mmaSync(mlir::OpBuilder& b, mlir::Location loc, const MMALayout& layout,
+                                       mlir::ValueRange a, mlir::ValueRange bOperand, mlir::ValueRange acc);
 
 }  // namespace wave::jit
 

@@ -27,7 +27,7 @@
 // CHECK: nvgpu.device_async_copy %{{.*}}, %{{.*}}, 8, %{{.*}} {bypassL1}
 // CHECK: nvgpu.device_async_create_group
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x40xf16, strided<[40, 1], offset: ?>, #gpu.address_space<workgroup>> -> vector<4x2xf16>
-// CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-NOT: gpu.barrier
 // CHECK: scf.yield
 // Nothing in flight after the loop; the epilogue stores pairs of f32, masked at the edges.
@@ -63,7 +63,7 @@ func.func @gemm(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K]
 // CHECK: memref.view {{.*}} to memref<64x40xf16, #gpu.address_space<workgroup>>
 // CHECK-NOT: nvgpu.device_async_copy
 // CHECK: vector.maskedload
-// CHECK: nvgpu.mma.sync
+// CHECK: nvvm.mma.sync
 func.func @unaligned(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K] of f16, shared>,
                      %c: !wave.memory<[M, N] of f32, global>) attributes {
     wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"64">, workgroup_dim = 0>,
@@ -93,7 +93,7 @@ func.func @unaligned(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[
 // CHECK-NOT: vector.maskedload
 // CHECK: nvgpu.device_async_copy
 // CHECK-NOT: vector.maskedload
-// CHECK: nvgpu.mma.sync
+// CHECK: nvvm.mma.sync
 // CHECK: scf.yield
 // CHECK-NOT: scf.if
 // CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<?x?xf32>, vector<2xf32>
@@ -102,7 +102,7 @@ func.func @unaligned(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[
 // CHECK-LABEL: gpu.func @dynamic_unknown
 // CHECK-NOT: nvgpu.device_async_copy
 // CHECK: vector.maskedload
-// CHECK: nvgpu.mma.sync
+// CHECK: nvvm.mma.sync
 // CHECK: scf.yield
 // CHECK: scf.if
 func.func @dynamic_assumed(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K] of f16, shared>,
@@ -155,7 +155,7 @@ func.func @dynamic_unknown(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.me
 // CHECK: scf.for
 // CHECK: nvgpu.device_async_copy %arg1
 // CHECK: vector.load %arg0
-// CHECK: nvgpu.mma.sync
+// CHECK: nvvm.mma.sync
 func.func @global_operands(%a: !wave.memory<[M, K] of f16, global>, %b: !wave.memory<[N, K] of f16, shared>,
                            %c: !wave.memory<[M, N] of f32, global>) attributes {
     wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"64">, workgroup_dim = 0>,
