@@ -197,6 +197,9 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   // the ranges proven, floordiv and mod lose their sign fix-ups and become unsigned.
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(mlir::arith::createArithIntRangeOpts());
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(mlir::arith::createArithUnsignedWhenEquivalentPass());
+  // Addresses from lane and wave ids (fragments, tile offsets) out of the K loop: LLVM no
+  // longer runs its LICM, and ptxas left them in the loop (a 64x64 GEMM 14% slower).
+  lowering.addNestedPass<mlir::gpu::GPUModuleOp>(mlir::createLoopInvariantCodeMotionPass());
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveVectorSlicesToElements());
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveLowerExp2ToNVVM());  // NVVM from here on
   if (mlir::failed(lowering.run(module)))
