@@ -178,8 +178,13 @@ LayoutPoints::LayoutPoints(LayoutAttr layout)
   positions_ = std::static_pointer_cast<const std::vector<int64_t>>(
       dialect.derived(layout, kind.getTypeID(), [&]() -> std::shared_ptr<const void> {
         auto positions = std::make_shared<std::vector<int64_t>>();
-        positions->reserve(layout.getNumWaves() * lanes_ * registers_ * rank_);
+        const size_t points = layout.getNumWaves() * lanes_ * registers_ * rank_;
+        positions->reserve(points + rank_);
         forEachPoint(layout, [&](int64_t, int64_t, int64_t, ArrayRef<int64_t> p) { llvm::append_range(*positions, p); });
+        // The extent after the points: asked for often, and a pass over all of them.
+        positions->resize(points + rank_, 0);
+        for (size_t i = 0; i < points; ++i)
+          (*positions)[points + i % rank_] = std::max((*positions)[points + i % rank_], (*positions)[i] + 1);
         return positions;
       }));
 }
@@ -194,10 +199,7 @@ SmallVector<int64_t> LayoutPoints::at(int64_t reg, int64_t lane, int64_t wave) c
 }
 
 SmallVector<int64_t> LayoutPoints::extent() const {
-  SmallVector<int64_t> extent(rank_, 0);
-  const std::vector<int64_t>& positions = *positions_;
-  for (size_t i = 0; i < positions.size(); ++i) extent[i % rank_] = std::max(extent[i % rank_], positions[i] + 1);
-  return extent;
+  return SmallVector<int64_t>(positions_->end() - rank_, positions_->end());
 }
 
 std::map<SmallVector<int64_t>, PositionHolders> positionHolders(LayoutAttr layout) {

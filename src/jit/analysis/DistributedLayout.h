@@ -55,7 +55,8 @@ class LayoutPoints {
 
  private:
   int64_t registers_, lanes_, rank_;
-  std::shared_ptr<const std::vector<int64_t>> positions_;  // [wave][lane][register][dim], shared per context
+  // [wave][lane][register][dim], then the extent; shared per context
+  std::shared_ptr<const std::vector<int64_t>> positions_;
 };
 
 // The position of register `reg` as affine expressions of the lane (d0) and the wave (d1).
