@@ -5,8 +5,9 @@
 //
 //   wave-bench-conv2d     per shape, autotune() over the tilings: one line per tiling, the
 //                         winner's tagged "tuned"; exits 77 without a GPU
-//   wave-bench-conv2d N C HW NF STRIDE BM BN BK
-//                         that shape and tiling alone (for ncu and SASS)
+//   wave-bench-conv2d N C HW NF STRIDE BM BN BK WM WN
+//                         that shape and tiling alone (for ncu and SASS); WM x WN is a
+//                         wave's share of the BM x BN tile
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -24,28 +25,32 @@ using namespace wave;
 namespace ex = examples::conv2d;
 
 int main(int argc, char** argv) {
-  if (argc != 1 && argc != 9) {
-    std::fprintf(stderr, "usage: %s [N C HW NF STRIDE BM BN BK]\n", argv[0]);
+  if (argc != 1 && argc != 11) {
+    std::fprintf(stderr, "usage: %s [N C HW NF STRIDE BM BN BK WM WN]\n", argv[0]);
     return 2;
   }
   if (!bench::open_device()) return 77;
-  std::printf("%-6s %4s %4s %4s %4s %3s %5s %5s %5s %10s %9s\n", "", "N", "C", "HxW", "NF", "s", "BM", "BN", "BK", "ms",
-              "TFLOP/s");
+  std::printf("%-6s %4s %4s %4s %4s %3s %5s %5s %5s %5s %5s %10s %9s\n", "", "N", "C", "HxW", "NF", "s", "BM", "BN",
+              "BK", "WM", "WN", "ms", "TFLOP/s");
   std::mt19937 rng(7);
   struct Shape {
     int n, c, hw, nf, stride;
   };
   struct Tiles {
-    int m, n, k;
+    int m, n, k, wave_m, wave_n;
   };
   std::vector<Shape> shapes = {Shape{32, 256, 56, 256, 1}, Shape{64, 512, 14, 512, 1},
                                 Shape{16, 128, 64, 256, 2}, Shape{8, 64, 128, 64, 1}};
-  std::vector<Tiles> tilings = {Tiles{128, 128, 32}, Tiles{128, 128, 64}, Tiles{128, 64, 32}, Tiles{64, 64, 32}};
-  if (argc == 9) {
-    int v[8];
-    for (int i = 0; i < 8; ++i) v[i] = std::atoi(argv[i + 1]);
+  // Four waves of 64x64 (the large shapes' best so far), eight waves over a 128x256 or
+  // 256x128 tile (as the GEMM's best), and smaller tiles for the shapes with few pixels.
+  std::vector<Tiles> tilings = {Tiles{128, 128, 32, 64, 64}, Tiles{128, 128, 64, 64, 64}, Tiles{128, 256, 64, 64, 64},
+                                Tiles{256, 128, 64, 64, 64}, Tiles{128, 128, 32, 64, 32}, Tiles{128, 64, 32, 64, 32},
+                                Tiles{64, 64, 32, 32, 32}};
+  if (argc == 11) {
+    int v[10];
+    for (int i = 0; i < 10; ++i) v[i] = std::atoi(argv[i + 1]);
     shapes = {Shape{v[0], v[1], v[2], v[3], v[4]}};
-    tilings = {Tiles{v[5], v[6], v[7]}};
+    tilings = {Tiles{v[5], v[6], v[7], v[8], v[9]}};
   }
   for (Shape s : shapes) {
     const int out = (s.hw - 3) / s.stride + 1;
@@ -58,7 +63,8 @@ int main(int argc, char** argv) {
     for (Tiles t : tilings)
       if (t.n <= s.nf) {
         tried.push_back(t);
-        configs.push_back({{ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n}, {ex::BLOCK_K, t.k}});
+        configs.push_back({{ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n}, {ex::BLOCK_K, t.k}, {ex::WAVE_M, t.wave_m},
+                           {ex::WAVE_N, t.wave_n}});
       }
     const CompileOptions base{.subs = {{ex::N, s.n}, {ex::C, s.c}, {ex::H, s.hw}, {ex::W, s.hw}, {ex::NF, s.nf},
                                        {ex::HF, 3}, {ex::WF, 3}, {ex::H_OUT, out}, {ex::W_OUT, out},
@@ -73,9 +79,9 @@ int main(int argc, char** argv) {
       const double flops = 2.0 * s.n * out * out * s.nf * 9.0 * s.c;
       for (std::size_t i = 0; i < tried.size(); ++i)
         if (!std::isnan(tuned.ms[i]))
-          std::printf("%-6s %4d %4d %4d %4d %3d %5d %5d %5d %10.3f %9.1f\n", i == tuned.best ? "tuned" : "conv2d", s.n,
-                      s.c, s.hw, s.nf, s.stride, tried[i].m, tried[i].n, tried[i].k, tuned.ms[i],
-                      flops / (tuned.ms[i] * 1e9));
+          std::printf("%-6s %4d %4d %4d %4d %3d %5d %5d %5d %5d %5d %10.3f %9.1f\n", i == tuned.best ? "tuned" : "conv2d",
+                      s.n, s.c, s.hw, s.nf, s.stride, tried[i].m, tried[i].n, tried[i].k, tried[i].wave_m,
+                      tried[i].wave_n, tuned.ms[i], flops / (tuned.ms[i] * 1e9));
     } catch (const Error& e) {
       std::printf("error  %4d %4d %4d: %s\n", s.n, s.c, s.hw, e.what());
     }

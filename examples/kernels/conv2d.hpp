@@ -3,7 +3,8 @@
 //
 // GEMM view: out[M, NF] = X[M, K] * W[NF, K]^T with M = N * H_OUT * W_OUT output pixels and
 // K = HF * WF * C taps, k = (hf * WF + wf) * C + c. SZ_OUT = H_OUT * W_OUT. The symbols M, K
-// and SZ_OUT are set in `subs` from the others.
+// and SZ_OUT are set in `subs` from the others; WAVE_M and WAVE_N are each wave's share of
+// the workgroup tile (BLOCK_M / 2 and BLOCK_N / 2 give four waves).
 #pragma once
 
 #include <wave/wave.hpp>
@@ -26,6 +27,8 @@ WAVE_SYMBOL(K);
 WAVE_SYMBOL(BLOCK_M);
 WAVE_SYMBOL(BLOCK_N);
 WAVE_SYMBOL(BLOCK_K);
+WAVE_SYMBOL(WAVE_M);
+WAVE_SYMBOL(WAVE_N);
 WAVE_SYMBOL(ADDRESS_SPACE);
 
 inline auto make_kernel(int stride = 1) {
@@ -49,8 +52,7 @@ inline auto make_kernel(int stride = 1) {
   return kernel(
       "conv2d_igemm",
       Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(NF, BLOCK_N, 1),
-                  TilingConstraint(K, BLOCK_K), WaveConstraint(M, BLOCK_M / 2),
-                  WaveConstraint(NF, BLOCK_N / 2),
+                  TilingConstraint(K, BLOCK_K), WaveConstraint(M, WAVE_M), WaveConstraint(NF, WAVE_N),
                   HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
       [=](Memory<dims<N, H, W, C>, f16, ADDRESS_SPACE> x,
           Memory<dims<HF, WF, C, NF>, f16, ADDRESS_SPACE> we,
@@ -67,7 +69,7 @@ inline auto make_kernel(int stride = 1) {
 inline CompileOptions default_options() {
   return {.subs = {{N, 2}, {C, 64}, {H, 64}, {W, 64}, {NF, 128}, {HF, 3}, {WF, 3},
                    {H_OUT, 62}, {W_OUT, 62}, {SZ_OUT, 62 * 62}, {M, 2 * 62 * 62},
-                   {K, 3 * 3 * 64}, {BLOCK_M, 64}, {BLOCK_N, 64}, {BLOCK_K, 32},
+                   {K, 3 * 3 * 64}, {BLOCK_M, 64}, {BLOCK_N, 64}, {BLOCK_K, 32}, {WAVE_M, 32}, {WAVE_N, 32},
                    {ADDRESS_SPACE, SHARED_ADDRESS_SPACE}}};
 }
 

@@ -27,20 +27,21 @@ TEST_CASE("conv2d through index mappings: 3x3 and 1x1, stride 1 and 2, odd sizes
     int n, c, h, w, nf, f, stride;
   };
   struct Tiles {
-    int m, n, k;
+    int m, n, k, wave_m, wave_n;
   };
   for (AddressSpace space : {GLOBAL_ADDRESS_SPACE, SHARED_ADDRESS_SPACE})
-  for (Tiles t : {Tiles{64, 32, 32}, Tiles{32, 64, 16}})
+  for (Tiles t : {Tiles{64, 32, 32, 32, 16}, Tiles{32, 64, 16, 16, 32}, Tiles{64, 64, 32, 32, 16}})
     for (Shape s : {Shape{2, 16, 11, 13, 24, 3, 1}, Shape{1, 32, 9, 9, 40, 3, 2}, Shape{3, 16, 7, 5, 16, 1, 1}}) {
       const int ho = (s.h - s.f) / s.stride + 1, wo = (s.w - s.f) / s.stride + 1;
       INFO("N " << s.n << ", C " << s.c << ", " << s.h << "x" << s.w << ", " << s.nf << " filters " << s.f << "x" << s.f
-                << ", stride " << s.stride << ", tiles " << t.m << " x " << t.n << " x " << t.k
+                << ", stride " << s.stride << ", tiles " << t.m << " x " << t.n << " x " << t.k << ", waves "
+                << t.wave_m << " x " << t.wave_n
                 << (space == SHARED_ADDRESS_SPACE ? ", shared tiles" : ""));
       const CompileOptions options{
           .subs = {{ex::N, s.n}, {ex::C, s.c}, {ex::H, s.h}, {ex::W, s.w}, {ex::NF, s.nf}, {ex::HF, s.f},
                    {ex::WF, s.f}, {ex::H_OUT, ho}, {ex::W_OUT, wo}, {ex::SZ_OUT, ho * wo}, {ex::M, s.n * ho * wo},
                    {ex::K, s.f * s.f * s.c}, {ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n}, {ex::BLOCK_K, t.k},
-                   {ex::ADDRESS_SPACE, space}}};
+                   {ex::WAVE_M, t.wave_m}, {ex::WAVE_N, t.wave_n}, {ex::ADDRESS_SPACE, space}}};
       const auto conv = compile(ex::make_kernel(s.stride), options);
       std::vector<std::uint16_t> x(std::size_t(s.n) * s.h * s.w * s.c), w(std::size_t(s.f) * s.f * s.c * s.nf);
       for (auto& v : x) v = random_half(rng);

@@ -460,7 +460,7 @@ TEST_CASE("interpret: conv2d through index mappings matches a direct convolution
   interpret(cv::make_kernel(),
             {.subs = {{cv::N, n}, {cv::C, c}, {cv::H, h}, {cv::W, w}, {cv::NF, nf}, {cv::HF, hf}, {cv::WF, wf},
                       {cv::H_OUT, ho}, {cv::W_OUT, wo}, {cv::SZ_OUT, ho * wo}, {cv::M, n * ho * wo},
-                      {cv::K, hf * wf * c}, {cv::BLOCK_M, 64}, {cv::BLOCK_N, 64}, {cv::BLOCK_K, 4},
+                      {cv::K, hf * wf * c}, {cv::BLOCK_M, 64}, {cv::BLOCK_N, 64}, {cv::BLOCK_K, 4}, {cv::WAVE_M, 32}, {cv::WAVE_N, 32},
                       {cv::ADDRESS_SPACE, GLOBAL_ADDRESS_SPACE}}},
             {x.data(), we.data(), out.data()});
   for (int oh = 0; oh < ho; ++oh)
