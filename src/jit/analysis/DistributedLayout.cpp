@@ -394,30 +394,85 @@ LayoutAttr blockedLayout(MLIRContext* ctx, ArrayRef<StringRef> dims, ArrayRef<in
   return LayoutAttr::get(ctx, registers, {grid.lanes}, grid.waves, simplifyAffineMap(map));
 }
 
+namespace {
+
+// Whether `e` changes along `dim` (of extent `extent`, the other inputs held), where the
+// expression shows it: `e` is a sum whose terms that mention `dim` mention no other input,
+// so `e` = f(dim) + g(the rest) and evaluating f over the extent answers for every point.
+// Unknown where a term mixes `dim` with other inputs (only evaluating everywhere tells).
+enum class Dependence { none, changes, unknown };
+
+Dependence dependenceOn(AffineExpr e, unsigned dim, int64_t extent, unsigned numDims) {
+  if (!e.isFunctionOfDim(dim)) return Dependence::none;
+  SmallVector<AffineExpr> terms = {e}, own;
+  while (!terms.empty()) {
+    AffineExpr t = terms.pop_back_val();
+    if (!t.isFunctionOfDim(dim)) continue;
+    if (t.getKind() == AffineExprKind::Add) {
+      auto sum = cast<AffineBinaryOpExpr>(t);
+      terms.append({sum.getLHS(), sum.getRHS()});
+      continue;
+    }
+    for (unsigned other = 0; other < numDims; ++other)
+      if (other != dim && t.isFunctionOfDim(other)) return Dependence::unknown;
+    own.push_back(t);
+  }
+  SmallVector<int64_t> inputs(numDims, 0);
+  auto f = [&](int64_t v) {
+    inputs[dim] = v;
+    int64_t sum = 0;
+    for (AffineExpr t : own) sum += evaluateAffine(t, inputs);
+    return sum;
+  };
+  const int64_t first = f(0);
+  for (int64_t v = 1; v < extent; ++v)
+    if (f(v) != first) return Dependence::changes;
+  return Dependence::none;
+}
+
+}  // namespace
+
 LayoutAttr sliceLayout(LayoutAttr layout, unsigned index) {
   MLIRContext* ctx = layout.getContext();
   ArrayRef<int64_t> registers = layout.getRegisters();
   const size_t axes = registers.size();
-  // An axis goes when moving along it changes nothing but the sliced dim's position. The
-  // moved point is another register of the same thread: looked up, not evaluated.
-  SmallVector<bool> keep(axes, false);
+  // An axis goes when moving along it changes nothing but the sliced dim's position. Most
+  // maps show it (the axis is absent from the other results, or enters them apart from the
+  // other inputs); the rest are evaluated: the moved point is another register of the same
+  // thread, looked up.
+  SmallVector<bool> keep(axes, false), decided(axes, true);
   AffineMap map = layout.getMap();
-  SmallVector<int64_t> stride(axes, 1);
-  for (int a = static_cast<int>(axes) - 2; a >= 0; --a) stride[a] = stride[a + 1] * registers[a + 1];
-  const LayoutPoints points(layout);
   const int64_t rank = map.getNumResults();
-  for (int64_t w = 0; w < layout.getNumWaves(); ++w)
-    for (int64_t l = 0; l < layout.getNumLanes(); ++l)
-      for (int64_t r = 0; r < layout.getNumRegisters(); ++r)
-        for (size_t a = 0; a < axes; ++a) {
-          if (keep[a] || (r / stride[a]) % registers[a] != 0) continue;
-          const int64_t* p = points.data(r, l, w);
-          for (int64_t v = 1; v < registers[a] && !keep[a]; ++v) {
-            const int64_t* q = points.data(r + v * stride[a], l, w);
-            for (int64_t d = 0; d < rank; ++d)
-              if (d != static_cast<int64_t>(index) && q[d] != p[d]) keep[a] = true;
+  bool evaluate = false;
+  for (size_t a = 0; a < axes; ++a) {
+    if (registers[a] == 1) continue;
+    bool unknown = false;
+    for (int64_t d = 0; d < rank && !keep[a]; ++d) {
+      if (d == static_cast<int64_t>(index)) continue;
+      Dependence dep = dependenceOn(map.getResult(d), a, registers[a], map.getNumDims());
+      keep[a] = dep == Dependence::changes;
+      unknown |= dep == Dependence::unknown;
+    }
+    decided[a] = keep[a] || !unknown;
+    evaluate |= !decided[a];
+  }
+  if (evaluate) {
+    SmallVector<int64_t> stride(axes, 1);
+    for (int a = static_cast<int>(axes) - 2; a >= 0; --a) stride[a] = stride[a + 1] * registers[a + 1];
+    const LayoutPoints points(layout);
+    for (int64_t w = 0; w < layout.getNumWaves(); ++w)
+      for (int64_t l = 0; l < layout.getNumLanes(); ++l)
+        for (int64_t r = 0; r < layout.getNumRegisters(); ++r)
+          for (size_t a = 0; a < axes; ++a) {
+            if (decided[a] || keep[a] || (r / stride[a]) % registers[a] != 0) continue;
+            const int64_t* p = points.data(r, l, w);
+            for (int64_t v = 1; v < registers[a] && !keep[a]; ++v) {
+              const int64_t* q = points.data(r + v * stride[a], l, w);
+              for (int64_t d = 0; d < rank; ++d)
+                if (d != static_cast<int64_t>(index) && q[d] != p[d]) keep[a] = true;
+            }
           }
-        }
+  }
   // With no register axis left, one register (an axis of extent 1, dim 0) stands in.
   SmallVector<int64_t> kept;
   for (size_t a = 0; a < axes; ++a)

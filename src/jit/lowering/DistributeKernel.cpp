@@ -26,6 +26,7 @@
 
 #include "lowering/DistributeKernel.h"
 
+#include "analysis/AffineBounds.h"
 #include "analysis/DistributedLayout.h"
 #include "analysis/KernelGrid.h"
 #include "analysis/MMAAnchors.h"
@@ -217,12 +218,20 @@ class Distributor : LoweringBuilder {
     return VectorType::get({layoutOf(v).getNumRegisters()}, elementOf(v));
   }
   Value lookup(Value v) { return values_.lookup(v); }
+  // `e` of this thread's lane (d0) and wave (d1), simplified by their ranges.
+  Value threadIndex(AffineExpr e) {
+    return apply(simplifyWithinBounds(e, {grid_.waves.lanes, grid_.waves.count()}), {lane_, wave_});
+  }
 
   // Per dim of `dims`, the index of register `reg`'s element in this thread: in the
   // tensor (the tile's offsets added), or with `inTile`, in the workgroup's tile.
   SmallVector<Value> indexOf(LayoutAttr layout, ArrayRef<StringRef> dims, int64_t reg, bool inTile = false);
   // Whether `dim` may end inside a workgroup's tile (then accesses are masked).
   bool mayOverrun(StringRef dim) { return !isKnownMultiple(kernel_, dim, grid_.tiling(dim).blockTile); }
+  // Whether position `k` of register `reg` (`at`, in the tensor) lies before the end of
+  // `dim`: null where it always does and `false` where it never does (by the ranges of the
+  // workgroup's offset and of the lane and wave), else the comparison.
+  Value beforeEnd(LayoutAttr layout, int64_t reg, unsigned k, StringRef dim, Value at);
 
   LogicalResult access(Operation* op, Value memory, Value tensor, bool isRead);
   // A shared tile's read into an mma operand's layout by ldmatrix, one per fragment (two
@@ -240,6 +249,9 @@ class Distributor : LoweringBuilder {
   LogicalResult lowerCombineWaves(dialect::CombineWavesOp op);
   // This thread's wave index along wave axis `axis`.
   Value waveDigit(int axis);
+  // The number of workgroups along `axis`: a constant where every dim over the grid has a
+  // static size (then the workgroup order's arithmetic folds without a range analysis).
+  Value gridSize(gpu::Dimension axis);
   LogicalResult lowerPrint(dialect::PrintOp op);
   LogicalResult lowerConvert(dialect::ConvertLayoutOp op);
   LogicalResult lowerAllocate(dialect::AllocateOp op);
@@ -271,6 +283,7 @@ class Distributor : LoweringBuilder {
   DenseMap<Value, Value> flat_;  // a memref's 1-D view (flattened)
   DenseMap<Value, Value> values_;
   llvm::StringMap<Value> sizes_, offsets_;
+  llvm::StringMap<std::pair<int64_t, int64_t>> offsetRanges_;  // where known: the offset's least and most
   Value lane_, wave_;
   Value sharedMemory_;          // the dynamic shared memory the allocations view
   int64_t sharedBytes_ = 0;     // its size so far
@@ -302,7 +315,7 @@ FailureOr<const MMAAnchors*> Distributor::anchorsOf(dialect::MmaOp op) {
 SmallVector<Value> Distributor::indexOf(LayoutAttr layout, ArrayRef<StringRef> dims, int64_t reg, bool inTile) {
   SmallVector<Value> index;
   for (auto [k, expr] : llvm::enumerate(positionOfRegister(layout, reg))) {
-    Value p = apply(expr, {lane_, wave_});
+    Value p = threadIndex(expr);
     index.push_back(inTile ? p : arith::AddIOp::create(b_, loc_, offsets_.lookup(dims[k]), p).getResult());
   }
   return index;
@@ -452,7 +465,7 @@ ArrayRef<Value> Distributor::loadFragment(FragmentSource& source, int64_t f) {
   }
   SmallVector<Value> indices;
   for (StringRef d : source.memoryDims)
-    indices.push_back(d == source.rowDim ? apply(row, {lane_, wave_}) : d == source.kDim ? apply(col, {lane_, wave_}) : index(0));
+    indices.push_back(d == source.rowDim ? threadIndex(row) : d == source.kDim ? threadIndex(col) : index(0));
   const int64_t count = pair ? 2 : 1;
   auto loadedType = VectorType::get({operand.registers[0] * count, operand.registers[1]}, source.element);
   Value fragments = nvgpu::LdMatrixOp::create(b_, loc_, loadedType, source.memref, indices, source.transpose,
@@ -611,7 +624,8 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     SmallVector<Value> outer;
     for (auto [k, d] : llvm::enumerate(valueDims))
       if (static_cast<int>(k) != inner || run.length == 1)
-        if (mayOverrun(d)) outer.push_back(lessThan(at[k], sizes_.lookup(d)));
+        if (mayOverrun(d))
+          if (Value inside = beforeEnd(layout, run.first, k, d, at[k])) outer.push_back(inside);
     Value rowIn = outer.empty() ? Value() : andAll(outer);
     auto vec = VectorType::get({run.length}, element);
     if (run.length == 1) {
@@ -846,6 +860,11 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
       b_.setInsertionPointToStart(forOp.getBody());
     Value outside = offsets_.lookup(dim);
     offsets_[dim] = arith::MulIOp::create(b_, loc_, forOp.getInductionVar(), index(tiling.blockTile));
+    std::optional<std::pair<int64_t, int64_t>> outsideRange;
+    if (auto it = offsetRanges_.find(dim); it != offsetRanges_.end()) {
+      outsideRange = it->second;
+      offsetRanges_.erase(it);
+    }
     for (auto [arg, carried] : llvm::zip(body.getArguments(), forOp.getRegionIterArgs())) {
       values_[arg] = carried;
       if (folds) partials_.insert(arg);
@@ -857,6 +876,7 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
     if (failed(lowerBlock(body))) return failure();
     foldingApart_.erase(dim);
     offsets_[dim] = outside;
+    if (outsideRange) offsetRanges_[dim] = *outsideRange;
     if (!inits.empty()) {
       SmallVector<Value> next;
       for (Value v : body.getTerminator()->getOperands()) next.push_back(lookup(v));
@@ -966,7 +986,7 @@ Value Distributor::zeroPastEnd(Value value, LayoutAttr layout, unsigned dimIndex
   Value zero = arith::ConstantOp::create(b_, loc_, type.getElementType(), b_.getZeroAttr(type.getElementType()));
   for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
     Value at = arith::AddIOp::create(b_, loc_, offsets_.lookup(dim),
-                                     apply(positionOfRegister(layout, r)[dimIndex], {lane_, wave_}));
+                                     threadIndex(positionOfRegister(layout, r)[dimIndex]));
     Value x = vector::ExtractOp::create(b_, loc_, value, ArrayRef<int64_t>{r});
     x = arith::SelectOp::create(b_, loc_, lessThan(at, sizes_.lookup(dim)), x, zero);
     value = vector::InsertOp::create(b_, loc_, x, value, ArrayRef<int64_t>{r});
@@ -1063,7 +1083,7 @@ LogicalResult Distributor::lowerConvert(dialect::ConvertLayoutOp op) {
   Value buffer = sharedBuffer(shape, elementOf(op.getInput()));
   auto position = [&](LayoutAttr layout, int64_t reg) {
     SmallVector<Value> p;
-    for (AffineExpr e : positionOfRegister(layout, reg)) p.push_back(apply(e, {lane_, wave_}));
+    for (AffineExpr e : positionOfRegister(layout, reg)) p.push_back(threadIndex(e));
     return p;
   };
   Value in = lookup(op.getInput());
@@ -1088,7 +1108,7 @@ SmallVector<Value> Distributor::combineAcrossWaves(ArrayRef<Value> partial, Redu
   Value buffer = sharedBuffer({waves * regs * lanes}, partial.front().getType());
   AffineExpr l = getAffineDimExpr(0, b_.getContext()), w = getAffineDimExpr(1, b_.getContext());
   for (int64_t r = 0; r < regs; ++r)
-    memref::StoreOp::create(b_, loc_, partial[r], buffer, apply((w * regs + r) * lanes + l, {lane_, wave_}));
+    memref::StoreOp::create(b_, loc_, partial[r], buffer, threadIndex((w * regs + r) * lanes + l));
   // The waves of this thread's group: its own wave with the digits along `axes` replaced.
   SmallVector<int64_t> strides = waveAxisStrides(waveAxes);
   AffineExpr base = w;
@@ -1106,7 +1126,7 @@ SmallVector<Value> Distributor::combineAcrossWaves(ArrayRef<Value> partial, Redu
   for (int64_t r = 0; r < regs; ++r) {
     Value acc;
     for (AffineExpr wave : group) {
-      Value v = memref::LoadOp::create(b_, loc_, buffer, apply((wave * regs + r) * lanes + l, {lane_, wave_}));
+      Value v = memref::LoadOp::create(b_, loc_, buffer, threadIndex((wave * regs + r) * lanes + l));
       acc = acc ? combine(b_, loc_, kind, acc, v) : v;
     }
     combined.push_back(acc);
@@ -1160,20 +1180,35 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
   if (work.getIntOrFloatBitWidth() != 32)
     return op->emitOpError("is not yet supported: a reduction of ")
            << element << " (32-bit or narrower floats, 32-bit integers)";
-  auto without = [&](SmallVector<int64_t> p) {
-    p.erase(p.begin() + k);
-    return p;
-  };
+  // A row (a position but for `dim`) as one number: a key mixing the other dims' places.
   const LayoutPoints inPoints(in), outPoints(out);
+  const int64_t rank = dimsOf(input).size();
+  SmallVector<int64_t> rowExtent;  // per dim of the result
+  {
+    SmallVector<int64_t> inExtent = inPoints.extent(), outExtent = outPoints.extent();
+    for (int64_t d = 0, o = 0; d < rank; ++d)
+      if (d != k) rowExtent.push_back(std::max(inExtent[d], outExtent[o++]));
+  }
+  auto rowOfOutput = [&](const int64_t* p) {
+    int64_t key = 0;
+    for (int64_t d = 0; d < rank - 1; ++d) key = key * rowExtent[d] + p[d];
+    return key;
+  };
+  auto rowOfInput = [&](const int64_t* p) {
+    int64_t key = 0;
+    for (int64_t d = 0, o = 0; d < rank; ++d)
+      if (d != k) key = key * rowExtent[o++] + p[d];
+    return key;
+  };
   // In the thread: for each result register, the input registers of its row, each
   // position along `dim` once.
   SmallVector<SmallVector<int64_t>> members(out.getNumRegisters());
   for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
-    SmallVector<int64_t> row = outPoints.at(r, 0, 0);
+    const int64_t row = rowOfOutput(outPoints.data(r, 0, 0));
     SmallVector<int64_t> seen;
     for (int64_t s = 0; s < in.getNumRegisters(); ++s) {
-      SmallVector<int64_t> p = inPoints.at(s, 0, 0);
-      if (without(p) != row || llvm::is_contained(seen, p[k])) continue;
+      const int64_t* p = inPoints.data(s, 0, 0);
+      if (rowOfInput(p) != row || llvm::is_contained(seen, p[k])) continue;
       seen.push_back(p[k]);
       members[r].push_back(s);
     }
@@ -1183,7 +1218,7 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
     for (int64_t l = 0; l < in.getNumLanes(); ++l)
       for (int64_t r = 0; r < out.getNumRegisters(); ++r)
         for (int64_t s : members[r])
-          if (without(inPoints.at(s, l, w)) != outPoints.at(r, l, w))
+          if (rowOfInput(inPoints.data(s, l, w)) != rowOfOutput(outPoints.data(r, l, w)))
             return op->emitOpError("is not yet supported: a reduction over a layout whose rows differ between threads");
   // Which lane bits and wave axes move only along `dim` (combine), only repeat elements
   // (skip) or change the row (skip).
@@ -1193,10 +1228,10 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
       for (int64_t l = 0; l < in.getNumLanes(); ++l) {
         auto [l2, w2] = flip(l, w);
         for (int64_t s = 0; s < in.getNumRegisters(); ++s) {
-          SmallVector<int64_t> p = inPoints.at(s, l, w), q = inPoints.at(s, l2, w2);
-          if (p == q) continue;
+          const int64_t *p = inPoints.data(s, l, w), *q = inPoints.data(s, l2, w2);
+          if (std::equal(p, p + rank, q)) continue;
           moves = true;
-          if (without(p) != without(q)) alongOnly = false;
+          if (rowOfInput(p) != rowOfInput(q)) alongOnly = false;
         }
       }
     return moves && alongOnly;
@@ -1231,24 +1266,32 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
   // Every element of a row must be counted once: each thread's group (its registers, the
   // lanes over the combined bits, the waves over the combined axes) must hold each of the
   // row's positions exactly once (of its own part, where waves fold apart). Layouts that
-  // repeat elements irregularly fail here.
+  // repeat elements irregularly fail here. A group only reaches its own row (the lane bits
+  // and wave axes combined move along `dim` alone), so holding as many distinct positions
+  // as the row has is holding each once.
   {
     // A row, and the wave's digits along the axes folding apart.
-    auto rowOf = [&](SmallVector<int64_t> row, int64_t w) {
+    auto partOf = [&](int64_t row, int64_t w) {
       for (size_t a = 0; a < waveAxes.size(); ++a)
-        if (apart[a]) row.push_back(w / strides[a] % waveAxes[a]);
+        if (apart[a]) row = row * waveAxes[a] + w / strides[a] % waveAxes[a];
       return row;
     };
-    std::map<SmallVector<int64_t>, std::set<int64_t>> rowPositions;
+    DenseMap<int64_t, SmallVector<int64_t>> rowPositions;
     for (int64_t w = 0; w < in.getNumWaves(); ++w)
       for (int64_t l = 0; l < lanes; ++l)
         for (int64_t s = 0; s < in.getNumRegisters(); ++s) {
-          SmallVector<int64_t> p = inPoints.at(s, l, w);
-          rowPositions[rowOf(without(p), w)].insert(p[k]);
+          const int64_t* p = inPoints.data(s, l, w);
+          rowPositions[partOf(rowOfInput(p), w)].push_back(p[k]);
         }
+    DenseMap<int64_t, size_t> rowLength;
+    for (auto& [row, positions] : rowPositions) {
+      llvm::sort(positions);
+      rowLength[row] = std::unique(positions.begin(), positions.end()) - positions.begin();
+    }
     SmallVector<int64_t> groupLanes = {0};
     for (int64_t bit : laneBits)
       for (int64_t i = 0, n = groupLanes.size(); i < n; ++i) groupLanes.push_back(groupLanes[i] ^ bit);
+    SmallVector<int64_t> counted;
     for (int64_t w = 0; w < in.getNumWaves(); ++w) {
       SmallVector<int64_t> groupWaves = {w};
       for (size_t a = 0; a < waveAxes.size(); ++a) {
@@ -1260,12 +1303,13 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
       }
       for (int64_t l = 0; l < lanes; ++l)
         for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
-          std::multiset<int64_t> counted;
+          counted.clear();
           for (int64_t gw : groupWaves)
             for (int64_t gl : groupLanes)
-              for (int64_t s : members[r]) counted.insert(inPoints.at(s, l ^ gl, gw)[k]);
-          const std::set<int64_t>& all = rowPositions[rowOf(outPoints.at(r, l, w), w)];
-          if (counted.size() != all.size() || std::set<int64_t>(counted.begin(), counted.end()) != all)
+              for (int64_t s : members[r]) counted.push_back(inPoints.data(s, l ^ gl, gw)[k]);
+          llvm::sort(counted);
+          if (std::adjacent_find(counted.begin(), counted.end()) != counted.end() ||
+              counted.size() != rowLength.lookup(partOf(rowOfOutput(outPoints.data(r, l, w)), w)))
             return op->emitOpError("is not yet supported: a reduction over ")
                    << dim << " in a layout that repeats some of a row's elements across threads (tile the dims "
                    << "so that each wave's tile is a multiple of a wave's " << lanes << " lanes' runs)";
@@ -1281,7 +1325,7 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
     for (int64_t s : members[r]) {
       Value v = vector::ExtractOp::create(b_, loc_, x, ArrayRef<int64_t>{s});
       if (mayOverrun(dim)) {
-        Value at = arith::AddIOp::create(b_, loc_, reducedIndex, apply(positionOfRegister(in, s)[k], {lane_, wave_}));
+        Value at = arith::AddIOp::create(b_, loc_, reducedIndex, threadIndex(positionOfRegister(in, s)[k]));
         v = arith::SelectOp::create(b_, loc_, lessThan(at, sizes_.lookup(dim)), v,
                                     reductionIdentity(b_, loc_, kind, element));
       }
@@ -1423,12 +1467,14 @@ LogicalResult Distributor::emit(gpu::GPUModuleOp module) {
   wave_ = arith::DivUIOp::create(b_, loc_, tid, index(grid_.waves.lanes));
   const gpu::Dimension axes[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
   Value tile[3];
-  for (int axis = 0; axis < 3; ++axis) tile[axis] = gpu::BlockIdOp::create(b_, loc_, axes[axis]);
+  // Along an axis of one workgroup the tile is 0, known where the addresses are built.
+  std::optional<ArrayRef<int32_t>> knownGrid = func_.getKnownGridSize();
+  for (int axis = 0; axis < 3; ++axis)
+    tile[axis] = knownGrid && (*knownGrid)[axis] == 1 ? index(0) : gpu::BlockIdOp::create(b_, loc_, axes[axis]);
   // Tensor-core kernels reuse operand tiles across workgroups: those running at once take
   // them from L2 when they go in groups of 8 along x.
   if (computesWithMMA(kernel_))
-    std::tie(tile[0], tile[1]) = groupedTileOrder(tile[0], tile[1], gpu::GridDimOp::create(b_, loc_, axes[0]),
-                                                  gpu::GridDimOp::create(b_, loc_, axes[1]), 8);
+    std::tie(tile[0], tile[1]) = groupedTileOrder(tile[0], tile[1], gridSize(axes[0]), gridSize(axes[1]), 8);
   // A loop that ends early by the workgroup's position (wave-skip-masked-tiles: causal
   // attention's later query tiles see more keys) makes those workgroups longer: they go
   // first, so the last to run are short ones.
@@ -1439,7 +1485,7 @@ LogicalResult Distributor::emit(gpu::GPUModuleOp module) {
       auto it = grid_.dims.find(cast<StringAttr>(d).getValue());
       if (it == grid_.dims.end() || it->second.gridAxis < 0 || !reversed.insert(it->second.gridAxis).second) continue;
       const int axis = it->second.gridAxis;
-      Value last = arith::SubIOp::create(b_, loc_, gpu::GridDimOp::create(b_, loc_, axes[axis]), index(1));
+      Value last = arith::SubIOp::create(b_, loc_, gridSize(axes[axis]), index(1));
       tile[axis] = arith::SubIOp::create(b_, loc_, last, tile[axis]);
     }
   });
@@ -1449,11 +1495,34 @@ LogicalResult Distributor::emit(gpu::GPUModuleOp module) {
     sizes_[dim] = *size;
     offsets_[dim] = t.gridAxis < 0 ? index(0)
                                    : arith::MulIOp::create(b_, loc_, tile[t.gridAxis], index(t.blockTile)).getResult();
+    if (t.gridAxis < 0)
+      offsetRanges_[dim] = {0, 0};
+    else if (std::optional<ArrayRef<int32_t>> known = func_.getKnownGridSize())
+      offsetRanges_[dim] = {0, ((*known)[t.gridAxis] - 1) * t.blockTile};
   }
   if (failed(lowerBlock(kernel_.getBody().front()))) return failure();
   if (sharedBytes_) func_->setAttr("wave.shared_memory_bytes", b_.getI64IntegerAttr(sharedBytes_));
   gpu::ReturnOp::create(b_, loc_);
   return success();
+}
+
+Value Distributor::beforeEnd(LayoutAttr layout, int64_t reg, unsigned k, StringRef dim, Value at) {
+  auto offset = offsetRanges_.find(dim);
+  std::optional<int64_t> size = staticSize(kernel_, dim);
+  if (offset != offsetRanges_.end() && size) {
+    AffineExpr position = positionOfRegister(layout, reg)[k];
+    if (auto range = rangeWithinBounds(position, {grid_.waves.lanes, grid_.waves.count()})) {
+      if (offset->second.second + range->second < *size) return Value();
+      if (offset->second.first + range->first >= *size) return arith::ConstantIntOp::create(b_, loc_, 0, 1);
+    }
+  }
+  return lessThan(at, sizes_.lookup(dim));
+}
+
+Value Distributor::gridSize(gpu::Dimension axis) {
+  if (std::optional<ArrayRef<int32_t>> known = func_.getKnownGridSize())
+    return index((*known)[static_cast<int>(axis)]);
+  return gpu::GridDimOp::create(b_, loc_, axis);
 }
 
 LogicalResult Distributor::lowerBlock(Block& block) {

@@ -12,8 +12,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -48,10 +50,16 @@ class LoweringBuilder {
   std::pair<mlir::Value, mlir::Value> groupedTileOrder(mlir::Value x, mlir::Value y, mlir::Value tilesX,
                                                        mlir::Value tilesY, int64_t groupX) {
     using namespace mlir;
+    // One group spans every x tile: the order is unchanged.
+    std::optional<int64_t> staticTilesX = getConstantIntValue(tilesX);
+    if (staticTilesX && *staticTilesX <= groupX) return {x, y};
     Value linear = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, y, tilesX), x);
     Value perGroup = arith::MulIOp::create(b_, loc_, tilesY, index(groupX));
     Value firstX = arith::MulIOp::create(b_, loc_, arith::DivUIOp::create(b_, loc_, linear, perGroup), index(groupX));
-    Value groupRows = arith::MinUIOp::create(b_, loc_, arith::SubIOp::create(b_, loc_, tilesX, firstX), index(groupX));
+    // Only the last group may be short, and none is where the groups divide the x tiles.
+    Value groupRows = staticTilesX && *staticTilesX % groupX == 0
+                          ? index(groupX)
+                          : arith::MinUIOp::create(b_, loc_, arith::SubIOp::create(b_, loc_, tilesX, firstX), index(groupX));
     Value inGroup = arith::RemUIOp::create(b_, loc_, linear, perGroup);
     return {arith::AddIOp::create(b_, loc_, firstX, arith::RemUIOp::create(b_, loc_, inGroup, groupRows)),
             arith::DivUIOp::create(b_, loc_, inGroup, groupRows)};

@@ -82,6 +82,13 @@ std::string llvmPasses() {
   return v && *v ? std::string(v) : defaultLlvmPasses();
 }
 
+// WAVE_VERIFY_EACH_PASS=1: the verifier after every pass (the tests run so), to find the
+// pass that broke the IR; otherwise after each stage only (a sixth of a compile's time).
+bool verifyEachPass() {
+  const char* v = std::getenv("WAVE_VERIFY_EACH_PASS");
+  return v && *v && std::string(v) != "0";
+}
+
 // CompileOptions::timing, or WAVE_TIMING=1.
 bool timingRequested(const CompileOptions& options) {
   const char* v = std::getenv("WAVE_TIMING");
@@ -177,6 +184,8 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   }
   mlir::TimingScope loweringTiming = timing ? timing->nest("lowering (wave IR -> GPU IR)") : mlir::TimingScope();
   if (timing) lowering.enableTiming(loweringTiming);
+  const bool verifyEach = verifyEachPass();
+  lowering.enableVerifier(verifyEach);
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveHoistInvariantReads());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSkipMaskedTiles());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveMaskPartialTiles());
@@ -194,15 +203,16 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   lowering.addPass(mlir::createCSEPass());
   lowering.addPass(mlir::createLowerAffinePass());
   // Index arithmetic of thread ids, loop counters and tile offsets is never negative: with
-  // the ranges proven, floordiv and mod lose their sign fix-ups and become unsigned.
-  lowering.addNestedPass<mlir::gpu::GPUModuleOp>(mlir::arith::createArithIntRangeOpts());
+  // the ranges proven, floordiv and mod lose their sign fix-ups and become unsigned. (What
+  // arith-int-range-optimizations folded, the lowering now writes folded: the grid's size
+  // where it is static, lane and wave digits by their ranges. It took a tenth of a compile.)
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(mlir::arith::createArithUnsignedWhenEquivalentPass());
   // Addresses from lane and wave ids (fragments, tile offsets) out of the K loop: LLVM no
   // longer runs its LICM, and ptxas left them in the loop (a 64x64 GEMM 14% slower).
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(mlir::createLoopInvariantCodeMotionPass());
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveVectorSlicesToElements());
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveLowerExp2ToNVVM());  // NVVM from here on
-  if (mlir::failed(lowering.run(module)))
+  if (mlir::failed(lowering.run(module)) || (!verifyEach && mlir::failed(mlir::verify(module))))
     throw first.error(kernelName, "lowering", "cannot lower the kernel to GPU code");
   loweringTiming.stop();
 
@@ -234,6 +244,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   const NvptxOptions nvptx{.chip = options.target,
                            .features = ptxFeatures(options.target, kernelName),
                            .llvmPasses = llvmPasses(),
+                           .verifyEachPass = verifyEach,
                            .timing = timing ? &codegenTiming : nullptr,
                            .dumpDir = dumpDir.empty() ? std::string() : dumpDir + "/codegen"};
   auto ptx = compileToPtx(module, nvptx);

@@ -10,6 +10,7 @@
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/Pass.h"
@@ -51,8 +52,10 @@ mlir::FailureOr<std::string> compileToPtx(mlir::ModuleOp module, const NvptxOpti
                                   [](mlir::Pass*, mlir::Operation*) { return true; }, /*printModuleScope=*/true,
                                   /*printAfterOnlyOnChange=*/true, /*printAfterOnlyOnFailure=*/false, options.dumpDir);
   }
+  pm.enableVerifier(options.verifyEachPass);
   addNvvmPipeline(pm, options);
-  if (mlir::failed(pm.run(module))) return mlir::failure();
+  if (mlir::failed(pm.run(module)) || (!options.verifyEachPass && mlir::failed(mlir::verify(module))))
+    return mlir::failure();
 
   mlir::gpu::GPUModuleOp gpuModule;
   module.walk([&](mlir::gpu::GPUModuleOp m) { gpuModule = m; });

@@ -21,6 +21,7 @@ struct NvptxOptions {
   std::string chip = "sm_90a";      // sm_80, sm_90, sm_90a
   std::string features = "+ptx80";  // the PTX ISA version to emit
   std::string llvmPasses;             // LLVM passes before code generation (LlvmToPtx.h)
+  bool verifyEachPass = true;           // false: the LLVM dialect's module verified once, at the end
   mlir::TimingScope* timing = nullptr;  // where the passes' times go, if anywhere
   std::string dumpDir;                  // if set: the IR after each pass, as a file tree there
 };

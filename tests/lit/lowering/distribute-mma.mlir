@@ -23,9 +23,11 @@
 // CHECK-LABEL: gpu.func @gemm_bias
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 3, 1>, wave.shared_memory_bytes = 10240 : i64
 // CHECK: %[[DYN:.*]] = gpu.dynamic_shared_memory
-// Workgroups take their tiles in groups of 8 along x (for L2).
-// CHECK: gpu.grid_dim  y
-// CHECK: arith.muli %{{.*}}, %c8 : index
+// Workgroups take their tiles in groups of 8 along x (for L2): the grid's two along x are
+// one group, so the order stays as it is.
+// CHECK-NOT: gpu.grid_dim
+// CHECK: gpu.block_id x
+// CHECK-NEXT: gpu.block_id y
 // CHECK: %[[TA:.*]] = memref.view %[[DYN]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x40xf16, #gpu.address_space<workgroup>>
 // CHECK: %[[TB:.*]] = memref.view %[[DYN]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x40xf16, #gpu.address_space<workgroup>>
 // K = 96 is three whole tiles of 32: the loop's reads are unmasked along K (M and N are not).

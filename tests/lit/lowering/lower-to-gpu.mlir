@@ -8,8 +8,9 @@
 // CHECK-LABEL: gpu.module @wave_kernels
 // CHECK: gpu.func @scale(%[[X:.*]]: memref<7x1000xf16>, %[[Y:.*]]: memref<7x1000xf16>) kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 7, 1>
+// One workgroup along x: its tile is 0, not gpu.block_id x.
 // CHECK: %[[T:.*]] = gpu.thread_id x
-// CHECK: %[[BX:.*]] = gpu.block_id x
+// CHECK-NOT: gpu.block_id x
 // CHECK: %[[BY:.*]] = gpu.block_id y
 // CHECK: %[[V:.*]] = scf.if %{{.*}} -> (vector<8xf16>) {
 // CHECK-NEXT: vector.load %[[X]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<7x1000xf16>, vector<8xf16>
@@ -169,5 +170,27 @@ func.func @index_masks(%x: !wave.memory<[M, N] of f32, global>, %y: !wave.memory
   %n = wave.neg %v : !wave.tensor<[M, N] of f32>
   %s = wave.select %c, %v, %n : (!wave.tensor<[N] of i1>, !wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
   wave.write %s, %y : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
+
+// -----
+
+// Masks the ranges decide: 16 x 128 halves over four waves of 16 x 32, two runs of 8 per
+// thread, the first in rows 0-7 and the second in rows 8-15 (the row is lane / 4 + 8 r).
+// With M = 9 the first run is always inside (no comparison), the second is compared.
+// CHECK-LABEL: gpu.func @rows_by_range
+// CHECK-NOT: arith.cmpi
+// CHECK: vector.load %{{.*}} : memref<9x128xf16>, vector<8xf16>
+// CHECK: arith.cmpi ult, %{{.*}}, %c9 : index
+// CHECK: scf.if
+// CHECK: vector.load %{{.*}} : memref<9x128xf16>, vector<8xf16>
+func.func @rows_by_range(%x: !wave.memory<[M, N] of f16, global>, %y: !wave.memory<[M, N] of f16, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"16">, workgroup_dim = 1>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"128">, workgroup_dim = 0>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {M = 9 : i64, N = 128 : i64}} {
+  %v = wave.read %x : !wave.memory<[M, N] of f16, global> -> !wave.tensor<[M, N] of f16>
+  wave.write %v, %y : !wave.tensor<[M, N] of f16>, !wave.memory<[M, N] of f16, global>
   return
 }
