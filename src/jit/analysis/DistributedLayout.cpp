@@ -131,23 +131,77 @@ SmallVector<int64_t> digitTable(int64_t count, ArrayRef<int64_t> extents) {
   return table;
 }
 
+// Each result of `map` as three sums: of the terms over register dims only (the first
+// `registerDims`, constants too), over lane and wave dims only, and the rest. Layout maps
+// mostly add a register part to a thread part, so a point costs a few additions.
+struct SplitMap {
+  AffineMap registerPart, threadPart, mixedPart;
+  bool mixed = false;
+};
+
+SplitMap splitByInputs(AffineMap map, unsigned registerDims) {
+  MLIRContext* ctx = map.getContext();
+  SplitMap split;
+  SmallVector<AffineExpr> registerSums, threadSums, mixedSums;
+  for (AffineExpr result : map.getResults()) {
+    AffineExpr sums[3] = {getAffineConstantExpr(0, ctx), getAffineConstantExpr(0, ctx), getAffineConstantExpr(0, ctx)};
+    SmallVector<AffineExpr> terms = {result};
+    while (!terms.empty()) {
+      AffineExpr t = terms.pop_back_val();
+      if (t.getKind() == AffineExprKind::Add) {
+        auto sum = cast<AffineBinaryOpExpr>(t);
+        terms.append({sum.getLHS(), sum.getRHS()});
+        continue;
+      }
+      bool overRegisters = false, overThreads = false;
+      for (unsigned d = 0; d < map.getNumDims(); ++d)
+        if (t.isFunctionOfDim(d)) (d < registerDims ? overRegisters : overThreads) = true;
+      const int part = overRegisters && overThreads ? 2 : overThreads ? 1 : 0;
+      sums[part] = sums[part] + t;
+      split.mixed |= part == 2;
+    }
+    registerSums.push_back(sums[0]);
+    threadSums.push_back(sums[1]);
+    mixedSums.push_back(sums[2]);
+  }
+  split.registerPart = AffineMap::get(map.getNumDims(), 0, registerSums, ctx);
+  split.threadPart = AffineMap::get(map.getNumDims(), 0, threadSums, ctx);
+  split.mixedPart = AffineMap::get(map.getNumDims(), 0, mixedSums, ctx);
+  return split;
+}
+
 template <class Fn>
 void forEachPoint(LayoutAttr layout, Fn fn) {
-  const MapProgram program(layout.getMap());
   const size_t nr = layout.getRegisters().size(), nl = layout.getLanes().size(), nw = layout.getWaves().size();
+  const int64_t rank = layout.getMap().getNumResults(), numRegisters = layout.getNumRegisters();
+  const SplitMap split = splitByInputs(layout.getMap(), nr);
+  const MapProgram threadProgram(split.threadPart), mixedProgram(split.mixedPart);
   // Split once per axis rather than once per point.
-  const SmallVector<int64_t> registers = digitTable(layout.getNumRegisters(), layout.getRegisters()),
+  const SmallVector<int64_t> registers = digitTable(numRegisters, layout.getRegisters()),
                              lanes = digitTable(layout.getNumLanes(), layout.getLanes()),
                              waves = digitTable(layout.getNumWaves(), layout.getWaves());
-  SmallVector<int64_t> inputs(nr + nl + nw), position;
+  SmallVector<int64_t> inputs(nr + nl + nw, 0), registerValues, threadValues, mixedValues, position(rank);
+  {
+    const MapProgram registerProgram(split.registerPart);
+    for (int64_t r = 0; r < numRegisters; ++r) {
+      std::copy_n(registers.begin() + r * nr, nr, inputs.begin());
+      registerProgram.evaluate(inputs, registerValues);
+    }
+  }
   for (int64_t w = 0; w < layout.getNumWaves(); ++w) {
     std::copy_n(waves.begin() + w * nw, nw, inputs.begin() + nr + nl);
     for (int64_t l = 0; l < layout.getNumLanes(); ++l) {
       std::copy_n(lanes.begin() + l * nl, nl, inputs.begin() + nr);
-      for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
-        std::copy_n(registers.begin() + r * nr, nr, inputs.begin());
-        position.clear();
-        program.evaluate(inputs, position);
+      threadValues.clear();
+      threadProgram.evaluate(inputs, threadValues);
+      for (int64_t r = 0; r < numRegisters; ++r) {
+        if (split.mixed) {
+          std::copy_n(registers.begin() + r * nr, nr, inputs.begin());
+          mixedValues.clear();
+          mixedProgram.evaluate(inputs, mixedValues);
+        }
+        for (int64_t d = 0; d < rank; ++d)
+          position[d] = registerValues[r * rank + d] + threadValues[d] + (split.mixed ? mixedValues[d] : 0);
         fn(r, l, w, ArrayRef<int64_t>(position));
       }
     }

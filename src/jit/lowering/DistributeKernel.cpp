@@ -1182,6 +1182,8 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
            << element << " (32-bit or narrower floats, 32-bit integers)";
   // A row (a position but for `dim`) as one number: a key mixing the other dims' places.
   const LayoutPoints inPoints(in), outPoints(out);
+  const int64_t inRegisters = in.getNumRegisters(), outRegisters = out.getNumRegisters();
+  const int64_t inWaves = in.getNumWaves(), inLanes = in.getNumLanes();
   const int64_t rank = dimsOf(input).size();
   SmallVector<int64_t> rowExtent;  // per dim of the result
   {
@@ -1202,11 +1204,11 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
   };
   // In the thread: for each result register, the input registers of its row, each
   // position along `dim` once.
-  SmallVector<SmallVector<int64_t>> members(out.getNumRegisters());
-  for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
+  SmallVector<SmallVector<int64_t>> members(outRegisters);
+  for (int64_t r = 0; r < outRegisters; ++r) {
     const int64_t row = rowOfOutput(outPoints.data(r, 0, 0));
     SmallVector<int64_t> seen;
-    for (int64_t s = 0; s < in.getNumRegisters(); ++s) {
+    for (int64_t s = 0; s < inRegisters; ++s) {
       const int64_t* p = inPoints.data(s, 0, 0);
       if (rowOfInput(p) != row || llvm::is_contained(seen, p[k])) continue;
       seen.push_back(p[k]);
@@ -1214,9 +1216,9 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
     }
   }
   // The same grouping must hold in every thread.
-  for (int64_t w = 0; w < in.getNumWaves(); ++w)
-    for (int64_t l = 0; l < in.getNumLanes(); ++l)
-      for (int64_t r = 0; r < out.getNumRegisters(); ++r)
+  for (int64_t w = 0; w < inWaves; ++w)
+    for (int64_t l = 0; l < inLanes; ++l)
+      for (int64_t r = 0; r < outRegisters; ++r)
         for (int64_t s : members[r])
           if (rowOfInput(inPoints.data(s, l, w)) != rowOfOutput(outPoints.data(r, l, w)))
             return op->emitOpError("is not yet supported: a reduction over a layout whose rows differ between threads");
@@ -1224,10 +1226,10 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
   // (skip) or change the row (skip).
   auto classify = [&](auto flip) -> FailureOr<bool> {
     bool alongOnly = true, moves = false;
-    for (int64_t w = 0; w < in.getNumWaves(); ++w)
-      for (int64_t l = 0; l < in.getNumLanes(); ++l) {
+    for (int64_t w = 0; w < inWaves; ++w)
+      for (int64_t l = 0; l < inLanes; ++l) {
         auto [l2, w2] = flip(l, w);
-        for (int64_t s = 0; s < in.getNumRegisters(); ++s) {
+        for (int64_t s = 0; s < inRegisters; ++s) {
           const int64_t *p = inPoints.data(s, l, w), *q = inPoints.data(s, l2, w2);
           if (std::equal(p, p + rank, q)) continue;
           moves = true;
@@ -1236,7 +1238,7 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
       }
     return moves && alongOnly;
   };
-  const int64_t lanes = in.getNumLanes();
+  const int64_t lanes = inLanes;
   SmallVector<int64_t> laneBits;
   for (int64_t bit = 1; bit < lanes; bit *= 2) {
     auto c = classify([&](int64_t l, int64_t w) { return std::pair{l ^ bit, w}; });
@@ -1277,9 +1279,9 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
       return row;
     };
     DenseMap<int64_t, SmallVector<int64_t>> rowPositions;
-    for (int64_t w = 0; w < in.getNumWaves(); ++w)
+    for (int64_t w = 0; w < inWaves; ++w)
       for (int64_t l = 0; l < lanes; ++l)
-        for (int64_t s = 0; s < in.getNumRegisters(); ++s) {
+        for (int64_t s = 0; s < inRegisters; ++s) {
           const int64_t* p = inPoints.data(s, l, w);
           rowPositions[partOf(rowOfInput(p), w)].push_back(p[k]);
         }
@@ -1292,7 +1294,7 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
     for (int64_t bit : laneBits)
       for (int64_t i = 0, n = groupLanes.size(); i < n; ++i) groupLanes.push_back(groupLanes[i] ^ bit);
     SmallVector<int64_t> counted;
-    for (int64_t w = 0; w < in.getNumWaves(); ++w) {
+    for (int64_t w = 0; w < inWaves; ++w) {
       SmallVector<int64_t> groupWaves = {w};
       for (size_t a = 0; a < waveAxes.size(); ++a) {
         if (!reduceAxis[a]) continue;
@@ -1302,7 +1304,7 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
         groupWaves = next;
       }
       for (int64_t l = 0; l < lanes; ++l)
-        for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
+        for (int64_t r = 0; r < outRegisters; ++r) {
           counted.clear();
           for (int64_t gw : groupWaves)
             for (int64_t gl : groupLanes)
