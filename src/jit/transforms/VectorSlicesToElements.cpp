@@ -9,7 +9,7 @@
 #include "transforms/Passes.h"
 
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace wave::jit {
 
@@ -25,7 +25,7 @@ struct WaveVectorSlicesToElementsPass : impl::WaveVectorSlicesToElementsBase<Wav
     RewritePatternSet patterns(&getContext());
     vector::populateVectorInsertExtractStridedSliceDecompositionPatterns(patterns);
     vector::populateVectorExtractStridedSliceToExtractInsertChainPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) return signalPassFailure();
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };
 
