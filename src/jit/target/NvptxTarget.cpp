@@ -1,6 +1,7 @@
 #include "target/NvptxTarget.h"
 
 #include "target/LlvmToPtx.h"
+#include "transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
@@ -9,7 +10,6 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -37,7 +37,7 @@ void addNvvmPipeline(mlir::OpPassManager& pm, const NvptxOptions& options) {
   gpu.addPass(mlir::createConvertVectorToLLVMPass());
   gpu.addPass(mlir::createConvertNVGPUToNVVMPass());  // mma.sync, ldmatrix, cp.async
   gpu.addPass(mlir::createSCFToControlFlowPass());
-  gpu.addPass(mlir::memref::createExpandStridedMetadataPass());  // views, subviews, collapses
+  gpu.addPass(createWaveExpandStridedViews());  // views, subviews, collapses
   gpu.addPass(mlir::createLowerAffinePass());  // what expanding the metadata made
   gpu.addPass(mlir::createConvertGpuOpsToNVVMOps());
   gpu.addPass(mlir::createReconcileUnrealizedCastsPass());

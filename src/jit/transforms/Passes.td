@@ -161,6 +161,22 @@ def WaveVectorSlicesToElements : Pass<"wave-vector-slices-to-elements", "mlir::g
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
+def WaveExpandStridedViews : Pass<"wave-expand-strided-views", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Take memref views apart into a base and index arithmetic, visiting the views alone";
+  let description = [{
+    The NVVM conversion wants each strided view (`memref.subview`, `reinterpret_cast`,
+    `collapse_shape`, `cast`: a pipeline stage of a shared tile, a tensor flattened for a
+    mapped access) as its base plus offsets and strides in index arithmetic. Upstream's
+    `expand-strided-metadata` does this with a greedy driver over the whole module, which
+    also folds every other op of the kernel: a tenth of a flash attention's conversion
+    to NVVM for a dozen views. This pass applies the same patterns (MLIR's
+    `populateExpandStridedMetadataPatterns`) to the memref ops that make or take apart
+    views and to the ops the rewrites create, and nothing else. The IR computed is the
+    same.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect", "::mlir::memref::MemRefDialect"];
+}
+
 def WaveInsertBarriers : Pass<"wave-insert-barriers", "mlir::gpu::GPUFuncOp"> {
   let summary = "Place the workgroup barriers that order shared-memory accesses";
   let description = [{
