@@ -55,9 +55,8 @@ std::string findLibdevice() {
     llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
     if (llvm::sys::fs::is_regular_file(path)) return path.str().str();
   }
-  for (llvm::StringRef path : {"/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc"})
-    if (llvm::sys::fs::is_regular_file(path)) return path.str();
-  return {};
+  constexpr llvm::StringLiteral debian = "/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc";
+  return llvm::sys::fs::is_regular_file(debian) ? debian.str() : std::string();
 }
 
 // The first libdevice function `module` calls, if any.
@@ -68,10 +67,10 @@ llvm::StringRef firstLibdeviceCall(const llvm::Module& module) {
 }
 
 // Links the libdevice functions `module` calls (only those), internal to it so they are
-// inlined and dropped.
-mlir::LogicalResult linkLibdevice(llvm::Module& module, mlir::gpu::GPUModuleOp op) {
+// inlined and dropped. Returns whether it linked any.
+mlir::FailureOr<bool> linkLibdevice(llvm::Module& module, mlir::gpu::GPUModuleOp op) {
   const llvm::StringRef callee = firstLibdeviceCall(module);
-  if (callee.empty()) return mlir::success();
+  if (callee.empty()) return false;
   const std::string path = findLibdevice();
   if (path.empty())
     return op.emitError() << "a math op of the kernel lowers to a call to libdevice's `" << callee
@@ -89,7 +88,7 @@ mlir::LogicalResult linkLibdevice(llvm::Module& module, mlir::gpu::GPUModuleOp o
                                   });
                                 });
   if (failed) return op.emitError() << "cannot link " << path;
-  return mlir::success();
+  return true;
 }
 
 mlir::LogicalResult optimize(llvm::Module& module, llvm::TargetMachine& machine, llvm::StringRef passes,
@@ -143,12 +142,12 @@ mlir::FailureOr<std::string> translateToPtx(mlir::gpu::GPUModuleOp module, const
     if (!ec) ir->print(out, nullptr);
   }
 
-  const bool callsLibdevice = !firstLibdeviceCall(*ir).empty();
-  if (mlir::failed(linkLibdevice(*ir, module))) return mlir::failure();
+  mlir::FailureOr<bool> callsLibdevice = linkLibdevice(*ir, module);
+  if (mlir::failed(callsLibdevice)) return mlir::failure();
   // Libdevice's functions are `alwaysinline` and branch on __nvvm_reflect (the GPU, whether
   // denormals flush): inlined, the reflect folded, the untaken branches gone.
   const std::string passes =
-      (callsLibdevice ? "always-inline,nvvm-reflect,function(simplifycfg)," : "") +
+      (*callsLibdevice ? "always-inline,nvvm-reflect,function(simplifycfg)," : "") +
       (options.passes.empty() ? defaultLlvmPasses() : options.passes);
   step.stop();
   step = root.nest("LLVM passes: " + passes);
