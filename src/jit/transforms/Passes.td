@@ -132,7 +132,9 @@ def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::G
       wave-insert-barriers needs one barrier per iteration, before them.
 
     `stages` 0 picks the most stages (up to 4) whose tiles fit 113 KiB (two workgroups
-    per SM), else 2; 1 leaves loops alone. Loops that already hold async copies or
+    per SM), else 2; where the loop's carried registers (with a floor of 40 others per
+    thread) already keep a second workgroup off the SM's 64K registers, the most that fit
+    227 KiB. 1 leaves loops alone. Loops that already hold async copies or
     barriers, write shared memory otherwise (a store under a condition, a partly masked
     run), or whose tiles are used after the loop are left alone, as are loops of fewer
     iterations than two stages.

@@ -29,6 +29,22 @@ using namespace mlir;
 constexpr int kMaxStages = 4;
 constexpr int64_t kTwoWorkgroupsBytes = 113 * 1024;  // two workgroups per SM on Hopper
 constexpr int64_t kMaxSharedBytes = 227 * 1024;      // what one workgroup may have
+constexpr int64_t kRegistersPerSM = 64 * 1024;       // 32-bit registers
+// Registers a thread needs beside the values its loop carries (addresses, fragments, the
+// loop's own): a floor, so an estimate that two workgroups cannot fit holds.
+constexpr int64_t kRegistersBesideCarried = 40;
+
+// The 32-bit registers each thread keeps across `loop`'s iterations (its carried values).
+int64_t carriedRegisters(scf::ForOp loop) {
+  int64_t registers = 0;
+  for (Type t : loop.getResultTypes()) {
+    auto vec = dyn_cast<VectorType>(t);
+    const int64_t elements = vec ? vec.getNumElements() : 1;
+    const unsigned bits = getElementTypeOrSelf(t).isIntOrFloat() ? getElementTypeOrSelf(t).getIntOrFloatBitWidth() : 64;
+    registers += llvm::divideCeil(elements * bits, 32);
+  }
+  return registers;
+}
 
 bool isShared(Value v) {
   auto type = dyn_cast<MemRefType>(v.getType());
@@ -258,7 +274,13 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
       perStage += llvm::alignTo(tile->bytes, 128);
     }
 
-    int n = stagesFor(sharedAttr.getInt(), perStage);
+    // Where the carried registers alone keep a second workgroup off the SM, shared memory
+    // need not leave room for one: the stages may take all of it.
+    int64_t threads = 1;
+    if (DenseI32ArrayAttr block = func.getKnownBlockSizeAttr())
+      for (int32_t n : block.asArrayRef()) threads *= n;
+    const bool oneWorkgroup = 2 * threads * (carriedRegisters(loop) + kRegistersBesideCarried) > kRegistersPerSM;
+    int n = stagesFor(sharedAttr.getInt(), perStage, oneWorkgroup);
     std::optional<int64_t> trips = constantTripCount(loop);
     if (trips) n = static_cast<int>(std::min<int64_t>(n, *trips));
     if (n < 2) return success();
@@ -318,11 +340,13 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     return success();
   }
 
-  // The stage count: as asked, or the most that leave two workgroups per SM, else 2.
-  int stagesFor(int64_t shared, int64_t perStage) const {
+  // The stage count: as asked, or the most that leave two workgroups per SM (all of it
+  // where one workgroup fills the SM's registers), else 2.
+  int stagesFor(int64_t shared, int64_t perStage, bool oneWorkgroup) const {
     if (stages > 0) return stages;
+    const int64_t room = oneWorkgroup ? kMaxSharedBytes : kTwoWorkgroupsBytes;
     for (int n = kMaxStages; n >= 2; --n)
-      if (shared + (n - 1) * perStage <= kTwoWorkgroupsBytes) return n;
+      if (shared + (n - 1) * perStage <= room) return n;
     return shared + perStage <= kMaxSharedBytes ? 2 : 1;
   }
 

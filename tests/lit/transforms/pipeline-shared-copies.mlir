@@ -157,4 +157,62 @@ gpu.func @one_iteration(%a: memref<128x128xf16>) kernel attributes {wave.shared_
   gpu.return
 }
 
+// The stage count by what else limits the SM: a 36 KiB tile leaves two workgroups room
+// for 3 stages (110592 bytes of 113 KiB); carrying 128 f32 registers per thread over 256
+// threads, one workgroup already takes the SM's registers, so 4 stages (147456 bytes).
+// With 128 threads two workgroups fit the registers: 3 stages.
+// CHECK-LABEL: gpu.func @registers_fill_the_sm
+// CHECK-SAME: wave.shared_memory_bytes = 147456
+// CHECK: memref.view %{{.*}}[%c0{{.*}}][] : {{.*}} to memref<4x256x72xf16
+// CHECK-COUNT-3: nvgpu.device_async_create_group
+// CHECK: scf.for
+// CHECK-LABEL: gpu.func @two_workgroups_fit
+// CHECK-SAME: wave.shared_memory_bytes = 110592
+// CHECK: memref.view %{{.*}}[%c0{{.*}}][] : {{.*}} to memref<3x256x72xf16
+gpu.func @registers_fill_the_sm(%a: memref<256x1024xf16>, %out: memref<128xf32>)
+    kernel attributes {known_block_size = array<i32: 256, 1, 1>, wave.shared_memory_bytes = 36864 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %smem = gpu.dynamic_shared_memory : !smem
+  %t = memref.view %smem[%c0][] : !smem to memref<256x72xf16, #gpu.address_space<workgroup>>
+  %tid = gpu.thread_id x
+  %zero = arith.constant dense<0.0> : vector<128xf32>
+  %sum = scf.for %k = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (vector<128xf32>) {
+    %col = arith.muli %k, %c64 : index
+    %v = vector.load %a[%tid, %col] : memref<256x1024xf16>, vector<8xf16>
+    vector.store %v, %t[%tid, %c0] : memref<256x72xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+    %r = vector.load %t[%tid, %c8] : memref<256x72xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+    %e = arith.extf %r : vector<8xf16> to vector<8xf32>
+    %next = vector.insert_strided_slice %e, %acc {offsets = [0], strides = [1]} : vector<8xf32> into vector<128xf32>
+    scf.yield %next : vector<128xf32>
+  }
+  vector.store %sum, %out[%c0] : memref<128xf32>, vector<128xf32>
+  gpu.return
+}
+
+gpu.func @two_workgroups_fit(%a: memref<256x1024xf16>, %out: memref<128xf32>)
+    kernel attributes {known_block_size = array<i32: 128, 1, 1>, wave.shared_memory_bytes = 36864 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %smem = gpu.dynamic_shared_memory : !smem
+  %t = memref.view %smem[%c0][] : !smem to memref<256x72xf16, #gpu.address_space<workgroup>>
+  %tid = gpu.thread_id x
+  %zero = arith.constant dense<0.0> : vector<128xf32>
+  %sum = scf.for %k = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (vector<128xf32>) {
+    %col = arith.muli %k, %c64 : index
+    %v = vector.load %a[%tid, %col] : memref<256x1024xf16>, vector<8xf16>
+    vector.store %v, %t[%tid, %c0] : memref<256x72xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+    %r = vector.load %t[%tid, %c8] : memref<256x72xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+    %e = arith.extf %r : vector<8xf16> to vector<8xf32>
+    %next = vector.insert_strided_slice %e, %acc {offsets = [0], strides = [1]} : vector<8xf32> into vector<128xf32>
+    scf.yield %next : vector<128xf32>
+  }
+  vector.store %sum, %out[%c0] : memref<128xf32>, vector<128xf32>
+  gpu.return
+}
+
 }
