@@ -112,10 +112,12 @@ int main(int argc, char** argv) {
                                         reinterpret_cast<const void*>(c.address())};
     for (bool is_bf16 : {false, true}) {
       const char* in = is_bf16 ? "bf16" : "f16";
-      // bf16 at the two tilings best for f16, to keep the run short.
+      // bf16 at the tilings best for f16 (four waves over 128x128, eight over 128x256 and
+      // 256x128 at BK 64, the small GEMM's), to keep the run short.
       std::vector<Tiles> tried;
       for (Tiles t : tilings)
-        if (!is_bf16 || (t.m == 128 && t.n == 128 && t.wm == 64 && t.wn == 64) || (t.m == 64 && t.n == 64))
+        if (!is_bf16 || (t.m == 128 && t.n == 128 && t.wm == 64 && t.wn == 64) || (t.m == 64 && t.n == 64) ||
+            (t.m * t.n == 256 * 128 && t.k == 64))
           tried.push_back(t);
       std::vector<Subs> configs;
       for (Tiles t : tried)
