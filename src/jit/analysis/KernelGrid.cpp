@@ -50,6 +50,13 @@ FailureOr<KernelGrid> kernelGrid(func::FuncOp kernel) {
   kernel.walk([&](Operation* op) {
     for (Type t : op->getResultTypes()) addDims(t, grid.dims);
   });
+  // A loop walks a dim of the kernel's tensors (IR edited by hand may name another).
+  WalkResult unknownLoopDim = kernel.walk([&](dialect::IterateOp loop) {
+    if (grid.dims.contains(loop.getDim())) return WalkResult::advance();
+    loop.emitOpError("walks ") << loop.getDim() << ", but no tensor of the kernel has that dim";
+    return WalkResult::interrupt();
+  });
+  if (unknownLoopDim.wasInterrupted()) return failure();
   auto constraints = kernel->getAttrOfType<ArrayAttr>("wave.constraints");
   SmallVector<StringRef> waveOrder;
   const llvm::SmallDenseSet<StringRef> reduced = blockedReducedDims(kernel);

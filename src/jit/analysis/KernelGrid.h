@@ -27,7 +27,12 @@ struct KernelGrid {
   llvm::MapVector<llvm::StringRef, DimTiling> dims;  // every dim of the kernel's tensors
   WaveGrid waves;
   int64_t threads() const { return waves.count() * waves.lanes; }
-  const DimTiling& tiling(llvm::StringRef dim) const { return dims.find(dim)->second; }
+  // A dim's tiling; a dim the kernel lacks (kernelGrid rejects loops over one) has none.
+  const DimTiling& tiling(llvm::StringRef dim) const {
+    static const DimTiling none;
+    auto it = dims.find(dim);
+    return it == dims.end() ? none : it->second;
+  }
 };
 
 // The grid of `kernel` over every dim its arguments and values have. A dim with a

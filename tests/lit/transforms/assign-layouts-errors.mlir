@@ -35,3 +35,24 @@ func.func @too_many_elements_per_thread(%x: !wave.memory<[M, K, N] of f32, globa
   wave.write %v, %y : !wave.tensor<[M, K, N] of f32>, !wave.memory<[M, K, N] of f32, global>
   return
 }
+
+// -----
+
+// A loop over a dim no tensor has (hand-edited IR; found by wave-fuzz-modules): an error at
+// the loop, not a lookup past the grid's dims.
+func.func @loop_over_unknown_dim(%a: !wave.memory<[M, K] of f32, global>, %c: !wave.memory<[M] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"64">, workgroup_dim = 0>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {K = 96 : i64, M = 64 : i64}} {
+  %0 = wave.register 0.0 : !wave.tensor<[M] of f32>
+  // expected-error @+1 {{'wave.iterate' op walks KK, but no tensor of the kernel has that dim}}
+  %1 = wave.iterate "KK" iter_args(%0) : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
+  ^bb0(%acc: !wave.tensor<[M] of f32>):
+    %x = wave.read %a : !wave.memory<[M, K] of f32, global> -> !wave.tensor<[M, K] of f32>
+    %s = wave.reduce_sum %x init(%acc) along "K" : (!wave.tensor<[M, K] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
+    wave.yield %s : !wave.tensor<[M] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, global>
+  return
+}
