@@ -131,6 +131,21 @@ SmallVector<int64_t> digitTable(int64_t count, ArrayRef<int64_t> extents) {
   return table;
 }
 
+// The terms `e` sums (itself, where it is no sum).
+SmallVector<AffineExpr> addends(AffineExpr e) {
+  SmallVector<AffineExpr> pending = {e}, terms;
+  while (!pending.empty()) {
+    AffineExpr t = pending.pop_back_val();
+    if (t.getKind() != AffineExprKind::Add) {
+      terms.push_back(t);
+      continue;
+    }
+    auto sum = cast<AffineBinaryOpExpr>(t);
+    pending.append({sum.getLHS(), sum.getRHS()});
+  }
+  return terms;
+}
+
 // Each result of `map` as three sums: of the terms over register dims only (the first
 // `registerDims`, constants too), over lane and wave dims only, and the rest. Layout maps
 // mostly add a register part to a thread part, so a point costs a few additions.
@@ -145,14 +160,7 @@ SplitMap splitByInputs(AffineMap map, unsigned registerDims) {
   SmallVector<AffineExpr> registerSums, threadSums, mixedSums;
   for (AffineExpr result : map.getResults()) {
     AffineExpr sums[3] = {getAffineConstantExpr(0, ctx), getAffineConstantExpr(0, ctx), getAffineConstantExpr(0, ctx)};
-    SmallVector<AffineExpr> terms = {result};
-    while (!terms.empty()) {
-      AffineExpr t = terms.pop_back_val();
-      if (t.getKind() == AffineExprKind::Add) {
-        auto sum = cast<AffineBinaryOpExpr>(t);
-        terms.append({sum.getLHS(), sum.getRHS()});
-        continue;
-      }
+    for (AffineExpr t : addends(result)) {
       bool overRegisters = false, overThreads = false;
       for (unsigned d = 0; d < map.getNumDims(); ++d)
         if (t.isFunctionOfDim(d)) (d < registerDims ? overRegisters : overThreads) = true;
@@ -458,15 +466,9 @@ enum class Dependence { none, changes, unknown };
 
 Dependence dependenceOn(AffineExpr e, unsigned dim, int64_t extent, unsigned numDims) {
   if (!e.isFunctionOfDim(dim)) return Dependence::none;
-  SmallVector<AffineExpr> terms = {e}, own;
-  while (!terms.empty()) {
-    AffineExpr t = terms.pop_back_val();
+  SmallVector<AffineExpr> own;
+  for (AffineExpr t : addends(e)) {
     if (!t.isFunctionOfDim(dim)) continue;
-    if (t.getKind() == AffineExprKind::Add) {
-      auto sum = cast<AffineBinaryOpExpr>(t);
-      terms.append({sum.getLHS(), sum.getRHS()});
-      continue;
-    }
     for (unsigned other = 0; other < numDims; ++other)
       if (other != dim && t.isFunctionOfDim(other)) return Dependence::unknown;
     own.push_back(t);

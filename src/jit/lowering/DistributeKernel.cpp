@@ -218,10 +218,10 @@ class Distributor : LoweringBuilder {
     return VectorType::get({layoutOf(v).getNumRegisters()}, elementOf(v));
   }
   Value lookup(Value v) { return values_.lookup(v); }
+  // The extents of this thread's lane (d0) and wave (d1) indices.
+  SmallVector<int64_t, 2> threadExtents() const { return {grid_.waves.lanes, grid_.waves.count()}; }
   // `e` of this thread's lane (d0) and wave (d1), simplified by their ranges.
-  Value threadIndex(AffineExpr e) {
-    return apply(simplifyWithinBounds(e, {grid_.waves.lanes, grid_.waves.count()}), {lane_, wave_});
-  }
+  Value threadIndex(AffineExpr e) { return apply(simplifyWithinBounds(e, threadExtents()), {lane_, wave_}); }
 
   // Per dim of `dims`, the index of register `reg`'s element in this thread: in the
   // tensor (the tile's offsets added), or with `inTile`, in the workgroup's tile.
@@ -1183,7 +1183,7 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
   // A row (a position but for `dim`) as one number: a key mixing the other dims' places.
   const LayoutPoints inPoints(in), outPoints(out);
   const int64_t inRegisters = in.getNumRegisters(), outRegisters = out.getNumRegisters();
-  const int64_t inWaves = in.getNumWaves(), inLanes = in.getNumLanes();
+  const int64_t inWaves = in.getNumWaves(), lanes = in.getNumLanes();
   const int64_t rank = dimsOf(input).size();
   SmallVector<int64_t> rowExtent;  // per dim of the result
   {
@@ -1191,17 +1191,16 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
     for (int64_t d = 0, o = 0; d < rank; ++d)
       if (d != k) rowExtent.push_back(std::max(inExtent[d], outExtent[o++]));
   }
-  auto rowOfOutput = [&](const int64_t* p) {
+  // The row of a position with `skipped` dims among `dims` (the input's: `dim`; the
+  // output's: none).
+  auto rowKey = [&](const int64_t* p, int64_t dims, int64_t skipped) {
     int64_t key = 0;
-    for (int64_t d = 0; d < rank - 1; ++d) key = key * rowExtent[d] + p[d];
+    for (int64_t d = 0, o = 0; d < dims; ++d)
+      if (d != skipped) key = key * rowExtent[o++] + p[d];
     return key;
   };
-  auto rowOfInput = [&](const int64_t* p) {
-    int64_t key = 0;
-    for (int64_t d = 0, o = 0; d < rank; ++d)
-      if (d != k) key = key * rowExtent[o++] + p[d];
-    return key;
-  };
+  auto rowOfInput = [&](const int64_t* p) { return rowKey(p, rank, k); };
+  auto rowOfOutput = [&](const int64_t* p) { return rowKey(p, rank - 1, -1); };
   // In the thread: for each result register, the input registers of its row, each
   // position along `dim` once.
   SmallVector<SmallVector<int64_t>> members(outRegisters);
@@ -1217,7 +1216,7 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
   }
   // The same grouping must hold in every thread.
   for (int64_t w = 0; w < inWaves; ++w)
-    for (int64_t l = 0; l < inLanes; ++l)
+    for (int64_t l = 0; l < lanes; ++l)
       for (int64_t r = 0; r < outRegisters; ++r)
         for (int64_t s : members[r])
           if (rowOfInput(inPoints.data(s, l, w)) != rowOfOutput(outPoints.data(r, l, w)))
@@ -1227,7 +1226,7 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
   auto classify = [&](auto flip) -> FailureOr<bool> {
     bool alongOnly = true, moves = false;
     for (int64_t w = 0; w < inWaves; ++w)
-      for (int64_t l = 0; l < inLanes; ++l) {
+      for (int64_t l = 0; l < lanes; ++l) {
         auto [l2, w2] = flip(l, w);
         for (int64_t s = 0; s < inRegisters; ++s) {
           const int64_t *p = inPoints.data(s, l, w), *q = inPoints.data(s, l2, w2);
@@ -1238,7 +1237,6 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
       }
     return moves && alongOnly;
   };
-  const int64_t lanes = inLanes;
   SmallVector<int64_t> laneBits;
   for (int64_t bit = 1; bit < lanes; bit *= 2) {
     auto c = classify([&](int64_t l, int64_t w) { return std::pair{l ^ bit, w}; });
@@ -1513,7 +1511,7 @@ Value Distributor::beforeEnd(LayoutAttr layout, int64_t reg, unsigned k, StringR
   std::optional<int64_t> size = staticSize(kernel_, dim);
   if (offset != offsetRanges_.end() && size) {
     AffineExpr position = positionOfRegister(layout, reg)[k];
-    if (auto range = rangeWithinBounds(position, {grid_.waves.lanes, grid_.waves.count()})) {
+    if (auto range = rangeWithinBounds(position, threadExtents())) {
       if (offset->second.second + range->second < *size) return Value();
       if (offset->second.first + range->first >= *size) return arith::ConstantIntOp::create(b_, loc_, 0, 1);
     }
