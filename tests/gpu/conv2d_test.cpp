@@ -30,7 +30,8 @@ TEST_CASE("conv2d through index mappings: 3x3 and 1x1, stride 1 and 2, odd sizes
     int m, n, k, wave_m, wave_n;
   };
   for (AddressSpace space : {GLOBAL_ADDRESS_SPACE, SHARED_ADDRESS_SPACE})
-  for (Tiles t : {Tiles{64, 32, 32, 32, 16}, Tiles{32, 64, 16, 16, 32}, Tiles{64, 64, 32, 32, 16}})
+  for (Tiles t : {Tiles{64, 32, 32, 32, 16}, Tiles{32, 64, 16, 16, 32}, Tiles{64, 64, 32, 32, 16},
+                  Tiles{256, 128, 64, 64, 64}})
     for (Shape s : {Shape{2, 16, 11, 13, 24, 3, 1}, Shape{1, 32, 9, 9, 40, 3, 2}, Shape{3, 16, 7, 5, 16, 1, 1}}) {
       const int ho = (s.h - s.f) / s.stride + 1, wo = (s.w - s.f) / s.stride + 1;
       INFO("N " << s.n << ", C " << s.c << ", " << s.h << "x" << s.w << ", " << s.nf << " filters " << s.f << "x" << s.f

@@ -114,6 +114,32 @@ TEST_CASE("GEMM f16 -> f32, A[M,K] x B[N,K]: shapes under three tile configurati
   }
 }
 
+TEST_CASE("GEMM on eight waves of 64x64 accumulators: four cp.async stages, odd and aligned shapes", "[gpu][gemm]") {
+  // As a user tiles for throughput: waves fixed at 64x64, the workgroup 256x128 or
+  // 128x256. Each thread carries 128 accumulator floats over 256 threads, so one workgroup
+  // fills the SM's registers and the pipelining may use all of shared memory.
+  using namespace ex;
+  std::mt19937 rng(Catch::rngSeed());
+  const auto gemm = kernel("gemm_eight_waves",
+                           {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1),
+                            TilingConstraint(K, BLOCK_K), WaveConstraint(M, 64), WaveConstraint(N, 64),
+                            HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
+                           [](Memory<dims<M, K>, f16, SHARED_ADDRESS_SPACE> a,
+                              Memory<dims<N, K>, f16, SHARED_ADDRESS_SPACE> b, Memory<dims<M, N>, f32> c) {
+                             Register<dims<M, N>, f32> acc(0.0);
+                             write(iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
+                           });
+  for (Tiles t : {Tiles{256, 128, 64}, Tiles{128, 256, 64}})
+    for (Problem p : {Problem{1, 1000, 1000, 1000}, Problem{1, 2048, 2048, 512}, Problem{1, 300, 520, 330}}) {
+      INFO("M x N x K = " << p.m << " x " << p.n << " x " << p.k << ", tiles " << t.m << " x " << t.n << " x " << t.k);
+      const CompiledKernel compiled = compile(gemm, options_for(p, t, false));
+      // Whole tiles: four stages of 54 KiB of tiles (padded rows), more than two workgroups
+      // could share (checked on whole tiles, where every fill is a plain 16-byte copy).
+      if (p.m % t.m == 0 && p.n % t.n == 0 && p.k % t.k == 0) CHECK(compiled.ptx().shared_bytes > 113 * 1024);
+      check_gemm<std::uint32_t>(compiled, p, false, false, false, rng);
+    }
+}
+
 TEST_CASE("GEMM: the example kernel, its default options", "[gpu][gemm]") {
   std::mt19937 rng(Catch::rngSeed());
   check_gemm<std::uint32_t>(compile(ex::make_kernel(), ex::default_options()), {1, 4096, 4096, 4096}, false, false,
