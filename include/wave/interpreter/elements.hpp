@@ -162,10 +162,10 @@ inline void store_integer(DataType t, void* data, std::int64_t index, std::int64
 }
 
 // Float to integer as the GPU converts (cvt.rzi): toward zero, saturated to the range of
-// `t`, NaN to 0; to i1, nonzero is true.
+// `t`, NaN to 0; to i1, nonzero (NaN included) is true.
 inline std::int64_t float_to_integer(DataType t, double x) {
+  if (t == DataType::i1) return x != 0;  // true for NaN
   if (std::isnan(x)) return 0;
-  if (t == DataType::i1) return x != 0;
   const int bits = bit_width(t);
   const double hi = std::ldexp(1.0, bits - 1) - 1, lo = -std::ldexp(1.0, bits - 1);
   if (x >= hi) return bits == 64 ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(hi);

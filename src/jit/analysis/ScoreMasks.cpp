@@ -2,6 +2,8 @@
 
 #include "dialect/WaveOps.h"
 
+#include "mlir/IR/AffineMap.h"
+
 namespace wave::jit {
 
 using namespace mlir;
@@ -44,22 +46,45 @@ std::optional<HidingMask> hidingMask(Value mask) {
   return HidingMask{select.getCond()};
 }
 
-std::optional<CausalMask> causalMask(Value mask, StringRef loopDim) {
-  std::optional<HidingMask> hiding = hidingMask(mask);
-  dialect::ApplyExprOp compare = hiding ? comparisonOf(hiding->visible) : dialect::ApplyExprOp();
+std::optional<CausalMask> causalCondition(Value visible, StringRef loopDim, DictionaryAttr hyperparameters) {
+  dialect::ApplyExprOp compare = comparisonOf(visible);
   if (!compare) return std::nullopt;
   dialect::ExprAttr expr = compare.getExpr();
-  using dialect::ExprKind;
-  if (expr.getKind() != ExprKind::le && expr.getKind() != ExprKind::lt) return std::nullopt;
-  auto lhs = dyn_cast<AffineDimExpr>(expr.getMap().getResult(0));
-  auto rhs = dyn_cast<AffineConstantExpr>(expr.getMap().getResult(1));
+  // The bound, with the hyperparameters' values in place of its symbols.
+  SmallVector<AffineExpr> values;
+  for (StringAttr symbol : expr.getSymbols()) {
+    auto value = hyperparameters ? hyperparameters.getAs<IntegerAttr>(symbol) : IntegerAttr();
+    if (!value) return std::nullopt;
+    values.push_back(getAffineConstantExpr(value.getInt(), compare.getContext()));
+  }
+  AffineMap map = expr.getMap();
+  map = simplifyAffineMap(map.replaceDimsAndSymbols({}, values, map.getNumDims(), map.getNumSymbols()));
+  auto lhs = dyn_cast<AffineDimExpr>(map.getResult(0));
+  auto rhs = dyn_cast<AffineConstantExpr>(map.getResult(1));
   if (!lhs || lhs.getPosition() != 0 || !rhs) return std::nullopt;
-  const int64_t slack = rhs.getValue() - (expr.getKind() == ExprKind::lt ? 1 : 0);
   auto difference = throughBroadcasts(compare->getOperand(0)).getDefiningOp<dialect::SubOp>();
-  if (!difference || selfIndexDim(difference.getLhs()) != loopDim) return std::nullopt;
-  std::optional<StringRef> row = selfIndexDim(difference.getRhs());
-  if (!row || *row == loopDim || slack < 0) return std::nullopt;
-  return CausalMask{*row, slack};
+  if (!difference) return std::nullopt;
+  std::optional<StringRef> first = selfIndexDim(difference.getLhs()), second = selfIndexDim(difference.getRhs());
+  if (!first || !second || *first == *second) return std::nullopt;
+  // Normalized to `loopDim - rowDim <= slack`.
+  using dialect::ExprKind;
+  const int64_t bound = rhs.getValue();
+  std::optional<int64_t> slack;
+  if (*first == loopDim) {  // k - m <= c, k - m < c
+    if (expr.getKind() == ExprKind::le) slack = bound;
+    if (expr.getKind() == ExprKind::lt) slack = bound - 1;
+    if (slack) return *slack < 0 ? std::nullopt : std::optional(CausalMask{*second, *slack});
+  } else if (*second == loopDim) {  // m - k >= c, m - k > c
+    if (expr.getKind() == ExprKind::ge) slack = -bound;
+    if (expr.getKind() == ExprKind::gt) slack = -bound - 1;
+    if (slack) return *slack < 0 ? std::nullopt : std::optional(CausalMask{*first, *slack});
+  }
+  return std::nullopt;
+}
+
+std::optional<CausalMask> causalMask(Value mask, StringRef loopDim, DictionaryAttr hyperparameters) {
+  std::optional<HidingMask> hiding = hidingMask(mask);
+  return hiding ? causalCondition(hiding->visible, loopDim, hyperparameters) : std::nullopt;
 }
 
 bool boundsMask(Value mask, StringRef loopDim) {

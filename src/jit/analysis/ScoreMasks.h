@@ -32,11 +32,18 @@ struct HidingMask {
 std::optional<HidingMask> hidingMask(mlir::Value mask);
 
 // `visible = loopDim - rowDim <= slack` (self indices, slack >= 0): causal attention.
+// Also spelled `< slack + 1`, or `rowDim - loopDim >= -slack` (or `>`); the slack may
+// name symbols whose values `hyperparameters` holds (bottom-right causal: `K2 - M`).
 struct CausalMask {
   llvm::StringRef rowDim;
   int64_t slack = 0;
 };
-std::optional<CausalMask> causalMask(mlir::Value mask, llvm::StringRef loopDim);
+// The condition `visible` (through a cast to i1 and broadcasts), if it is causal.
+std::optional<CausalMask> causalCondition(mlir::Value visible, llvm::StringRef loopDim,
+                                          mlir::DictionaryAttr hyperparameters);
+// A hiding mask whose condition is causal.
+std::optional<CausalMask> causalMask(mlir::Value mask, llvm::StringRef loopDim,
+                                     mlir::DictionaryAttr hyperparameters);
 
 // `visible = loopDim < size of loopDim` over self_index<loopDim>: keys past the end.
 bool boundsMask(mlir::Value mask, llvm::StringRef loopDim);

@@ -10,7 +10,8 @@ namespace wave::jit {
 // `v` (a scalar or a vector) converted to `to` (of the same shape), between any two of the
 // kernel's integer and float types, with the language's meaning (wave/interpret.hpp):
 // float rounding, integer truncation or sign extension, float <-> signed integer
-// (toward zero), nonzero is true for i1, and i1 converts as 0 or 1.
+// (toward zero, saturated to the integer's range, NaN to 0: PTX's cvt.rzi.sat), nonzero
+// (NaN included) is true for i1, and i1 converts as 0 or 1.
 mlir::Value convertElements(mlir::OpBuilder& b, mlir::Location loc, mlir::Value v, mlir::Type to);
 
 }  // namespace wave::jit

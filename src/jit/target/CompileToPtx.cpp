@@ -18,6 +18,7 @@
 #include "runtime/KernelCache.h"
 #include "target/CompileModule.h"
 #include "target/LlvmToPtx.h"
+#include "target/NvidiaKernelChecks.h"
 #include "target/NvptxTarget.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -261,6 +262,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
 
 PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options) {
   ptxFeatures(options.target, kernel.name);  // reject an unknown target before any work
+  checkKernelForNvidia(kernel, options);
   // One tree of times for the whole compile, printed to stderr when it ends.
   mlir::DefaultTimingManager timingManager;
   timingManager.setEnabled(timingRequested(options));

@@ -30,6 +30,7 @@ struct WaveMaskPartialTilesPass : impl::WaveMaskPartialTilesBase<WaveMaskPartial
     FailureOr<KernelGrid> grid = kernelGridQuietly(kernel);
     if (failed(grid)) return;
     MLIRContext* ctx = kernel.getContext();
+    auto hyper = kernel->getAttrOfType<DictionaryAttr>("wave.hyperparameters");
     kernel.walk([&](dialect::IterateOp loop) {
       if (loop.getUnmaskedEndAttr() ||
           llvm::any_of(loop.getBody().front().getOps<dialect::AddOp>(),
@@ -46,8 +47,8 @@ struct WaveMaskPartialTilesPass : impl::WaveMaskPartialTilesBase<WaveMaskPartial
           Value mask = maskOnLeft ? add.getLhs() : add.getRhs();
           bool hides = boundsMask(mask, dim);
           if (!hides)
-            if (std::optional<CausalMask> causal = causalMask(mask, dim);
-                causal && grid->dims.contains(causal->rowDim) && (!rowDim || *rowDim == causal->rowDim)) {
+            if (std::optional<CausalMask> causal = causalMask(mask, dim, hyper);
+                causal && grid->dims.contains(causal->rowDim) && !grid->tiling(causal->rowDim).loop && (!rowDim || *rowDim == causal->rowDim)) {
               slack = rowDim ? std::min(slack, causal->slack) : causal->slack;
               rowDim = causal->rowDim;
               hides = true;
