@@ -1,21 +1,26 @@
 """What the bench scripts that set wave-cpp beside a torch reference share: timing the
 reference the way the C++ benches time wave-cpp (warm-up runs, then the median of timed
-runs between CUDA events), and picking each shape's best configuration from a bench's
-output."""
+runs, each CUDA events around LAUNCHES_PER_RUN back-to-back calls, so host dispatch stays
+outside the window), and picking each shape's best configuration from a bench's output."""
 import torch
 
 
+LAUNCHES_PER_RUN = 10  # as bench/bench.hpp's kLaunchesPerRun
+
+
 def median_ms(fn, warmup=3, runs=20):
+    """Milliseconds per call of fn."""
     for _ in range(warmup):
         fn()
     times = []
     for _ in range(runs):
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        fn()
+        for _ in range(LAUNCHES_PER_RUN):
+            fn()
         stop.record()
         stop.synchronize()
-        times.append(start.elapsed_time(stop))
+        times.append(start.elapsed_time(stop) / LAUNCHES_PER_RUN)
     return sorted(times)[runs // 2]
 
 

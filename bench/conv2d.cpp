@@ -1,6 +1,8 @@
 // conv2d as an implicit GEMM through index mappings (examples/kernels/conv2d.hpp), NHWC f16
 // in, f32 out, 3x3 filters, no padding: ms and TFLOP/s per shape and tiling, the median
-// of 20 timed runs after warm-up, on random data. bench/conv2d_vs_cudnn.py times
+// of 20 timed runs after warm-up (device events around back-to-back launches), on random
+// data. Each tiling's output is checked first (every element written, 256 sampled ones
+// against a direct float64 convolution); a wrong one is not timed. bench/conv2d_vs_cudnn.py times
 // torch.nn.functional.conv2d (cuDNN, channels-last f16) on the same shapes in the same run.
 //
 //   wave-bench-conv2d     per shape, autotune() over the tilings: one line per tiling, the
@@ -24,7 +26,7 @@
 using namespace wave;
 namespace ex = examples::conv2d;
 
-int main(int argc, char** argv) {
+int WAVE_BENCH_MAIN(int argc, char** argv) {
   if (argc != 1 && argc != 11) {
     std::fprintf(stderr, "usage: %s [N C HW NF STRIDE BM BN BK WM WN]\n", argv[0]);
     return 2;
@@ -56,8 +58,23 @@ int main(int argc, char** argv) {
     const int out = (s.hw - 3) / s.stride + 1;
     runtime::DeviceBuffer x(std::size_t(s.n) * s.hw * s.hw * s.c * 2), w(std::size_t(9) * s.c * s.nf * 2),
         o(std::size_t(s.n) * out * out * s.nf * 4);
-    bench::fill_random_16bit(x, rng, /*with_signs=*/true);
-    bench::fill_random_16bit(w, rng, /*with_signs=*/true);
+    const std::vector<float> host_x = bench::fill_random(x, rng, bench::Format::f16, /*with_signs=*/true);
+    const std::vector<float> host_w = bench::fill_random(w, rng, bench::Format::f16, /*with_signs=*/true);
+    // out[b, oh, ow, k] in float64 (x NHWC, w [3, 3, C, NF]); 2K f32 roundings of the sum
+    // of magnitudes, K = 9 C.
+    auto expected = [&](std::size_t i) {
+      const std::size_t k = i % s.nf, ow = i / s.nf % out, oh = i / s.nf / out % out, b = i / s.nf / out / out;
+      double sum = 0, magnitude = 0;
+      for (int fh = 0; fh < 3; ++fh)
+        for (int fw = 0; fw < 3; ++fw)
+          for (int ci = 0; ci < s.c; ++ci) {
+            const double p = double(host_x[((b * s.hw + oh * s.stride + fh) * s.hw + ow * s.stride + fw) * s.c + ci]) *
+                             host_w[((std::size_t(fh) * 3 + fw) * s.c + ci) * s.nf + k];
+            sum += p;
+            magnitude += std::abs(p);
+          }
+      return bench::Expected{sum, 2.0 * 9 * s.c * std::ldexp(magnitude, -24) + 1e-6};
+    };
     std::vector<Tiles> tried;
     std::vector<Subs> configs;
     for (Tiles t : tilings)
@@ -74,11 +91,21 @@ int main(int argc, char** argv) {
     const std::vector<const void*> args{reinterpret_cast<const void*>(x.address()),
                                         reinterpret_cast<const void*>(w.address()),
                                         reinterpret_cast<const void*>(o.address())};
+    AutotuneOptions tuning{.use_cache = false};
+    std::mt19937 samples(11);
+    tuning.check = [&](const CompiledKernel& k) {
+      bench::poison(o);
+      k.launch(args);
+      return bench::check_output(bench::to_host(o, bench::Format::f32), 256, samples, expected);
+    };
     try {
-      const Autotuned tuned = autotune(ex::make_kernel(s.stride), base, configs, args, {}, {.use_cache = false});
+      const Autotuned tuned = autotune(ex::make_kernel(s.stride), base, configs, args, {}, tuning);
       const double flops = 2.0 * s.n * out * out * s.nf * 9.0 * s.c;
       for (std::size_t i = 0; i < tried.size(); ++i)
-        if (!std::isnan(tuned.ms[i]))
+        if (!tuned.rejected[i].empty())
+          std::printf("reject %4d %4d %4d %4d %3d %5d %5d %5d %5d %5d  %s\n", s.n, s.c, s.hw, s.nf, s.stride, tried[i].m,
+                      tried[i].n, tried[i].k, tried[i].wave_m, tried[i].wave_n, tuned.rejected[i].substr(0, 160).c_str());
+        else if (!std::isnan(tuned.ms[i]))
           std::printf("%-6s %4d %4d %4d %4d %3d %5d %5d %5d %5d %5d %10.3f %9.1f\n", i == tuned.best ? "tuned" : "conv2d",
                       s.n, s.c, s.hw, s.nf, s.stride, tried[i].m, tried[i].n, tried[i].k, tried[i].wave_m,
                       tried[i].wave_n, tuned.ms[i], flops / (tuned.ms[i] * 1e9));

@@ -1,6 +1,9 @@
 // GEMM on tensor cores (f16 or bf16 in, f32 out, C = A[M,K] x B[N,K]^T): TFLOP/s per shape and tile
-// configuration, the median of many timed runs after warm-up (device events), on random
-// data; and the cold compile time. bench/gemm_vs_cublas.py runs this next to cuBLAS
+// configuration, the median of many timed runs after warm-up (device events around
+// back-to-back launches), on random data drawn in the input's own format; and the cold
+// compile time. Each configuration's output is checked against a float64 reference (every
+// element written, 256 sampled elements' values) before it is timed; a wrong one is
+// printed as WRONG and never timed. bench/gemm_vs_cublas.py runs this next to cuBLAS
 // (through PyTorch) in the same process tree and prints the ratios.
 //
 //   wave-bench-gemm           per shape, autotune() over the tilings: one line per tiling,
@@ -36,9 +39,43 @@ namespace {
 using bench::make_gemm;
 using bench::WAVE_M;
 using bench::WAVE_N;
+using bench::Format;
 
 // Median of 20 timed runs after 3 warm-ups.
 double median_ms(const std::function<void()>& enqueue) { return bench::median_ms(enqueue, 20); }
+
+// A GEMM's inputs, on the device and on the host (row-major A[M, K], B[N, K]).
+struct GemmInputs {
+  int m, n, k;
+  runtime::DeviceBuffer a, b;
+  std::vector<float> host_a, host_b;
+  GemmInputs(int m, int n, int k, Format f, std::mt19937& rng)
+      : m(m), n(n), k(k), a(std::size_t(m) * k * 2), b(std::size_t(n) * k * 2) {
+    host_a = bench::fill_random(a, rng, f, /*with_signs=*/true);
+    host_b = bench::fill_random(b, rng, f, /*with_signs=*/true);
+  }
+  // C[row, col] in float64, and the bound of an f32 accumulation over K (2K roundings of
+  // 2^-24 of the sum of the products' magnitudes; tensor cores add with truncation).
+  bench::Expected at(std::size_t i) const {
+    const std::size_t row = i / n, col = i % n;
+    double dot = 0, magnitude = 0;
+    for (int x = 0; x < k; ++x) {
+      const double t = double(host_a[row * k + x]) * host_b[col * k + x];
+      dot += t;
+      magnitude += std::abs(t);
+    }
+    return {dot, 2.0 * k * std::ldexp(magnitude, -24) + 1e-6};
+  }
+};
+
+// Poisons `c`, runs `launch` once and checks C against `expected` (f32 or f16 out).
+std::string check_gemm(runtime::DeviceBuffer& c, Format out, const std::function<void()>& launch,
+                       const std::function<bench::Expected(std::size_t)>& expected) {
+  static std::mt19937 samples(11);
+  bench::poison(c);
+  launch();
+  return bench::check_output(bench::to_host(c, out), 256, samples, expected);
+}
 
 // --fused: plain GEMM (f32 out) and GEMM + bias + ReLU (f16 out).
 int fused() {
@@ -49,9 +86,14 @@ int fused() {
   const auto fused = examples::gemm_bias_relu::make_kernel();  // waves of BLOCK / 2, as below
   for (int size : {4096, 8192}) {
     const std::size_t n = size;
-    runtime::DeviceBuffer a(n * n * 2), b(n * n * 2), c(n * n * 4), bias(n * 4);
-    bench::fill_random_16bit(a, rng, /*with_signs=*/true);
-    bench::fill_random_16bit(b, rng, /*with_signs=*/true);
+    GemmInputs in(size, size, size, Format::f16, rng);
+    runtime::DeviceBuffer c(n * n * 4), bias(n * 4);
+    std::vector<float> host_bias(n);
+    std::uniform_real_distribution<float> uniform(-8.0f, 8.0f);
+    for (float& x : host_bias) x = uniform(rng);
+    bias.copy_from_host(host_bias.data());
+    auto& a = in.a;
+    auto& b = in.b;
     const void* p[] = {reinterpret_cast<const void*>(a.address()), reinterpret_cast<const void*>(b.address()),
                        reinterpret_cast<const void*>(c.address()), reinterpret_cast<const void*>(bias.address())};
     for (auto [bm, bn, bk, wm, wn] : {std::array{128, 128, 32, 64, 64}, std::array{128, 128, 64, 64, 64},
@@ -66,10 +108,21 @@ int fused() {
           const CompiledKernel compiled = compile(k, o);
           const double compile_ms =
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-          const double ms = median_ms([&] {
+          auto launch = [&] {
             if (with_bias) compiled.launch({p[0], p[1], p[3], p[2]});
             else compiled.launch({p[0], p[1], p[2]});
+          };
+          // f16 out: relu(C + bias) rounded to f16 (2^-11 of it) beside the f32 bound.
+          const std::string wrong = check_gemm(c, with_bias ? Format::f16 : Format::f32, launch, [&](std::size_t i) {
+            bench::Expected e = in.at(i);
+            if (!with_bias) return e;
+            const double v = std::max(e.value + host_bias[i % n], 0.0);
+            return bench::Expected{v, e.tolerance + std::ldexp(v, -11)};
           });
+          char config[96];
+          std::snprintf(config, sizeof config, "%s %d^3 %dx%dx%d/%dx%d", what, size, bm, bn, bk, wm, wn);
+          if (!wrong.empty()) return bench::refuse(config, wrong);
+          const double ms = median_ms(launch);
           std::printf("%-16s %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f %11.1f\n", what, size, size, size, bm, bn,
                       bk, wm, wn, ms, 2.0 * n * n * n / (ms * 1e9), compile_ms);
         } catch (const Error& e) {
@@ -86,7 +139,7 @@ int fused() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int WAVE_BENCH_MAIN(int argc, char** argv) {
   if (!bench::open_device()) return 77;
   if (argc > 1 && std::string(argv[1]) == "--fused") return fused();
   // Each shape and input type is tuned by autotune() over the tilings (compiled in
@@ -104,14 +157,18 @@ int main(int argc, char** argv) {
                                    {64, 128, 32, 32, 64},  {64, 64, 64, 32, 32},   {128, 256, 64, 64, 64},
                                    {256, 128, 64, 64, 64}, {128, 128, 64, 32, 64}, {128, 128, 64, 64, 32}};
   for (Shape s : {Shape{4096, 4096, 4096}, Shape{8192, 8192, 8192}, Shape{2048, 10240, 1280}, Shape{128, 1280, 5120}}) {
-    runtime::DeviceBuffer a(std::size_t(s.m) * s.k * 2), b(std::size_t(s.n) * s.k * 2), c(std::size_t(s.m) * s.n * 4);
-    bench::fill_random_16bit(a, rng, /*with_signs=*/true);
-    bench::fill_random_16bit(b, rng, /*with_signs=*/true);
-    const std::vector<const void*> args{reinterpret_cast<const void*>(a.address()),
-                                        reinterpret_cast<const void*>(b.address()),
-                                        reinterpret_cast<const void*>(c.address())};
+    runtime::DeviceBuffer c(std::size_t(s.m) * s.n * 4);
     for (bool is_bf16 : {false, true}) {
       const char* in = is_bf16 ? "bf16" : "f16";
+      // bf16 inputs are drawn as bf16 values, not f16 bit patterns read as bf16.
+      const GemmInputs inputs(s.m, s.n, s.k, is_bf16 ? Format::bf16 : Format::f16, rng);
+      const std::vector<const void*> args{reinterpret_cast<const void*>(inputs.a.address()),
+                                          reinterpret_cast<const void*>(inputs.b.address()),
+                                          reinterpret_cast<const void*>(c.address())};
+      AutotuneOptions tuning{.use_cache = false};
+      tuning.check = [&](const CompiledKernel& k) {
+        return check_gemm(c, Format::f32, [&] { k.launch(args); }, [&](std::size_t i) { return inputs.at(i); });
+      };
       // bf16 at the tilings best for f16 (four waves over 128x128, eight over 128x256 and
       // 256x128 at BK 64, the small GEMM's), to keep the run short.
       std::vector<Tiles> tried;
@@ -125,14 +182,15 @@ int main(int argc, char** argv) {
       const CompileOptions base{.subs = {{ex::M, s.m}, {ex::N, s.n}, {ex::K, s.k}}, .cache = false};
       try {
         const auto t0 = std::chrono::steady_clock::now();
-        const Autotuned tuned = is_bf16 ? autotune(gemm_bf16, base, configs, args, {}, {.use_cache = false})
-                                        : autotune(gemm_f16, base, configs, args, {}, {.use_cache = false});
+        const Autotuned tuned = is_bf16 ? autotune(gemm_bf16, base, configs, args, {}, tuning)
+                                        : autotune(gemm_f16, base, configs, args, {}, tuning);
         const double tune_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const double flops = 2.0 * s.m * s.n * s.k;
         for (std::size_t i = 0; i < tried.size(); ++i) {
           const Tiles t = tried[i];
           if (std::isnan(tuned.ms[i]))
-            std::printf("reject %4s %6d %6d %6d %5d %5d %5d %5d %5d\n", in, s.m, s.n, s.k, t.m, t.n, t.k, t.wm, t.wn);
+            std::printf("reject %4s %6d %6d %6d %5d %5d %5d %5d %5d  %s\n", in, s.m, s.n, s.k, t.m, t.n, t.k, t.wm, t.wn,
+                        tuned.rejected[i].substr(0, 160).c_str());
           else
             std::printf("gemm   %4s %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f %11s\n", in, s.m, s.n, s.k, t.m, t.n,
                         t.k, t.wm, t.wn, tuned.ms[i], flops / (tuned.ms[i] * 1e9), "-");

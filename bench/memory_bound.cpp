@@ -1,6 +1,7 @@
 // Memory-bound kernels against the device's own copy (cuMemcpyDtoD) in the same run:
-// GB/s counting bytes read and written, the median of many timed runs after warm-up, on
-// random data. Also host times: compiling each kernel to PTX cold (no cache), a kernel-cache
+// GB/s counting bytes read and written, the median of many timed runs after warm-up (device
+// events around back-to-back launches), on random data; each kernel's output checked first
+// (every element written, 256 sampled ones against float64). Also host times: compiling each kernel to PTX cold (no cache), a kernel-cache
 // hit in memory (trace, import and key included), and the first launch (the driver loading
 // the PTX included). Each kernel runs with M and N fixed in subs, and dynamic ("dyn").
 //
@@ -37,7 +38,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int WAVE_BENCH_MAIN(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--disk-hit") {
     auto copy = kernel("copy",
                        {WorkgroupConstraint(M, 1, 1), WorkgroupConstraint(N, BLOCK_N, 0),
@@ -58,7 +59,10 @@ int main(int argc, char** argv) {
   const std::int64_t m = 16384, n = 32768;
   const std::size_t bytes = static_cast<std::size_t>(m) * n * 2;
   runtime::DeviceBuffer a(bytes), b(bytes), c(bytes), out(bytes);
-  for (auto* buf : {&a, &b, &c}) bench::fill_random_16bit(*buf, rng, /*with_signs=*/false);
+  const std::vector<float> host_a = bench::fill_random(a, rng, bench::Format::f16, /*with_signs=*/false);
+  const std::vector<float> host_b = bench::fill_random(b, rng, bench::Format::f16, /*with_signs=*/false);
+  const std::vector<float> host_c = bench::fill_random(c, rng, bench::Format::f16, /*with_signs=*/false);
+  std::mt19937 samples(11);
 
   const double memcpy_ms = median_ms([&] { out.copy_from(a); });
   const double memcpy_gbs = 2.0 * bytes / (memcpy_ms * 1e6);
@@ -91,10 +95,19 @@ int main(int argc, char** argv) {
         else compiled.launch({reinterpret_cast<const void*>(a.address()), reinterpret_cast<const void*>(b.address()),
                               reinterpret_cast<const void*>(c.address()), reinterpret_cast<const void*>(out.address())}, how);
       };
+      bench::poison(out);
       t0 = std::chrono::steady_clock::now();
       launch();
       runtime::synchronize();
       const double first_ms = seconds_since(t0) * 1e3;
+      // The copy is exact; exp2(x y) + z in f32, rounded to f16 (2^-11, doubled for exp2).
+      const std::string wrong =
+          bench::check_output(bench::to_host(out, bench::Format::f16), 256, samples, [&](std::size_t i) {
+            if (is_copy) return bench::Expected{host_a[i], 0.0};
+            const double want = std::exp2(double(host_a[i]) * host_b[i]) + host_c[i];
+            return bench::Expected{want, std::ldexp(want, -10)};
+          });
+      if (!wrong.empty()) return bench::refuse(label, wrong);
       const double ms = median_ms(launch);
       const double gbs = (is_copy ? 2 : 4) * bytes / (ms * 1e6);
       char name[64];

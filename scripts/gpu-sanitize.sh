@@ -7,20 +7,25 @@
 #
 # Without a test spec it runs every test but those tagged [driver-error], which make the
 # driver fail on purpose (a missing kernel name, PTX it rejects): memcheck would count
-# those API errors.
-#
-# The tools run at once, one process each: the tests spend most of their time compiling
-# on the CPU, which the tools do not slow down. Each tool's log goes to
-# $WAVE_SANITIZE_LOGS (default build/gpu-sanitize/<tool>.log); the script prints each
-# tool's summary and fails when any tool reports an error or a hazard, or a test fails.
+# those API errors. That whole suite is split into groups of tags that together cover it,
+# one process per tool and group, all at once: the tests spend most of their time
+# compiling on the CPU, which the tools do not slow down, and under racecheck the suite
+# in one process takes longer than a device call may run. Each log goes to
+# $WAVE_SANITIZE_LOGS (default build/gpu-sanitize/<tool>-<group>.log); the script prints
+# each one's summary and fails when any tool reports an error or a hazard, or a test
+# fails.
 #   WAVE_SANITIZE_TOOLS    the tools to run (default "memcheck racecheck synccheck initcheck")
-#   WAVE_SANITIZE_TIMEOUT  seconds per tool (default 500)
+#   WAVE_SANITIZE_TIMEOUT  seconds per process (default 500)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 tests=${1:-$root/build/bin/wave-gpu-tests}
 shift || true
-spec=("$@")
-[[ ${#spec[@]} -gt 0 ]] || spec=("~[driver-error]")
+# Groups of the whole suite: each a Catch test spec (`,` or, juxtaposed and, `~` not); the
+# last takes every test no other group names.
+groups=("[attention]~[masks]" "[masks]" "[gemm]~[fusion]" "[fusion]"
+        "[layouts]~[gemm],[memory],[softmax],[print],[conv2d],[autotune]"
+        "[differential],~[attention]~[gemm]~[layouts]~[memory]~[softmax]~[print]~[conv2d]~[autotune]~[differential]~[driver-error]")
+[[ $# -gt 0 ]] && groups=("$*")
 logs=${WAVE_SANITIZE_LOGS:-$root/build/gpu-sanitize}
 tools=${WAVE_SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
 limit=${WAVE_SANITIZE_TIMEOUT:-500}
@@ -40,24 +45,28 @@ flags_for() {
   esac
 }
 
-declare -A pids
+declare -A pids specs
 for tool in $tools; do
-  # shellcheck disable=SC2046 # the flags are words
-  timeout "$limit" compute-sanitizer --tool "$tool" $(flags_for "$tool") --error-exitcode 3 \
-    "$tests" --durations yes "${spec[@]}" >"$logs/$tool.log" 2>&1 &
-  pids[$tool]=$!
+  for g in "${!groups[@]}"; do
+    run=$tool-$g
+    specs[$run]=${groups[$g]}
+    # shellcheck disable=SC2046 # the flags are words
+    timeout "$limit" compute-sanitizer --tool "$tool" $(flags_for "$tool") --error-exitcode 3 \
+      "$tests" --durations yes "${groups[$g]}" >"$logs/$run.log" 2>&1 &
+    pids[$run]=$!
+  done
 done
 
 status=0
-for tool in $tools; do
-  wait "${pids[$tool]}"
+for run in $(printf '%s\n' "${!pids[@]}" | sort); do
+  wait "${pids[$run]}"
   rc=$?
-  summary=$(grep -E "(ERROR|RACECHECK|SYNCCHECK|INITCHECK|LEAK) SUMMARY|^All tests passed|test cases:" "$logs/$tool.log" |
+  summary=$(grep -E "(ERROR|RACECHECK|SYNCCHECK|INITCHECK|LEAK) SUMMARY|^All tests passed|test cases:" "$logs/$run.log" |
     tr '\n' ' ')
   case $rc in
-    0) echo "$tool: clean. $summary" ;;
-    124) echo "$tool: timed out after ${limit}s. $summary"; status=1 ;;
-    *) echo "$tool: FAILED (exit $rc). $summary"; status=1 ;;
+    0) echo "$run (${specs[$run]}): clean. $summary" ;;
+    124) echo "$run (${specs[$run]}): timed out after ${limit}s. $summary"; status=1 ;;
+    *) echo "$run (${specs[$run]}): FAILED (exit $rc). $summary"; status=1 ;;
   esac
 done
 echo "logs: $logs"

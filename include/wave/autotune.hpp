@@ -10,9 +10,12 @@
 //   gemm.kernel(a, b, c);   // gemm.best: the winner's index; gemm.ms: each one's median
 //
 // Configurations are compiled in parallel threads; one the compiler rejects is skipped
-// (reported with `progress`), and an error only if all are. The launch arguments are
-// device pointers the kernel may read and write while it is timed (outputs are
-// overwritten). Needs wave::jit and a GPU.
+// (reported with `progress`), and an error only if all are. With `check`, each compiled
+// configuration is run once and checked before it is timed; one whose output is wrong is
+// skipped the same way (`Autotuned::rejected` says why). Each timed run is device events
+// around `launches_per_run` back-to-back launches, so the host's dispatch stays outside the
+// window. The launch arguments are device pointers the kernel may read and write while it
+// is timed (outputs are overwritten). Needs wave::jit and a GPU.
 #pragma once
 
 #include <algorithm>
@@ -34,11 +37,15 @@
 namespace wave {
 
 struct AutotuneOptions {
-  int warmup = 3;           // launches before timing each configuration
-  int runs = 20;            // timed launches; the median counts
+  int warmup = 3;              // runs before timing each configuration
+  int runs = 20;               // timed runs; the median counts
+  int launches_per_run = 10;   // back-to-back launches in one timed run
   bool progress = false;    // configurations done / total and the best so far, on stderr
   bool use_cache = true;    // read and write the choice on disk
   std::string cache_dir;    // default: the kernel cache's folder, under autotune/
+  // Runs the kernel on the timing's arguments (poisoning its outputs first) and returns ""
+  // when its output is right, else what is wrong. Not called for a choice read from disk.
+  std::function<std::string(const CompiledKernel&)> check;
 };
 
 struct Autotuned {
@@ -46,6 +53,7 @@ struct Autotuned {
   std::size_t best = 0;        // index of the winning configuration
   std::vector<double> ms;      // median per configuration (NaN: rejected or not timed)
   bool from_cache = false;     // the winner came from disk; nothing was timed
+  std::vector<std::string> rejected;  // per configuration: why it was not timed, or ""
 };
 
 namespace detail {
@@ -108,7 +116,7 @@ inline void write_choice(const std::filesystem::path& file, const std::string& k
 }
 
 // The tuning itself, over callbacks: `compile_one(i)` compiles configuration i (or throws
-// wave::Error), `time_one(kernel)` gives one launch's milliseconds. Separate from the
+// wave::Error), `time_one(kernel)` gives one run's milliseconds per launch. Separate from the
 // device so that its choice and its cache can be tested without one.
 inline Autotuned tune(const std::string& key, std::size_t configs,
                       const std::function<CompiledKernel(std::size_t)>& compile_one,
@@ -118,20 +126,31 @@ inline Autotuned tune(const std::string& key, std::size_t configs,
   if (options.use_cache)
     if (auto best = read_choice(file, key, configs)) {
       if (options.progress) std::fprintf(stderr, "autotune: configuration %zu from %s\n", *best, file.c_str());
-      return {compile_one(*best), *best, std::vector<double>(configs, none), true};
+      return {compile_one(*best), *best, std::vector<double>(configs, none), true, std::vector<std::string>(configs)};
     }
   std::vector<std::future<CompiledKernel>> compiled;
   for (std::size_t i = 0; i < configs; ++i) compiled.push_back(std::async(std::launch::async, compile_one, i));
   std::vector<std::optional<CompiledKernel>> kernels(configs);
   std::optional<Error> first_error;
   std::vector<double> ms(configs, none);
+  std::vector<std::string> rejected(configs);
   std::optional<std::size_t> best;
   for (std::size_t i = 0; i < configs; ++i) {
     try {
       kernels[i].emplace(compiled[i].get());
     } catch (const Error& e) {
       if (!first_error) first_error = e;
-      if (options.progress) std::fprintf(stderr, "autotune: configuration %zu rejected: %s\n", i, e.what());
+      rejected[i] = e.what();
+    }
+    if (kernels[i] && options.check) {
+      rejected[i] = options.check(*kernels[i]);
+      if (!rejected[i].empty()) {
+        rejected[i] = "wrong output: " + rejected[i];
+        if (!first_error) first_error = Error("", "autotune", std::source_location::current(), rejected[i]);
+      }
+    }
+    if (!rejected[i].empty()) {
+      if (options.progress) std::fprintf(stderr, "autotune: configuration %zu rejected: %s\n", i, rejected[i].c_str());
       continue;
     }
     for (int w = 0; w < options.warmup; ++w) time_one(*kernels[i]);
@@ -150,7 +169,7 @@ inline Autotuned tune(const std::string& key, std::size_t configs,
                 expected_found("at least one configuration", "none"));
   }
   if (options.use_cache) write_choice(file, key, *best);
-  return {std::move(*kernels[*best]), *best, std::move(ms), false};
+  return {std::move(*kernels[*best]), *best, std::move(ms), false, std::move(rejected)};
 }
 
 }  // namespace detail
@@ -174,7 +193,15 @@ Autotuned autotune(const Kernel<Fn>& kernel, const CompileOptions& base, const s
   const std::string key = detail::autotune_key(kernel.name(), base, configs, runtime::device_info(where).name);
   return detail::tune(
       key, configs.size(), [&](std::size_t i) { return compile(kernel, options_for(i), where); },
-      [&](const CompiledKernel& k) { return double(runtime::elapsed_ms([&] { k.launch(args, how, where); }, where)); },
+      [&](const CompiledKernel& k) {
+        const int launches = std::max(1, options.launches_per_run);
+        return double(runtime::elapsed_ms(
+                   [&] {
+                     for (int l = 0; l < launches; ++l) k.launch(args, how, where);
+                   },
+                   where)) /
+               launches;
+      },
       options);
 }
 

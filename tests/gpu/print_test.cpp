@@ -3,6 +3,7 @@
 // many times (once per loop step inside iterate), values equal to float rounding.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -99,6 +100,22 @@ TEST_CASE("device print: rows, masks, limits and a replicated row sum, as the in
     CHECK(differences(gpu, host.str(), first) == 0);
     INFO(first);
     CHECK(first.empty());
+    // What it printed, apart from agreeing with the interpreter: each row's sum once, equal
+    // to the float64 sum (f32 over at most 200 values in [-4, 4]: within 1e-4 relative of
+    // the sum of magnitudes).
+    const auto lines = parse(gpu);
+    for (int row = 0; row < m; ++row) {
+      double want = 0, magnitude = 0;
+      for (int col = 0; col < n; ++col) {
+        want += x[std::size_t(row) * n + col];
+        magnitude += std::abs(x[std::size_t(row) * n + col]);
+      }
+      const auto it = lines.find("sum[M=" + std::to_string(row) + "]");
+      INFO("row " << row);
+      REQUIRE(it != lines.end());
+      REQUIRE(it->second.size() == 1);
+      CHECK(std::abs(it->second[0] - want) <= 1e-4 * magnitude + 1e-6);
+    }
   }
 }
 

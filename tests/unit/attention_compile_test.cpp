@@ -9,6 +9,10 @@
 #include "wave/compile.hpp"
 #include "wave/dlpack.hpp"
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 using namespace wave;
 using Catch::Matchers::Contains;
 namespace ex = examples::flash_attention;
@@ -216,4 +220,24 @@ TEST_CASE("attention bad input: tensors whose head dims disagree with the kernel
   CHECK_THAT(error_of(narrow, good), Contains("argument 0, dim K1: expected 128 (its value in subs), but found 64"));
   // k's and v's key counts disagree: K2 is one dim.
   CHECK_THAT(error_of(good, longer), Contains("argument 2, dim K2: expected 300 (the size argument 1 has), but found 256"));
+}
+
+TEST_CASE("causal flash attention's key loop ends at the diagonal", "[compile][attention]") {
+  // wave-skip-masked-tiles proves every carried value (max, sum, output) unchanged by a
+  // key tile the causal mask hides whole, and ends the loop after the workgroup's last
+  // query (BLOCK_M = 128); the lowered loop runs min(K2, m0 + 128) keys.
+  const auto dir = std::filesystem::temp_directory_path() / ("wave-causal-dump-" + std::to_string(Catch::rngSeed()));
+  std::filesystem::remove_all(dir);
+  CompileOptions how = options(64, 1000);
+  how.dump_dir = dir.string();
+  compile(ex::make_kernel({.head_dim = 64, .causal = true}), how);
+  std::string skipped;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
+    if (entry.path().filename().string().find("skip-masked-tiles") != std::string::npos) {
+      std::ifstream in(entry.path());
+      skipped.assign(std::istreambuf_iterator<char>(in), {});
+    }
+  std::filesystem::remove_all(dir);
+  REQUIRE_FALSE(skipped.empty());
+  CHECK_THAT(skipped, Contains("end = #wave.expr<\"$0 + 128\">, end_dims = [\"M\"]"));
 }

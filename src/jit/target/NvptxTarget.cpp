@@ -30,7 +30,7 @@ void registerNvptxTarget(mlir::DialectRegistry& registry) {
 // pass over every dialect left (arith, cf, memref, vector, math, gpu, nvvm). Upstream's
 // buildLowerToNVVMPassPipeline also converts a host side this module lacks and cleans up
 // between its conversions, which LLVM's optimizer does anyway: it took twice as long.
-void addNvvmPipeline(mlir::OpPassManager& pm, const NvptxOptions& options) {
+void addNvvmPipeline(mlir::OpPassManager& pm, const NvptxOptions& /*options*/) {
   mlir::OpPassManager& gpu = pm.nest<mlir::gpu::GPUModuleOp>();
   // An index-typed `vector.create_mask` left to the combined conversion stays half converted
   // (an unrealized cast LLVM cannot translate); lowering vector ops first avoids it.

@@ -127,21 +127,36 @@ LayoutAttr LayoutAssigner::blockedFor(ArrayRef<StringRef> memoryDims, ArrayRef<S
 
 LayoutAttr LayoutAssigner::tileFill(dialect::MemoryType tile) {
   SmallVector<StringRef> dims = tile.getDimNames();
-  SmallVector<int64_t> extent;
-  for (StringRef d : dims) extent.push_back(grid_.tiling(d).blockTile);
-  const int64_t run = coalescedRun(extent.back(), tile.getElementType().getIntOrFloatBitWidth());
+  SmallVector<int64_t> tileExtent;
+  for (StringRef d : dims) tileExtent.push_back(grid_.tiling(d).blockTile);
+  const int64_t count = grid_.waves.count(), lanes = grid_.waves.lanes;
+  const unsigned bits = tile.getElementType().getIntOrFloatBitWidth();
+  const int64_t widest = coalescedRun(tileExtent.back(), bits);
   // The waves split the outermost dim that divides among them (the innermost only in
-  // whole runs); where none does, each wave covers the whole tile.
-  WaveGrid waves{.dims = {}, .waves = {grid_.waves.count()}, .waveTile = {1}, .lanes = grid_.waves.lanes};
-  const int64_t count = grid_.waves.count();
-  for (size_t k = 0; k < dims.size() && waves.dims.empty(); ++k) {
-    const bool inner = k + 1 == dims.size();
-    if (extent[k] % count != 0 || (inner && (extent[k] / count) % run != 0)) continue;
-    extent[k] /= count;
-    waves.dims = {dims[k].str()};
-    waves.waveTile = {extent[k]};
-  }
-  return blockedLayout(kernel_.getContext(), dims, extent, run, waves);
+  // whole runs); where none does, each wave covers the whole tile. A wave whose runs do
+  // not fill its lanes' last step would wrap around and copy some elements twice (two
+  // cp.async to one address): shorter runs (of 4 bytes at least, what cp.async copies)
+  // are taken first where they fill every step.
+  auto split = [&](int64_t run, SmallVector<int64_t>& extent, WaveGrid& waves) {
+    extent.assign(tileExtent.begin(), tileExtent.end());
+    waves = WaveGrid{.dims = {}, .waves = {count}, .waveTile = {1}, .lanes = lanes};
+    for (size_t k = 0; k < dims.size() && waves.dims.empty(); ++k) {
+      const bool inner = k + 1 == dims.size();
+      if (extent[k] % count != 0 || (inner && (extent[k] / count) % run != 0)) continue;
+      extent[k] /= count;
+      waves.dims = {dims[k].str()};
+      waves.waveTile = {extent[k]};
+    }
+    int64_t runs = 1;
+    for (size_t k = 0; k < dims.size(); ++k) runs *= k + 1 == dims.size() ? extent[k] / run : extent[k];
+    return (count == 1 || !waves.dims.empty()) && runs % lanes == 0;
+  };
+  SmallVector<int64_t> extent;
+  WaveGrid waves;
+  for (int64_t run = widest; run >= 1 && run * bits >= 32; run /= 2)
+    if (widest % run == 0 && split(run, extent, waves)) return blockedLayout(kernel_.getContext(), dims, extent, run, waves);
+  split(widest, extent, waves);
+  return blockedLayout(kernel_.getContext(), dims, extent, widest, waves);
 }
 
 // Binary ops and selects whose operands have fewer dims than the result get an explicit
