@@ -53,23 +53,16 @@ inline float decode(std::uint16_t bits, Format f) {
   return static_cast<float>(h);
 }
 
-// Fills `buffer` with random values of `f` (f16 or bf16), each drawn in its own format:
-// magnitudes in [0.125, 1), negative at random when `with_signs`. Returns the values.
+// Fills `buffer` with random values of `f` (f16 or bf16), each drawn as bits of its own
+// format: magnitudes in [0.125, 1), negative at random when `with_signs`. Returns them.
 inline std::vector<float> fill_random(runtime::DeviceBuffer& buffer, std::mt19937& rng, Format f, bool with_signs) {
   std::vector<std::uint16_t> bits(buffer.size() / 2);
   std::vector<float> values(bits.size());
-  std::uniform_real_distribution<float> magnitude(0.125f, 1.0f);
-  std::uniform_int_distribution<int> sign(0, 1);
+  // [0.125, 1): f16 exponents 12-14 (0x3000-0x3bff), bf16 exponents 124-126 (0x3e00-0x3f7f).
+  const std::uint32_t low = f == Format::bf16 ? 0x3e00 : 0x3000, high = f == Format::bf16 ? 0x3f7f : 0x3bff;
+  std::uniform_int_distribution<std::uint32_t> magnitude(low, high), sign(0, 1);
   for (std::size_t i = 0; i < bits.size(); ++i) {
-    const float x = magnitude(rng) * (with_signs && sign(rng) ? -1.0f : 1.0f);
-    if (f == Format::bf16) {
-      std::uint32_t word;
-      std::memcpy(&word, &x, 4);
-      bits[i] = static_cast<std::uint16_t>((word + 0x7fff + ((word >> 16) & 1)) >> 16);  // to nearest even
-    } else {
-      const _Float16 h = static_cast<_Float16>(x);
-      std::memcpy(&bits[i], &h, 2);
-    }
+    bits[i] = static_cast<std::uint16_t>(magnitude(rng) | (with_signs && sign(rng) ? 0x8000u : 0u));
     values[i] = decode(bits[i], f);
   }
   buffer.copy_from_host(bits.data());
@@ -82,41 +75,41 @@ inline void poison(runtime::DeviceBuffer& buffer) {
   buffer.copy_from_host(nan.data());
 }
 
-// A device output of format `f`, as floats (exact).
-inline std::vector<float> to_host(const runtime::DeviceBuffer& buffer, Format f) {
-  runtime::synchronize();
-  if (f == Format::f32) {
-    std::vector<float> v(buffer.size() / 4);
-    buffer.copy_to_host(v.data());
-    return v;
-  }
-  std::vector<std::uint16_t> bits(buffer.size() / 2);
-  buffer.copy_to_host(bits.data());
-  std::vector<float> v(bits.size());
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = decode(bits[i], f);
-  return v;
-}
-
 // The reference of one output element: its float64 value and how far the kernel's may be
 // from it.
 struct Expected {
   double value, tolerance;
 };
 
-// Checks an output the kernel wrote over a poisoned buffer: every element finite, and
-// `samples` elements drawn at random within tolerance of `expected(i)` (a full float64
-// reference of a large GEMM would take the host minutes). Returns "" when right, else the
-// first problem found.
-inline std::string check_output(const std::vector<float>& got, std::size_t samples, std::mt19937& rng,
-                                const std::function<Expected(std::size_t)>& expected) {
-  for (std::size_t i = 0; i < got.size(); ++i)
-    if (!std::isfinite(got[i])) return "element " + std::to_string(i) + " not written or not finite";
-  std::uniform_int_distribution<std::size_t> pick(0, got.size() - 1);
+// Checks an output the kernel wrote over a poisoned buffer (`f` its format): every element
+// finite (tested on the bits), and `samples` elements drawn at random within tolerance of
+// `expected(i)` (a full float64 reference of a large GEMM would take the host minutes).
+// Returns "" when right, else the first problem found.
+inline std::string check_output(const runtime::DeviceBuffer& buffer, Format f, std::size_t samples,
+                                std::mt19937& rng, const std::function<Expected(std::size_t)>& expected) {
+  runtime::synchronize();
+  const std::size_t width = f == Format::f32 ? 4 : 2, count = buffer.size() / width;
+  std::vector<std::uint32_t> words(f == Format::f32 ? count : 0);
+  std::vector<std::uint16_t> halves(f == Format::f32 ? 0 : count);
+  if (f == Format::f32) buffer.copy_to_host(words.data());
+  else buffer.copy_to_host(halves.data());
+  // All exponent bits set: infinity or NaN (the poison).
+  const std::uint32_t exponent = f == Format::f32 ? 0x7f800000u : f == Format::bf16 ? 0x7f80u : 0x7c00u;
+  for (std::size_t i = 0; i < count; ++i)
+    if (((f == Format::f32 ? words[i] : halves[i]) & exponent) == exponent)
+      return "element " + std::to_string(i) + " not written or not finite";
+  auto value = [&](std::size_t i) {
+    if (f != Format::f32) return double(decode(halves[i], f));
+    float x;
+    std::memcpy(&x, &words[i], 4);
+    return double(x);
+  };
+  std::uniform_int_distribution<std::size_t> pick(0, count - 1);
   for (std::size_t s = 0; s < samples; ++s) {
-    const std::size_t i = s == 0 ? got.size() - 1 : pick(rng);  // the last element always
+    const std::size_t i = s == 0 ? count - 1 : pick(rng);  // the last element always
     const Expected e = expected(i);
-    if (!(std::abs(got[i] - e.value) <= e.tolerance))
-      return "element " + std::to_string(i) + " is " + std::to_string(got[i]) + ", expected " +
+    if (!(std::abs(value(i) - e.value) <= e.tolerance))
+      return "element " + std::to_string(i) + " is " + std::to_string(value(i)) + ", expected " +
              std::to_string(e.value) + " +- " + std::to_string(e.tolerance);
   }
   return "";

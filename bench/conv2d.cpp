@@ -96,7 +96,7 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
     tuning.check = [&](const CompiledKernel& k) {
       bench::poison(o);
       k.launch(args);
-      return bench::check_output(bench::to_host(o, bench::Format::f32), 256, samples, expected);
+      return bench::check_output(o, bench::Format::f32, 256, samples, expected);
     };
     try {
       const Autotuned tuned = autotune(ex::make_kernel(s.stride), base, configs, args, {}, tuning);

@@ -74,7 +74,7 @@ std::string check_gemm(runtime::DeviceBuffer& c, Format out, const std::function
   static std::mt19937 samples(11);
   bench::poison(c);
   launch();
-  return bench::check_output(bench::to_host(c, out), 256, samples, expected);
+  return bench::check_output(c, out, 256, samples, expected);
 }
 
 // --fused: plain GEMM (f32 out) and GEMM + bias + ReLU (f16 out).
@@ -87,7 +87,7 @@ int fused() {
   for (int size : {4096, 8192}) {
     const std::size_t n = size;
     GemmInputs in(size, size, size, Format::f16, rng);
-    runtime::DeviceBuffer c(n * n * 4), bias(n * 4);
+    runtime::DeviceBuffer c(n * n * 4), c16(n * n * 2), bias(n * 4);
     std::vector<float> host_bias(n);
     std::uniform_real_distribution<float> uniform(-8.0f, 8.0f);
     for (float& x : host_bias) x = uniform(rng);
@@ -109,11 +109,11 @@ int fused() {
           const double compile_ms =
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
           auto launch = [&] {
-            if (with_bias) compiled.launch({p[0], p[1], p[3], p[2]});
+            if (with_bias) compiled.launch({p[0], p[1], p[3], reinterpret_cast<const void*>(c16.address())});
             else compiled.launch({p[0], p[1], p[2]});
           };
           // f16 out: relu(C + bias) rounded to f16 (2^-11 of it) beside the f32 bound.
-          const std::string wrong = check_gemm(c, with_bias ? Format::f16 : Format::f32, launch, [&](std::size_t i) {
+          const std::string wrong = check_gemm(with_bias ? c16 : c, with_bias ? Format::f16 : Format::f32, launch, [&](std::size_t i) {
             bench::Expected e = in.at(i);
             if (!with_bias) return e;
             const double v = std::max(e.value + host_bias[i % n], 0.0);

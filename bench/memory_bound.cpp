@@ -102,7 +102,7 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
       const double first_ms = seconds_since(t0) * 1e3;
       // The copy is exact; exp2(x y) + z in f32, rounded to f16 (2^-11, doubled for exp2).
       const std::string wrong =
-          bench::check_output(bench::to_host(out, bench::Format::f16), 256, samples, [&](std::size_t i) {
+          bench::check_output(out, bench::Format::f16, 256, samples, [&](std::size_t i) {
             if (is_copy) return bench::Expected{host_a[i], 0.0};
             const double want = std::exp2(double(host_a[i]) * host_b[i]) + host_c[i];
             return bench::Expected{want, std::ldexp(want, -10)};

@@ -64,7 +64,7 @@ int WAVE_BENCH_MAIN(int, char**) {
       auto launch = [&] { k.launch({px, py}); };
       bench::poison(y);
       launch();
-      const std::string wrong = bench::check_output(bench::to_host(y, bench::Format::f16), 256, samples, expected);
+      const std::string wrong = bench::check_output(y, bench::Format::f16, 256, samples, expected);
       if (!wrong.empty()) {
         bench::refuse("softmax " + std::to_string(s.m) + "x" + std::to_string(s.n) + " layout " +
                           std::to_string(l.block_m) + "/" + std::to_string(l.block_n) + "/" + std::to_string(l.wave_n),

@@ -22,7 +22,8 @@ tests=${1:-$root/build/bin/wave-gpu-tests}
 shift || true
 # Groups of the whole suite: each a Catch test spec (`,` or, juxtaposed and, `~` not); the
 # last takes every test no other group names.
-groups=("[attention]~[masks]" "[masks]" "[gemm]~[fusion]" "[fusion]"
+groups=("[attention]~[masks]~[variants]~[mapping]~*lengths that differ*" "*lengths that differ*"
+        "[masks],[variants],[mapping]" "[gemm]~[fusion]" "[fusion]"
         "[layouts]~[gemm],[memory],[softmax],[print],[conv2d],[autotune]"
         "[differential],~[attention]~[gemm]~[layouts]~[memory]~[softmax]~[print]~[conv2d]~[autotune]~[differential]~[driver-error]")
 [[ $# -gt 0 ]] && groups=("$*")
@@ -36,6 +37,7 @@ if ! command -v compute-sanitizer >/dev/null; then
 fi
 [[ -x $tests ]] || { echo "gpu-sanitize: $tests is not an executable" >&2; exit 2; }
 mkdir -p "$logs"
+export WAVE_GPU_SANITIZER=1  # the tests leave out their largest problems (tests/fixtures/sanitizer.hpp)
 
 flags_for() {
   case $1 in

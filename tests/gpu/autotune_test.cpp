@@ -8,12 +8,14 @@
 
 #include "fixtures/autotuned.hpp"
 #include "fixtures/device_run.hpp"
+#include "fixtures/sanitizer.hpp"
 #include "wave/autotune.hpp"
 
 using namespace wave;
 namespace at = wave::fixtures::autotuned;
 
 TEST_CASE("autotune: the configuration with half the work wins, and is kept on disk", "[gpu][autotune]") {
+  if (fixtures::timings_meaningless_under_sanitizer()) return;
   const std::int64_t n = std::int64_t(1) << 24;  // rows of 64 MB: each loop step is memory-bound
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "wave-autotune-gpu-test";
   std::filesystem::remove_all(dir);
