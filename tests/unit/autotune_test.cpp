@@ -83,5 +83,22 @@ TEST_CASE("autotune picks the faster configuration and a later run reads it from
     throw Error("reduce_steps", "compile", std::source_location::current(), "rejected on purpose");
   };
   CHECK_THROWS_WITH(detail::tune(key, 2, reject_all, time_one, fresh), Catch::Contains("rejected on purpose"));
+
+  // A configuration whose output check fails is never timed nor chosen, however fast.
+  AutotuneOptions checked = fresh;
+  std::size_t checks = 0;
+  checked.check = [&](const CompiledKernel& k) -> std::string {
+    ++checks;
+    return steps_of(k) == steps_of(compile_one(1)) ? "element 7 is 3, expected 4" : "";
+  };
+  const Autotuned right = detail::tune(key, configs.size(), compile_one, time_one, checked);
+  CHECK(checks == configs.size());
+  CHECK(right.best != 1);
+  CHECK(std::isnan(right.ms[1]));
+  CHECK(right.rejected[1] == "wrong output: element 7 is 3, expected 4");
+  CHECK(right.rejected[right.best].empty());
+  checked.check = [](const CompiledKernel&) -> std::string { return "NaN at 0"; };
+  CHECK_THROWS_WITH(detail::tune(key, configs.size(), compile_one, time_one, checked),
+                    Catch::Contains("wrong output: NaN at 0"));
   std::filesystem::remove_all(dir);
 }
