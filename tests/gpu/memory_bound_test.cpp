@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "fixtures/index_masks.hpp"
 #include "host_half.hpp"
 #include "kernels/copy.hpp"
+#include "wave/interpret.hpp"
 #include "wave/runtime.hpp"
 
 using namespace wave;
@@ -157,6 +159,84 @@ TEST_CASE("cast f32 -> f16, 1-D", "[gpu][memory]") {
       wrong += !(std::abs(r - x[i]) <= std::abs(x[i]) * std::ldexp(1.0, -11) + 1e-7);
     }
     CHECK(wrong == 0);
+  }
+}
+
+namespace {
+
+// The language's float-to-integer cast: toward zero, saturated to the integer's range,
+// NaN to 0 (docs/language.md).
+template <class Int>
+Int saturating_cast(double x) {
+  if (std::isnan(x)) return 0;
+  const double t = std::trunc(x);
+  if (t <= double(std::numeric_limits<Int>::min())) return std::numeric_limits<Int>::min();
+  if (t >= std::ldexp(1.0, std::numeric_limits<Int>::digits)) return std::numeric_limits<Int>::max();
+  return static_cast<Int>(t);
+}
+
+}  // namespace
+
+TEST_CASE("casts from floats to integers at the edges: the GPU, the interpreter and the definition agree",
+          "[gpu][memory]") {
+  auto edges = kernel("cast_edges", {WorkgroupConstraint(N, BLOCK_N, 0), HardwareConstraint{.threads_per_wave = 32}},
+                      [](Memory<dims<N>, f32> x, Memory<dims<N>, f16> h, Memory<dims<N>, i32> x_i32,
+                         Memory<dims<N>, i8> x_i8, Memory<dims<N>, i64> x_i64, Memory<dims<N>, i32> x_i1,
+                         Memory<dims<N>, i32> h_i32, Memory<dims<N>, i8> h_i8) {
+                        auto v = read(x);
+                        write(cast<i32>(v), x_i32);
+                        write(cast<i8>(v), x_i8);
+                        write(cast<i64>(v), x_i64);
+                        write(cast<i32>(cast<i1>(v)), x_i1);
+                        auto w = read(h);
+                        write(cast<i32>(w), h_i32);
+                        write(cast<i8>(w), h_i8);
+                      });
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> x{inf,   -inf,  nan,        -nan,        3e9f,         -3e9f,       1e20f,  -1e20f,
+                             -0.5f, 0.5f,  -1.5f,      1.5f,        2147483648.f, 2147483520.f, -2147483648.f,
+                             -0.0f, 0.0f,  127.9f,     128.0f,      -128.9f,      -129.0f,     255.5f, 9.2e18f,
+                             -9.3e18f, 1e-30f, 65504.f, 300.7f};
+  const int n = int(x.size());
+  // The same values as f16 (those beyond its range become infinities).
+  std::vector<std::uint16_t> h(n);
+  for (int i = 0; i < n; ++i) {
+    const _Float16 v = static_cast<_Float16>(x[i]);
+    std::memcpy(&h[i], &v, 2);
+  }
+  const CompileOptions options{.subs = {{N, n}, {BLOCK_N, 64}}};
+  struct Outputs {
+    std::vector<std::int32_t> x_i32, x_i1, h_i32;
+    std::vector<std::int8_t> x_i8, h_i8;
+    std::vector<std::int64_t> x_i64;
+  };
+  auto poisoned_outputs = [&] {
+    return Outputs{std::vector<std::int32_t>(n, -123456789), std::vector<std::int32_t>(n, -123456789),
+                   std::vector<std::int32_t>(n, -123456789), std::vector<std::int8_t>(n, 77),
+                   std::vector<std::int8_t>(n, 77),          std::vector<std::int64_t>(n, -123456789)};
+  };
+  Outputs gpu = poisoned_outputs(), host = poisoned_outputs();
+  run_on_device(compile(edges, options), {}, x, h, gpu.x_i32, gpu.x_i8, gpu.x_i64, gpu.x_i1, gpu.h_i32, gpu.h_i8);
+  interpret(edges, options,
+            {x.data(), h.data(), host.x_i32.data(), host.x_i8.data(), host.x_i64.data(), host.x_i1.data(),
+             host.h_i32.data(), host.h_i8.data()});
+  for (int i = 0; i < n; ++i) {
+    const double hv = half_to_float(h[i]);
+    INFO("x = " << x[i] << " (as f16: " << hv << ")");
+    CHECK(gpu.x_i32[i] == host.x_i32[i]);
+    CHECK(gpu.x_i8[i] == host.x_i8[i]);
+    CHECK(gpu.x_i64[i] == host.x_i64[i]);
+    CHECK(gpu.x_i1[i] == host.x_i1[i]);
+    CHECK(gpu.h_i32[i] == host.h_i32[i]);
+    CHECK(gpu.h_i8[i] == host.h_i8[i]);
+    CHECK(gpu.x_i32[i] == saturating_cast<std::int32_t>(x[i]));
+    CHECK(int(gpu.x_i8[i]) == int(saturating_cast<std::int8_t>(x[i])));
+    CHECK(gpu.x_i64[i] == saturating_cast<std::int64_t>(x[i]));
+    CHECK(gpu.h_i32[i] == saturating_cast<std::int32_t>(hv));
+    CHECK(int(gpu.h_i8[i]) == int(saturating_cast<std::int8_t>(hv)));
+    // To i1: nonzero (NaN included) is true; read back through an i32 cast, which is 0 or
+    // nonzero whichever extension the cast takes.
+    CHECK((gpu.x_i1[i] != 0) == (x[i] != 0 || std::isnan(x[i])));
   }
 }
 
