@@ -5,10 +5,7 @@
 // from normal distributions of sigma 1 and 3, where one key dominates a row's softmax).
 // Every output element is compared with a float64 host reference, at an unaligned and an
 // aligned shape, outputs poisoned first.
-//
-// Tolerance (attention_close): 2e-3 of the sum of |p v| that an output element is made
-// of. The probabilities are rounded to f16 before the second mma (2^-11 relative each),
-// the row sum and scores are f32: about four f16 rounding errors, whatever the inputs.
+// The reference and its tolerance: attention_scores_reference.hpp.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -20,6 +17,7 @@
 
 #include "attention_reference.hpp"
 #include "attention_schedule.hpp"
+#include "attention_scores_reference.hpp"
 #include "fixtures/device_run.hpp"
 
 using namespace wave;
@@ -83,92 +81,10 @@ auto masked_attention(const char* name, ScoreFn scores_of) {
 
 double scale_log2(int head_dim) { return 1.0 / std::sqrt(double(head_dim)) * kLog2e; }
 
-// f16 bits of normal(0, sigma) values, or of the examples' random halves (|x| in
-// [0.125, 1), random signs) where sigma is 0.
-void fill(std::vector<std::uint16_t>& t, double sigma, std::mt19937& rng) {
-  std::normal_distribution<float> normal(0.0f, float(sigma));
-  for (auto& x : t) {
-    if (sigma == 0) {
-      x = examples::host::random_half(rng);
-      continue;
-    }
-    const _Float16 h = static_cast<_Float16>(normal(rng));
-    std::memcpy(&x, &h, 2);
-  }
-}
-
-AttentionInputs random_inputs(int b, int h, int m, int k2, int d, double sigma, std::mt19937& rng) {
-  AttentionInputs in{b, h, m, k2, d, d, false, {}, {}, {}};
-  in.q.resize(std::size_t(b) * h * m * d);
-  in.k.resize(std::size_t(b) * h * k2 * d);
-  in.v.resize(std::size_t(b) * h * k2 * d);
-  fill(in.q, sigma, rng);
-  fill(in.k, sigma, rng);
-  fill(in.v, sigma == 0 ? 0 : 1, rng);
-  return in;
-}
-
-// The natural-log score of query m and key j after the kernel's mask, or -inf where the
-// key is hidden; `s` is q.k / sqrt(D), `bias` the bias input at [m, j].
-using HostScore = std::function<double(double s, int m, int j, double bias)>;
-
-struct Shape {
-  int b, h, m, k2, block_m, waves, block_k2;
-  double sigma;  // 0: the examples' random halves
-};
-
 // The shapes each variant runs at: unaligned (M and K2 end inside tiles) on four waves,
 // aligned on eight; normal inputs of sigma 1 and 3, and the examples' halves.
 const std::vector<Shape> kShapes{{1, 2, 200, 201, 64, 4, 32, 1.0}, {2, 2, 128, 256, 128, 8, 64, 3.0},
                                  {1, 1, 77, 77, 64, 4, 64, 0.0}};
-
-// Runs `k` at `shape` (bias from `make_bias(m, k2)`) and compares each element of its
-// output with the float64 reference of `score`; returns the number of wrong elements.
-template <class Kernel, class MakeBias>
-std::size_t wrong_elements(const Kernel& k, const Shape& c, const HostScore& score, MakeBias make_bias,
-                           std::mt19937& rng) {
-  const int d = 64;
-  const auto compiled = compile(k, {.subs = {{B, c.b}, {H, c.h}, {M, c.m}, {K2, c.k2}, {K1, d}, {N, d},
-                                             {BLOCK_M, c.block_m}, {BLOCK_K2, c.block_k2},
-                                             {WAVE_M, c.block_m / c.waves}}});
-  const AttentionInputs in = random_inputs(c.b, c.h, c.m, c.k2, d, c.sigma, rng);
-  const std::vector<float> bias = make_bias(c.m, c.k2);
-  auto out = poisoned<float>(std::size_t(c.b) * c.h * c.m * d);
-  run_on_device(compiled, {}, in.q, in.k, in.v, bias, out);
-  std::size_t wrong = 0;
-  for (int bi = 0; bi < c.b; ++bi)
-    for (int hi = 0; hi < c.h; ++hi)
-      for (int mi = 0; mi < c.m; ++mi) {
-        std::vector<double> s(c.k2);
-        double top = -INFINITY;
-        for (int j = 0; j < c.k2; ++j) {
-          double dot = 0;
-          for (int x = 0; x < d; ++x)
-            dot += double(half_to_float(in.q[in.q_at(bi, hi, mi, x)])) * half_to_float(in.k[in.k_at(bi, hi, j, x)]);
-          s[j] = score(dot / std::sqrt(double(d)), mi, j, bias[std::size_t(mi) * c.k2 + j]);
-          top = std::max(top, s[j]);
-        }
-        REQUIRE(std::isfinite(top));  // every row sees a key: its output is defined
-        double total = 0;
-        for (double& x : s) total += (x = std::exp(x - top));
-        for (int col = 0; col < d; ++col) {
-          double want = 0, magnitude = 0;
-          for (int j = 0; j < c.k2; ++j) {
-            const double pv = s[j] / total * half_to_float(in.v[in.v_at(bi, hi, j, col)]);
-            want += pv;
-            magnitude += std::abs(pv);
-          }
-          const double got = out[in.out_at(bi, hi, mi, col)];
-          if (!examples::host::attention_close(got, want, magnitude, false)) {
-            if (wrong < 5)
-              UNSCOPED_INFO("O[" << bi << ", " << hi << ", " << mi << ", " << col << "] = " << got << ", expected "
-                                 << want);
-            ++wrong;
-          }
-        }
-      }
-  return wrong;
-}
 
 std::vector<float> no_bias(int m, int k2) { return std::vector<float>(std::size_t(m) * k2, 0.0f); }
 
@@ -188,7 +104,7 @@ double causal(double s, int m, int j) { return j <= m ? s : -INFINITY; }
 
 TEST_CASE("causal attention in each spelling the compiler recognizes", "[gpu][attention][masks]") {
   const double scale = scale_log2(64);
-  auto host = [](double s, int m, int j, double) { return causal(s, m, j); };
+  auto host = [](double s, int, int m, int j, double) { return causal(s, m, j); };
   SECTION("k - m <= 0, added to the scores") {
     check_masked(masked_attention("causal_k_minus_m_le",
                                   [=](auto raw, auto) {
@@ -260,7 +176,7 @@ TEST_CASE("bottom-right causal attention: k - m <= K2 - M, K2 >= M", "[gpu][atte
   for (auto [m, k2] : {std::pair{200, 328}, std::pair{128, 256}, std::pair{130, 130}}) {
     INFO("M " << m << ", K2 " << k2);
     check_masked(
-        k, [m = m, k2 = k2](double s, int mi, int j, double) { return j - mi <= k2 - m ? s : -INFINITY; },
+        k, [m = m, k2 = k2](double s, int, int mi, int j, double) { return j - mi <= k2 - m ? s : -INFINITY; },
         {{1, 2, m, k2, 64, 4, 32, 1.0}, {1, 2, m, k2, 128, 8, 64, 3.0}});
   }
 }
@@ -365,6 +281,6 @@ TEST_CASE("attention where each row sees one key only, through a bias of -1e6 el
     // whether a key is hidden matters to the reference.
     CHECK(wrong_elements(
               k, c,
-              [&](double s, int m, int j, double) { return j == visible_key[m] ? s : -INFINITY; }, one_key, rng) == 0);
+              [&](double s, int, int m, int j, double) { return j == visible_key[m] ? s : -INFINITY; }, one_key, rng) == 0);
   }
 }

@@ -7,22 +7,17 @@
 
 #include <cmath>
 #include <cstdint>
-#include <functional>
 #include <random>
 #include <vector>
 
-#include "attention_reference.hpp"
-#include "fixtures/device_run.hpp"
-#include "fixtures/random_data.hpp"
 #include "attention_schedule.hpp"
+#include "attention_scores_reference.hpp"
+#include "fixtures/random_data.hpp"
 
 using namespace wave;
 using namespace examples::flash_attention;
 using namespace attention_tests;
-using examples::host::half_to_float;
-using fixtures::poisoned;
 using fixtures::random_floats;
-using fixtures::run_on_device;
 
 namespace {
 
@@ -59,57 +54,16 @@ auto attention_with(const char* name, int head_dim, Mod mod) {
                 });
 }
 
-// The host reference: `mod(s, h, m, j, bias)` on the natural-log score s of query m and
-// key j in head h.
-using HostMod = std::function<double(double, int, int, int, double)>;
-
+// Runs `k` at an unaligned shape on four waves and an aligned one on eight (the examples'
+// random halves, a random bias) against the float64 reference of `mod(s, h, m, j, bias)`
+// on the natural-log score s of query m and key j in head h.
 template <class Kernel>
-void check_variant(const Kernel& k, const HostMod& mod, std::mt19937& rng) {
-  struct Case {
-    int b, h, m, k2, block_m, waves, block_k2;
-  };
-  for (Case c : {Case{1, 2, 200, 201, 64, 4, 32}, Case{2, 2, 128, 256, 128, 8, 64}}) {
+void check_variant(const Kernel& k, const HostScore& mod, std::mt19937& rng) {
+  for (Shape c : {Shape{1, 2, 200, 201, 64, 4, 32, 0.0}, Shape{2, 2, 128, 256, 128, 8, 64, 0.0}}) {
     INFO(k.name() << ": B " << c.b << ", H " << c.h << ", M " << c.m << ", K2 " << c.k2 << ", BLOCK_M " << c.block_m
                   << " over " << c.waves << " waves, BLOCK_K2 " << c.block_k2);
-    const int d = 64;
-    const auto compiled = compile(k, {.subs = {{B, c.b}, {H, c.h}, {M, c.m}, {K2, c.k2}, {K1, d}, {N, d},
-                                               {BLOCK_M, c.block_m}, {BLOCK_K2, c.block_k2},
-                                               {WAVE_M, c.block_m / c.waves}}});
-    auto in = examples::host::random_attention(c.b, c.h, c.m, c.k2, d, d, false, rng);
-    std::vector<float> bias = random_floats(std::size_t(c.m) * c.k2, rng);
-    auto out = poisoned<float>(std::size_t(c.b) * c.h * c.m * d);
-    run_on_device(compiled, {}, in.q, in.k, in.v, bias, out);
-    std::size_t wrong = 0;
-    for (int bi = 0; bi < c.b; ++bi)
-      for (int hi = 0; hi < c.h; ++hi)
-        for (int mi = 0; mi < c.m; ++mi) {
-          std::vector<double> s(c.k2);
-          double top = -INFINITY;
-          for (int j = 0; j < c.k2; ++j) {
-            double dot = 0;
-            for (int x = 0; x < d; ++x)
-              dot += double(half_to_float(in.q[in.q_at(bi, hi, mi, x)])) * half_to_float(in.k[in.k_at(bi, hi, j, x)]);
-            s[j] = mod(dot / std::sqrt(double(d)), hi, mi, j, bias[std::size_t(mi) * c.k2 + j]);
-            top = std::max(top, s[j]);
-          }
-          double total = 0;
-          for (double& x : s) total += (x = std::exp(x - top));
-          for (int col = 0; col < d; ++col) {
-            double want = 0, magnitude = 0;
-            for (int j = 0; j < c.k2; ++j) {
-              const double pv = s[j] / total * half_to_float(in.v[in.v_at(bi, hi, j, col)]);
-              want += pv;
-              magnitude += std::abs(pv);
-            }
-            const double got = out[in.out_at(bi, hi, mi, col)];
-            if (!examples::host::attention_close(got, want, magnitude, false)) {
-              if (wrong < 5) UNSCOPED_INFO("O[" << bi << ", " << hi << ", " << mi << ", " << col << "] = " << got
-                                                << ", expected " << want);
-              ++wrong;
-            }
-          }
-        }
-    CHECK(wrong == 0);
+    auto random_bias = [&](int m, int k2) { return random_floats(std::size_t(m) * k2, rng); };
+    CHECK(wrong_elements(k, c, mod, random_bias, rng) == 0);
   }
 }
 

@@ -1,0 +1,111 @@
+// The float64 reference of the attention tests whose kernels take q, k, v, a score bias
+// [M, K2] and write an f32 output (attention_variants_test, attention_masks_test): random
+// inputs (normal or the examples' halves), a kernel run at a shape and tiling, and every
+// output element compared with softmax(score(q k^T / sqrt(D))) v.
+//
+// Tolerance (attention_close): 2e-3 of the sum of |p v| that an output element is made
+// of. The probabilities are rounded to f16 before the second mma (2^-11 relative each),
+// the row sum and scores are f32: about four f16 rounding errors, whatever the inputs.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include "attention_reference.hpp"
+#include "attention_schedule.hpp"
+#include "fixtures/device_run.hpp"
+
+namespace attention_tests {
+
+using examples::host::AttentionInputs;
+using examples::host::half_to_float;
+
+// f16 bits of normal(0, sigma) values, or of the examples' random halves (|x| in
+// [0.125, 1), random signs) where sigma is 0.
+inline void fill(std::vector<std::uint16_t>& t, double sigma, std::mt19937& rng) {
+  std::normal_distribution<float> normal(0.0f, float(sigma));
+  for (auto& x : t) {
+    if (sigma == 0) {
+      x = examples::host::random_half(rng);
+      continue;
+    }
+    const _Float16 h = static_cast<_Float16>(normal(rng));
+    std::memcpy(&x, &h, 2);
+  }
+}
+
+inline AttentionInputs random_inputs(int b, int h, int m, int k2, int d, double sigma, std::mt19937& rng) {
+  AttentionInputs in{b, h, m, k2, d, d, false, {}, {}, {}};
+  in.q.resize(std::size_t(b) * h * m * d);
+  in.k.resize(std::size_t(b) * h * k2 * d);
+  in.v.resize(std::size_t(b) * h * k2 * d);
+  fill(in.q, sigma, rng);
+  fill(in.k, sigma, rng);
+  fill(in.v, sigma == 0 ? 0 : 1, rng);
+  return in;
+}
+
+// The natural-log score of query m and key j in head h after the kernel's mods and masks,
+// or -inf where the key is hidden; `s` is q.k / sqrt(D), `bias` the bias input at [m, j].
+using HostScore = std::function<double(double s, int h, int m, int j, double bias)>;
+
+struct Shape {
+  int b, h, m, k2, block_m, waves, block_k2;
+  double sigma;  // 0: the examples' random halves
+};
+
+// Runs `k` at `shape` (bias from `make_bias(m, k2)`) and compares each element of its
+// output with the float64 reference of `score`; returns the number of wrong elements.
+template <class Kernel, class MakeBias>
+std::size_t wrong_elements(const Kernel& k, const Shape& c, const HostScore& score, MakeBias make_bias,
+                           std::mt19937& rng) {
+  const int d = 64;
+  const auto compiled = wave::compile(k, {.subs = {{B, c.b}, {H, c.h}, {M, c.m}, {K2, c.k2}, {K1, d}, {N, d},
+                                             {BLOCK_M, c.block_m}, {BLOCK_K2, c.block_k2},
+                                             {WAVE_M, c.block_m / c.waves}}});
+  const AttentionInputs in = random_inputs(c.b, c.h, c.m, c.k2, d, c.sigma, rng);
+  const std::vector<float> bias = make_bias(c.m, c.k2);
+  auto out = wave::fixtures::poisoned<float>(std::size_t(c.b) * c.h * c.m * d);
+  wave::fixtures::run_on_device(compiled, {}, in.q, in.k, in.v, bias, out);
+  std::size_t wrong = 0;
+  for (int bi = 0; bi < c.b; ++bi)
+    for (int hi = 0; hi < c.h; ++hi)
+      for (int mi = 0; mi < c.m; ++mi) {
+        std::vector<double> s(c.k2);
+        double top = -INFINITY;
+        for (int j = 0; j < c.k2; ++j) {
+          double dot = 0;
+          for (int x = 0; x < d; ++x)
+            dot += double(half_to_float(in.q[in.q_at(bi, hi, mi, x)])) * half_to_float(in.k[in.k_at(bi, hi, j, x)]);
+          s[j] = score(dot / std::sqrt(double(d)), hi, mi, j, bias[std::size_t(mi) * c.k2 + j]);
+          top = std::max(top, s[j]);
+        }
+        REQUIRE(std::isfinite(top));  // every row sees a key: its output is defined
+        double total = 0;
+        for (double& x : s) total += (x = std::exp(x - top));
+        for (int col = 0; col < d; ++col) {
+          double want = 0, magnitude = 0;
+          for (int j = 0; j < c.k2; ++j) {
+            const double pv = s[j] / total * half_to_float(in.v[in.v_at(bi, hi, j, col)]);
+            want += pv;
+            magnitude += std::abs(pv);
+          }
+          const double got = out[in.out_at(bi, hi, mi, col)];
+          if (!examples::host::attention_close(got, want, magnitude, false)) {
+            if (wrong < 5)
+              UNSCOPED_INFO("O[" << bi << ", " << hi << ", " << mi << ", " << col << "] = " << got << ", expected "
+                                 << want);
+            ++wrong;
+          }
+        }
+      }
+  return wrong;
+}
+
+}  // namespace attention_tests
