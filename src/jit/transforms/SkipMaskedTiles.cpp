@@ -13,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <tuple>
+
 #include "analysis/KernelGrid.h"
 #include "analysis/ScoreMasks.h"
 #include "transforms/Passes.h"
@@ -221,7 +223,10 @@ struct WaveSkipMaskedTilesPass : impl::WaveSkipMaskedTilesBase<WaveSkipMaskedTil
         if (std::optional<CausalMask> c = causal(select.getCond())) candidates.push_back(*c);
       });
       auto end = [&](const CausalMask& c) { return grid->tiling(c.rowDim).blockTile + c.slack; };
-      llvm::stable_sort(candidates, [&](const CausalMask& a, const CausalMask& b) { return end(a) < end(b); });
+      // Equal ends order by row dim and slack, so the order does not depend on the sort.
+      llvm::sort(candidates, [&](const CausalMask& a, const CausalMask& b) {
+        return std::make_tuple(end(a), a.rowDim, a.slack) < std::make_tuple(end(b), b.rowDim, b.slack);
+      });
       // The earliest end at which the tiles after it change nothing. A condition is false on
       // all of them when its row dim is the candidate's and its slack is no larger.
       for (const CausalMask& candidate : candidates) {
