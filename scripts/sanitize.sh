@@ -15,7 +15,7 @@ seconds=${FUZZ_SECONDS:-60}
 # -O1 keeps the instrumented tests fast enough; LLVM/MLIR themselves are not instrumented.
 WAVE_EXTRA_PACKAGES="clang-22 libclang-rt-22-dev" CC=clang-22 CXX=clang++-22 CMAKE_BUILD_TYPE=RelWithDebInfo \
   "$root/scripts/setup.sh" "$build" \
-  -DWAVE_SANITIZE=address,undefined -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1"
+  -DWAVE_SANITIZE=address,undefined -DWAVE_WERROR=ON -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1"
 fuzzers=(wave-fuzz-attributes wave-fuzz-modules wave-fuzz-import wave-fuzz-launch)
 # check-wave-lit's dependencies: wave-opt and the examples the lit tests run.
 cmake --build "$build" -j "$jobs" --target wave-unit-tests wave-jit-tests wave-opt wave-example-copy \
