@@ -21,10 +21,15 @@
 //   iterate          an scf.for over the dim's tiles, its carried values the vectors
 //   mma              per instruction tile of the wave: the fragments sliced out of the
 //                    operands' and accumulator's registers, one mma.sync each
+//                    (DistributeMma.cpp)
+//   print            DistributePrint.cpp
+//
+// The state the op families share is the Distributor (Distributor.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "lowering/DistributeKernel.h"
+#include "lowering/Distributor.h"
 
 #include "analysis/AffineBounds.h"
 #include "analysis/DistributedLayout.h"
@@ -70,11 +75,7 @@ Operation* firstWithoutLayout(func::FuncOp kernel) {
   return found;
 }
 
-namespace {
-
-LayoutAttr layoutOf(Value v) { return cast<dialect::TensorType>(v.getType()).getLayout(); }
-SmallVector<StringRef> dimsOf(Value v) { return cast<dialect::TensorType>(v.getType()).getDimNames(); }
-Type elementOf(Value v) { return cast<dialect::TensorType>(v.getType()).getElementType(); }
+namespace distribution {
 
 // A mapped memory index with its symbols replaced by their static values, over the
 // mapping's iterators; nothing where a symbol's value is known only at launch.
@@ -180,137 +181,7 @@ int contiguousMappedDim(func::FuncOp kernel, const llvm::StringMap<dialect::Expr
   return valueDim;
 }
 
-// Float arithmetic may contract into FMAs (a scaled score minus its row max, an epilogue's
-// acc * alpha + bias): one rounding instead of two, and half the instructions.
-template <class FloatOp, class IntOp>
-Value binary(OpBuilder& b, Location loc, Value lhs, Value rhs) {
-  if (isa<FloatType>(getElementTypeOrSelf(lhs)))
-    return FloatOp::create(b, loc, lhs, rhs, arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::contract));
-  return IntOp::create(b, loc, lhs, rhs);
-}
 
-bool zeroFilledPastEnd(Value v);
-
-// A shared tile read as an mma operand: where each fragment starts, and which two load
-// as one ldmatrix.x4.
-struct FragmentSource {
-  const MMAOperandLayout* operand = nullptr;
-  StringRef rowDim, kDim;
-  SmallVector<StringRef> memoryDims;
-  bool transpose = false;  // rows run along the memory's innermost dim (.trans)
-  Value memref;
-  Type element;
-  SmallVector<std::pair<AffineExpr, AffineExpr>> origins;  // (row, col) over (lane 0, wave)
-  SmallVector<int64_t> partner;  // the fragment loaded with each (by one x4), or -1
-  SmallVector<std::pair<int64_t, int64_t>> step;  // from each fragment's origin to its partner's
-  DenseMap<int64_t, SmallVector<Value>> loaded;  // fragment -> its register rows, once loaded
-};
-
-class Distributor : LoweringBuilder {
- public:
-  Distributor(func::FuncOp kernel, KernelGrid grid)
-      : LoweringBuilder(kernel), kernel_(kernel), grid_(std::move(grid)) {}
-
-  LogicalResult emit(gpu::GPUModuleOp module);
-
- private:
-  VectorType registersOf(Value v) {
-    return VectorType::get({layoutOf(v).getNumRegisters()}, elementOf(v));
-  }
-  Value lookup(Value v) { return values_.lookup(v); }
-  // The extents of this thread's lane (d0) and wave (d1) indices.
-  SmallVector<int64_t, 2> threadExtents() const { return {grid_.waves.lanes, grid_.waves.count()}; }
-  // `e` of this thread's lane (d0) and wave (d1), simplified by their ranges.
-  Value threadIndex(AffineExpr e) { return apply(simplifyWithinBounds(e, threadExtents()), {lane_, wave_}); }
-
-  // Per dim of `dims`, the index of register `reg`'s element in this thread: in the
-  // tensor (the tile's offsets added), or with `inTile`, in the workgroup's tile.
-  SmallVector<Value> indexOf(LayoutAttr layout, ArrayRef<StringRef> dims, int64_t reg, bool inTile = false);
-  // Whether `dim` may end inside a workgroup's tile (then accesses are masked).
-  bool mayOverrun(StringRef dim) { return !isKnownMultiple(kernel_, dim, grid_.tiling(dim).blockTile); }
-  // Whether position `k` of register `reg` (`at`, in the tensor) lies before the end of
-  // `dim`: null where it always does and `false` where it never does (by the ranges of the
-  // workgroup's offset and of the lane and wave), else the comparison.
-  Value beforeEnd(LayoutAttr layout, int64_t reg, unsigned k, StringRef dim, Value at);
-
-  LogicalResult access(Operation* op, Value memory, Value tensor, bool isRead);
-  // A shared tile's read into an mma operand's layout by ldmatrix, one per fragment (two
-  // per x4 where they pair); null where the layout or the tile's order does not allow it.
-  std::optional<FragmentSource> fragmentSource(dialect::ReadOp read);
-  // Fragment `f`'s register rows (e.g. 4 of vector<2xf16>), by ldmatrix where not loaded.
-  ArrayRef<Value> loadFragment(FragmentSource& source, int64_t f);
-  Value loadFragments(dialect::ReadOp read);
-  bool loadsAtUse(dialect::ReadOp read);
-  LogicalResult lowerReduction(Operation* op);
-  // Per register, `partial` combined over the waves that differ from this thread's only
-  // along the wave axes marked in `axes`, through shared memory.
-  SmallVector<Value> combineAcrossWaves(ArrayRef<Value> partial, ReductionKind kind, ArrayRef<bool> axes,
-                                        LayoutAttr layout);
-  LogicalResult lowerCombineWaves(dialect::CombineWavesOp op);
-  // This thread's wave index along wave axis `axis`.
-  Value waveDigit(int axis);
-  // The number of workgroups along `axis`: a constant where every dim over the grid has a
-  // static size (then the workgroup order's arithmetic folds without a range analysis).
-  Value gridSize(gpu::Dimension axis);
-  LogicalResult lowerPrint(dialect::PrintOp op);
-  LogicalResult lowerConvert(dialect::ConvertLayoutOp op);
-  LogicalResult lowerAllocate(dialect::AllocateOp op);
-  Value sharedBuffer(ArrayRef<int64_t> shape, Type element);
-  Value flattened(Value memref);
-  Value applyByIterators(AffineExpr sum, ValueRange iterators);
-  LogicalResult lowerIterate(dialect::IterateOp loop);
-  // `extent`, or with `end` (over the workgroup's first positions along `endDims`, the
-  // attribute named `what`) the smaller of the two.
-  FailureOr<Value> endingAt(dialect::IterateOp loop, Value extent, dialect::ExprAttr end, ArrayAttr endDims,
-                            StringRef what);
-  // The first tile of `loop` whose marked masks are not all zeros (null: none marked).
-  FailureOr<Value> firstMaskedTile(dialect::IterateOp loop, Value tiles);
-  LogicalResult lowerHidingMask(dialect::AddOp add);
-  LogicalResult lowerMma(dialect::MmaOp op);
-  // `op`'s anchors, computed once (the operands' reads and the op itself both ask).
-  FailureOr<const MMAAnchors*> anchorsOf(dialect::MmaOp op);
-  // `value`'s registers with those past the end of `dim` (at `dimIndex` of its dims) zero.
-  Value zeroPastEnd(Value value, LayoutAttr layout, unsigned dimIndex, StringRef dim);
-  Value gather(Value from, LayoutAttr fromLayout, LayoutAttr toLayout, ArrayRef<StringRef> fromDims,
-               ArrayRef<StringRef> toDims);
-  LogicalResult lowerBlock(Block& block);
-  LogicalResult lowerOp(Operation* op);
-
-  func::FuncOp kernel_;
-  KernelGrid grid_;
-  gpu::GPUFuncOp func_;
-  IRMapping memrefs_;
-  DenseMap<Value, Value> flat_;  // a memref's 1-D view (flattened)
-  DenseMap<Value, Value> values_;
-  llvm::StringMap<Value> sizes_, offsets_;
-  llvm::StringMap<std::pair<int64_t, int64_t>> offsetRanges_;  // where known: the offset's least and most
-  Value lane_, wave_;
-  Value sharedMemory_;          // the dynamic shared memory the allocations view
-  int64_t sharedBytes_ = 0;     // its size so far
-  DenseSet<Value> sharedTiles_;  // the allocations (memories addressed within the tile)
-  DenseMap<Operation*, std::optional<MMAAnchors>> anchors_;  // none: diagnosed already
-  DenseMap<Value, FragmentSource> atUse_;  // reads whose fragments lowerMma loads
-  // Marked masks (wave.hiding_mask adds, wave-mask-partial-tiles): per add, the ops of
-  // the loop body that only its mask needs, lowered under the branch the add takes; and
-  // per loop body, whether its tile is one of those the masks touch.
-  DenseMap<Operation*, SmallVector<Operation*>> maskOnly_;
-  DenseSet<Operation*> deferred_;
-  DenseMap<Block*, Value> tileIsMasked_;
-  // The dims whose waves fold their parts apart in the loops being lowered (wave_folds),
-  // and the values that hold each wave's own partial: computed from such a loop's
-  // carried values or its reductions, up to wave.combine_waves. They never move between
-  // waves.
-  llvm::StringSet<> foldingApart_;
-  DenseSet<Value> partials_;
-};
-
-FailureOr<const MMAAnchors*> Distributor::anchorsOf(dialect::MmaOp op) {
-  auto [it, inserted] = anchors_.try_emplace(op, std::nullopt);
-  if (inserted)
-    if (auto anchors = mmaAnchors(op, grid_); succeeded(anchors)) it->second = std::move(*anchors);
-  if (!it->second) return failure();
-  return &*it->second;
-}
 
 SmallVector<Value> Distributor::indexOf(LayoutAttr layout, ArrayRef<StringRef> dims, int64_t reg, bool inTile) {
   SmallVector<Value> index;
@@ -319,195 +190,6 @@ SmallVector<Value> Distributor::indexOf(LayoutAttr layout, ArrayRef<StringRef> d
     index.push_back(inTile ? p : arith::AddIOp::create(b_, loc_, offsets_.lookup(dims[k]), p).getResult());
   }
   return index;
-}
-
-// One gpu.printf per register, in the thread that holds its element first (replicas stay
-// quiet), guarded by the element being inside the tensor, its row-major position being
-// below the limit and the mask.
-LogicalResult Distributor::lowerPrint(dialect::PrintOp op) {
-  LayoutAttr layout = layoutOf(op.getValue());
-  if (layout.getNumLanes() != grid_.waves.lanes)
-    return op.emitOpError("is not yet supported for a value whose layout spreads over ")
-           << layout.getNumLanes() << " lanes (a wave has " << grid_.waves.lanes << ")";
-  auto holders = firstHolders(layout);
-  if (failed(holders))
-    return op.emitOpError("is not yet supported for a value whose layout replicates elements irregularly: ")
-           << layout;
-  SmallVector<StringRef> dims = dimsOf(op.getValue());
-  Type element = elementOf(op.getValue());
-  const std::string format =
-      print_format(op.getLabel().str(), std::vector<std::string>(dims.begin(), dims.end()), isa<FloatType>(element));
-  Value values = lookup(op.getValue()), mask = op.getMask() ? lookup(op.getMask()) : Value();
-  Value tid = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, wave_, index(grid_.waves.lanes)), lane_);
-  const int64_t layoutThreads = layout.getNumLanes() * layout.getNumWaves();
-  // Row-major strides over the whole tensor, for the limit.
-  SmallVector<Value> strides(dims.size());
-  Value stride = index(1);
-  for (int k = static_cast<int>(dims.size()) - 1; k >= 0; --k) {
-    strides[k] = stride;
-    stride = arith::MulIOp::create(b_, loc_, stride, sizes_.lookup(dims[k]));
-  }
-  for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
-    const FirstHolders& first = (*holders)[r];
-    if (first.none) continue;
-    SmallVector<Value> at = indexOf(layout, dims, r), conditions;
-    if (first.mask) {
-      Value bits = arith::AndIOp::create(b_, loc_, tid, index(first.mask));
-      conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, bits, index(first.value)));
-    }
-    if (grid_.threads() > layoutThreads) conditions.push_back(lessThan(tid, index(layoutThreads)));
-    Value position = index(0);
-    for (auto [k, d] : llvm::enumerate(dims)) {
-      if (mayOverrun(d)) conditions.push_back(lessThan(at[k], sizes_.lookup(d)));
-      position = arith::AddIOp::create(b_, loc_, position, arith::MulIOp::create(b_, loc_, at[k], strides[k]));
-    }
-    conditions.push_back(lessThan(position, index(op.getLimit())));
-    if (mask) conditions.push_back(vector::ExtractOp::create(b_, loc_, mask, ArrayRef<int64_t>{r}));
-    ifThen(andAll(conditions), [&] {
-      SmallVector<Value> args;
-      for (Value i : at) args.push_back(arith::IndexCastOp::create(b_, loc_, b_.getI64Type(), i));
-      Value v = vector::ExtractOp::create(b_, loc_, values, ArrayRef<int64_t>{r});
-      if (isa<FloatType>(element))
-        v = element.isF64() ? v : arith::ExtFOp::create(b_, loc_, b_.getF64Type(), v).getResult();
-      else if (element.isInteger(1))
-        v = arith::ExtUIOp::create(b_, loc_, b_.getI64Type(), v);
-      else if (!element.isInteger(64))
-        v = arith::ExtSIOp::create(b_, loc_, b_.getI64Type(), v);
-      args.push_back(v);
-      gpu::PrintfOp::create(b_, loc_, b_.getStringAttr(format), args);
-    });
-  }
-  return success();
-}
-
-std::optional<FragmentSource> Distributor::fragmentSource(dialect::ReadOp read) {
-  LayoutAttr layout = layoutOf(read.getResult());
-  for (Operation* user : read->getUsers()) {
-    auto mma = dyn_cast<dialect::MmaOp>(user);
-    if (!mma) continue;
-    auto found = anchorsOf(mma);
-    if (failed(found)) return std::nullopt;
-    const MMAAnchors* anchors = *found;
-    const bool lhs = layout == anchors->lhs;
-    if (!lhs && layout != anchors->rhs) continue;
-    FragmentSource source;
-    source.operand = lhs ? &anchors->lhsOperand() : &anchors->rhsOperand();
-    source.rowDim = lhs ? anchors->m : anchors->n;
-    source.kDim = anchors->k;
-    // ldmatrix reads rows of 8 consecutive elements: along K as they are, or along the
-    // operand's rows transposed (.trans), as V of attention is stored.
-    source.memoryDims = llvm::to_vector(read.getMemory().getType().getDimNames());
-    source.transpose = source.memoryDims.back() == source.rowDim;
-    if (source.operand->ldmatrixTiles == 0 || (source.memoryDims.back() != anchors->k && !source.transpose))
-      return std::nullopt;
-    for (StringRef d : source.memoryDims)
-      if (d != source.rowDim && d != anchors->k && grid_.tiling(d).blockTile != 1) return std::nullopt;
-    SmallVector<StringRef> valueDims = dimsOf(read.getResult());
-    const int rowAt = dimIndex(valueDims, source.rowDim), colAt = dimIndex(valueDims, anchors->k);
-    source.memref = memrefs_.lookup(read.getMemory());
-    source.element = elementOf(read.getResult());
-    // The fragment's first element (lane 0's first register) is its origin.
-    MLIRContext* ctx = b_.getContext();
-    AffineExpr zeroLane = getAffineConstantExpr(0, ctx), wave = getAffineDimExpr(1, ctx);
-    const int64_t perFragment = source.operand->elementsPerLane();
-    for (int64_t f = 0; f < layout.getNumRegisters() / perFragment; ++f) {
-      SmallVector<AffineExpr> origin = positionOfRegister(layout, f * perFragment);
-      source.origins.push_back({origin[rowAt].replaceDims({zeroLane, wave}), origin[colAt].replaceDims({zeroLane, wave})});
-    }
-    // Two x2 fragments a constant step apart take one ldmatrix.x4: lanes 16-31 address
-    // the second's rows as lanes 0-15 do the first's (unused by .x2). Preferably the
-    // fragments of the next row tile, which the same k step takes (registers run over
-    // [row tiles, k steps]), so that each step's loads come just before its mmas.
-    const int64_t count = static_cast<int64_t>(source.origins.size());
-    source.partner.assign(count, -1);
-    source.step.assign(count, {0, 0});
-    auto difference = [&](AffineExpr to, AffineExpr from) {
-      return dyn_cast<AffineConstantExpr>(simplifyAffineExpr(to - from, 2, 0));
-    };
-    for (int64_t f = 0; source.operand->ldmatrixTiles == 2 && f < count; ++f) {
-      if (source.partner[f] >= 0) continue;
-      for (int64_t g : {f + anchors->tilesK, f + 1}) {
-        if (g >= count || source.partner[g] >= 0 || g == f) continue;
-        auto rows = difference(source.origins[g].first, source.origins[f].first);
-        auto cols = difference(source.origins[g].second, source.origins[f].second);
-        if (!rows || !cols) continue;
-        source.partner[f] = g;
-        source.partner[g] = f;
-        source.step[f] = {rows.getValue(), cols.getValue()};
-        source.step[g] = {-rows.getValue(), -cols.getValue()};
-        break;
-      }
-    }
-    return source;
-  }
-  return std::nullopt;
-}
-
-ArrayRef<Value> Distributor::loadFragment(FragmentSource& source, int64_t f) {
-  if (auto it = source.loaded.find(f); it != source.loaded.end()) return it->second;
-  const MMAOperandLayout& operand = *source.operand;
-  MLIRContext* ctx = b_.getContext();
-  AffineExpr lane = getAffineDimExpr(0, ctx);
-  auto [row, col] = source.origins[f];
-  row = row + operand.ldmatrix.getResult(0);
-  col = col + operand.ldmatrix.getResult(1);
-  const int64_t partner = source.partner[f];
-  const bool pair = partner >= 0;
-  if (pair) {
-    row = row + lane.floorDiv(16) * source.step[f].first;
-    col = col + lane.floorDiv(16) * source.step[f].second;
-  }
-  if (source.transpose) {
-    // Lane l of each group of 8 addresses the matrix's K row l, a run along the rows.
-    AffineExpr inGroup = lane % 8;
-    row = row - inGroup;
-    col = col + inGroup;
-  }
-  SmallVector<Value> indices;
-  for (StringRef d : source.memoryDims)
-    indices.push_back(d == source.rowDim ? threadIndex(row) : d == source.kDim ? threadIndex(col) : index(0));
-  const int64_t count = pair ? 2 : 1;
-  auto loadedType = VectorType::get({operand.registers[0] * count, operand.registers[1]}, source.element);
-  Value fragments = nvgpu::LdMatrixOp::create(b_, loc_, loadedType, source.memref, indices, source.transpose,
-                                              static_cast<uint32_t>(operand.ldmatrixTiles * count));
-  // The x4's first registers are this fragment's, the rest its partner's.
-  const int64_t rows = operand.registers[0];
-  auto rowsFrom = [&](int64_t first) {
-    SmallVector<Value> registers;
-    for (int64_t r = first; r < first + rows; ++r)
-      registers.push_back(vector::ExtractOp::create(b_, loc_, fragments, ArrayRef<int64_t>{r}));
-    return registers;
-  };
-  source.loaded[f] = rowsFrom(0);
-  if (pair) source.loaded[partner] = rowsFrom(rows);
-  return source.loaded[f];
-}
-
-Value Distributor::loadFragments(dialect::ReadOp read) {
-  std::optional<FragmentSource> source = fragmentSource(read);
-  if (!source) return {};
-  VectorType all = registersOf(read.getResult());
-  Value result = arith::ConstantOp::create(b_, loc_, all, b_.getZeroAttr(all));
-  const int64_t perFragment = source->operand->elementsPerLane(), perRow = source->operand->registers[1];
-  for (int64_t f = 0; f < static_cast<int64_t>(source->origins.size()); ++f)
-    for (auto [r, row] : llvm::enumerate(loadFragment(*source, f)))
-      result = vector::InsertStridedSliceOp::create(b_, loc_, row, result,
-                                                    ArrayRef<int64_t>{f * perFragment + int64_t(r) * perRow},
-                                                    ArrayRef<int64_t>{1});
-  return result;
-}
-
-// Whether `read`'s fragments may be loaded where its one mma uses them, each just before
-// the instructions that take it: nothing between the two writes memory, and past the
-// contraction dim's end the tile holds zeros (the mma masks nothing).
-bool Distributor::loadsAtUse(dialect::ReadOp read) {
-  if (!read->hasOneUse()) return false;
-  auto mma = dyn_cast<dialect::MmaOp>(*read->user_begin());
-  if (!mma || mma->getBlock() != read->getBlock() || mma.getAcc() == read.getResult()) return false;
-  for (Operation* op = read->getNextNode(); op != mma; op = op->getNextNode())
-    if (isa<dialect::WriteOp>(op) || op->getNumRegions() != 0) return false;
-  auto anchors = anchorsOf(mma);
-  return succeeded(anchors) && (!mayOverrun((*anchors)->k) || zeroFilledPastEnd(read.getResult()));
 }
 
 LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor, bool isRead) {
@@ -979,88 +661,6 @@ bool zeroFilledPastEnd(Value v) {
   if (isa<dialect::CastOp, dialect::ConvertLayoutOp>(def)) return zeroFilledPastEnd(def->getOperand(0));
   if (isa<dialect::MulOp>(def)) return zeroFilledPastEnd(def->getOperand(0)) || zeroFilledPastEnd(def->getOperand(1));
   return false;
-}
-
-Value Distributor::zeroPastEnd(Value value, LayoutAttr layout, unsigned dimIndex, StringRef dim) {
-  auto type = cast<VectorType>(value.getType());
-  Value zero = arith::ConstantOp::create(b_, loc_, type.getElementType(), b_.getZeroAttr(type.getElementType()));
-  for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
-    Value at = arith::AddIOp::create(b_, loc_, offsets_.lookup(dim),
-                                     threadIndex(positionOfRegister(layout, r)[dimIndex]));
-    Value x = vector::ExtractOp::create(b_, loc_, value, ArrayRef<int64_t>{r});
-    x = arith::SelectOp::create(b_, loc_, lessThan(at, sizes_.lookup(dim)), x, zero);
-    value = vector::InsertOp::create(b_, loc_, x, value, ArrayRef<int64_t>{r});
-  }
-  return value;
-}
-
-LogicalResult Distributor::lowerMma(dialect::MmaOp op) {
-  auto anchors = anchorsOf(op);
-  if (failed(anchors)) return failure();
-  const MMAAnchors& a = **anchors;
-  if (layoutOf(op.getLhs()) != a.lhs || layoutOf(op.getRhs()) != a.rhs || layoutOf(op.getAcc()) != a.acc)
-    return op.emitOpError("expected its operands in the layouts its instruction reads (wave-assign-layouts puts "
-                          "them there), but found others");
-  Value lhs = lookup(op.getLhs()), rhs = lookup(op.getRhs()), acc = lookup(op.getAcc());
-  // Operands read from shared tiles at their use: each fragment loaded when first taken.
-  auto atUse = [&](Value operand) -> FragmentSource* {
-    auto it = atUse_.find(operand);
-    return it == atUse_.end() ? nullptr : &it->second;
-  };
-  FragmentSource *lhsAtUse = atUse(op.getLhs()), *rhsAtUse = atUse(op.getRhs());
-  // Past the contraction dim's end both operands must be zero, or the products there
-  // would count.
-  if (mayOverrun(a.k)) {
-    if (!lhsAtUse && !zeroFilledPastEnd(op.getLhs()))
-      lhs = zeroPastEnd(lhs, a.lhs, dimIndex(dimsOf(op.getLhs()), a.k), a.k);
-    if (!rhsAtUse && !zeroFilledPastEnd(op.getRhs()))
-      rhs = zeroPastEnd(rhs, a.rhs, dimIndex(dimsOf(op.getRhs()), a.k), a.k);
-  }
-  const MMALayout& mma = a.instruction;
-  // Fragment `index` of an operand: its register rows as the instruction takes them.
-  auto fragment = [&](Value v, const MMAOperandLayout& operand, int64_t index,
-                      FragmentSource* atUse = nullptr) -> SmallVector<Value> {
-    if (atUse) return SmallVector<Value>(loadFragment(*atUse, index));
-    const int64_t perRow = operand.registers[1];
-    SmallVector<Value> rows;
-    for (int64_t r = 0; r < operand.registers[0]; ++r)
-      rows.push_back(vector::ExtractStridedSliceOp::create(b_, loc_, v,
-                                                           ArrayRef<int64_t>{index * operand.elementsPerLane() + r * perRow},
-                                                           ArrayRef<int64_t>{perRow}, ArrayRef<int64_t>{1}));
-    return rows;
-  };
-  // Each accumulator fragment as scalars, from the loop's vector once and back once.
-  const int64_t n = mma.c.elementsPerLane();
-  SmallVector<SmallVector<Value>> accs;
-  for (int64_t t = 0; t < a.tilesM * a.tilesN; ++t) {
-    SmallVector<Value>& c = accs.emplace_back();
-    for (int64_t e = 0; e < n; ++e) c.push_back(vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{t * n + e}));
-  }
-  for (int64_t kk = 0; kk < a.tilesK; ++kk) {
-    SmallVector<SmallVector<Value>> ls, rs;
-    for (int64_t i = 0; i < a.tilesM; ++i) ls.push_back(fragment(lhs, a.lhsOperand(), i * a.tilesK + kk, lhsAtUse));
-    for (int64_t j = 0; j < a.tilesN; ++j) rs.push_back(fragment(rhs, a.rhsOperand(), j * a.tilesK + kk, rhsAtUse));
-    for (int64_t i = 0; i < a.tilesM; ++i)
-      for (int64_t j = 0; j < a.tilesN; ++j) {
-        // Transposed, the accumulator's registers run over (j, i) and rhs is the A operand.
-        SmallVector<Value>& c = accs[a.transposed ? j * a.tilesM + i : i * a.tilesN + j];
-        c = a.transposed ? mmaSync(b_, loc_, mma, rs[j], ls[i], c) : mmaSync(b_, loc_, mma, ls[i], rs[j], c);
-      }
-  }
-  SmallVector<Value> elements;
-  for (const SmallVector<Value>& c : accs) llvm::append_range(elements, c);
-  auto accType = cast<VectorType>(acc.getType());
-  Value result;
-  if (static_cast<int64_t>(elements.size()) == accType.getNumElements()) {
-    result = vector::FromElementsOp::create(b_, loc_, accType, elements);
-  } else {
-    result = acc;
-    for (auto [i, e] : llvm::enumerate(elements))
-      result = vector::InsertOp::create(b_, loc_, e, result, ArrayRef<int64_t>{int64_t(i)});
-  }
-  values_[op.getResult()] = result;
-  if (foldingApart_.contains(a.k)) partials_.insert(op.getResult());
-  return success();
 }
 
 LogicalResult Distributor::lowerConvert(dialect::ConvertLayoutOp op) {
@@ -1543,12 +1143,12 @@ LogicalResult Distributor::lowerBlock(Block& block) {
   return success();
 }
 
-}  // namespace
+}  // namespace distribution
 
 LogicalResult emitDistributedKernel(func::FuncOp kernel, gpu::GPUModuleOp module) {
   auto grid = kernelGrid(kernel);
   if (failed(grid)) return failure();
-  return Distributor(kernel, std::move(*grid)).emit(module);
+  return distribution::Distributor(kernel, std::move(*grid)).emit(module);
 }
 
 }  // namespace wave::jit

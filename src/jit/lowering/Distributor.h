@@ -1,0 +1,167 @@
+//===- Distributor.h - the state the per-op distribution shares --*- C++ -*-===//
+//
+// The lowering of a kernel whose values carry layouts into per-thread vector code
+// (DistributeKernel.cpp has the overview): one Distributor per kernel holds what every
+// op's lowering shares (each value's registers, the thread's lane and wave, the
+// workgroup's offsets and sizes, shared memory), and its members lower the op families,
+// one file each: DistributeKernel.cpp (memory, elementwise, reductions, loops, layout
+// conversions), DistributeMma.cpp (mma and its fragments), DistributePrint.cpp (print).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WAVE_JIT_LOWERING_DISTRIBUTOR_H
+#define WAVE_JIT_LOWERING_DISTRIBUTOR_H
+
+#include "analysis/AffineBounds.h"
+#include "analysis/KernelGrid.h"
+#include "analysis/MMAAnchors.h"
+#include "analysis/SizeFacts.h"
+#include "lowering/CrossThreadReduction.h"
+#include "lowering/LoweringBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <optional>
+
+namespace wave::jit::distribution {
+
+using namespace mlir;
+
+// A tensor value's layout, dim names and element type.
+inline LayoutAttr layoutOf(Value v) { return cast<dialect::TensorType>(v.getType()).getLayout(); }
+inline SmallVector<StringRef> dimsOf(Value v) { return cast<dialect::TensorType>(v.getType()).getDimNames(); }
+inline Type elementOf(Value v) { return cast<dialect::TensorType>(v.getType()).getElementType(); }
+
+// Whether `v` is zero wherever its position along a dim lies past the dim's end.
+bool zeroFilledPastEnd(Value v);
+
+// Float arithmetic may contract into FMAs (a scaled score minus its row max, an epilogue's
+// acc * alpha + bias): one rounding instead of two, and half the instructions.
+template <class FloatOp, class IntOp>
+Value binary(OpBuilder& b, Location loc, Value lhs, Value rhs) {
+  if (isa<FloatType>(getElementTypeOrSelf(lhs)))
+    return FloatOp::create(b, loc, lhs, rhs, arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::contract));
+  return IntOp::create(b, loc, lhs, rhs);
+}
+
+// A shared tile read as an mma operand: where each fragment starts, and which two load
+// as one ldmatrix.x4.
+struct FragmentSource {
+  const MMAOperandLayout* operand = nullptr;
+  StringRef rowDim, kDim;
+  SmallVector<StringRef> memoryDims;
+  bool transpose = false;  // rows run along the memory's innermost dim (.trans)
+  Value memref;
+  Type element;
+  SmallVector<std::pair<AffineExpr, AffineExpr>> origins;  // (row, col) over (lane 0, wave)
+  SmallVector<int64_t> partner;  // the fragment loaded with each (by one x4), or -1
+  SmallVector<std::pair<int64_t, int64_t>> step;  // from each fragment's origin to its partner's
+  DenseMap<int64_t, SmallVector<Value>> loaded;  // fragment -> its register rows, once loaded
+};
+
+class Distributor : LoweringBuilder {
+ public:
+  Distributor(func::FuncOp kernel, KernelGrid grid)
+      : LoweringBuilder(kernel), kernel_(kernel), grid_(std::move(grid)) {}
+
+  LogicalResult emit(gpu::GPUModuleOp module);
+
+ private:
+  VectorType registersOf(Value v) {
+    return VectorType::get({layoutOf(v).getNumRegisters()}, elementOf(v));
+  }
+  Value lookup(Value v) { return values_.lookup(v); }
+  // The extents of this thread's lane (d0) and wave (d1) indices.
+  SmallVector<int64_t, 2> threadExtents() const { return {grid_.waves.lanes, grid_.waves.count()}; }
+  // `e` of this thread's lane (d0) and wave (d1), simplified by their ranges.
+  Value threadIndex(AffineExpr e) { return apply(simplifyWithinBounds(e, threadExtents()), {lane_, wave_}); }
+
+  // Per dim of `dims`, the index of register `reg`'s element in this thread: in the
+  // tensor (the tile's offsets added), or with `inTile`, in the workgroup's tile.
+  SmallVector<Value> indexOf(LayoutAttr layout, ArrayRef<StringRef> dims, int64_t reg, bool inTile = false);
+  // Whether `dim` may end inside a workgroup's tile (then accesses are masked).
+  bool mayOverrun(StringRef dim) { return !isKnownMultiple(kernel_, dim, grid_.tiling(dim).blockTile); }
+  // Whether position `k` of register `reg` (`at`, in the tensor) lies before the end of
+  // `dim`: null where it always does and `false` where it never does (by the ranges of the
+  // workgroup's offset and of the lane and wave), else the comparison.
+  Value beforeEnd(LayoutAttr layout, int64_t reg, unsigned k, StringRef dim, Value at);
+
+  LogicalResult access(Operation* op, Value memory, Value tensor, bool isRead);
+  // A shared tile's read into an mma operand's layout by ldmatrix, one per fragment (two
+  // per x4 where they pair); null where the layout or the tile's order does not allow it.
+  std::optional<FragmentSource> fragmentSource(dialect::ReadOp read);
+  // Fragment `f`'s register rows (e.g. 4 of vector<2xf16>), by ldmatrix where not loaded.
+  ArrayRef<Value> loadFragment(FragmentSource& source, int64_t f);
+  Value loadFragments(dialect::ReadOp read);
+  bool loadsAtUse(dialect::ReadOp read);
+  LogicalResult lowerReduction(Operation* op);
+  // Per register, `partial` combined over the waves that differ from this thread's only
+  // along the wave axes marked in `axes`, through shared memory.
+  SmallVector<Value> combineAcrossWaves(ArrayRef<Value> partial, ReductionKind kind, ArrayRef<bool> axes,
+                                        LayoutAttr layout);
+  LogicalResult lowerCombineWaves(dialect::CombineWavesOp op);
+  // This thread's wave index along wave axis `axis`.
+  Value waveDigit(int axis);
+  // The number of workgroups along `axis`: a constant where every dim over the grid has a
+  // static size (then the workgroup order's arithmetic folds without a range analysis).
+  Value gridSize(gpu::Dimension axis);
+  LogicalResult lowerPrint(dialect::PrintOp op);
+  LogicalResult lowerConvert(dialect::ConvertLayoutOp op);
+  LogicalResult lowerAllocate(dialect::AllocateOp op);
+  Value sharedBuffer(ArrayRef<int64_t> shape, Type element);
+  Value flattened(Value memref);
+  Value applyByIterators(AffineExpr sum, ValueRange iterators);
+  LogicalResult lowerIterate(dialect::IterateOp loop);
+  // `extent`, or with `end` (over the workgroup's first positions along `endDims`, the
+  // attribute named `what`) the smaller of the two.
+  FailureOr<Value> endingAt(dialect::IterateOp loop, Value extent, dialect::ExprAttr end, ArrayAttr endDims,
+                            StringRef what);
+  // The first tile of `loop` whose marked masks are not all zeros (null: none marked).
+  FailureOr<Value> firstMaskedTile(dialect::IterateOp loop, Value tiles);
+  LogicalResult lowerHidingMask(dialect::AddOp add);
+  LogicalResult lowerMma(dialect::MmaOp op);
+  // `op`'s anchors, computed once (the operands' reads and the op itself both ask).
+  FailureOr<const MMAAnchors*> anchorsOf(dialect::MmaOp op);
+  // `value`'s registers with those past the end of `dim` (at `dimIndex` of its dims) zero.
+  Value zeroPastEnd(Value value, LayoutAttr layout, unsigned dimIndex, StringRef dim);
+  Value gather(Value from, LayoutAttr fromLayout, LayoutAttr toLayout, ArrayRef<StringRef> fromDims,
+               ArrayRef<StringRef> toDims);
+  LogicalResult lowerBlock(Block& block);
+  LogicalResult lowerOp(Operation* op);
+
+  func::FuncOp kernel_;
+  KernelGrid grid_;
+  gpu::GPUFuncOp func_;
+  IRMapping memrefs_;
+  DenseMap<Value, Value> flat_;  // a memref's 1-D view (flattened)
+  DenseMap<Value, Value> values_;
+  llvm::StringMap<Value> sizes_, offsets_;
+  llvm::StringMap<std::pair<int64_t, int64_t>> offsetRanges_;  // where known: the offset's least and most
+  Value lane_, wave_;
+  Value sharedMemory_;          // the dynamic shared memory the allocations view
+  int64_t sharedBytes_ = 0;     // its size so far
+  DenseSet<Value> sharedTiles_;  // the allocations (memories addressed within the tile)
+  DenseMap<Operation*, std::optional<MMAAnchors>> anchors_;  // none: diagnosed already
+  DenseMap<Value, FragmentSource> atUse_;  // reads whose fragments lowerMma loads
+  // Marked masks (wave.hiding_mask adds, wave-mask-partial-tiles): per add, the ops of
+  // the loop body that only its mask needs, lowered under the branch the add takes; and
+  // per loop body, whether its tile is one of those the masks touch.
+  DenseMap<Operation*, SmallVector<Operation*>> maskOnly_;
+  DenseSet<Operation*> deferred_;
+  DenseMap<Block*, Value> tileIsMasked_;
+  // The dims whose waves fold their parts apart in the loops being lowered (wave_folds),
+  // and the values that hold each wave's own partial: computed from such a loop's
+  // carried values or its reductions, up to wave.combine_waves. They never move between
+  // waves.
+  llvm::StringSet<> foldingApart_;
+  DenseSet<Value> partials_;
+};
+
+}  // namespace wave::jit::distribution
+
+#endif  // WAVE_JIT_LOWERING_DISTRIBUTOR_H
