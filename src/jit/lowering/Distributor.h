@@ -4,8 +4,7 @@
 // (DistributeKernel.cpp has the overview): one Distributor per kernel holds what every
 // op's lowering shares (each value's registers, the thread's lane and wave, the
 // workgroup's offsets and sizes, shared memory), and its members lower the op families,
-// one file each: DistributeKernel.cpp (memory, elementwise, reductions, loops, layout
-// conversions), DistributeMma.cpp (mma and its fragments), DistributePrint.cpp (print).
+// one file each (DistributeKernel.cpp lists them).
 //
 //===----------------------------------------------------------------------===//
 

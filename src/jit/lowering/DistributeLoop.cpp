@@ -1,0 +1,157 @@
+//===- DistributeLoop.cpp - wave.iterate per thread ----------------------===//
+//
+// An scf.for over the dim's tiles, its carried values the vectors; ended early where a
+// schedule pass set its end (wave-skip-masked-tiles), and its marked masks computed only
+// on the tiles they touch (wave-mask-partial-tiles).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/Distributor.h"
+
+#include "analysis/DistributedLayout.h"
+#include "analysis/ThreadLayout.h"
+#include "lowering/ExprToArith.h"
+#include "lowering/KernelSignature.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+namespace wave::jit::distribution {
+
+LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
+  StringRef dim = loop.getDim();
+  const DimTiling& tiling = grid_.tiling(dim);
+  if (!tiling.loop)
+    return loop.emitOpError("expected a TilingConstraint on ") << dim << ", the dim it walks, but found none";
+  AffineExpr d0 = getAffineDimExpr(0, b_.getContext());
+  // The tiles past `end` cannot change the results (wave-skip-masked-tiles).
+  FailureOr<Value> extent = endingAt(loop, sizes_.lookup(dim), loop.getEndAttr(), loop.getEndDimsAttr(), "end_dims");
+  if (failed(extent)) return failure();
+  Value tiles = apply(d0.ceilDiv(tiling.blockTile), *extent);
+  FailureOr<Value> firstMasked = firstMaskedTile(loop, tiles);
+  if (failed(firstMasked)) return failure();
+  SmallVector<Value> inits;
+  for (Value v : loop.getIterArgs()) inits.push_back(lookup(v));
+  ArrayAttr folds = loop.getWaveFoldsAttr();
+  if (folds) {
+    // Waves folding apart: the initial value of a sum counts once, in the first wave
+    // along the dim; the others start from zero.
+    Value first = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, waveDigit(grid_.waves.axisOf(dim)),
+                                        index(0));
+    for (auto [init, fold] : llvm::zip(inits, folds)) {
+      if (dialect::symbolizeFoldKind(cast<StringAttr>(fold).getValue()) != dialect::FoldKind::sum) continue;
+      Value zero = arith::ConstantOp::create(b_, loc_, init.getType(), b_.getZeroAttr(init.getType()));
+      init = arith::SelectOp::create(b_, loc_, first, init, zero);
+    }
+  }
+  auto forOp = scf::ForOp::create(b_, loc_, index(0), tiles, index(1), inits);
+  Block& body = loop.getBody().front();
+  {
+    OpBuilder::InsertionGuard guard(b_);
+    if (inits.empty())
+      b_.setInsertionPoint(forOp.getBody()->getTerminator());
+    else
+      b_.setInsertionPointToStart(forOp.getBody());
+    Value outside = offsets_.lookup(dim);
+    offsets_[dim] = arith::MulIOp::create(b_, loc_, forOp.getInductionVar(), index(tiling.blockTile));
+    std::optional<std::pair<int64_t, int64_t>> outsideRange;
+    if (auto it = offsetRanges_.find(dim); it != offsetRanges_.end()) {
+      outsideRange = it->second;
+      offsetRanges_.erase(it);
+    }
+    for (auto [arg, carried] : llvm::zip(body.getArguments(), forOp.getRegionIterArgs())) {
+      values_[arg] = carried;
+      if (folds) partials_.insert(arg);
+    }
+    if (folds) foldingApart_.insert(dim);
+    if (*firstMasked)
+      tileIsMasked_[&body] = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sge, forOp.getInductionVar(),
+                                                   *firstMasked);
+    if (failed(lowerBlock(body))) return failure();
+    foldingApart_.erase(dim);
+    offsets_[dim] = outside;
+    if (outsideRange) offsetRanges_[dim] = *outsideRange;
+    if (!inits.empty()) {
+      SmallVector<Value> next;
+      for (Value v : body.getTerminator()->getOperands()) next.push_back(lookup(v));
+      scf::YieldOp::create(b_, loc_, next);
+    }
+  }
+  for (auto [result, value] : llvm::zip(loop.getResults(), forOp.getResults())) {
+    values_[result] = value;
+    if (folds) partials_.insert(result);
+  }
+  return success();
+}
+
+FailureOr<Value> Distributor::endingAt(dialect::IterateOp loop, Value extent, dialect::ExprAttr end, ArrayAttr endDims,
+                                       StringRef what) {
+  if (!end) return extent;
+  SmallVector<Value> starts;
+  for (Attribute d : endDims) starts.push_back(offsets_.lookup(cast<StringAttr>(d).getValue()));
+  if (llvm::is_contained(starts, Value()))
+    return loop.emitOpError("expected workgroup positions for its ") << what << ", but found a dim without one";
+  return arith::MinSIOp::create(b_, loc_, extent, buildExpr(b_, loc_, end, starts, {})).getResult();
+}
+
+FailureOr<Value> Distributor::firstMaskedTile(dialect::IterateOp loop, Value tiles) {
+  Block& body = loop.getBody().front();
+  SmallVector<Operation*> adds;
+  for (Operation& op : body)
+    if (op.hasAttr("wave.hiding_mask")) adds.push_back(&op);
+  if (adds.empty()) return Value();
+  // The ops only a mask needs: walking the body backwards, users come before what they
+  // use; a pure op joins when all its users have (the add first).
+  for (Operation* add : adds) {
+    SetVector<Operation*> only;
+    only.insert(add);
+    for (Operation& op : llvm::reverse(body)) {
+      if (&op == add || !op.isBeforeInBlock(add) || deferred_.contains(&op) || op.getNumRegions() != 0 ||
+          !isMemoryEffectFree(&op) || op.use_empty())
+        continue;
+      const bool feedsMask = llvm::all_of(op.getUsers(), [&](Operation* user) {
+        return only.contains(user) && (user != add || op.getResult(0) == add->getOperand(1));
+      });
+      if (feedsMask) only.insert(&op);
+    }
+    SmallVector<Operation*> ordered(only.begin() + 1, only.end());
+    llvm::sort(ordered, [](Operation* a, Operation* b) { return a->isBeforeInBlock(b); });
+    deferred_.insert(ordered.begin(), ordered.end());
+    maskOnly_[add] = std::move(ordered);
+  }
+  // Tiles ending at or before both the dim's end and unmasked_end see zeros in every mask.
+  StringRef dim = loop.getDim();
+  FailureOr<Value> unmaskedEnd = endingAt(loop, sizes_.lookup(dim), loop.getUnmaskedEndAttr(),
+                                          loop.getUnmaskedEndDimsAttr(), "unmasked_end_dims");
+  if (failed(unmaskedEnd)) return failure();
+  AffineExpr d0 = getAffineDimExpr(0, b_.getContext());
+  Value whole = apply(d0.floorDiv(grid_.tiling(dim).blockTile), *unmaskedEnd);
+  return arith::MinSIOp::create(b_, loc_, whole, tiles).getResult();
+}
+
+// A marked add: in the tiles its mask touches, the mask (and what only it needs) and the
+// sum; in the others the scores as they are.
+LogicalResult Distributor::lowerHidingMask(dialect::AddOp add) {
+  Value masked = tileIsMasked_.lookup(add->getBlock());
+  Value scores = lookup(add.getLhs());
+  auto branch = scf::IfOp::create(b_, loc_, TypeRange{scores.getType()}, masked, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(branch.thenBlock());
+    for (Operation* op : maskOnly_.lookup(add)) {
+      loc_ = op->getLoc();
+      if (failed(lowerOp(op))) return failure();
+    }
+    loc_ = add.getLoc();
+    scf::YieldOp::create(b_, loc_, binary<arith::AddFOp, arith::AddIOp>(b_, loc_, scores, lookup(add.getRhs())));
+    b_.setInsertionPointToStart(branch.elseBlock());
+    scf::YieldOp::create(b_, loc_, scores);
+  }
+  values_[add.getResult()] = branch.getResult(0);
+  return success();
+}
+
+}  // namespace wave::jit::distribution

@@ -1,0 +1,427 @@
+//===- DistributeMemory.cpp - read, write and shared tiles per thread ----===//
+//
+// read / write: per run of registers contiguous in memory, one vector access at the run's
+// position (workgroup offset + the layout's map), masked where a dim may end inside the
+// workgroup's tile; through an index mapping into a static shape, at one simplified
+// offset of the flat tensor. allocate: a view of the dynamic shared memory, whose reads
+// and writes address the tile at the layout's positions, unmasked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/Distributor.h"
+
+#include "analysis/DistributedLayout.h"
+#include "analysis/ThreadLayout.h"
+#include "lowering/ExprToArith.h"
+#include "lowering/KernelSignature.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+namespace wave::jit::distribution {
+
+// A mapped memory index with its symbols replaced by their static values, over the
+// mapping's iterators; nothing where a symbol's value is known only at launch.
+std::optional<AffineExpr> withStaticSymbols(func::FuncOp kernel, dialect::ExprAttr e) {
+  SmallVector<AffineExpr> symbols;
+  for (StringAttr sym : e.getSymbols()) {
+    std::optional<int64_t> v = staticSize(kernel, sym.getValue());
+    if (!v) return std::nullopt;
+    symbols.push_back(getAffineConstantExpr(*v, kernel.getContext()));
+  }
+  AffineMap map = e.getMap();
+  return simplifyAffineExpr(map.getResult(0).replaceSymbols(symbols), map.getNumDims(), 0);
+}
+
+// Through a mapping into a tensor of static shape: the element's offset from the tensor's
+// start, one expression over the iterators, simplified as a whole. Index arithmetic that
+// the dims' strides undo disappears (conv2d's weights: ((hf * WF + wf) * C + c) * NF + f
+// with hf, wf and c taken apart from k is k * NF + f), and what stays is summed once
+// instead of per dim.
+std::optional<AffineExpr> linearMappedOffset(func::FuncOp kernel, const llvm::StringMap<dialect::ExprAttr>& memoryExpr,
+                                             ArrayRef<StringRef> memoryDims, MemRefType type, unsigned iterators) {
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity() || memoryDims.size() != type.getShape().size())
+    return std::nullopt;
+  AffineExpr offset = getAffineConstantExpr(0, kernel.getContext());
+  int64_t stride = 1;
+  for (int64_t m = static_cast<int64_t>(memoryDims.size()) - 1; m >= 0; --m) {
+    std::optional<AffineExpr> index = withStaticSymbols(kernel, memoryExpr.lookup(memoryDims[m]));
+    if (!index) return std::nullopt;
+    offset = offset + *index * stride;
+    stride *= type.getShape()[m];
+  }
+  return simplifyAffineExpr(offset, iterators, 0);
+}
+
+// The terms of a sum (an expression that is no sum is its one term).
+SmallVector<AffineExpr> additiveTerms(AffineExpr e) {
+  SmallVector<AffineExpr> out, work{e};
+  while (!work.empty()) {
+    AffineExpr t = work.pop_back_val();
+    if (t.getKind() == AffineExprKind::Add) {
+      auto add = cast<AffineBinaryOpExpr>(t);
+      work.append({add.getLHS(), add.getRHS()});
+    } else {
+      out.push_back(t);
+    }
+  }
+  return out;
+}
+
+// The dims (a mapping's iterators) an expression uses.
+llvm::SmallBitVector iteratorsOf(AffineExpr e) {
+  llvm::SmallBitVector used(64);
+  e.walk([&](AffineExpr x) {
+    if (auto d = dyn_cast<AffineDimExpr>(x)) used.set(d.getPosition());
+  });
+  return used;
+}
+
+// Through a mapping whose innermost memory index is not an iterator (conv2d's `$1 mod C`):
+// the value dim along which runs of `run` elements stay contiguous in memory, or -1. Each
+// memory index must be a sum of terms of one iterator each (symbols known); along the
+// run's iterator, checked at every aligned start of its dim, the innermost index steps by
+// one from a multiple of `run` and the others stay put.
+int contiguousMappedDim(func::FuncOp kernel, const llvm::StringMap<dialect::ExprAttr>& memoryExpr,
+                        ArrayRef<StringRef> memoryDims, ArrayRef<int> iteratorDim, ArrayRef<StringRef> valueDims,
+                        int64_t run) {
+  if (run < 2 || memoryDims.empty()) return -1;
+  MLIRContext* ctx = kernel.getContext();
+  std::optional<AffineExpr> inner = withStaticSymbols(kernel, memoryExpr.lookup(memoryDims.back()));
+  if (!inner) return -1;
+  llvm::SmallBitVector innerIterators = iteratorsOf(*inner);
+  if (innerIterators.count() != 1) return -1;
+  const unsigned k = innerIterators.find_first();
+  const int valueDim = iteratorDim[k];
+  std::optional<int64_t> extent = valueDim < 0 ? std::nullopt : staticSize(kernel, valueDims[valueDim]);
+  if (!extent) return -1;
+  // Per memory dim, its terms in the run's iterator (the rest do not move along the run).
+  // (The innermost keeps its constant terms too: they shift the run's alignment.)
+  SmallVector<AffineExpr> along;
+  for (StringRef d : memoryDims) {
+    std::optional<AffineExpr> e = withStaticSymbols(kernel, memoryExpr.lookup(d));
+    if (!e) return -1;
+    AffineExpr sum = getAffineConstantExpr(0, ctx);
+    for (AffineExpr t : additiveTerms(*e)) {
+      llvm::SmallBitVector used = iteratorsOf(t);
+      if (used.count() > 1 && used.test(k)) return -1;
+      if (used.test(k) || d == memoryDims.back()) sum = sum + t;
+    }
+    along.push_back(sum);
+  }
+  SmallVector<int64_t> dims(iteratorDim.size(), 0);
+  auto at = [&](unsigned d, int64_t j) {
+    dims[k] = j;
+    return evaluateAffine(along[d], dims);
+  };
+  const unsigned last = memoryDims.size() - 1;
+  for (int64_t j0 = 0; j0 < *extent; j0 += run) {
+    if (at(last, j0) % run != 0) return -1;
+    for (int64_t e = 1; e < run && j0 + e < *extent; ++e)
+      for (unsigned d = 0; d <= last; ++d)
+        if (at(d, j0 + e) != at(d, j0) + (d == last ? e : 0)) return -1;
+  }
+  return valueDim;
+}
+
+LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor, bool isRead) {
+  auto memory = cast<dialect::MemoryType>(memoryValue.getType());
+  Value memref = memrefs_.lookup(memoryValue);
+  // A shared tile is addressed at the tile's positions, all of them inside it.
+  const bool inTile = sharedTiles_.contains(memoryValue);
+  if (isRead && inTile) {
+    auto read = cast<dialect::ReadOp>(op);
+    if (loadsAtUse(read))
+      if (std::optional<FragmentSource> source = fragmentSource(read)) {
+        atUse_.try_emplace(read.getResult(), std::move(*source));
+        return success();
+      }
+    if (Value fragments = loadFragments(read)) {
+      values_[op->getResult(0)] = fragments;
+      return success();
+    }
+  }
+  auto mayOverrun = [&](StringRef dim) { return !inTile && this->mayOverrun(dim); };
+  LayoutAttr layout = layoutOf(tensor);
+  SmallVector<StringRef> valueDims = dimsOf(tensor), memoryDims = memory.getDimNames();
+  Type element = memory.getElementType();
+  const int64_t bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  // Through an index mapping, each memory index is an expression of the iterators, one per
+  // value dim; runs stay whole only where the innermost memory dim is its value dim's own
+  // iterator.
+  dialect::IndexMappingAttr mapping = isRead ? cast<dialect::ReadOp>(op).getMappingAttr()
+                                             : cast<dialect::WriteOp>(op).getMappingAttr();
+  SmallVector<int> iteratorDim;  // iterator k -> the value dim it walks
+  llvm::StringMap<dialect::ExprAttr> memoryExpr;
+  llvm::StringMap<SmallVector<Value>> memorySymbols;  // the values of each expression's symbols
+  bool innerIsIterator = !mapping;
+  if (mapping) {
+    DictionaryAttr registerSide = isRead ? mapping.getOutputs() : mapping.getInputs();
+    DictionaryAttr memorySide = isRead ? mapping.getInputs() : mapping.getOutputs();
+    iteratorDim.assign(mapping.getIterators(), -1);
+    for (NamedAttribute entry : registerSide) {
+      auto e = cast<dialect::ExprAttr>(entry.getValue());
+      auto it = dyn_cast<AffineDimExpr>(e.getMap().getResult(0));
+      if (!it || e.getMap().getNumSymbols() != 0)
+        return op->emitOpError("is not yet supported by the layout pipeline: an index mapping whose register side "
+                               "is not one iterator per dim (")
+               << entry.getName() << " = " << e << ")";
+      iteratorDim[it.getPosition()] = dimIndex(valueDims, entry.getName().getValue());
+    }
+    if (llvm::is_contained(iteratorDim, -1))
+      return op->emitOpError("expected an index mapping with one iterator per dim of the value, but ")
+             << mapping << " has an iterator no dim of " << tensor.getType() << " walks";
+    for (NamedAttribute entry : memorySide) {
+      auto e = cast<dialect::ExprAttr>(entry.getValue());
+      memoryExpr[entry.getName().getValue()] = e;
+      SmallVector<Value>& values = memorySymbols[entry.getName().getValue()];
+      for (StringAttr symbol : e.getSymbols()) {
+        auto size = dimSize(b_, kernel_, func_, symbol.getValue());
+        if (failed(size)) return failure();
+        values.push_back(*size);
+      }
+    }
+    if (!memoryDims.empty()) {
+      dialect::ExprAttr e = memoryExpr.lookup(memoryDims.back());
+      auto it = dyn_cast<AffineDimExpr>(e.getMap().getResult(0));
+      const int walked = it ? iteratorDim[it.getPosition()] : -1;
+      innerIsIterator = walked >= 0 && e.getMap().getNumSymbols() == 0 && valueDims[walked] == memoryDims.back();
+    }
+  }
+  // Runs along the memory's innermost dim, as long as 16 bytes and the row length allow.
+  int inner = memoryDims.empty() || !innerIsIterator ? -1 : dimIndex(valueDims, memoryDims.back());
+  int64_t maxRun = std::max<int64_t>(1, 16 / bytes);
+  const bool rows = memoryDims.size() > 1;
+  StringRef innerDim = memoryDims.empty() ? StringRef() : memoryDims.back();
+  std::optional<int64_t> innerSize = staticSize(kernel_, innerDim);
+  if (inTile) innerSize = cast<MemRefType>(memref.getType()).getShape().back();
+  if (rows && innerSize)
+    while (maxRun > 1 && *innerSize % maxRun != 0) maxRun /= 2;
+  if (mapping && !innerIsIterator && innerSize) {
+    // The run must also divide the row (checked with the rest in contiguousMappedDim).
+    for (int64_t run = maxRun; run > 1 && inner < 0; run /= 2)
+      if ((inner = contiguousMappedDim(kernel_, memoryExpr, memoryDims, iteratorDim, valueDims, run)) >= 0)
+        maxRun = run;
+  }
+  if (inner < 0) innerSize = std::nullopt;
+  // Global memory through a mapping: addressed as one flat array at the simplified offset.
+  std::optional<AffineExpr> linear;
+  if (mapping && !inTile)
+    linear = linearMappedOffset(kernel_, memoryExpr, memoryDims, cast<MemRefType>(memref.getType()),
+                                mapping.getIterators());
+  if (linear) memref = flattened(memref);
+  SmallVector<RegisterRun> runs;
+  if (inner >= 0)
+    runs = registerRuns(layout, inner, maxRun);
+  else
+    for (int64_t r = 0; r < layout.getNumRegisters(); ++r) runs.push_back({r, 1});
+
+  VectorType all = registersOf(tensor);
+  Value result = isRead ? arith::ConstantOp::create(b_, loc_, all, b_.getZeroAttr(all)).getResult() : Value();
+  Value source = isRead ? Value() : lookup(tensor);
+  for (const RegisterRun& run : runs) {
+    SmallVector<Value> at = indexOf(layout, valueDims, run.first, inTile);
+    SmallVector<Value> indices;
+    if (!mapping) {
+      for (StringRef d : memoryDims) indices.push_back(at[dimIndex(valueDims, d)]);
+    } else {
+      SmallVector<Value> iterators;
+      for (int d : iteratorDim) iterators.push_back(at[d]);
+      if (linear)
+        indices.push_back(applyByIterators(*linear, iterators));
+      else
+        for (StringRef d : memoryDims)
+          indices.push_back(buildExpr(b_, loc_, memoryExpr.lookup(d), iterators, memorySymbols.lookup(d)));
+    }
+    // Masked where a value dim may end inside the tile (a mapping keeps the memory index
+    // inside the tensor when its iterators are).
+    SmallVector<Value> outer;
+    for (auto [k, d] : llvm::enumerate(valueDims))
+      if (static_cast<int>(k) != inner || run.length == 1)
+        if (mayOverrun(d))
+          if (Value inside = beforeEnd(layout, run.first, k, d, at[k])) outer.push_back(inside);
+    Value rowIn = outer.empty() ? Value() : andAll(outer);
+    auto vec = VectorType::get({run.length}, element);
+    if (run.length == 1) {
+      // One element, guarded when its position may be outside the tensor.
+      if (isRead) {
+        Value v;
+        if (!rowIn) {
+          v = memref::LoadOp::create(b_, loc_, memref, indices);
+        } else {
+          auto branch = scf::IfOp::create(b_, loc_, TypeRange{element}, rowIn, /*withElse=*/true);
+          OpBuilder::InsertionGuard guard(b_);
+          b_.setInsertionPointToStart(branch.thenBlock());
+          scf::YieldOp::create(b_, loc_, ValueRange{memref::LoadOp::create(b_, loc_, memref, indices).getResult()});
+          b_.setInsertionPointToStart(branch.elseBlock());
+          scf::YieldOp::create(b_, loc_,
+                               ValueRange{arith::ConstantOp::create(b_, loc_, element, b_.getZeroAttr(element))
+                                              .getResult()});
+          b_.setInsertionPointAfter(branch);
+          v = branch.getResult(0);
+        }
+        result = vector::InsertOp::create(b_, loc_, v, result, ArrayRef<int64_t>{run.first});
+      } else {
+        Value v = vector::ExtractOp::create(b_, loc_, source, ArrayRef<int64_t>{run.first});
+        if (!rowIn)
+          memref::StoreOp::create(b_, loc_, v, memref, indices);
+        else
+          ifThen(rowIn, [&] { memref::StoreOp::create(b_, loc_, v, memref, indices); });
+      }
+      continue;
+    }
+    // A run of several: whole and aligned, one vector access; at the edge a masked one.
+    SmallVector<Value> conditions;
+    if (rowIn) conditions.push_back(rowIn);
+    Value count;
+    // The run walks value dim `inner`; where it may end inside the tile, fewer are read.
+    if (mayOverrun(valueDims[inner])) {
+      Value left = arith::SubIOp::create(b_, loc_, sizes_.lookup(valueDims[inner]), at[inner]);
+      Value clamped = arith::MaxSIOp::create(b_, loc_, left, index(0));
+      count = arith::MinSIOp::create(b_, loc_, clamped, index(run.length));
+      conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, count, index(run.length)));
+    }
+    // A dynamic innermost dim: rows start aligned to the run only if their length is a
+    // multiple of it (checked here; CSE keeps one check).
+    const bool checkRows = rows && !inTile && !innerSize && !isKnownMultiple(kernel_, innerDim, run.length);
+    if (checkRows) {
+      Value rem = arith::RemUIOp::create(b_, loc_, sizes_.lookup(innerDim), index(run.length));
+      conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, rem, index(0)));
+    }
+    const llvm::Align alignment(bytes * run.length);
+    auto wholeRead = [&]() -> Value {
+      return vector::LoadOp::create(b_, loc_, vec, memref, indices, /*nontemporal=*/false, alignment);
+    };
+    Value piece = isRead ? Value()
+                         : vector::ExtractStridedSliceOp::create(b_, loc_, source, ArrayRef<int64_t>{run.first},
+                                                                 ArrayRef<int64_t>{run.length}, ArrayRef<int64_t>{1})
+                               .getResult();
+    auto wholeWrite = [&] {
+      vector::StoreOp::create(b_, loc_, piece, memref, indices, /*nontemporal=*/false, alignment);
+    };
+    // The masked path: elements inside the row (none where the row is outside).
+    auto maskFor = [&]() -> Value {
+      Value n = count ? count : index(run.length);
+      if (rowIn) n = arith::SelectOp::create(b_, loc_, rowIn, n, index(0));
+      return vector::CreateMaskOp::create(b_, loc_, VectorType::get({run.length}, b_.getI1Type()), ValueRange{n});
+    };
+    Value loaded;
+    if (conditions.empty()) {
+      if (isRead)
+        loaded = wholeRead();
+      else
+        wholeWrite();
+    } else {
+      Value whole = andAll(conditions);
+      auto branch = scf::IfOp::create(b_, loc_, isRead ? TypeRange{vec} : TypeRange{}, whole, /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard guard(b_);
+        b_.setInsertionPointToStart(branch.thenBlock());
+        if (isRead)
+          scf::YieldOp::create(b_, loc_, wholeRead());
+        else
+          wholeWrite();
+        b_.setInsertionPointToStart(branch.elseBlock());
+        if (isRead) {
+          Value zero = arith::ConstantOp::create(b_, loc_, vec, b_.getZeroAttr(vec));
+          scf::YieldOp::create(b_, loc_,
+                               vector::MaskedLoadOp::create(b_, loc_, vec, memref, indices, maskFor(), zero).getResult());
+        } else {
+          vector::MaskedStoreOp::create(b_, loc_, memref, indices, maskFor(), piece);
+        }
+      }
+      if (isRead) loaded = branch.getResult(0);
+    }
+    if (isRead)
+      result = vector::InsertStridedSliceOp::create(b_, loc_, loaded, result, ArrayRef<int64_t>{run.first},
+                                                    ArrayRef<int64_t>{1});
+  }
+  if (isRead) values_[op->getResult(0)] = result;
+  return success();
+}
+
+Value Distributor::beforeEnd(LayoutAttr layout, int64_t reg, unsigned k, StringRef dim, Value at) {
+  auto offset = offsetRanges_.find(dim);
+  std::optional<int64_t> size = staticSize(kernel_, dim);
+  if (offset != offsetRanges_.end() && size) {
+    AffineExpr position = positionOfRegister(layout, reg)[k];
+    if (auto range = rangeWithinBounds(position, threadExtents())) {
+      if (offset->second.second + range->second < *size) return Value();
+      if (offset->second.first + range->first >= *size) return arith::ConstantIntOp::create(b_, loc_, 0, 1);
+    }
+  }
+  return lessThan(at, sizes_.lookup(dim));
+}
+
+// A buffer of its own in the workgroup's dynamic shared memory, after the ones before it:
+// one account of the shared memory a kernel uses (the stage count of wave-pipeline-
+// shared-copies reads it), and no 48 KiB limit of static shared memory.
+Value Distributor::sharedBuffer(ArrayRef<int64_t> shape, Type element) {
+  auto workgroup = gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup);
+  if (!sharedMemory_) {
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(&func_.getBody().front());
+    sharedMemory_ = gpu::DynamicSharedMemoryOp::create(
+        b_, loc_, MemRefType::get({ShapedType::kDynamic}, b_.getI8Type(), AffineMap(), workgroup));
+  }
+  auto type = MemRefType::get(shape, element, AffineMap(), workgroup);
+  // Each buffer starts 128-byte aligned: vector accesses and ldmatrix rows stay aligned.
+  const int64_t offset = llvm::alignTo(sharedBytes_, 128);
+  sharedBytes_ = offset + type.getNumElements() * std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  return memref::ViewOp::create(b_, loc_, type, sharedMemory_, index(offset), ValueRange{});
+}
+
+// `sum` (over `iterators`) as one affine.apply per set of iterators its terms use, added
+// up: the part of an address that only a loop-invariant iterator moves stays apart from
+// the loop's, and is computed once before the loop.
+Value Distributor::applyByIterators(AffineExpr sum, ValueRange iterators) {
+  std::map<SmallVector<unsigned>, AffineExpr> groups;  // by the iterators a term uses
+  for (AffineExpr t : additiveTerms(sum)) {
+    llvm::SmallBitVector used = iteratorsOf(t);
+    auto [it, fresh] = groups.try_emplace(SmallVector<unsigned>(used.set_bits_begin(), used.set_bits_end()), t);
+    if (!fresh) it->second = it->second + t;
+  }
+  Value total;
+  for (auto& [used, terms] : groups) {
+    Value part = apply(terms, iterators);
+    total = total ? arith::AddIOp::create(b_, loc_, total, part).getResult() : part;
+  }
+  return total;
+}
+
+// A memref of static shape as one flat array, made once where the memref is defined.
+Value Distributor::flattened(Value memref) {
+  Value& flat = flat_[memref];
+  if (!flat) {
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointAfterValue(memref);
+    auto type = cast<MemRefType>(memref.getType());
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t d = 0; d < type.getRank(); ++d) all.front().push_back(d);
+    flat = memref::CollapseShapeOp::create(b_, loc_, memref, all);
+  }
+  return flat;
+}
+
+LogicalResult Distributor::lowerAllocate(dialect::AllocateOp op) {
+  dialect::MemoryType type = op.getResult().getType();
+  SmallVector<int64_t> shape;
+  for (auto [dim, extent] : llvm::zip(type.getDimNames(), op.getTile())) {
+    auto size = tileSize(kernel_, cast<dialect::ExprAttr>(extent), dim, "shared tile");
+    if (failed(size)) return failure();
+    // Layouts place elements in the workgroup's tile of each dim; the tile must hold it.
+    if (*size != grid_.tiling(dim).blockTile)
+      return op.emitOpError("is not yet supported by the layout pipeline: a shared tile whose extent along ")
+             << dim << " (" << *size << ") is not the workgroup's tile (" << grid_.tiling(dim).blockTile << ")";
+    shape.push_back(*size);
+  }
+  if (!shape.empty()) shape.back() += op.getPadding();
+  memrefs_.map(op.getResult(), sharedBuffer(shape, type.getElementType()));
+  sharedTiles_.insert(op.getResult());
+  return success();
+}
+
+}  // namespace wave::jit::distribution
