@@ -82,8 +82,7 @@ LogicalResult Distributor::lowerCombineWaves(dialect::CombineWavesOp op) {
   return success();
 }
 
-LogicalResult Distributor::lowerReduction(Operation* op) {
-  const ReductionKind kind = isa<dialect::ReduceMaxOp>(op) ? ReductionKind::max : ReductionKind::sum;
+FailureOr<ReductionPlan> Distributor::planReduction(Operation* op) {
   Value input = op->getOperand(0), result = op->getResult(0);
   StringRef dim = op->getAttrOfType<StringAttr>("dim").getValue();
   const int k = dimIndex(dimsOf(input), dim);
@@ -239,12 +238,26 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
     }
   }
 
+  return ReductionPlan{work, std::move(members), std::move(laneBits), std::move(reduceAxis), keepsPartials};
+}
+
+LogicalResult Distributor::lowerReduction(Operation* op) {
+  FailureOr<ReductionPlan> planned = planReduction(op);
+  if (failed(planned)) return failure();
+  const ReductionKind kind = isa<dialect::ReduceMaxOp>(op) ? ReductionKind::max : ReductionKind::sum;
+  Value input = op->getOperand(0), result = op->getResult(0);
+  StringRef dim = op->getAttrOfType<StringAttr>("dim").getValue();
+  const int k = dimIndex(dimsOf(input), dim);
+  LayoutAttr in = layoutOf(input), out = layoutOf(result);
+  const int64_t lanes = in.getNumLanes();
+  Type element = elementOf(result), work = planned->work;
+  const ReductionPlan& plan = *planned;
   Value x = lookup(input);
   Value reducedIndex = offsets_.lookup(dim);
   SmallVector<Value> partial;
   for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
     Value acc;
-    for (int64_t s : members[r]) {
+    for (int64_t s : plan.members[r]) {
       Value v = vector::ExtractOp::create(b_, loc_, x, ArrayRef<int64_t>{s});
       if (mayOverrun(dim)) {
         Value at = arith::AddIOp::create(b_, loc_, reducedIndex, threadIndex(positionOfRegister(in, s)[k]));
@@ -254,15 +267,15 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
       if (v.getType() != work) v = arith::ExtFOp::create(b_, loc_, work, v);
       acc = acc ? combine(b_, loc_, kind, acc, v) : v;
     }
-    for (int64_t bit : laneBits) {
+    for (int64_t bit : plan.laneBits) {
       auto shuffle = gpu::ShuffleOp::create(b_, loc_, acc, static_cast<int32_t>(bit), static_cast<int32_t>(lanes),
                                             gpu::ShuffleMode::XOR);
       acc = combine(b_, loc_, kind, acc, shuffle.getShuffleResult());
     }
     partial.push_back(acc);
   }
-  if (llvm::is_contained(reduceAxis, true)) partial = combineAcrossWaves(partial, kind, reduceAxis, out);
-  if (keepsPartials) partials_.insert(result);
+  if (llvm::is_contained(plan.reduceAxis, true)) partial = combineAcrossWaves(partial, kind, plan.reduceAxis, out);
+  if (plan.keepsPartials) partials_.insert(result);
   VectorType outType = registersOf(result);
   Value init = op->getNumOperands() > 1 ? lookup(op->getOperand(1)) : Value();
   Value vec = arith::ConstantOp::create(b_, loc_, outType, b_.getZeroAttr(outType));

@@ -48,6 +48,18 @@ Value binary(OpBuilder& b, Location loc, Value lhs, Value rhs) {
   return IntOp::create(b, loc, lhs, rhs);
 }
 
+// How a reduction combines a row: the type it accumulates in, per result register the
+// input registers of its row (each position along the dim once), the lane bits whose
+// shuffles combine along the dim, the wave axes combined through shared memory, and
+// whether the result stays a wave's own partial (its waves fold their parts apart).
+struct ReductionPlan {
+  Type work;
+  SmallVector<SmallVector<int64_t>> members;
+  SmallVector<int64_t> laneBits;
+  SmallVector<bool> reduceAxis;
+  bool keepsPartials = false;
+};
+
 // A shared tile read as an mma operand: where each fragment starts, and which two load
 // as one ldmatrix.x4.
 struct FragmentSource {
@@ -98,6 +110,9 @@ class Distributor : LoweringBuilder {
   ArrayRef<Value> loadFragment(FragmentSource& source, int64_t f);
   Value loadFragments(dialect::ReadOp read);
   bool loadsAtUse(dialect::ReadOp read);
+  // The plan of a reduction from its input's and result's layouts; an error where they do
+  // not allow one (rows that differ between threads, elements repeated across threads).
+  FailureOr<ReductionPlan> planReduction(Operation* op);
   LogicalResult lowerReduction(Operation* op);
   // Per register, `partial` combined over the waves that differ from this thread's only
   // along the wave axes marked in `axes`, through shared memory.
