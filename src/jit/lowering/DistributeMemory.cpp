@@ -127,37 +127,19 @@ int contiguousMappedDim(func::FuncOp kernel, const llvm::StringMap<dialect::Expr
   return valueDim;
 }
 
-LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor, bool isRead) {
-  auto memory = cast<dialect::MemoryType>(memoryValue.getType());
-  Value memref = memrefs_.lookup(memoryValue);
-  // A shared tile is addressed at the tile's positions, all of them inside it.
-  const bool inTile = sharedTiles_.contains(memoryValue);
-  if (isRead && inTile) {
-    auto read = cast<dialect::ReadOp>(op);
-    if (loadsAtUse(read))
-      if (std::optional<FragmentSource> source = fragmentSource(read)) {
-        atUse_.try_emplace(read.getResult(), std::move(*source));
-        return success();
-      }
-    if (Value fragments = loadFragments(read)) {
-      values_[op->getResult(0)] = fragments;
-      return success();
-    }
-  }
-  auto mayOverrun = [&](StringRef dim) { return !inTile && this->mayOverrun(dim); };
-  LayoutAttr layout = layoutOf(tensor);
-  SmallVector<StringRef> valueDims = dimsOf(tensor), memoryDims = memory.getDimNames();
-  Type element = memory.getElementType();
-  const int64_t bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
-  // Through an index mapping, each memory index is an expression of the iterators, one per
-  // value dim; runs stay whole only where the innermost memory dim is its value dim's own
-  // iterator.
-  dialect::IndexMappingAttr mapping = isRead ? cast<dialect::ReadOp>(op).getMappingAttr()
-                                             : cast<dialect::WriteOp>(op).getMappingAttr();
-  SmallVector<int> iteratorDim;  // iterator k -> the value dim it walks
-  llvm::StringMap<dialect::ExprAttr> memoryExpr;
-  llvm::StringMap<SmallVector<Value>> memorySymbols;  // the values of each expression's symbols
-  bool innerIsIterator = !mapping;
+// An access's index mapping taken apart (none: each memory dim is the value dim of its
+// name). Each memory index is an expression of the iterators, one per value dim; runs stay
+// whole only where the innermost memory dim is its value dim's own iterator.
+FailureOr<MemoryMapping> Distributor::mappingOf(Operation* op, Value tensor, bool isRead, ArrayRef<StringRef> valueDims,
+                                                ArrayRef<StringRef> memoryDims) {
+  MemoryMapping m;
+  m.mapping = isRead ? cast<dialect::ReadOp>(op).getMappingAttr() : cast<dialect::WriteOp>(op).getMappingAttr();
+  dialect::IndexMappingAttr mapping = m.mapping;
+  SmallVector<int>& iteratorDim = m.iteratorDim;
+  llvm::StringMap<dialect::ExprAttr>& memoryExpr = m.memoryExpr;
+  llvm::StringMap<SmallVector<Value>>& memorySymbols = m.memorySymbols;
+  bool& innerIsIterator = m.innerIsIterator;
+  innerIsIterator = !mapping;
   if (mapping) {
     DictionaryAttr registerSide = isRead ? mapping.getOutputs() : mapping.getInputs();
     DictionaryAttr memorySide = isRead ? mapping.getInputs() : mapping.getOutputs();
@@ -191,6 +173,38 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
       innerIsIterator = walked >= 0 && e.getMap().getNumSymbols() == 0 && valueDims[walked] == memoryDims.back();
     }
   }
+  return m;
+}
+
+LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor, bool isRead) {
+  auto memory = cast<dialect::MemoryType>(memoryValue.getType());
+  Value memref = memrefs_.lookup(memoryValue);
+  // A shared tile is addressed at the tile's positions, all of them inside it.
+  const bool inTile = sharedTiles_.contains(memoryValue);
+  if (isRead && inTile) {
+    auto read = cast<dialect::ReadOp>(op);
+    if (loadsAtUse(read))
+      if (std::optional<FragmentSource> source = fragmentSource(read)) {
+        atUse_.try_emplace(read.getResult(), std::move(*source));
+        return success();
+      }
+    if (Value fragments = loadFragments(read)) {
+      values_[op->getResult(0)] = fragments;
+      return success();
+    }
+  }
+  auto mayOverrun = [&](StringRef dim) { return !inTile && this->mayOverrun(dim); };
+  LayoutAttr layout = layoutOf(tensor);
+  SmallVector<StringRef> valueDims = dimsOf(tensor), memoryDims = memory.getDimNames();
+  Type element = memory.getElementType();
+  const int64_t bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  FailureOr<MemoryMapping> mapped = mappingOf(op, tensor, isRead, valueDims, memoryDims);
+  if (failed(mapped)) return failure();
+  dialect::IndexMappingAttr mapping = mapped->mapping;
+  const SmallVector<int>& iteratorDim = mapped->iteratorDim;
+  const llvm::StringMap<dialect::ExprAttr>& memoryExpr = mapped->memoryExpr;
+  const llvm::StringMap<SmallVector<Value>>& memorySymbols = mapped->memorySymbols;
+  const bool innerIsIterator = mapped->innerIsIterator;
   // Runs along the memory's innermost dim, as long as 16 bytes and the row length allow.
   int inner = memoryDims.empty() || !innerIsIterator ? -1 : dimIndex(valueDims, memoryDims.back());
   int64_t maxRun = std::max<int64_t>(1, 16 / bytes);

@@ -48,6 +48,17 @@ Value binary(OpBuilder& b, Location loc, Value lhs, Value rhs) {
   return IntOp::create(b, loc, lhs, rhs);
 }
 
+// A read's or write's index mapping taken apart: per iterator the value dim it walks, per
+// memory dim its expression and the values of that expression's symbols, and whether the
+// innermost memory dim is its value dim's own iterator (runs along it stay whole).
+struct MemoryMapping {
+  dialect::IndexMappingAttr mapping;  // null: none
+  SmallVector<int> iteratorDim;
+  llvm::StringMap<dialect::ExprAttr> memoryExpr;
+  llvm::StringMap<SmallVector<Value>> memorySymbols;
+  bool innerIsIterator = true;
+};
+
 // How a reduction combines a row: the type it accumulates in, per result register the
 // input registers of its row (each position along the dim once), the lane bits whose
 // shuffles combine along the dim, the wave axes combined through shared memory, and
@@ -103,6 +114,8 @@ class Distributor : LoweringBuilder {
   Value beforeEnd(LayoutAttr layout, int64_t reg, unsigned k, StringRef dim, Value at);
 
   LogicalResult access(Operation* op, Value memory, Value tensor, bool isRead);
+  FailureOr<MemoryMapping> mappingOf(Operation* op, Value tensor, bool isRead, ArrayRef<StringRef> valueDims,
+                                     ArrayRef<StringRef> memoryDims);
   // A shared tile's read into an mma operand's layout by ldmatrix, one per fragment (two
   // per x4 where they pair); null where the layout or the tile's order does not allow it.
   std::optional<FragmentSource> fragmentSource(dialect::ReadOp read);
