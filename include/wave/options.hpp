@@ -52,6 +52,10 @@ struct CompileOptions {
   // (layout pipeline): 0 lets the compiler pick (up to 4, as shared memory allows), 1 turns
   // the pipelining off.
   int pipeline_stages = 0;
+  // On sm_90a, run the mmas that fit on Hopper's warpgroup tensor-core instructions (wgmma:
+  // both operands staged in shared tiles, whole warpgroups of 4 waves splitting the
+  // workgroup tile into 64-row strips); false keeps every mma on mma.sync.
+  bool warpgroup_mma = true;
 };
 
 }  // namespace wave

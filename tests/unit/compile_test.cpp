@@ -286,11 +286,43 @@ TEST_CASE("a tile left out of subs is a compile error naming it", "[compile][dyn
   }
 }
 
-TEST_CASE("GEMM variants compile to PTX with mma.sync", "[compile][gemm]") {
+TEST_CASE("GEMM variants compile to PTX with wgmma on warpgroups", "[compile][gemm]") {
   namespace ex = examples::gemm;
   const CompileOptions base{.subs = {{ex::M, 129}, {ex::N, 257}, {ex::K, 65}, {ex::BLOCK_M, 64}, {ex::BLOCK_N, 64},
                                      {ex::BLOCK_K, 32}},
                             .cache = false};
+  auto ptx_of = [](const CompiledKernel& k) { return k.ptx().ptx; };
+  // Four waves, one warpgroup: a 64 x 64 instruction per k16 step, 64-byte rows swizzled.
+  const std::string half = ptx_of(compile(ex::make_variant<f16, f32>(), base));
+  CHECK_THAT(half, Contains("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"));
+  CHECK_THAT(half, Contains("wgmma.fence.sync.aligned"));
+  CHECK_THAT(half, Contains("wgmma.wait_group.sync.aligned \t0"));
+  CHECK_THAT(half, Contains("fence.proxy.async.shared::cta"));
+  CHECK_FALSE(half.find("mma.sync") != std::string::npos);
+  CHECK_THAT(ptx_of(compile(ex::make_variant<bf16, f32>(), base)),
+             Contains("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"));
+  CHECK_THAT(ptx_of(compile(ex::make_variant<bf16, bf16>(), base)), Contains("wgmma.mma_async"));
+  // B stored [K, N]: its tile's rows run along N, which wgmma would read transposed (not
+  // yet): mma.sync.
+  CHECK_THAT(ptx_of(compile(ex::make_variant<f16, f32, true>(), base)), Contains("mma.sync"));
+  CompileOptions batched = base;
+  batched.subs.push_back({ex::BATCH, 8});
+  CHECK_THAT(ptx_of(compile(ex::make_variant<f16, f32, false, true>(), batched)), Contains("wgmma.mma_async"));
+  // On sm_90 (no `a` features) and when turned off, mma.sync.
+  CompileOptions sm90 = base;
+  sm90.target = "sm_90";
+  CHECK_FALSE(ptx_of(compile(ex::make_variant<f16, f32>(), sm90)).find("wgmma") != std::string::npos);
+  CompileOptions off = base;
+  off.warpgroup_mma = false;
+  CHECK_FALSE(ptx_of(compile(ex::make_variant<f16, f32>(), off)).find("wgmma") != std::string::npos);
+}
+
+TEST_CASE("GEMM variants compile to PTX with mma.sync", "[compile][gemm]") {
+  namespace ex = examples::gemm;
+  const CompileOptions base{.subs = {{ex::M, 129}, {ex::N, 257}, {ex::K, 65}, {ex::BLOCK_M, 64}, {ex::BLOCK_N, 64},
+                                     {ex::BLOCK_K, 32}},
+                            .cache = false,
+                            .warpgroup_mma = false};
   CompileOptions batched = base;
   batched.subs.push_back({ex::BATCH, 8});
   auto ptx_of = [](const CompiledKernel& k) { return k.ptx().ptx; };
@@ -316,6 +348,7 @@ TEST_CASE("GEMM with aligned K: cp.async in stages, ldmatrix fragments, dynamic 
   namespace ex = examples::gemm;
   CompileOptions o = ex::default_options();
   o.cache = false;
+  o.warpgroup_mma = false;
   o.subs = {{ex::M, 4096}, {ex::N, 4096}, {ex::K, 4096}, {ex::BLOCK_M, 128}, {ex::BLOCK_N, 128}, {ex::BLOCK_K, 32},
             {ex::ADDRESS_SPACE, SHARED_ADDRESS_SPACE}};
   const std::string ptx = compile(ex::make_kernel(), o).ptx().ptx;
@@ -328,7 +361,7 @@ TEST_CASE("GEMM with aligned K: cp.async in stages, ldmatrix fragments, dynamic 
   CHECK_THAT(ptx, Contains("cp.async.wait_group \t2;"));
   CHECK(count(ptx, "bar.sync") == 1);
   CHECK_THAT(ptx, Contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
-  CHECK_THAT(ptx, Contains(".shared .align 16 .b8 __dynamic_shmem__"));
+  CHECK_THAT(ptx, Contains(".shared .align 1024 .b8 __dynamic_shmem__"));
   // Stages as asked: two, each K tile waiting for all copies but none.
   CompileOptions two = o;
   two.pipeline_stages = 2;

@@ -48,17 +48,30 @@ struct Context {
 
 }  // namespace
 
-TEST_CASE("wgmma m64nNk16 accumulators: a warpgroup's 128 threads hold the 64 x N tile once", "[layout]") {
+TEST_CASE("wgmma m64nNk16 accumulators: warpgroups hold the workgroup tile once", "[layout]") {
   Context c;
+  auto mma = jit::getMMALayout(&c.ctx, dialect::MMAKind::f32_16x8x16_f16);
+  REQUIRE(succeeded(mma));
   for (int64_t n : {8, 64, 256}) {
-    INFO("N = " << n);
-    LayoutAttr acc = jit::wgmmaAccumulatorLayout(&c.ctx, n);
-    CHECK(acc.getNumLanes() * acc.getNumWaves() == 128);
+    INFO("one warpgroup, N = " << n);
+    LayoutAttr acc = jit::warpgroupLayout(&c.ctx, mma->c, 32, {4}, {1, 64, n / 8, 8, true, 0, 0});
     CHECK(acc.getNumRegisters() == n / 2);  // N/8 chunks of two rows of a pair
     checkCoversOnce(acc, 64, n);
     // Each lane's pairs are adjacent columns: runs of two along N for the stores.
     for (const jit::RegisterRun& run : jit::registerRuns(acc, 1, 8)) CHECK(run.length == 2);
+    // Warp q holds rows 16q .. 16q + 15.
+    for (int64_t q = 0; q < 4; ++q)
+      for (int64_t lane = 0; lane < 32; ++lane) CHECK(jit::layoutPosition(acc, 0, lane, q)[0] / 16 == q);
   }
+  // Two warpgroups over 2 x 4 waves, splitting 256 rows (two strips each) or, with 64 rows,
+  // 128 columns.
+  LayoutAttr rows = jit::warpgroupLayout(&c.ctx, mma->c, 32, {2, 4}, {2, 64, 16, 8, true, 128, 0});
+  checkCoversOnce(rows, 256, 128);
+  CHECK(jit::layoutPosition(rows, 0, 0, 4)[0] == 128);  // wave 4: warpgroup 1's first row
+  CHECK(jit::layoutPosition(rows, 64, 0, 1)[0] == 80);  // strip 1 of warp 1: 64 + 16
+  LayoutAttr cols = jit::warpgroupLayout(&c.ctx, mma->c, 32, {8}, {1, 64, 8, 8, true, 0, 64});
+  checkCoversOnce(cols, 64, 128);
+  CHECK(jit::layoutPosition(cols, 0, 0, 5)[1] == 64);  // wave 5: warpgroup 1's first column
 }
 
 TEST_CASE("MFMA accumulators on waves of 64: 16x16x16 and 32x32x8", "[layout]") {

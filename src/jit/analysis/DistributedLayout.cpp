@@ -579,13 +579,22 @@ LayoutAttr mmaLayout(MLIRContext* ctx, const MMAOperandLayout& operand, int64_t 
                          simplifyAffineMap(map));
 }
 
-LayoutAttr wgmmaAccumulatorLayout(MLIRContext* ctx, int64_t n) {
-  // Inputs: (column chunk of 8, row half, column of the pair, lane, warp of the warpgroup).
-  AffineExpr chunk = getAffineDimExpr(0, ctx), half = getAffineDimExpr(1, ctx), pair = getAffineDimExpr(2, ctx),
-             lane = getAffineDimExpr(3, ctx), warp = getAffineDimExpr(4, ctx);
-  AffineExpr row = warp * 16 + lane.floorDiv(4) + half * 8;
-  AffineExpr col = chunk * 8 + (lane % 4) * 2 + pair;
-  return LayoutAttr::get(ctx, {n / 8, 2, 2}, {32}, {4}, AffineMap::get(5, 0, {row, col}, ctx));
+LayoutAttr warpgroupLayout(MLIRContext* ctx, const MMAOperandLayout& fragment, int64_t lanes, ArrayRef<int64_t> waves,
+                           const WarpgroupPlacement& p) {
+  // Inputs: (tile row, tile col, element, lane, wave axes...).
+  AffineExpr tr = getAffineDimExpr(0, ctx), tc = getAffineDimExpr(1, ctx), e = getAffineDimExpr(2, ctx),
+             lane = getAffineDimExpr(3, ctx);
+  AffineExpr wave = getAffineConstantExpr(0, ctx);
+  for (auto [axis, stride] : llvm::enumerate(waveAxisStrides(waves)))
+    wave = wave + getAffineDimExpr(4 + axis, ctx) * stride;
+  AffineExpr warp = wave % 4, group = wave.floorDiv(4);
+  AffineMap inTile = fragment.map.replaceDimsAndSymbols({lane, e}, {}, 4 + waves.size(), 0);
+  AffineExpr row = group * p.groupRows + tr * p.rowStep + inTile.getResult(0);
+  if (p.warpRows) row = row + warp * 16;
+  AffineExpr col = group * p.groupCols + tc * p.colStep + inTile.getResult(1);
+  auto map = AffineMap::get(4 + waves.size(), 0, {row, col}, ctx);
+  return LayoutAttr::get(ctx, {p.tileRows, p.tileCols, fragment.elementsPerLane()}, {lanes}, waves,
+                         simplifyAffineMap(map));
 }
 
 LayoutAttr mfmaAccumulatorLayout(MLIRContext* ctx, int64_t m) {

@@ -151,9 +151,19 @@ LayoutAttr placeLayout(LayoutAttr layout, llvm::ArrayRef<llvm::StringRef> layout
 LayoutAttr mmaLayout(mlir::MLIRContext* ctx, const MMAOperandLayout& operand, int64_t lanes, int64_t tileRows,
                      int64_t tileCols, llvm::ArrayRef<int64_t> waves, int waveRowAxis, int waveColAxis);
 
-// Hopper wgmma m64nNk16 accumulator (f32) of one warpgroup: 4 warps of 16 rows each,
-// per lane N/8 column pairs in two rows. Lanes are the warpgroup's 128 threads.
-LayoutAttr wgmmaAccumulatorLayout(mlir::MLIRContext* ctx, int64_t n);
+// Hopper wgmma (m64nNk16) registers over warpgroups: waves 4g .. 4g+3 (flat wave index
+// w = sum of the axes' digits times their strides) form warpgroup g, warp q = w mod 4 of
+// it. Registers are [tile rows, tile cols, the fragment's elements]; tile (tr, tc) of
+// warpgroup g starts at (g * groupRows + tr * rowStep, g * groupCols + tc * colStep), and
+// with `warpRows` warp q's fragment 16 q rows further (the accumulator's and A's rows:
+// each warp holds 16 rows of every 64-row strip; B's columns are every warp's).
+struct WarpgroupPlacement {
+  int64_t tileRows = 1, rowStep = 0, tileCols = 1, colStep = 0;
+  bool warpRows = true;
+  int64_t groupRows = 0, groupCols = 0;
+};
+LayoutAttr warpgroupLayout(mlir::MLIRContext* ctx, const MMAOperandLayout& fragment, int64_t lanes,
+                           llvm::ArrayRef<int64_t> waves, const WarpgroupPlacement& placement);
 
 // AMD MFMA accumulators on waves of 64: 16x16x16 (4 rows per lane, lanes by 16 columns)
 // and 32x32x8 (16 elements per lane in 4 groups of 4 rows).

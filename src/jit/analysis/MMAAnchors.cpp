@@ -1,5 +1,7 @@
 #include "analysis/MMAAnchors.h"
 
+#include "analysis/DistributedLayout.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace wave::jit {
@@ -18,7 +20,77 @@ std::optional<dialect::MMAKind> kindOf(dialect::MmaOp op) {
   return std::nullopt;
 }
 
+// A warpgroup mma's anchors (wave.mma's `warpgroup`): `a` with its instruction and
+// contraction tiles set; the layouts follow the warpgroups' split of the tile.
+FailureOr<MMAAnchors> warpgroupAnchors(dialect::MmaOp op, dialect::MMAKind kind, const KernelGrid& grid,
+                                       bool foldsApart, MMAAnchors a, ArrayRef<StringRef> lhsDims,
+                                       ArrayRef<StringRef> rhsDims, ArrayRef<StringRef> accDims) {
+  MLIRContext* ctx = op.getContext();
+  const MMALayout& mma = a.instruction;
+  const WaveGrid& waves = grid.waves;
+  if (a.transposed || foldsApart || mma.accType != Float32Type::get(ctx) || mma.m != 16 || mma.k != 16)
+    return op.emitOpError("expected a warpgroup mma with f32 accumulators, as written (not transposed) and the "
+                          "whole contraction tile per wave, but found ")
+           << dialect::stringifyMMAKind(kind) << (a.transposed ? ", transposed" : "")
+           << (foldsApart ? ", its waves folding the loop apart" : "");
+  std::string why;
+  auto tiling = warpgroupTiling(waves.count(), grid.tiling(a.m).blockTile, grid.tiling(a.n).blockTile, why);
+  if (failed(tiling)) return op.emitOpError("expected ") << why << " for a warpgroup mma";
+  const WarpgroupTiling& t = *tiling;
+  a.warpgroup = t;
+  a.tilesM = t.strips();
+  a.tilesN = t.cols / 8;
+  const int64_t groupRows = t.splitsRows ? t.rows : 0, groupCols = t.splitsRows ? 0 : t.cols;
+  a.lhs = placeLayout(warpgroupLayout(ctx, mma.a, mma.lanes, waves.waves,
+                                      {a.tilesM, 64, a.tilesK, mma.k, true, groupRows, 0}),
+                      {a.m, a.k}, lhsDims);
+  a.rhs = placeLayout(warpgroupLayout(ctx, mma.b, mma.lanes, waves.waves,
+                                      {a.tilesN, 8, a.tilesK, mma.k, false, groupCols, 0}),
+                      {a.n, a.k}, rhsDims);
+  a.acc = placeLayout(warpgroupLayout(ctx, mma.c, mma.lanes, waves.waves,
+                                      {a.tilesM, 64, a.tilesN, 8, true, groupRows, groupCols}),
+                      {a.m, a.n}, accDims);
+  return a;
+}
+
 }  // namespace
+
+FailureOr<WarpgroupTiling> warpgroupTiling(int64_t waves, int64_t blockM, int64_t blockN, std::string& why) {
+  if (waves % 4 != 0) {
+    why = "whole warpgroups (a multiple of 4 waves), but the kernel has " + std::to_string(waves);
+    return failure();
+  }
+  WarpgroupTiling t;
+  t.groups = waves / 4;
+  if (blockM % (64 * t.groups) == 0) {
+    t.rows = blockM / t.groups;
+    t.cols = blockN;
+  } else if (blockM % 64 == 0 && blockN % (8 * t.groups) == 0) {
+    t.splitsRows = false;
+    t.rows = blockM;
+    t.cols = blockN / t.groups;
+  } else {
+    why = "a workgroup tile of rows that is a multiple of 64 per warpgroup (" + std::to_string(t.groups) +
+          " of them), but found " + std::to_string(blockM);
+    return failure();
+  }
+  if (t.cols % 8 != 0) {
+    why = "a workgroup tile of columns per warpgroup that is a multiple of 8, but found " + std::to_string(t.cols);
+    return failure();
+  }
+  // As few instructions as N <= 256 allows, each a multiple of 8 wide.
+  for (int64_t count = llvm::divideCeil(t.cols, 256);; ++count)
+    if (t.cols % count == 0 && (t.cols / count) % 8 == 0) {
+      t.instructionCols = t.cols / count;
+      break;
+    }
+  return t;
+}
+
+int64_t warpgroupSwizzle(int64_t rowBytes) {
+  if (rowBytes % 128 == 0) return 128;
+  return rowBytes == 64 || rowBytes == 32 ? rowBytes : 0;
+}
 
 FailureOr<MMAAnchors> mmaAnchors(dialect::MmaOp op, const KernelGrid& grid) {
   MLIRContext* ctx = op.getContext();
@@ -74,20 +146,22 @@ FailureOr<MMAAnchors> mmaAnchors(dialect::MmaOp op, const KernelGrid& grid) {
   // Transposed, the op's rows are the instruction's columns and its columns the rows.
   a.transposed = op.getTransposed();
   const int64_t rowsPerTile = a.transposed ? mma.n : mma.m, colsPerTile = a.transposed ? mma.m : mma.n;
-  auto tilesM = divides(a.m, grid.tiling(a.m).waveTile, rowsPerTile, tileName(a.m, true));
-  auto tilesN = divides(a.n, grid.tiling(a.n).waveTile, colsPerTile, tileName(a.n, true));
   // Each wave holds the whole contraction tile (the loop's tile, or the workgroup's), but
   // in a loop whose waves fold their parts apart, where it holds its part of the loop's.
   auto loop = op->getParentOfType<dialect::IterateOp>();
   const bool foldsApart = loop && loop.getWaveFoldsAttr() && loop.getDim() == a.k;
   auto tilesK = foldsApart ? divides(a.k, grid.tiling(a.k).waveTile, mma.k, "wave tile")
                            : divides(a.k, grid.tiling(a.k).blockTile, mma.k, tileName(a.k, false));
-  if (failed(tilesM) || failed(tilesN) || failed(tilesK)) return failure();
+  if (failed(tilesK)) return failure();
+  a.tilesK = *tilesK;
+  const WaveGrid& waves = grid.waves;
+  if (op.getWarpgroup()) return warpgroupAnchors(op, *kind, grid, foldsApart, std::move(a), lhsDims, rhsDims, accDims);
+  auto tilesM = divides(a.m, grid.tiling(a.m).waveTile, rowsPerTile, tileName(a.m, true));
+  auto tilesN = divides(a.n, grid.tiling(a.n).waveTile, colsPerTile, tileName(a.n, true));
+  if (failed(tilesM) || failed(tilesN)) return failure();
   a.tilesM = *tilesM;
   a.tilesN = *tilesN;
-  a.tilesK = *tilesK;
 
-  const WaveGrid& waves = grid.waves;
   const int axisM = waves.axisOf(a.m), axisN = waves.axisOf(a.n), axisK = foldsApart ? waves.axisOf(a.k) : -1;
   a.lhs = placeLayout(mmaLayout(ctx, a.lhsOperand(), mma.lanes, a.tilesM, a.tilesK, waves.waves, axisM, axisK),
                       {a.m, a.k}, lhsDims);

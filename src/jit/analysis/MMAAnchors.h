@@ -16,6 +16,26 @@
 
 namespace wave::jit {
 
+// How the warpgroups of a warpgroup mma (wave.mma's `warpgroup`: Hopper wgmma m64nNk16)
+// split its workgroup tile: along the rows where each gets whole 64-row strips, else
+// along the columns; each warpgroup's part runs as strips x instructions wgmmas per k16
+// step.
+struct WarpgroupTiling {
+  int64_t groups = 0;           // the kernel's waves / 4
+  bool splitsRows = true;       // the warpgroups split the rows (M), else the columns (N)
+  int64_t rows = 0, cols = 0;   // each warpgroup's part of the tile
+  int64_t instructionCols = 0;  // N of each wgmma: a multiple of 8, at most 256
+  int64_t strips() const { return rows / 64; }
+  int64_t instructions() const { return cols / instructionCols; }
+};
+
+// The tiling of a blockM x blockN tile over `waves` waves, or what does not fit (in `why`).
+mlir::FailureOr<WarpgroupTiling> warpgroupTiling(int64_t waves, int64_t blockM, int64_t blockN, std::string& why);
+
+// The swizzle (bytes) wgmma reads a shared tile with whose rows are `rowBytes` long: the
+// widest of 128, 64 and 32 that rows fill whole; 0 where none does.
+int64_t warpgroupSwizzle(int64_t rowBytes);
+
 struct MMAAnchors {
   MMALayout instruction;
   // The op is `transposed` (wave.mma's attribute): the instruction computes acc^T, its A
@@ -29,6 +49,10 @@ struct MMAAnchors {
   // fragment] when transposed.
   int64_t tilesM = 0, tilesN = 0, tilesK = 0;
   llvm::StringRef m, n, k;
+  // Set for a warpgroup mma: lhs registers are then [strips, tilesK, A fragment], rhs
+  // [cols / 8, tilesK, B fragment], acc [strips, cols / 8, C fragment] (see
+  // warpgroupLayout); the operands are never loaded into them (wgmma reads the tiles).
+  std::optional<WarpgroupTiling> warpgroup;
 
   // The instruction operand whose registers each of the op's operands fills.
   const MMAOperandLayout& lhsOperand() const { return transposed ? instruction.b : instruction.a; }

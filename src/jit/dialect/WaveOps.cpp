@@ -214,6 +214,12 @@ LogicalResult AllocateOp::verify() {
       return emitOpError("expected tile extents over symbols only, but found ") << extent;
   if (getPaddingAttr().getInt() < 0)
     return emitOpError("expected a padding of 0 or more elements, but found ") << getPaddingAttr().getInt();
+  if (auto swizzle = getSwizzle()) {
+    if (*swizzle != 32 && *swizzle != 64 && *swizzle != 128)
+      return emitOpError("expected a swizzle of 32, 64 or 128 bytes, but found ") << *swizzle;
+    if (getPaddingAttr().getInt() != 0)
+      return emitOpError("expected no padding on a swizzled tile, but found ") << getPaddingAttr().getInt();
+  }
   return success();
 }
 

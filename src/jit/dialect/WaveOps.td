@@ -90,8 +90,15 @@ def Wave_AllocateOp : Wave_Op<"allocate", [MemoryEffects<[MemAlloc]>]> {
     shared-memory banks. Reads and writes of it address the tile at the workgroup's (and
     loop's) tile start. wave-promote-shared creates these; a lowering may keep several
     copies of one (stages) to overlap filling one with reading another.
+
+    `swizzle = 32 | 64 | 128` (bytes, padding 0) stores the tile as Hopper's tensor cores
+    read it from shared memory (wgmma): the innermost dim cut into blocks of that many
+    bytes, each block a [rows, block] array, and within each 8-row group the 16-byte
+    chunks of a row permuted by the row (the address's chunk bits XOR its row bits).
+    wave-select-warpgroup-mma sets it on the tiles a warpgroup mma reads.
   }];
-  let arguments = (ins TypedArrayAttrBase<Wave_ExprAttr, "tile extents">:$tile, I64Attr:$padding);
+  let arguments = (ins TypedArrayAttrBase<Wave_ExprAttr, "tile extents">:$tile, I64Attr:$padding,
+                       OptionalAttr<I64Attr>:$swizzle);
   let results = (outs Wave_MemoryType:$result);
   let assemblyFormat = "attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
@@ -180,9 +187,14 @@ def Wave_MmaOp : Wave_Op<"mma", [Pure]> {
     rhs in its A registers and lhs in its B registers, so that the accumulator's rows
     are the instruction's columns. Attention's scores, computed so, reach the second
     mma as its A registers without leaving their threads.
+
+    `warpgroup` is the other schedule choice, wave-select-warpgroup-mma's: on Hopper the
+    product runs as wgmma on warpgroups (4 waves each) reading both operands from their
+    shared tiles, the warpgroups splitting the workgroup's tile (by rows where they
+    divide it, else by columns), each warp holding 16 rows of every 64-row strip.
   }];
   let arguments = (ins Wave_TensorType:$lhs, Wave_TensorType:$rhs, Wave_TensorType:$acc,
-                       OptionalAttr<Wave_MMAKindAttr>:$kind, UnitAttr:$transposed);
+                       OptionalAttr<Wave_MMAKindAttr>:$kind, UnitAttr:$transposed, UnitAttr:$warpgroup);
   let results = (outs Wave_TensorType:$result);
   let assemblyFormat = "$lhs `,` $rhs `,` $acc attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;

@@ -181,6 +181,17 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   Value memref = memrefs_.lookup(memoryValue);
   // A shared tile is addressed at the tile's positions, all of them inside it.
   const bool inTile = sharedTiles_.contains(memoryValue);
+  auto tile = memoryValue.getDefiningOp<dialect::AllocateOp>();
+  const int64_t swizzle = tile ? static_cast<int64_t>(tile.getSwizzle().value_or(0)) : 0;
+  if (isRead && swizzle) {
+    // wgmma reads a swizzled tile itself; nothing else reads one.
+    auto mma = op->hasOneUse() ? dyn_cast<dialect::MmaOp>(*op->user_begin()) : nullptr;
+    if (!mma || !mma.getWarpgroup())
+      return op->emitOpError("expected a swizzled shared tile to be read only by a warpgroup mma (wave.mma's "
+                             "warpgroup), but found another reader");
+    warpgroupOperands_.insert(op->getResult(0));
+    return success();
+  }
   if (isRead && inTile) {
     auto read = cast<dialect::ReadOp>(op);
     if (loadsAtUse(read))
@@ -239,7 +250,18 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   for (const RegisterRun& run : runs) {
     SmallVector<Value> at = indexOf(layout, valueDims, run.first, inTile);
     SmallVector<Value> indices;
-    if (!mapping) {
+    if (swizzle) {
+      // Rows: the tile's other dims, row-major (all but one hold one element).
+      Value row = index(0);
+      int64_t tileRows = 1;
+      for (StringRef d : ArrayRef(memoryDims).drop_back()) {
+        const int64_t extent = grid_.tiling(d).blockTile;
+        row = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, row, index(extent)),
+                                    at[dimIndex(valueDims, d)]);
+        tileRows *= extent;
+      }
+      indices.push_back(swizzledOffset(row, at[dimIndex(valueDims, memoryDims.back())], tileRows, swizzle, element));
+    } else if (!mapping) {
       for (StringRef d : memoryDims) indices.push_back(at[dimIndex(valueDims, d)]);
     } else {
       SmallVector<Value> iterators;
@@ -373,7 +395,7 @@ Value Distributor::beforeEnd(LayoutAttr layout, int64_t reg, unsigned k, StringR
 // A buffer of its own in the workgroup's dynamic shared memory, after the ones before it:
 // one account of the shared memory a kernel uses (the stage count of wave-pipeline-
 // shared-copies reads it), and no 48 KiB limit of static shared memory.
-Value Distributor::sharedBuffer(ArrayRef<int64_t> shape, Type element) {
+Value Distributor::sharedBuffer(ArrayRef<int64_t> shape, Type element, int64_t alignment) {
   auto workgroup = gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup);
   if (!sharedMemory_) {
     OpBuilder::InsertionGuard guard(b_);
@@ -382,8 +404,9 @@ Value Distributor::sharedBuffer(ArrayRef<int64_t> shape, Type element) {
         b_, loc_, MemRefType::get({ShapedType::kDynamic}, b_.getI8Type(), AffineMap(), workgroup));
   }
   auto type = MemRefType::get(shape, element, AffineMap(), workgroup);
-  // Each buffer starts 128-byte aligned: vector accesses and ldmatrix rows stay aligned.
-  const int64_t offset = llvm::alignTo(sharedBytes_, 128);
+  // Each buffer starts at least 128-byte aligned: vector accesses and ldmatrix rows stay
+  // aligned (swizzled tiles: at their swizzle's period, 1024 bytes).
+  const int64_t offset = llvm::alignTo(sharedBytes_, alignment);
   sharedBytes_ = offset + type.getNumElements() * std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
   return memref::ViewOp::create(b_, loc_, type, sharedMemory_, index(offset), ValueRange{});
 }
@@ -404,6 +427,19 @@ Value Distributor::applyByIterators(AffineExpr sum, ValueRange iterators) {
     total = total ? arith::AddIOp::create(b_, loc_, total, part).getResult() : part;
   }
   return total;
+}
+
+Value Distributor::swizzledOffset(Value row, Value col, int64_t rows, int64_t swizzle, Type element) {
+  const int64_t bytes = element.getIntOrFloatBitWidth() / 8, block = swizzle / bytes;
+  MLIRContext* ctx = b_.getContext();
+  AffineExpr r = getAffineDimExpr(0, ctx), c = getAffineDimExpr(1, ctx);
+  // [column blocks][rows][block], then the 16-byte chunk bits XOR the row-in-8 bits (the
+  // byte offset's bits 7 and up, as many as the swizzle has chunks per row, into bits 4 and up).
+  Value linear = apply(c.floorDiv(block) * (rows * block) + r * block + c % block, {row, col});
+  const int64_t chunkShift = llvm::Log2_64(16 / bytes), rowShift = llvm::Log2_64(128 / bytes);
+  Value rowBits = arith::AndIOp::create(b_, loc_, arith::ShRUIOp::create(b_, loc_, linear, index(rowShift)),
+                                        index(swizzle / 16 - 1));
+  return arith::XOrIOp::create(b_, loc_, linear, arith::ShLIOp::create(b_, loc_, rowBits, index(chunkShift)));
 }
 
 // A memref of static shape as one flat array, made once where the memref is defined.
@@ -433,7 +469,9 @@ LogicalResult Distributor::lowerAllocate(dialect::AllocateOp op) {
     shape.push_back(*size);
   }
   if (!shape.empty()) shape.back() += op.getPadding();
-  memrefs_.map(op.getResult(), sharedBuffer(shape, type.getElementType()));
+  // A swizzled tile is addressed as one flat array (swizzledOffset).
+  if (op.getSwizzle()) shape = {ShapedType::getNumElements(shape)};
+  memrefs_.map(op.getResult(), sharedBuffer(shape, type.getElementType(), op.getSwizzle() ? 1024 : 128));
   sharedTiles_.insert(op.getResult());
   return success();
 }

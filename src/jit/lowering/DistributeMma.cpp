@@ -173,6 +173,7 @@ LogicalResult Distributor::lowerMma(dialect::MmaOp op) {
   auto anchors = anchorsOf(op);
   if (failed(anchors)) return failure();
   const MMAAnchors& a = **anchors;
+  if (a.warpgroup) return lowerWarpgroupMma(op, a);
   if (layoutOf(op.getLhs()) != a.lhs || layoutOf(op.getRhs()) != a.rhs || layoutOf(op.getAcc()) != a.acc)
     return op.emitOpError("expected its operands in the layouts its instruction reads (wave-assign-layouts puts "
                           "them there), but found others");

@@ -140,7 +140,8 @@ class Distributor : LoweringBuilder {
   LogicalResult lowerPrint(dialect::PrintOp op);
   LogicalResult lowerConvert(dialect::ConvertLayoutOp op);
   LogicalResult lowerAllocate(dialect::AllocateOp op);
-  Value sharedBuffer(ArrayRef<int64_t> shape, Type element);
+  // A buffer of its own in the dynamic shared memory, starting `alignment`-byte aligned.
+  Value sharedBuffer(ArrayRef<int64_t> shape, Type element, int64_t alignment = 128);
   Value flattened(Value memref);
   Value applyByIterators(AffineExpr sum, ValueRange iterators);
   LogicalResult lowerIterate(dialect::IterateOp loop);
@@ -152,6 +153,11 @@ class Distributor : LoweringBuilder {
   FailureOr<Value> firstMaskedTile(dialect::IterateOp loop, Value tiles);
   LogicalResult lowerHidingMask(dialect::AddOp add);
   LogicalResult lowerMma(dialect::MmaOp op);
+  // A warpgroup mma: wgmma per 64-row strip, instruction and k16 step, reading both
+  // operands from their swizzled shared tiles through matrix descriptors.
+  LogicalResult lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors& anchors);
+  // The element offset of (row, col) in a swizzled tile of `rows` rows (see wave.allocate).
+  Value swizzledOffset(Value row, Value col, int64_t rows, int64_t swizzle, Type element);
   // `op`'s anchors, computed once (the operands' reads and the op itself both ask).
   FailureOr<const MMAAnchors*> anchorsOf(dialect::MmaOp op);
   // `value`'s registers with those past the end of `dim` (at `dimIndex` of its dims) zero.
@@ -175,6 +181,7 @@ class Distributor : LoweringBuilder {
   DenseSet<Value> sharedTiles_;  // the allocations (memories addressed within the tile)
   DenseMap<Operation*, std::optional<MMAAnchors>> anchors_;  // none: diagnosed already
   DenseMap<Value, FragmentSource> atUse_;  // reads whose fragments lowerMma loads
+  DenseSet<Value> warpgroupOperands_;      // reads a warpgroup mma takes from their tiles
   // Marked masks (wave.hiding_mask adds, wave-mask-partial-tiles): per add, the ops of
   // the loop body that only its mask needs, lowered under the branch the add takes; and
   // per loop body, whether its tile is one of those the masks touch.

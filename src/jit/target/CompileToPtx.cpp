@@ -121,7 +121,7 @@ std::string cacheKey(mlir::ModuleOp module, const CompileOptions& options) {
   module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
   os << "\ntarget=" << options.target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
      << ", format " << kCacheFormat << ", stages "
-     << options.pipeline_stages << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
+     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
   return key;
 }
 
@@ -192,6 +192,8 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveMaskPartialTiles());
   lowering.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSplitLoopAcrossWaves());
+  lowering.addNestedPass<mlir::func::FuncOp>(
+      createWaveSelectWarpgroupMma({.enabled = options.warpgroup_mma && options.target == "sm_90a"}));
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
   lowering.addPass(createWaveLowerToGPU());
   mlir::OpPassManager& gpuFunc = lowering.nest<mlir::gpu::GPUModuleOp>().nest<mlir::gpu::GPUFuncOp>();

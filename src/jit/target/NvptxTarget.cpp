@@ -6,10 +6,12 @@
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -40,6 +42,7 @@ void addNvvmPipeline(mlir::OpPassManager& pm, const NvptxOptions& /*options*/) {
   gpu.addPass(createWaveExpandStridedViews());  // views, subviews, collapses
   gpu.addPass(mlir::createLowerAffinePass());  // what expanding the metadata made
   gpu.addPass(mlir::createConvertGpuOpsToNVVMOps());
+  gpu.addPass(mlir::createConvertNVVMToLLVMPass());  // wgmma and the other PTX-string ops
   gpu.addPass(mlir::createReconcileUnrealizedCastsPass());
 }
 
@@ -63,6 +66,11 @@ mlir::FailureOr<std::string> compileToPtx(mlir::ModuleOp module, const NvptxOpti
     module.emitError("expected a gpu.module to compile to PTX");
     return mlir::failure();
   }
+  // The dynamic shared memory starts 1024-byte aligned: swizzled tiles (wgmma's) must
+  // start at their swizzle's period, and the lowering places them at offsets so aligned.
+  gpuModule.walk([](mlir::LLVM::GlobalOp global) {
+    if (global.getAddrSpace() == 3) global.setAlignment(std::max<uint64_t>(global.getAlignment().value_or(1), 1024));
+  });
   return translateToPtx(gpuModule, {.chip = options.chip,
                                     .features = options.features,
                                     .passes = options.llvmPasses,

@@ -108,6 +108,12 @@ struct Accesses {
       asyncWaitLeaves = wait.getNumGroups().value_or(0);
       return;
     }
+    // A buffer's address taken is its read: wgmma reads the tile through the descriptor
+    // made of it, right after (and is waited for before the thread goes on).
+    if (auto address = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(op)) {
+      if (isShared(address.getSource())) buffers[bufferOf(address.getSource())].read = true;
+      return;
+    }
     if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
       SmallVector<MemoryEffects::EffectInstance> instances;
       effects.getEffects(instances);

@@ -68,6 +68,30 @@ def WaveMaskPartialTiles : Pass<"wave-mask-partial-tiles", "mlir::func::FuncOp">
   let dependentDialects = ["::wave::dialect::WaveDialect"];
 }
 
+def WaveSelectWarpgroupMma : Pass<"wave-select-warpgroup-mma", "mlir::func::FuncOp"> {
+  let summary = "Run the mmas that fit Hopper's warpgroup instructions (wgmma) on warpgroups";
+  let description = [{
+    A `wave.mma` gets `warpgroup` (wgmma m64nNk16 on warpgroups of 4 waves, operands read
+    by the tensor cores from shared memory) where everything it needs holds:
+    - its kind is an f16 or bf16 mma with f32 accumulators, not transposed;
+    - each operand is a plain read, used only by it, of a shared tile (wave-promote-shared's)
+      whose innermost dim is the contraction dim, of rows that are 32, 64 or a multiple of
+      128 bytes long; the tile is written only by its fill and read only there;
+    - the kernel's waves are whole warpgroups that split the workgroup tile into 64-row
+      strips (see analysis/MMAAnchors' warpgroupTiling);
+    - it is a GEMM's main loop: the loop over the contraction dim carries its
+      accumulator, and its product is only yielded (attention's scores, used in the loop
+      by reductions and a second mma, stay on mma.sync for now).
+    Its tiles then get `swizzle` (the widest of 128, 64, 32 bytes their rows fill) and no
+    padding. Other mmas stay on mma.sync. `enabled=false` (CompileOptions::warpgroup_mma)
+    keeps every mma on mma.sync.
+  }];
+  let options = [
+    Option<"enabled", "enabled", "bool", /*default=*/"true", "select warpgroup mmas at all">
+  ];
+  let dependentDialects = ["::wave::dialect::WaveDialect"];
+}
+
 def WaveSplitLoopAcrossWaves : Pass<"wave-split-loop-across-waves", "mlir::func::FuncOp"> {
   let summary = "Let the waves that split a loop's dim fold their parts apart, combined after the loop";
   let description = [{
@@ -144,7 +168,7 @@ def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::G
            "copies of each filled tile; 0 = as many as fit (up to 4), 1 = no pipelining">
   ];
   let dependentDialects = ["::mlir::nvgpu::NVGPUDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+                           "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
 def WaveVectorSlicesToElements : Pass<"wave-vector-slices-to-elements", "mlir::gpu::GPUModuleOp"> {

@@ -8,6 +8,7 @@
 
 #include "transforms/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -168,9 +169,14 @@ Value stageIndex(OpBuilder& b, Location loc, scf::ForOp loop, int stages) {
 // Gives `tile` `stages` copies side by side from its offset (views after it move up by
 // the growth, returned); each use in the loop reads the copy of its iteration.
 int64_t multiBuffer(scf::ForOp loop, Tile tile, int stages) {
-  const int64_t growth = llvm::alignTo((stages - 1) * tile.bytes, 128);
-  const int64_t end = *getConstantIntValue(tile.view.getByteShift()) + tile.bytes;  // tiles before it moved it
+  // Views after it keep their alignment: 128 bytes, or where tiles' addresses go to wgmma
+  // (a descriptor's swizzle needs 1024), 1024.
   auto func = loop->getParentOfType<gpu::GPUFuncOp>();
+  const bool addressed = func.walk([](memref::ExtractAlignedPointerAsIndexOp address) {
+                               return isShared(address.getSource()) ? WalkResult::interrupt() : WalkResult::advance();
+                             }).wasInterrupted();
+  const int64_t growth = llvm::alignTo((stages - 1) * tile.bytes, addressed ? 1024 : 128);
+  const int64_t end = *getConstantIntValue(tile.view.getByteShift()) + tile.bytes;  // tiles before it moved it
   func.walk([&](memref::ViewOp other) {
     std::optional<int64_t> at = getConstantIntValue(other.getByteShift());
     if (other == tile.view || other.getSource() != tile.view.getSource() || !at || *at < end) return;
@@ -190,7 +196,16 @@ int64_t multiBuffer(scf::ForOp loop, Tile tile, int stages) {
   for (OpOperand& use : llvm::make_early_inc_range(tile.view->getUses())) {
     b.setInsertionPoint(use.getOwner());
     const Location loc = use.getOwner()->getLoc();
-    SmallVector<OpFoldResult> offsets{stageIndex(b, loc, loop, stages)};
+    Value stage = stageIndex(b, loc, loop, stages);
+    if (auto address = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(use.getOwner())) {
+      // Addresses (wgmma's descriptors) are the stage's copy's.
+      Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, copies);
+      Value shift = arith::MulIOp::create(b, loc, stage, arith::ConstantIndexOp::create(b, loc, tile.bytes));
+      address.replaceAllUsesWith(arith::AddIOp::create(b, loc, base, shift).getResult());
+      address->erase();
+      continue;
+    }
+    SmallVector<OpFoldResult> offsets{stage};
     offsets.append(type.getRank(), b.getIndexAttr(0));
     auto resultType = memref::SubViewOp::inferRankReducedResultType(type.getShape(), buffered, offsets, sizes, strides);
     use.set(memref::SubViewOp::create(b, loc, resultType, copies, offsets, sizes, strides));
@@ -304,16 +319,23 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     OpBuilder b(body->getTerminator());
     auto wait = nvgpu::DeviceAsyncWaitOp::create(b, loop.getLoc(), group.getAsyncToken(),
                                                  b.getI32IntegerAttr(n - 2));
+    // Tiles wgmma reads (through the async proxy): each thread fences the copies it
+    // landed before the barrier that publishes them.
+    Operation* fence = nullptr;
+    if (body->walk([](NVVM::WgmmaMmaAsyncOp) { return WalkResult::interrupt(); }).wasInterrupted())
+      fence = NVVM::FenceProxyOp::create(b, loop.getLoc(), NVVM::ProxyKind::async_shared,
+                                         NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
 
     scf::PipeliningOption options;
     options.peelEpilogue = false;
     options.supportDynamicLoops = true;
     options.getScheduleFn = [&](scf::ForOp, std::vector<std::pair<Operation*, unsigned>>& schedule) {
       schedule.emplace_back(wait, n - 1);
+      if (fence) schedule.emplace_back(fence, n - 1);
       for (Operation& op : body->without_terminator())
         if (ahead.contains(&op)) schedule.emplace_back(&op, 0);
       for (Operation& op : body->without_terminator())
-        if (!ahead.contains(&op) && &op != wait) schedule.emplace_back(&op, n - 1);
+        if (!ahead.contains(&op) && &op != wait && &op != fence) schedule.emplace_back(&op, n - 1);
     };
     options.predicateFn = [](RewriterBase& rewriter, Operation* op, Value predicate) -> Operation* {
       if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {  // past the end: read nothing

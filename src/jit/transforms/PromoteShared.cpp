@@ -104,7 +104,7 @@ struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass
     // rows one ldmatrix (or a column of a wave's fragment loads) touches hit every bank once.
     const int64_t padding = 128 / memory.getElementType().getIntOrFloatBitWidth();
     auto tile = dialect::AllocateOp::create(b, read.getLoc(), memory, b.getArrayAttr(extents),
-                                            b.getI64IntegerAttr(padding));
+                                            b.getI64IntegerAttr(padding), /*swizzle=*/nullptr);
     lastTile_ = tile;
     // The tile is read where the memory was; it is filled at the top of the loop body, all
     // fills first, so that one barrier after them covers every tile. A read that every
