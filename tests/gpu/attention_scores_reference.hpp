@@ -1,7 +1,8 @@
-// The float64 reference of the attention tests whose kernels take q, k, v, a score bias
-// [M, K2] and write an f32 output (attention_variants_test, attention_masks_test): random
-// inputs (normal or the examples' halves), a kernel run at a shape and tiling, and every
-// output element compared with softmax(score(q k^T / sqrt(D))) v.
+// The attention kernel with modified and masked scores that attention_variants_test and
+// attention_masks_test write (q, k, v and a score bias [M, K2] in, f32 out), and its
+// float64 reference: random inputs (normal or the examples' halves), the kernel run at a
+// shape and tiling, and every output element compared with softmax(score(q k^T /
+// sqrt(D))) v.
 //
 // Tolerance (attention_close): 2e-3 of the sum of |p v| that an output element is made
 // of. The probabilities are rounded to f16 before the second mma (2^-11 relative each),
@@ -25,6 +26,57 @@ namespace attention_tests {
 
 using examples::host::AttentionInputs;
 using examples::host::half_to_float;
+
+using Scores = Register<dims<B, H, M, K2>, f32>;
+using Mask = Register<dims<M, K2>, f32>;
+
+// The keys' and queries' own indices over [M, K2], as a mask is written from them.
+inline auto key_at() { return broadcast<dims<M, K2>>(self_index<K2, i64>()); }
+inline auto query_at() { return broadcast<dims<M, K2>>(self_index<M, i64>()); }
+
+// 0 where `visible`, -1e6 elsewhere: the additive spelling of a mask.
+template <class Visible>
+inline Mask additive(Visible visible) {
+  Mask zero(0.0), min_inf(-1e6);
+  return select(cast<i1>(visible), zero, min_inf);
+}
+
+// How a kernel folds a tile's scores into its running max.
+enum class RunningMax { Fold, Maximum };
+
+// softmax(scores) v with the example's online softmax in base 2, as a user writes it
+// beside the example: `scores(raw, bias)` takes the unscaled q k^T [B, H, M, K2] and the
+// bias memory [M, K2] and returns log2-scaled, modified and masked scores.
+template <RunningMax running = RunningMax::Fold, class ScoreFn>
+auto masked_attention(const char* name, ScoreFn scores_of) {
+  return kernel(name, attention_constraints(),
+                [scores_of](Memory<dims<B, H, M, K1>, f16> q, Memory<dims<B, H, K2, K1>, f16> k,
+                            Memory<dims<B, H, K2, N>, f16> v, Memory<dims<M, K2>, f32> bias,
+                            Memory<dims<B, H, M, N>, f32> out) {
+                  Register<dims<B, H, N, M>, f32> acc0(0.0);
+                  Register<dims<B, H, M>, f32> sum0(0.0), max0(-1e6);
+                  auto [res_max, res_sum, res_acc] = iterate<K2>(
+                      std::tuple{max0, sum0, acc0}, [&](auto partial_max, auto partial_sum, auto acc) {
+                        Register<dims<B, H, K2, M>, f32> zero_scores(0.0);
+                        auto raw = permute<dims<B, H, M, K2>>(mma(read(k), read(q), zero_scores));
+                        Scores x = scores_of(raw, bias);
+                        x = x + additive(apply_expr(self_index<K2, i64>(), [](auto j) { return j < K2; }));
+                        auto m_j = [&] {
+                          if constexpr (running == RunningMax::Fold) return max<K2>(x, partial_max);
+                          else return maximum(partial_max, max<K2>(x));
+                        }();
+                        auto e_delta_max = exp2(partial_max - m_j);
+                        auto e_delta = exp2(x - m_j);
+                        auto d_j = sum<K2>(e_delta, partial_sum * e_delta_max);
+                        auto next = mma(read(v), cast<f16>(e_delta), acc * e_delta_max);
+                        return std::tuple{m_j, d_j, next};
+                      });
+                  write(permute<dims<B, H, M, N>>(res_acc * reciprocal(res_sum)), out);
+                });
+}
+
+// The softmax scale 1/sqrt(D) with log2(e) folded in, for exp2.
+inline double scale_log2(int head_dim) { return 1.0 / std::sqrt(double(head_dim)) * kLog2e; }
 
 // f16 bits of normal(0, sigma) values, or of the examples' random halves (|x| in
 // [0.125, 1), random signs) where sigma is 0.

@@ -21,37 +21,12 @@ using fixtures::random_floats;
 
 namespace {
 
-
-// softmax(mod(q k^T / sqrt(D))) v, the example's online softmax in base 2; `mod` takes the
-// log2-scaled scores [B, H, M, K2] and the bias memory and returns new ones.
+// softmax(mod(q k^T / sqrt(D))) v; `mod` takes the log2-scaled scores [B, H, M, K2] and
+// the bias memory and returns new ones.
 template <class Mod>
 auto attention_with(const char* name, int head_dim, Mod mod) {
-  const double scale = 1.0 / std::sqrt(double(head_dim)) * kLog2e;
-  return kernel(name,
-                attention_constraints(),
-                [scale, mod](Memory<dims<B, H, M, K1>, f16> q, Memory<dims<B, H, K2, K1>, f16> k,
-                             Memory<dims<B, H, K2, N>, f16> v, Memory<dims<M, K2>, f32> bias,
-                             Memory<dims<B, H, M, N>, f32> out) {
-                  Register<dims<B, H, N, M>, f32> acc0(0.0);
-                  Register<dims<B, H, M>, f32> sum0(0.0);
-                  Register<dims<B, H, M>, f32> max0(-1e6);
-                  auto [res_max, res_sum, res_acc] = iterate<K2>(
-                      std::tuple{max0, sum0, acc0}, [&](auto partial_max, auto partial_sum, auto acc) {
-                        Register<dims<B, H, K2, M>, f32> zero_scores(0.0);
-                        auto scores = mma(read(k), read(q), zero_scores);
-                        Register<dims<B, H, M, K2>, f32> x = mod(permute<dims<B, H, M, K2>>(scores) * scale, bias);
-                        auto in_bounds = apply_expr(self_index<K2, i64>(), [](auto j) { return j < K2; });
-                        Register<dims<M, K2>, f32> zero(0.0), min_inf(-1e6);
-                        x = x + select(cast<i1>(broadcast<dims<M, K2>>(in_bounds)), zero, min_inf);
-                        auto m_j = max<K2>(x, partial_max);
-                        auto e_delta_max = exp2(partial_max - m_j);
-                        auto e_delta = exp2(x - m_j);
-                        auto d_j = sum<K2>(e_delta, partial_sum * e_delta_max);
-                        auto next = mma(read(v), cast<f16>(e_delta), acc * e_delta_max);
-                        return std::tuple{m_j, d_j, next};
-                      });
-                  write(permute<dims<B, H, M, N>>(res_acc * reciprocal(res_sum)), out);
-                });
+  const double scale = scale_log2(head_dim);
+  return masked_attention(name, [scale, mod](auto raw, Memory<dims<M, K2>, f32> bias) { return mod(raw * scale, bias); });
 }
 
 // Runs `k` at an unaligned shape on four waves and an aligned one on eight (the examples'

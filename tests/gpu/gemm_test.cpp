@@ -142,6 +142,42 @@ TEST_CASE("GEMM on eight waves of 64x64 accumulators: four cp.async stages, odd 
     }
 }
 
+TEST_CASE("GEMM on Hopper warpgroups (wgmma): rows or columns split among warpgroups, each swizzle", "[gpu][gemm]") {
+  // The wave tiles as symbols: the wave count sets the warpgroups, whatever the tiles.
+  using namespace ex;
+  WAVE_SYMBOL(WAVE_M);
+  WAVE_SYMBOL(WAVE_N);
+  std::mt19937 rng(Catch::rngSeed());
+  const auto gemm = kernel("gemm_warpgroups",
+                           {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1),
+                            TilingConstraint(K, BLOCK_K), WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N),
+                            HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
+                           [](Memory<dims<M, K>, f16, SHARED_ADDRESS_SPACE> a,
+                              Memory<dims<N, K>, f16, SHARED_ADDRESS_SPACE> b, Memory<dims<M, N>, f32> c) {
+                             Register<dims<M, N>, f32> acc(0.0);
+                             write(iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
+                           });
+  struct Tiling {
+    int m, n, k, wm, wn;
+    const char* instruction;
+  };
+  // One warpgroup with two strips; two splitting rows (n 256 and 128); two splitting
+  // 64 rows' columns; rows of 128, 64 and 32 bytes (each swizzle).
+  for (Tiling t : {Tiling{128, 128, 64, 64, 64, "m64n128k16"}, Tiling{128, 256, 64, 64, 64, "m64n256k16"},
+                   Tiling{256, 128, 32, 64, 64, "m64n128k16"}, Tiling{64, 128, 32, 32, 32, "m64n64k16"},
+                   Tiling{64, 256, 16, 64, 64, "m64n256k16"}})
+    for (Problem p : {Problem{1, 1000, 1000, 1000}, Problem{1, 2048, 2048, 512}, Problem{1, 300, 520, 330},
+                      Problem{1, 64, 8, 16}}) {
+      INFO("M x N x K = " << p.m << " x " << p.n << " x " << p.k << ", tiles " << t.m << " x " << t.n << " x " << t.k
+                          << ", waves " << t.wm << " x " << t.wn);
+      CompileOptions o = options_for(p, {t.m, t.n, t.k}, false);
+      o.subs.insert(o.subs.end(), {{WAVE_M, t.wm}, {WAVE_N, t.wn}});
+      const CompiledKernel compiled = compile(gemm, o);
+      CHECK(compiled.ptx().ptx.find(std::string("wgmma.mma_async.sync.aligned.") + t.instruction) != std::string::npos);
+      check_gemm<std::uint32_t>(compiled, p, false, false, false, rng);
+    }
+}
+
 TEST_CASE("GEMM: the example kernel, its default options", "[gpu][gemm]") {
   std::mt19937 rng(Catch::rngSeed());
   check_gemm<std::uint32_t>(compile(ex::make_kernel(), ex::default_options()), {1, 4096, 4096, 4096}, false, false,
