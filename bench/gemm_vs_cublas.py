@@ -28,7 +28,9 @@ def main():
             try:
                 want = a[:64].double() @ b[:64].t().double()
                 got = torch.mm(a, b.t(), out_dtype=torch.float32)
-                assert got.dtype == torch.float32 and torch.allclose(got[:64, :64].double(), want, rtol=1e-3, atol=1e-3)
+                # f32 accumulation over K: rounding grows like sqrt(K) ulps of the sums.
+                assert got.dtype == torch.float32 and torch.allclose(got[:64, :64].double(), want, rtol=1e-3,
+                                                                     atol=2e-4 * k ** 0.5)
                 ms32 = median_ms(lambda: torch.mm(a, b.t(), out_dtype=torch.float32))
             except TypeError:
                 ms32 = float("nan")

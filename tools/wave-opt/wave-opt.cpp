@@ -11,6 +11,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -20,7 +22,8 @@ int main(int argc, char** argv) {
   mlir::DialectRegistry registry;
   registry.insert<wave::dialect::WaveDialect, mlir::affine::AffineDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect,
                   mlir::gpu::GPUDialect, mlir::math::MathDialect, mlir::memref::MemRefDialect,
-                  mlir::nvgpu::NVGPUDialect, mlir::scf::SCFDialect, mlir::vector::VectorDialect>();
+                  mlir::nvgpu::NVGPUDialect, mlir::NVVM::NVVMDialect, mlir::LLVM::LLVMDialect, mlir::scf::SCFDialect,
+                  mlir::vector::VectorDialect>();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   wave::jit::registerWaveTransformsPasses();

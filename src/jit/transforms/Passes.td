@@ -153,7 +153,14 @@ def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::G
       iterations' copies predicated off (zero bytes read), and each iteration waits for
       its own tile (`nvgpu.device_async_wait` leaving `stages - 2` groups in flight)
       before the rest of its body; the copies come after that wait, so
-      wave-insert-barriers needs one barrier per iteration, before them.
+      wave-insert-barriers needs one barrier per iteration, before them;
+    - where the body runs wgmma (reading tiles through addresses taken by
+      `memref.extract_aligned_pointer_as_index`, which move to the iteration's copy), the
+      landed copies are fenced for the async proxy after the wait, and with 3 or more
+      stages each iteration's wgmma batch stays in flight through the next iteration (its
+      `wgmma.wait_group` leaves 1; all are waited for after the loop): the copies then run
+      `stages - 2` iterations ahead, so none refills a tile a batch may still read, and 3
+      stages are taken where 2 would have been picked.
 
     `stages` 0 picks the most stages (up to 4) whose tiles fit 113 KiB (two workgroups
     per SM), else 2; where the loop's carried registers (with a floor of 40 others per

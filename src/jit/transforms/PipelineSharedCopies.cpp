@@ -296,9 +296,18 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
       for (int32_t n : block.asArrayRef()) threads *= n;
     const bool oneWorkgroup = 2 * threads * (carriedRegisters(loop) + kRegistersBesideCarried) > kRegistersPerSM;
     int n = stagesFor(sharedAttr.getInt(), perStage, oneWorkgroup);
+    // A loop that runs wgmma keeps each batch in flight through the next iteration (its
+    // wait leaves one group): the copies then run one iteration less ahead, so that none
+    // refills a tile a batch may still read; a third copy of each tile where two were
+    // picked keeps them ahead at all.
+    Block* body = loop.getBody();
+    const bool warpgroupMma = body->walk([](NVVM::WgmmaMmaAsyncOp) { return WalkResult::interrupt(); }).wasInterrupted();
+    if (warpgroupMma && stages == 0 && n == 2 && sharedAttr.getInt() + 2 * perStage <= kMaxSharedBytes) n = 3;
     std::optional<int64_t> trips = constantTripCount(loop);
     if (trips) n = static_cast<int>(std::min<int64_t>(n, *trips));
     if (n < 2) return success();
+    const bool overlapMma = warpgroupMma && n >= 3;
+    const int distance = overlapMma ? n - 2 : n - 1;  // iterations the copies run ahead
     if (sharedAttr.getInt() + (n - 1) * perStage > kMaxSharedBytes)
       return loop.emitError("pipeline_stages = ")
              << n << " needs " << sharedAttr.getInt() + (n - 1) * perStage
@@ -309,7 +318,6 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     func->setAttr("wave.shared_memory_bytes", IntegerAttr::get(sharedAttr.getType(), shared));
     nvgpu::DeviceAsyncCreateGroupOp group = asyncCopies(*fills);
 
-    Block* body = loop.getBody();
     SmallVector<Operation*> roots;
     body->walk([&](nvgpu::DeviceAsyncCopyOp copy) { roots.push_back(copy); });
     roots.push_back(group);
@@ -318,11 +326,11 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     // Each iteration waits for its tiles first; the copies for a later one follow.
     OpBuilder b(body->getTerminator());
     auto wait = nvgpu::DeviceAsyncWaitOp::create(b, loop.getLoc(), group.getAsyncToken(),
-                                                 b.getI32IntegerAttr(n - 2));
+                                                 b.getI32IntegerAttr(distance - 1));
     // Tiles wgmma reads (through the async proxy): each thread fences the copies it
     // landed before the barrier that publishes them.
     Operation* fence = nullptr;
-    if (body->walk([](NVVM::WgmmaMmaAsyncOp) { return WalkResult::interrupt(); }).wasInterrupted())
+    if (warpgroupMma)
       fence = NVVM::FenceProxyOp::create(b, loop.getLoc(), NVVM::ProxyKind::async_shared,
                                          NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
 
@@ -330,12 +338,12 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     options.peelEpilogue = false;
     options.supportDynamicLoops = true;
     options.getScheduleFn = [&](scf::ForOp, std::vector<std::pair<Operation*, unsigned>>& schedule) {
-      schedule.emplace_back(wait, n - 1);
-      if (fence) schedule.emplace_back(fence, n - 1);
+      schedule.emplace_back(wait, distance);
+      if (fence) schedule.emplace_back(fence, distance);
       for (Operation& op : body->without_terminator())
         if (ahead.contains(&op)) schedule.emplace_back(&op, 0);
       for (Operation& op : body->without_terminator())
-        if (!ahead.contains(&op) && &op != wait && &op != fence) schedule.emplace_back(&op, n - 1);
+        if (!ahead.contains(&op) && &op != wait && &op != fence) schedule.emplace_back(&op, distance);
     };
     options.predicateFn = [](RewriterBase& rewriter, Operation* op, Value predicate) -> Operation* {
       if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {  // past the end: read nothing
@@ -359,6 +367,11 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     b.setInsertionPointAfter(*pipelined);
     auto drained = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ValueRange{});
     nvgpu::DeviceAsyncWaitOp::create(b, loc, drained, b.getI32IntegerAttr(0));
+    if (overlapMma) {
+      // Each iteration waits for the previous iteration's batch only; after the loop, for all.
+      pipelined->walk([&](NVVM::WgmmaWaitGroupSyncOp mmaWait) { mmaWait.setGroup(1); });
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    }
     return success();
   }
 

@@ -1,0 +1,147 @@
+// wave-select-warpgroup-mma: a GEMM's main loop whose operands are plain reads of shared
+// tiles with K innermost runs on warpgroups (wgmma), its tiles swizzled by their row
+// length (64 K elements of f16: 128 bytes); a tile whose rows run along N, or an mma
+// whose product is used inside the loop (attention's scores), stays on mma.sync; with
+// enabled=false nothing changes. Lowered, the fills store at swizzled offsets and the mma
+// becomes wgmma between the proxy fence, wgmma.fence, commit and wait.
+// RUN: wave-opt %s --split-input-file --wave-select-warpgroup-mma | FileCheck %s
+// RUN: wave-opt %s --split-input-file --wave-select-warpgroup-mma=enabled=false | FileCheck %s --check-prefix=OFF
+// RUN: wave-opt %s --split-input-file --wave-select-warpgroup-mma --wave-assign-layouts --wave-lower-to-gpu \
+// RUN:   | FileCheck %s --check-prefix=LOWERED
+// Pipelined (three 32 KiB stages), each iteration's wgmma batch stays in flight through the
+// next: the copies run one iteration ahead, each iteration fences its landed copies for
+// the async proxy, and all batches are waited for after the loop.
+// RUN: wave-opt %s --split-input-file --wave-select-warpgroup-mma --wave-assign-layouts --wave-lower-to-gpu \
+// RUN:   | wave-opt --split-input-file \
+// RUN:     --pass-pipeline='builtin.module(gpu.module(gpu.func(canonicalize,cse,wave-pipeline-shared-copies,wave-insert-barriers)))' \
+// RUN:   | FileCheck %s --check-prefix=PIPELINED
+
+#gemm_constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"BLOCK_M">, workgroup_dim = 0>,
+                     #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"BLOCK_N">, workgroup_dim = 1>,
+                     #wave.tiling_constraint<dim = "K", tile = #wave.expr<"BLOCK_K">>,
+                     #wave.wave_constraint<dim = "M", tile = #wave.expr<"BLOCK_M floordiv 2">>,
+                     #wave.wave_constraint<dim = "N", tile = #wave.expr<"BLOCK_N floordiv 2">>,
+                     #wave.hardware_constraint<threads_per_wave = 32, mma = #wave.mma_kind<f32_16x8x16_f16>>]
+
+// CHECK-LABEL: func.func @gemm
+// CHECK: wave.allocate {padding = 0 : i64, swizzle = 128 : i64
+// CHECK: wave.allocate {padding = 0 : i64, swizzle = 128 : i64
+// CHECK: wave.mma {{.*}} {warpgroup}
+// OFF-LABEL: func.func @gemm
+// OFF-NOT: swizzle
+// OFF-NOT: warpgroup
+// LOWERED-LABEL: gpu.func @gemm
+// LOWERED: memref.view {{.*}} to memref<8192xf16, #gpu.address_space<workgroup>>
+// LOWERED: scf.for
+// LOWERED: arith.xori
+// LOWERED: vector.store {{.*}} : memref<8192xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// LOWERED: memref.extract_aligned_pointer_as_index
+// LOWERED: nvvm.fence.proxy
+// LOWERED-NEXT: nvvm.wgmma.fence.aligned
+// LOWERED-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// LOWERED-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// LOWERED-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// LOWERED-NOT: nvgpu.mma.sync
+// PIPELINED-LABEL: gpu.func @gemm
+// PIPELINED-SAME: wave.shared_memory_bytes = 98304
+// PIPELINED: memref.view {{.*}} to memref<3x8192xf16
+// PIPELINED: scf.for
+// PIPELINED: nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
+// PIPELINED-NEXT: nvvm.fence.proxy
+// PIPELINED: gpu.barrier
+// PIPELINED: nvgpu.device_async_copy
+// PIPELINED: nvvm.wgmma.mma_async
+// PIPELINED: nvvm.wgmma.wait.group.sync.aligned 1
+// PIPELINED: scf.yield
+// PIPELINED: nvvm.wgmma.wait.group.sync.aligned 0
+func.func @gemm(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K] of f16, shared>,
+                %c: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = #gemm_constraints,
+    wave.hyperparameters = {BLOCK_K = 64 : i64, BLOCK_M = 128 : i64, BLOCK_N = 128 : i64, K = 4096 : i64,
+                            M = 4096 : i64, N = 4096 : i64}} {
+  %sb = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_N">, #wave.expr<"BLOCK_K">]} : !wave.memory<[N, K] of f16, shared>
+  %sa = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_M">, #wave.expr<"BLOCK_K">]} : !wave.memory<[M, K] of f16, shared>
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %gb = wave.read %b : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    wave.write %gb, %sb : !wave.tensor<[N, K] of f16>, !wave.memory<[N, K] of f16, shared>
+    %ga = wave.read %a : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    wave.write %ga, %sa : !wave.tensor<[M, K] of f16>, !wave.memory<[M, K] of f16, shared>
+    %y = wave.read %sb : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    %x = wave.read %sa : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
+
+// -----
+
+// B's tile holds [K, N]: its rows run along N. mma.sync.
+// CHECK-LABEL: func.func @b_along_n
+// CHECK-NOT: swizzle
+// CHECK-NOT: warpgroup
+// CHECK: return
+func.func @b_along_n(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[K, N] of f16, shared>,
+                     %c: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"BLOCK_M">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"BLOCK_N">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"BLOCK_K">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"BLOCK_M floordiv 2">>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"BLOCK_N floordiv 2">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, mma = #wave.mma_kind<f32_16x8x16_f16>>],
+    wave.hyperparameters = {BLOCK_K = 64 : i64, BLOCK_M = 128 : i64, BLOCK_N = 128 : i64, K = 4096 : i64,
+                            M = 4096 : i64, N = 4096 : i64}} {
+  %sb = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_K">, #wave.expr<"BLOCK_N">]} : !wave.memory<[K, N] of f16, shared>
+  %sa = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_M">, #wave.expr<"BLOCK_K">]} : !wave.memory<[M, K] of f16, shared>
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %gb = wave.read %b : !wave.memory<[K, N] of f16, shared> -> !wave.tensor<[K, N] of f16>
+    wave.write %gb, %sb : !wave.tensor<[K, N] of f16>, !wave.memory<[K, N] of f16, shared>
+    %ga = wave.read %a : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    wave.write %ga, %sa : !wave.tensor<[M, K] of f16>, !wave.memory<[M, K] of f16, shared>
+    %y = wave.read %sb : !wave.memory<[K, N] of f16, shared> -> !wave.tensor<[K, N] of f16>
+    %x = wave.read %sa : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of f16>, !wave.tensor<[K, N] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
+
+// -----
+
+// The product is used in the loop (a row max of it, as attention's scores): mma.sync.
+// CHECK-LABEL: func.func @product_used_in_loop
+// CHECK-NOT: swizzle
+// CHECK-NOT: warpgroup
+// CHECK: return
+func.func @product_used_in_loop(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K] of f16, shared>,
+                                %c: !wave.memory<[M] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"BLOCK_M">, workgroup_dim = 0>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"BLOCK_K">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"BLOCK_M floordiv 4">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, mma = #wave.mma_kind<f32_16x8x16_f16>>],
+    wave.hyperparameters = {BLOCK_K = 64 : i64, BLOCK_M = 128 : i64, K = 4096 : i64, M = 4096 : i64, N = 64 : i64}} {
+  %sb = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"N">, #wave.expr<"BLOCK_K">]} : !wave.memory<[N, K] of f16, shared>
+  %sa = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_M">, #wave.expr<"BLOCK_K">]} : !wave.memory<[M, K] of f16, shared>
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %m0 = wave.register 0.0 : !wave.tensor<[M] of f32>
+  %1 = wave.iterate "K" iter_args(%m0) : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
+  ^bb0(%m: !wave.tensor<[M] of f32>):
+    %gb = wave.read %b : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    wave.write %gb, %sb : !wave.tensor<[N, K] of f16>, !wave.memory<[N, K] of f16, shared>
+    %ga = wave.read %a : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    wave.write %ga, %sa : !wave.tensor<[M, K] of f16>, !wave.memory<[M, K] of f16, shared>
+    %y = wave.read %sb : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    %x = wave.read %sa : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    %d = wave.mma %x, %y, %0 : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    %r = wave.reduce_max %d init(%m) along "N" : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
+    wave.yield %r : !wave.tensor<[M] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, global>
+  return
+}
