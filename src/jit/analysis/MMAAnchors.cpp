@@ -35,7 +35,7 @@ FailureOr<MMAAnchors> warpgroupAnchors(dialect::MmaOp op, dialect::MMAKind kind,
            << (foldsApart ? ", its waves folding the loop apart" : "");
   std::string why;
   auto tiling = warpgroupTiling(waves.count(), grid.tiling(a.m).blockTile, grid.tiling(a.n).blockTile, why);
-  if (failed(tiling)) return op.emitOpError("expected ") << why << " for a warpgroup mma";
+  if (failed(tiling)) return op.emitOpError("is a warpgroup mma: expected ") << why;
   const WarpgroupTiling& t = *tiling;
   a.warpgroup = t;
   a.tilesM = t.strips();

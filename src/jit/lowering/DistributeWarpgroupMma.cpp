@@ -64,8 +64,10 @@ LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors
     field = arith::AndIOp::create(b_, loc_, arith::ShRUIOp::create(b_, loc_, field, constant(4)), constant(0x3FFF));
     // Leading byte offset unused by swizzled K-major tiles (1 by convention); stride byte
     // offset: from one 8-row group to the next.
-    const int64_t fixed = (int64_t{1} << 16) | ((8 * swizzle >> 4) << 32) | (swizzleMode(swizzle) << 62);
-    return {arith::OrIOp::create(b_, loc_, field, constant(fixed)), grid_.tiling(rowDim).blockTile, swizzle};
+    const uint64_t fixed = (uint64_t{1} << 16) | (uint64_t(8 * swizzle >> 4) << 32) |
+                           (uint64_t(swizzleMode(swizzle)) << 62);
+    return {arith::OrIOp::create(b_, loc_, field, constant(static_cast<int64_t>(fixed))),
+            grid_.tiling(rowDim).blockTile, swizzle};
   };
   // The warpgroup's rows or columns start g * part in; g = wave / 4.
   Value group = threadIndex(getAffineDimExpr(1, ctx).floorDiv(4));

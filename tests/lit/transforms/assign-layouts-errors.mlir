@@ -56,3 +56,26 @@ func.func @loop_over_unknown_dim(%a: !wave.memory<[M, K] of f32, global>, %c: !w
   wave.write %1, %c : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, global>
   return
 }
+
+// -----
+
+// A warpgroup mma (stated in the IR) on two waves: not whole warpgroups.
+func.func @warpgroup_mma_on_two_waves(%a: !wave.memory<[M, K] of f16, global>, %b: !wave.memory<[N, K] of f16, global>,
+                                      %c: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"64">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"64">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"32">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, mma = #wave.mma_kind<f32_16x8x16_f16>>]} {
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %x = wave.read %a : !wave.memory<[M, K] of f16, global> -> !wave.tensor<[M, K] of f16>
+    %y = wave.read %b : !wave.memory<[N, K] of f16, global> -> !wave.tensor<[N, K] of f16>
+    // expected-error @+1 {{is a warpgroup mma: expected whole warpgroups (a multiple of 4 waves), but the kernel has 2}}
+    %d = wave.mma %x, %y, %acc {warpgroup} : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
