@@ -8,6 +8,7 @@
 
 #include "transforms/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -302,11 +303,26 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     // picked keeps them ahead at all.
     Block* body = loop.getBody();
     const bool warpgroupMma = body->walk([](NVVM::WgmmaMmaAsyncOp) { return WalkResult::interrupt(); }).wasInterrupted();
-    if (warpgroupMma && stages == 0 && n == 2 && sharedAttr.getInt() + 2 * perStage <= kMaxSharedBytes) n = 3;
+    // A batch may stay in flight only where its results go to the next iteration alone
+    // (a GEMM's accumulators): nothing in the body reads them before the next batch's wait.
+    const bool resultsCarried = !body->walk([&](NVVM::WgmmaMmaAsyncOp mma) {
+                                       for (Operation* user : mma->getUsers()) {
+                                         if (isa<NVVM::WgmmaMmaAsyncOp>(user)) continue;
+                                         if (!isa<LLVM::ExtractValueOp>(user)) return WalkResult::interrupt();
+                                         for (Operation* element : user->getUsers())
+                                           if (!isa<vector::FromElementsOp>(element) ||
+                                               !llvm::all_of(element->getUsers(),
+                                                             [](Operation* u) { return isa<scf::YieldOp>(u); }))
+                                             return WalkResult::interrupt();
+                                       }
+                                       return WalkResult::advance();
+                                     }).wasInterrupted();
+    if (warpgroupMma && resultsCarried && stages == 0 && n == 2 && sharedAttr.getInt() + 2 * perStage <= kMaxSharedBytes)
+      n = 3;
     std::optional<int64_t> trips = constantTripCount(loop);
     if (trips) n = static_cast<int>(std::min<int64_t>(n, *trips));
     if (n < 2) return success();
-    const bool overlapMma = warpgroupMma && n >= 3;
+    const bool overlapMma = warpgroupMma && resultsCarried && n >= 3;
     const int distance = overlapMma ? n - 2 : n - 1;  // iterations the copies run ahead
     if (sharedAttr.getInt() + (n - 1) * perStage > kMaxSharedBytes)
       return loop.emitError("pipeline_stages = ")
