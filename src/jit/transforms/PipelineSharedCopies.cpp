@@ -168,15 +168,11 @@ Value stageIndex(OpBuilder& b, Location loc, scf::ForOp loop, int stages) {
 }
 
 // Gives `tile` `stages` copies side by side from its offset (views after it move up by
-// the growth, returned); each use in the loop reads the copy of its iteration.
-int64_t multiBuffer(scf::ForOp loop, Tile tile, int stages) {
-  // Views after it keep their alignment: 128 bytes, or where tiles' addresses go to wgmma
-  // (a descriptor's swizzle needs 1024), 1024.
+// the growth, rounded up to `viewAlignment` so that they keep theirs, returned); each use
+// in the loop reads the copy of its iteration.
+int64_t multiBuffer(scf::ForOp loop, Tile tile, int stages, int64_t viewAlignment) {
+  const int64_t growth = llvm::alignTo((stages - 1) * tile.bytes, viewAlignment);
   auto func = loop->getParentOfType<gpu::GPUFuncOp>();
-  const bool addressed = func.walk([](memref::ExtractAlignedPointerAsIndexOp address) {
-                               return isShared(address.getSource()) ? WalkResult::interrupt() : WalkResult::advance();
-                             }).wasInterrupted();
-  const int64_t growth = llvm::alignTo((stages - 1) * tile.bytes, addressed ? 1024 : 128);
   const int64_t end = *getConstantIntValue(tile.view.getByteShift()) + tile.bytes;  // tiles before it moved it
   func.walk([&](memref::ViewOp other) {
     std::optional<int64_t> at = getConstantIntValue(other.getByteShift());
@@ -330,7 +326,13 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
              << " bytes of shared memory, more than the " << kMaxSharedBytes << " a workgroup may have";
 
     int64_t shared = sharedAttr.getInt();
-    for (Tile tile : tiles) shared += multiBuffer(loop, tile, n);
+    // Views after a tile keep their alignment as it grows: 128 bytes, or where tiles'
+    // addresses go to wgmma (a descriptor's swizzle needs 1024), 1024.
+    const bool addressed = func.walk([](memref::ExtractAlignedPointerAsIndexOp address) {
+                                 return isShared(address.getSource()) ? WalkResult::interrupt()
+                                                                      : WalkResult::advance();
+                               }).wasInterrupted();
+    for (Tile tile : tiles) shared += multiBuffer(loop, tile, n, addressed ? 1024 : 128);
     func->setAttr("wave.shared_memory_bytes", IntegerAttr::get(sharedAttr.getType(), shared));
     nvgpu::DeviceAsyncCreateGroupOp group = asyncCopies(*fills);
 

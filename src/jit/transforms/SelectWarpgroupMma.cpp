@@ -58,12 +58,17 @@ struct WaveSelectWarpgroupMmaPass : impl::WaveSelectWarpgroupMmaBase<WaveSelectW
 
   void select(dialect::MmaOp mma, const KernelGrid& grid) {
     if (mma.getTransposed() || mma.getWarpgroup()) return;
-    SmallVector<StringRef> accDims = cast<dialect::TensorType>(mma.getAcc().getType()).getDimNames();
-    SmallVector<StringRef> lhsDims = cast<dialect::TensorType>(mma.getLhs().getType()).getDimNames();
-    SmallVector<StringRef> rhsDims = cast<dialect::TensorType>(mma.getRhs().getType()).getDimNames();
-    StringRef m = accDims[accDims.size() - 2], n = accDims.back(), k;
-    for (StringRef d : lhsDims)
-      if (llvm::is_contained(rhsDims, d) && !llvm::is_contained(accDims, d)) k = d;
+    // The anchors decide the kind, the types and the warpgroups' tiling (a miss is no
+    // error) and name the op's dims.
+    mma.setWarpgroup(true);
+    FailureOr<MMAAnchors> anchors;
+    {
+      ScopedDiagnosticHandler silence(mma.getContext(), [](Diagnostic&) { return success(); });
+      anchors = mmaAnchors(mma, grid);
+    }
+    mma.setWarpgroup(false);
+    if (failed(anchors)) return;
+    const StringRef k = anchors->k;
     // The loop over the contraction dim carries the accumulator in the instruction's
     // registers and the product is used after it: a GEMM's main loop. (Products used in
     // the loop, as attention's scores, stay on mma.sync: reductions and the second mma
@@ -75,22 +80,13 @@ struct WaveSelectWarpgroupMmaPass : impl::WaveSelectWarpgroupMmaBase<WaveSelectW
       return;
     auto yield = dyn_cast<dialect::YieldOp>(*mma->user_begin());
     if (!yield || yield->getOperand(carried.getArgNumber()) != mma.getResult()) return;
-    dialect::AllocateOp lhsTile = tileOf(mma.getLhs(), m, k, grid), rhsTile = tileOf(mma.getRhs(), n, k, grid);
+    dialect::AllocateOp lhsTile = tileOf(mma.getLhs(), anchors->m, k, grid),
+                        rhsTile = tileOf(mma.getRhs(), anchors->n, k, grid);
     if (!lhsTile || !rhsTile || lhsTile == rhsTile) return;
-    Type element = lhsTile.getResult().getType().getElementType();
-    const int64_t swizzle = warpgroupSwizzle(grid.tiling(k).blockTile * element.getIntOrFloatBitWidth() / 8);
+    const int64_t swizzle =
+        warpgroupSwizzle(grid.tiling(k).blockTile * anchors->instruction.inputType.getIntOrFloatBitWidth() / 8);
     if (swizzle == 0) return;
-    // The anchors decide the rest (kind, types, the warpgroups' tiling); a miss is no error.
     mma.setWarpgroup(true);
-    bool fits;
-    {
-      ScopedDiagnosticHandler silence(mma.getContext(), [](Diagnostic&) { return success(); });
-      fits = succeeded(mmaAnchors(mma, grid));
-    }
-    if (!fits) {
-      mma.setWarpgroup(false);
-      return;
-    }
     OpBuilder b(mma.getContext());
     for (dialect::AllocateOp tile : {lhsTile, rhsTile}) {
       tile.setPaddingAttr(b.getI64IntegerAttr(0));
