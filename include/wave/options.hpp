@@ -53,8 +53,9 @@ struct CompileOptions {
   // the pipelining off.
   int pipeline_stages = 0;
   // On sm_90a, run the mmas that fit on Hopper's warpgroup tensor-core instructions (wgmma:
-  // both operands staged in shared tiles, whole warpgroups of 4 waves splitting the
-  // workgroup tile into 64-row strips); false keeps every mma on mma.sync.
+  // B, and A unless the loop computes it, read from swizzled shared tiles; whole
+  // warpgroups of 4 waves splitting the workgroup tile into 64-row strips; see
+  // docs/language.md); false keeps every mma on mma.sync.
   bool warpgroup_mma = true;
 };
 

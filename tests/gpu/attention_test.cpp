@@ -81,18 +81,21 @@ CompileOptions static_options(const Case& c, int block_m = 128, int block_k2 = 6
 
 }  // namespace
 
-TEST_CASE("flash attention, f32 out: S in {128, 1000, 4096}, D in {64, 128}, causal and not",
+TEST_CASE("flash attention, f32 out: S in {128, 1000, 4096}, D in {64, 128}, causal and not, wgmma and mma.sync",
           "[gpu][attention]") {
   std::mt19937 rng(Catch::rngSeed());
-  for (int d : {64, 128})
-    for (bool causal : {false, true})
-      for (Case c : {Case{2, 3, 128, 128, d, causal}, Case{1, 2, 1000, 1000, d, causal},
-                     Case{1, 2, 4096, 4096, d, causal}}) {
-        INFO("B x H x S x D = " << c.b << " x " << c.h << " x " << c.m << " x " << c.d
-                                << (causal ? ", causal" : ""));
-        const auto attention = compile(ex::make_kernel({.head_dim = d, .causal = causal}), static_options(c));
-        CHECK(wrong_elements<float>(attention, c, {}, rng) == 0);
-      }
+  for (bool warpgroup : {true, false})
+    for (int d : {64, 128})
+      for (bool causal : {false, true})
+        for (Case c : {Case{2, 3, 128, 128, d, causal}, Case{1, 2, 1000, 1000, d, causal},
+                       Case{1, 2, 4096, 4096, d, causal}}) {
+          INFO("B x H x S x D = " << c.b << " x " << c.h << " x " << c.m << " x " << c.d
+                                  << (causal ? ", causal" : "") << (warpgroup ? ", wgmma" : ", mma.sync"));
+          CompileOptions options = static_options(c);
+          options.warpgroup_mma = warpgroup;
+          const auto attention = compile(ex::make_kernel({.head_dim = d, .causal = causal}), options);
+          CHECK(wrong_elements<float>(attention, c, {}, rng) == 0);
+        }
 }
 
 TEST_CASE("flash attention, f16 out, and other tilings", "[gpu][attention]") {

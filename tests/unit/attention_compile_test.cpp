@@ -76,22 +76,35 @@ Error compile_error(const Kernel& kernel, const CompileOptions& how) {
 
 }  // namespace
 
-TEST_CASE("flash attention compiles to mma.sync, shuffles and transposing ldmatrix", "[compile][attention]") {
+TEST_CASE("flash attention compiles to wgmma or mma.sync, shuffles and transposing ldmatrix", "[compile][attention]") {
   struct Case {
     int d, s;
-    bool causal;
+    bool causal, warpgroup;
   };
-  for (Case c : {Case{128, 4096, false}, Case{64, 1000, true}}) {
-    INFO("D " << c.d << ", S " << c.s << (c.causal ? ", causal" : ""));
-    const auto k = compile(ex::make_kernel({.head_dim = c.d, .causal = c.causal}), options(c.d, c.s));
+  for (Case c : {Case{128, 4096, false, true}, Case{64, 1000, true, true}, Case{128, 4096, false, false},
+                 Case{64, 1000, true, false}}) {
+    INFO("D " << c.d << ", S " << c.s << (c.causal ? ", causal" : "") << (c.warpgroup ? ", wgmma" : ", mma.sync"));
+    CompileOptions o = options(c.d, c.s);
+    o.warpgroup_mma = c.warpgroup;
+    const auto k = compile(ex::make_kernel({.head_dim = c.d, .causal = c.causal}), o);
     const std::string& ptx = k.ptx().ptx;
     // One key loop: the masks (a partial last tile, those a causal mask cuts) under a
     // branch inside it (wave-mask-partial-tiles), not a second copy of the loop.
     const int loops = 1;
-    // Per key tile of 64 and wave of 16 queries: S = Q K^T is 8 column tiles x D/16 steps,
-    // O += P V is D/8 column tiles x 4 steps.
-    CHECK(count(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == loops * (8 * (c.d / 16) + (c.d / 8) * 4));
-    CHECK(count(ptx, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == loops * (c.d / 16) * 4);
+    // Per key tile of 64, on warpgroups (64 queries each): S = Q K^T is one m64n64k16 wgmma
+    // per k16 step of D (Q from its swizzled tile, filled once before the loop, at D 64
+    // too: no registers hold it), O += P V one m64nDk16 per k16 step of the keys, P from
+    // S's registers and V read transposed from its tile; each batch waited for at once
+    // (the loop reads S, and rescales O before the next). On mma.sync, per wave of 16
+    // queries: S is 8 column tiles x D/16 steps, O D/8 column tiles x 4 steps, V through
+    // transposing ldmatrix.
+    const int syncs = c.warpgroup ? 0 : 8 * (c.d / 16) + (c.d / 8) * 4;
+    CHECK(count(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == loops * syncs);
+    CHECK(count(ptx, "wgmma.mma_async.sync.aligned") == (c.warpgroup ? loops * (c.d / 16 + 4) : 0));
+    CHECK(count(ptx, "wgmma.mma_async.sync.aligned.m64n" + std::to_string(c.d) + "k16.f32.f16.f16") ==
+          (c.warpgroup ? loops * (c.d == 64 ? c.d / 16 + 4 : 4) : 0));
+    CHECK(count(ptx, "wgmma.wait_group.sync.aligned") == (c.warpgroup ? 2 * loops : 0));
+    CHECK(count(ptx, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == (c.warpgroup ? 0 : loops * (c.d / 16) * 4));
     // Max and sum over each lane's two rows: two xor shuffles each.
     CHECK(count(ptx, "shfl.sync.bfly.b32") == loops * 2 * 2 * 2);
     CHECK(count(ptx, "cp.async.cg.shared.global") > 0);
@@ -104,7 +117,7 @@ TEST_CASE("flash attention compiles to mma.sync, shuffles and transposing ldmatr
   // f16 out, other tiles, and every dim but the head dims at launch.
   CHECK_THAT(compile(ex::make_kernel<f16>(), options(128, 1000)).ptx().ptx, Contains("cvt.rn.f16.f32"));
   CHECK_THAT(compile(ex::make_kernel({.head_dim = 64, .waves = 4}), options(64, 333, 64, 32)).ptx().ptx,
-             Contains("mma.sync"));
+             Contains("wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16"));
   const auto dynamic = compile(ex::make_kernel({.head_dim = 64, .causal = true}),
                                {.subs = {{ex::K1, 64}, {ex::N, 64}, {ex::BLOCK_M, 128}, {ex::BLOCK_K2, 128}},
                                 .cache = false});

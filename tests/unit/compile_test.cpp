@@ -302,9 +302,12 @@ TEST_CASE("GEMM variants compile to PTX with wgmma on warpgroups", "[compile][ge
   CHECK_THAT(ptx_of(compile(ex::make_variant<bf16, f32>(), base)),
              Contains("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"));
   CHECK_THAT(ptx_of(compile(ex::make_variant<bf16, bf16>(), base)), Contains("wgmma.mma_async"));
-  // B stored [K, N]: its tile's rows run along N, which wgmma would read transposed (not
-  // yet): mma.sync.
-  CHECK_THAT(ptx_of(compile(ex::make_variant<f16, f32, true>(), base)), Contains("mma.sync"));
+  // B stored [K, N]: its tile's rows run along N, which wgmma reads transposed (MN-major:
+  // the instruction's last immediate, imm-trans-b, is 1).
+  const std::string mnMajor = ptx_of(compile(ex::make_variant<f16, f32, true>(), base));
+  CHECK_THAT(mnMajor, Contains("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"));
+  CHECK_THAT(mnMajor, Contains("p, 1,  1, 0,  1;"));
+  CHECK_FALSE(mnMajor.find("mma.sync") != std::string::npos);
   CompileOptions batched = base;
   batched.subs.push_back({ex::BATCH, 8});
   CHECK_THAT(ptx_of(compile(ex::make_variant<f16, f32, false, true>(), batched)), Contains("wgmma.mma_async"));
@@ -387,12 +390,13 @@ TEST_CASE("GEMM with aligned K: cp.async in stages, ldmatrix fragments, dynamic 
 namespace {
 // compile()'s error for `kernel` with the GEMM example's symbols at these values.
 template <class K>
-Error gemm_error(const K& kernel, int block_m, int block_n, int block_k) {
+Error gemm_error(const K& kernel, int block_m, int block_n, int block_k, bool warpgroup_mma = true) {
   namespace ex = examples::gemm;
   try {
     (void)compile(kernel, {.subs = {{ex::M, 256}, {ex::N, 256}, {ex::K, 256}, {ex::BLOCK_M, block_m},
                                     {ex::BLOCK_N, block_n}, {ex::BLOCK_K, block_k}},
-                           .cache = false});
+                           .cache = false,
+                           .warpgroup_mma = warpgroup_mma});
   } catch (const Error& e) {
     return e;
   }
@@ -433,8 +437,9 @@ TEST_CASE("Assumptions reach the compiler: dynamic dims assumed whole tiles lose
 }
 
 TEST_CASE("GEMM bad input: an MMA tile that does not divide the wave tile", "[compile][gemm][error]") {
-  // BLOCK_M = 40 gives waves of 20 rows; mma.sync tiles are 16 rows.
-  const Error e = gemm_error(examples::gemm::make_variant<f16, f32>(), 40, 64, 32);
+  // BLOCK_M = 40 gives waves of 20 rows; mma.sync tiles are 16 rows. (wgmma takes it,
+  // transposed: warpgroups of 64 rows of N, 40 columns of M.)
+  const Error e = gemm_error(examples::gemm::make_variant<f16, f32>(), 40, 64, 32, false);
   CHECK(e.kernel() == "gemm");
   CHECK(e.op() == "wave.mma");
   CHECK(e.line() > 0);

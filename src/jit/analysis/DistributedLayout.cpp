@@ -587,10 +587,17 @@ LayoutAttr warpgroupLayout(MLIRContext* ctx, const MMAOperandLayout& fragment, i
   AffineExpr wave = getAffineConstantExpr(0, ctx);
   for (auto [axis, stride] : llvm::enumerate(waveAxisStrides(waves)))
     wave = wave + getAffineDimExpr(4 + axis, ctx) * stride;
-  AffineExpr warp = wave % 4, group = wave.floorDiv(4);
+  // One warpgroup: its warps are the waves. Where warpgroups hold one 64-row strip each,
+  // warp q of group g starts 16 (4g + q) rows in: stated as 16 w, the form mma.sync's
+  // layouts over waves take, so that values computed from both compare equal.
+  const bool oneGroup = llvm::product_of(waves) == 4;
+  AffineExpr warp = oneGroup ? wave : wave % 4, group = oneGroup ? getAffineConstantExpr(0, ctx) : wave.floorDiv(4);
   AffineMap inTile = fragment.map.replaceDimsAndSymbols({lane, e}, {}, 4 + waves.size(), 0);
-  AffineExpr row = group * p.groupRows + tr * p.rowStep + inTile.getResult(0);
-  if (p.warpRows) row = row + warp * 16;
+  AffineExpr row = tr * p.rowStep + inTile.getResult(0);
+  if (p.warpRows && p.groupRows == 64)
+    row = row + wave * 16;
+  else
+    row = row + group * p.groupRows + (p.warpRows ? warp * 16 : getAffineConstantExpr(0, ctx));
   AffineExpr col = group * p.groupCols + tc * p.colStep + inTile.getResult(1);
   auto map = AffineMap::get(4 + waves.size(), 0, {row, col}, ctx);
   return LayoutAttr::get(ctx, {p.tileRows, p.tileCols, fragment.elementsPerLane()}, {lanes}, waves,

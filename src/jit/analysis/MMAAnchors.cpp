@@ -20,40 +20,97 @@ std::optional<dialect::MMAKind> kindOf(dialect::MmaOp op) {
   return std::nullopt;
 }
 
+// The dims that reductions of values computed from `product` reduce, through the loops
+// that carry them.
+llvm::SmallDenseSet<StringRef> dimsReducedFrom(Value product) {
+  llvm::SmallDenseSet<StringRef> dims;
+  SmallVector<Value> work{product};
+  DenseSet<Value> seen{product};
+  auto push = [&](Value v) {
+    if (seen.insert(v).second) work.push_back(v);
+  };
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (OpOperand& use : v.getUses()) {
+      Operation* user = use.getOwner();
+      if (use.getOperandNumber() == 0) {
+        if (auto max = dyn_cast<dialect::ReduceMaxOp>(user)) dims.insert(max.getDim());
+        if (auto sum = dyn_cast<dialect::ReduceSumOp>(user)) dims.insert(sum.getDim());
+      }
+      if (auto loop = isa<dialect::YieldOp>(user) ? dyn_cast<dialect::IterateOp>(user->getParentOp()) : nullptr) {
+        push(loop->getResult(use.getOperandNumber()));
+        push(loop.getBody().front().getArgument(use.getOperandNumber()));
+      }
+      for (Value r : user->getResults()) push(r);
+    }
+  }
+  return dims;
+}
+
 // A warpgroup mma's anchors (wave.mma's `warpgroup`): `a` with its instruction and
-// contraction tiles set; the layouts follow the warpgroups' split of the tile.
+// contraction tiles set; the layouts follow the warpgroups' split of the tile. Transposed,
+// the instruction's rows are the op's columns: its A reads rhs, its B lhs.
 FailureOr<MMAAnchors> warpgroupAnchors(dialect::MmaOp op, dialect::MMAKind kind, const KernelGrid& grid,
                                        bool foldsApart, MMAAnchors a, ArrayRef<StringRef> lhsDims,
                                        ArrayRef<StringRef> rhsDims, ArrayRef<StringRef> accDims) {
   MLIRContext* ctx = op.getContext();
   const MMALayout& mma = a.instruction;
   const WaveGrid& waves = grid.waves;
-  if (a.transposed || foldsApart || mma.accType != Float32Type::get(ctx) || mma.m != 16 || mma.k != 16)
-    return op.emitOpError("expected a warpgroup mma with f32 accumulators, as written (not transposed) and the "
-                          "whole contraction tile per wave, but found ")
-           << dialect::stringifyMMAKind(kind) << (a.transposed ? ", transposed" : "")
-           << (foldsApart ? ", its waves folding the loop apart" : "");
+  if (foldsApart || mma.accType != Float32Type::get(ctx) || mma.m != 16 || mma.k != 16)
+    return op.emitOpError("expected a warpgroup mma with f32 accumulators and the whole contraction tile per wave, "
+                          "but found ")
+           << dialect::stringifyMMAKind(kind) << (foldsApart ? ", its waves folding the loop apart" : "");
+  const StringRef rows = a.transposed ? a.n : a.m, cols = a.transposed ? a.m : a.n;
   std::string why;
-  auto tiling = warpgroupTiling(waves.count(), grid.tiling(a.m).blockTile, grid.tiling(a.n).blockTile, why);
+  auto tiling = warpgroupTiling(waves.count(), grid.tiling(rows).blockTile, grid.tiling(cols).blockTile, why);
   if (failed(tiling)) return op.emitOpError("is a warpgroup mma: expected ") << why;
   const WarpgroupTiling& t = *tiling;
+  // B comes from a swizzled shared tile (wave-select-warpgroup-mma's); one that holds the
+  // columns innermost (MN-major) is read in whole swizzle rows per instruction.
+  dialect::AllocateOp bTile = swizzledTileOf(a.transposed ? op.getLhs() : op.getRhs());
+  if (!bTile)
+    return op.emitOpError("is a warpgroup mma: expected its ")
+           << (a.transposed ? "lhs" : "rhs") << " (the instruction's B) to be read from a swizzled shared tile";
+  // An A from registers is one the mma's block computes (attention's P, each key tile):
+  // values from outside its loop (a hoisted read) are not taken in registers.
+  Value aOperand = a.transposed ? op.getRhs() : op.getLhs();
+  if (!swizzledTileOf(aOperand) && aOperand.getParentBlock() != op->getBlock())
+    return op.emitOpError("is a warpgroup mma: expected its ")
+           << (a.transposed ? "rhs" : "lhs") << " (the instruction's A) read from a swizzled shared tile or computed "
+           << "beside it, but it comes from outside its block";
+  const int64_t rowElements = *bTile.getSwizzle() * 8 / mma.inputType.getIntOrFloatBitWidth();
+  if (bTile.getResult().getType().getDimNames().back() == cols && t.instructionCols % rowElements != 0)
+    return op.emitOpError("is a warpgroup mma: expected instructions of a multiple of ")
+           << rowElements << " columns of " << cols << " (stored innermost, " << *bTile.getSwizzle()
+           << "-byte swizzle), but found " << t.instructionCols;
+  // Reductions of the product stay within each wave's rows, as the lowering's are: not
+  // over the rows (wgmma's warps split each strip's), nor over columns that warpgroups split.
+  const llvm::SmallDenseSet<StringRef> reduced = dimsReducedFrom(op.getResult());
+  if (reduced.contains(rows) || (reduced.contains(cols) && !t.splitsRows && t.groups > 1))
+    return op.emitOpError("is a warpgroup mma: expected its product reduced only along a dim each wave holds whole, "
+                          "but it is reduced along ")
+           << (reduced.contains(rows) ? rows : cols) << ", which its warpgroups' waves split";
   a.warpgroup = t;
   a.tilesM = t.strips();
   a.tilesN = t.cols / 8;
   const int64_t groupRows = t.splitsRows ? t.rows : 0, groupCols = t.splitsRows ? 0 : t.cols;
-  a.lhs = placeLayout(warpgroupLayout(ctx, mma.a, mma.lanes, waves.waves,
-                                      {a.tilesM, 64, a.tilesK, mma.k, true, groupRows, 0}),
-                      {a.m, a.k}, lhsDims);
-  a.rhs = placeLayout(warpgroupLayout(ctx, mma.b, mma.lanes, waves.waves,
-                                      {a.tilesN, 8, a.tilesK, mma.k, false, groupCols, 0}),
-                      {a.n, a.k}, rhsDims);
+  LayoutAttr instrA = warpgroupLayout(ctx, mma.a, mma.lanes, waves.waves, {t.strips(), 64, a.tilesK, mma.k, true, groupRows, 0});
+  LayoutAttr instrB = warpgroupLayout(ctx, mma.b, mma.lanes, waves.waves, {a.tilesN, 8, a.tilesK, mma.k, false, groupCols, 0});
+  a.lhs = placeLayout(a.transposed ? instrB : instrA, {a.transposed ? cols : rows, a.k}, lhsDims);
+  a.rhs = placeLayout(a.transposed ? instrA : instrB, {a.transposed ? rows : cols, a.k}, rhsDims);
   a.acc = placeLayout(warpgroupLayout(ctx, mma.c, mma.lanes, waves.waves,
-                                      {a.tilesM, 64, a.tilesN, 8, true, groupRows, groupCols}),
-                      {a.m, a.n}, accDims);
+                                      {t.strips(), 64, a.tilesN, 8, true, groupRows, groupCols}),
+                      {rows, cols}, accDims);
   return a;
 }
 
 }  // namespace
+
+dialect::AllocateOp swizzledTileOf(Value operand) {
+  auto read = operand.getDefiningOp<dialect::ReadOp>();
+  auto tile = read ? read.getMemory().getDefiningOp<dialect::AllocateOp>() : nullptr;
+  return tile && tile.getSwizzle() ? tile : nullptr;
+}
 
 FailureOr<WarpgroupTiling> warpgroupTiling(int64_t waves, int64_t blockM, int64_t blockN, std::string& why) {
   if (waves % 4 != 0) {

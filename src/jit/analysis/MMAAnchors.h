@@ -36,6 +36,10 @@ mlir::FailureOr<WarpgroupTiling> warpgroupTiling(int64_t waves, int64_t blockM, 
 // widest of 128, 64 and 32 that rows fill whole; 0 where none does.
 int64_t warpgroupSwizzle(int64_t rowBytes);
 
+// The swizzled shared tile (wave.allocate's `swizzle`) `operand` is a read of, if any:
+// a warpgroup mma's operand that wgmma reads itself.
+dialect::AllocateOp swizzledTileOf(mlir::Value operand);
+
 struct MMAAnchors {
   MMALayout instruction;
   // The op is `transposed` (wave.mma's attribute): the instruction computes acc^T, its A
@@ -49,9 +53,11 @@ struct MMAAnchors {
   // fragment] when transposed.
   int64_t tilesM = 0, tilesN = 0, tilesK = 0;
   llvm::StringRef m, n, k;
-  // Set for a warpgroup mma: lhs registers are then [strips, tilesK, A fragment], rhs
-  // [cols / 8, tilesK, B fragment], acc [strips, cols / 8, C fragment] (see
-  // warpgroupLayout); the operands are never loaded into them (wgmma reads the tiles).
+  // Set for a warpgroup mma, whose tiling is over the instruction's rows and columns (the
+  // op's n and m when transposed): the instruction's A registers are then [strips, tilesK,
+  // A fragment], B's [cols / 8, tilesK, B fragment], acc [strips, cols / 8, C fragment]
+  // (see warpgroupLayout; tilesM and tilesN count strips and columns / 8); the operands
+  // are never loaded into them (wgmma reads the tiles).
   std::optional<WarpgroupTiling> warpgroup;
 
   // The instruction operand whose registers each of the op's operands fills.

@@ -1,19 +1,24 @@
 //===- DistributeWarpgroupMma.cpp - wave.mma as Hopper wgmma ---------------===//
 //
-// A warpgroup mma (wave-select-warpgroup-mma) reads its operands from their swizzled
-// shared tiles through 64-bit matrix descriptors: per k16 step, one wgmma m64nNk16 per
-// 64-row strip of the warpgroup's rows and per instruction's columns, all issued between
-// one wgmma.fence and one commit, then waited for. The accumulator's registers are the
-// instructions' own (analysis/MMAAnchors: [strips, cols / 8, 4] per thread).
+// A warpgroup mma (wave-select-warpgroup-mma) reads its B operand, and its A where that is
+// a tile too, from their swizzled shared tiles through 64-bit matrix descriptors, K-major
+// or MN-major as the tile stores them; an A the kernel computed (attention's P) comes from
+// the registers of the A layout. Per k16 step, one wgmma m64nNk16 per 64-row strip of the
+// warpgroup's rows and per instruction's columns, all issued between one wgmma.fence and
+// one commit, then waited for. The accumulator's registers are the instructions' own
+// (analysis/MMAAnchors: [strips, cols / 8, 4] per thread).
 //
 //===----------------------------------------------------------------------===//
 
+#include "analysis/ScoreMasks.h"
 #include "lowering/Distributor.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <string>
 
 namespace wave::jit::distribution {
 
@@ -28,91 +33,217 @@ std::optional<NVVM::WGMMATypes> wgmmaType(Type t) {
   return std::nullopt;
 }
 
+// wgmma with A from registers, which the NVVM op does not take: its PTX as inline
+// assembly, the accumulators tied in and out.
+Value wgmmaFromRegisters(OpBuilder& b, Location loc, LLVM::LLVMStructType result, Value acc, ArrayRef<Value> a,
+                         Value bDescriptor, int64_t n, Type input, bool scaleAcc, bool transposeB) {
+  const int64_t count = static_cast<int64_t>(result.getBody().size());
+  std::string type = input.isF16() ? "f16" : "bf16";
+  std::string ptx = "{\n.reg .pred p;\nsetp.ne.b32 p, " + std::to_string(scaleAcc ? 1 : 0) +
+                    ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + type + "." + type +
+                    " {";
+  std::string constraints;
+  SmallVector<Value> operands;
+  for (int64_t i = 0; i < count; ++i) {
+    ptx += (i ? ", $" : "$") + std::to_string(i);
+    constraints += "=f,";
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, ArrayRef<int64_t>{i}));
+    constraints += std::to_string(i) + ",";
+  }
+  ptx += "}, {";
+  for (auto [i, r] : llvm::enumerate(a)) {
+    ptx += (i ? ", $" : "$") + std::to_string(2 * count + i);
+    operands.push_back(r);
+    constraints += "r,";
+  }
+  ptx += "}, $" + std::to_string(2 * count + a.size()) + ", p, 1, 1, " + (transposeB ? "1" : "0") + ";\n}";
+  operands.push_back(bDescriptor);
+  constraints += "l";
+  return LLVM::InlineAsmOp::create(b, loc, result, operands, ptx, constraints, /*has_side_effects=*/true,
+                                   /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                                   LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+                                   /*operand_attrs=*/ArrayAttr())
+      .getRes();
+}
+
+// `values` passed through an empty side-effecting asm statement: its results are the same
+// registers, but code using them cannot move above it, nor code computing them below.
+// wgmma reads its accumulators and A registers, and writes its results, asynchronously,
+// between wgmma.fence and wgmma.wait_group, which take no operands: fenced so, the
+// registers are written before the one and read after the other.
+SmallVector<Value> fenceRegisters(OpBuilder& b, Location loc, ValueRange values) {
+  std::string constraints;
+  SmallVector<Type> types;
+  for (Value v : values) {
+    constraints += v.getType().isF32() ? "=f," : "=r,";
+    types.push_back(v.getType());
+  }
+  for (size_t i = 0; i < values.size(); ++i) constraints += std::to_string(i) + (i + 1 < values.size() ? "," : "");
+  auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  Value fenced = LLVM::InlineAsmOp::create(b, loc, result, values, "", constraints, /*has_side_effects=*/true,
+                                           /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                                           LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+                                           /*operand_attrs=*/ArrayAttr())
+                     .getRes();
+  SmallVector<Value> out;
+  for (size_t i = 0; i < values.size(); ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, fenced, ArrayRef<int64_t>{static_cast<int64_t>(i)}));
+  return out;
+}
+
+// A struct's elements, fenced (fenceRegisters), as the struct again.
+Value fenceStruct(OpBuilder& b, Location loc, Value packed) {
+  auto type = cast<LLVM::LLVMStructType>(packed.getType());
+  SmallVector<Value> elements;
+  for (size_t i = 0; i < type.getBody().size(); ++i)
+    elements.push_back(LLVM::ExtractValueOp::create(b, loc, packed, ArrayRef<int64_t>{static_cast<int64_t>(i)}));
+  Value out = LLVM::PoisonOp::create(b, loc, type);
+  for (auto [i, v] : llvm::enumerate(fenceRegisters(b, loc, elements)))
+    out = LLVM::InsertValueOp::create(b, loc, out, v, ArrayRef<int64_t>{static_cast<int64_t>(i)});
+  return out;
+}
+
 }  // namespace
 
 LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors& a) {
   const WarpgroupTiling& t = *a.warpgroup;
-  auto lhsRead = op.getLhs().getDefiningOp<dialect::ReadOp>(), rhsRead = op.getRhs().getDefiningOp<dialect::ReadOp>();
-  if (!lhsRead || !rhsRead || !warpgroupOperands_.contains(op.getLhs()) || !warpgroupOperands_.contains(op.getRhs()))
-    return op.emitOpError("expected a warpgroup mma's operands to be read from swizzled shared tiles (wave-select-"
-                          "warpgroup-mma sets them up), but found others");
-  // Past the contraction dim's end both tiles hold zeros (their fills read none there).
-  if (mayOverrun(a.k) && (!zeroFilledPastEnd(op.getLhs()) || !zeroFilledPastEnd(op.getRhs())))
+  // The instruction's rows and A, its columns and B: the op's, swapped when transposed.
+  const Value aValue = a.transposed ? op.getRhs() : op.getLhs(), bValue = a.transposed ? op.getLhs() : op.getRhs();
+  const StringRef rowsDim = a.transposed ? a.n : a.m, colsDim = a.transposed ? a.m : a.n;
+  const LayoutAttr aLayout = a.transposed ? a.rhs : a.lhs;
+  if (!warpgroupOperands_.contains(bValue))
+    return op.emitOpError("expected a warpgroup mma's B operand to be read from a swizzled shared tile (wave-select-"
+                          "warpgroup-mma sets it up), but found another value");
+  const bool aFromTile = warpgroupOperands_.contains(aValue);
+  // Past the contraction dim's end the tiles hold zeros (their fills read none there);
+  // registers of A get them.
+  if (mayOverrun(a.k) && (!zeroFilledPastEnd(bValue) || (aFromTile && !zeroFilledPastEnd(aValue))))
     return op.emitOpError("expected tiles zero-filled past the end of ") << a.k << " for a warpgroup mma";
   std::optional<NVVM::WGMMATypes> inputType = wgmmaType(a.instruction.inputType);
   if (!inputType) return op.emitOpError("expected f16 or bf16 operands for a warpgroup mma");
+  Value aRegisters;
+  if (!aFromTile) {
+    aRegisters = lookup(aValue);
+    if (mayOverrun(a.k) && !zeroFilledPastEnd(aValue))
+      aRegisters = zeroPastEnd(aRegisters, aLayout, dimIndex(dimsOf(aValue), a.k), a.k);
+  }
   MLIRContext* ctx = b_.getContext();
   Type i64 = b_.getI64Type();
   auto constant = [&](int64_t v) { return arith::ConstantIntOp::create(b_, loc_, i64, v).getResult(); };
   const int64_t bytes = a.instruction.inputType.getIntOrFloatBitWidth() / 8;
 
-  // Descriptor of a tile's matrix starting `rowOffset` rows in (a value; none: row 0), to
-  // which each instruction's constant offset (a multiple of 16 bytes) adds.
+  // A tile's descriptor at the warpgroup's part of it, to which each instruction's constant
+  // offset (a multiple of 16 bytes) adds. The tile is stored in rows of its innermost dim,
+  // `rowElements` of them per swizzle row, the rows `rows` long: K-major where that dim is
+  // the contraction dim (k steps within a row; 8-row groups SBO apart), MN-major where it is
+  // the instruction's rows or columns (8-row groups of k SBO apart, swizzle rows of the
+  // MN dim LBO apart).
   struct Tile {
     Value descriptor;
-    int64_t rows, swizzle;
+    int64_t rows, rowElements;
+    bool mnMajor;
+    // Elements from the tile's start to (mn, k).
+    int64_t offset(int64_t mn, int64_t k) const {
+      const int64_t fast = mnMajor ? mn : k, strided = mnMajor ? k : mn;
+      return fast / rowElements * rows * rowElements + strided * rowElements + fast % rowElements;
+    }
   };
-  auto tileDescriptor = [&](dialect::ReadOp read, StringRef rowDim, Value rowOffset) -> Tile {
-    auto alloc = read.getMemory().getDefiningOp<dialect::AllocateOp>();
+  // The warpgroup's part starts g * part along the MN dim; g = wave / 4.
+  Value group = t.groups > 1 ? threadIndex(getAffineDimExpr(1, ctx).floorDiv(4)) : Value();
+  auto tileDescriptor = [&](Value operand, StringRef mnDim, int64_t part) -> Tile {
+    dialect::AllocateOp alloc = swizzledTileOf(operand);
     const int64_t swizzle = static_cast<int64_t>(*alloc.getSwizzle());
-    Value memref = memrefs_.lookup(read.getMemory());
+    Tile tile;
+    tile.mnMajor = alloc.getResult().getType().getDimNames().back() == mnDim;
+    tile.rows = grid_.tiling(tile.mnMajor ? a.k : mnDim).blockTile;
+    tile.rowElements = swizzle / bytes;
     // The address, taken where the tile is read (wave-pipeline-shared-copies moves it to
     // each iteration's copy, wave-insert-barriers counts it as the read).
+    Value memref = memrefs_.lookup(operand.getDefiningOp<dialect::ReadOp>().getMemory());
     Value address = memref::ExtractAlignedPointerAsIndexOp::create(b_, loc_, memref);
-    if (rowOffset) address = arith::AddIOp::create(b_, loc_, address, arith::MulIOp::create(b_, loc_, rowOffset, index(swizzle)));
+    if (group && part)
+      address = arith::AddIOp::create(b_, loc_, address,
+                                      arith::MulIOp::create(b_, loc_, group, index(tile.offset(part, 0) * bytes)));
     Value field = arith::IndexCastOp::create(b_, loc_, i64, address);
     field = arith::AndIOp::create(b_, loc_, arith::ShRUIOp::create(b_, loc_, field, constant(4)), constant(0x3FFF));
-    // Leading byte offset unused by swizzled K-major tiles (1 by convention); stride byte
-    // offset: from one 8-row group to the next.
-    const uint64_t fixed = (uint64_t{1} << 16) | (uint64_t(8 * swizzle >> 4) << 32) |
-                           (uint64_t(swizzleMode(swizzle)) << 62);
-    return {arith::OrIOp::create(b_, loc_, field, constant(static_cast<int64_t>(fixed))),
-            grid_.tiling(rowDim).blockTile, swizzle};
+    const uint64_t leading = tile.mnMajor ? uint64_t(tile.rows * swizzle) >> 4 : 1;  // K-major: unused, 1
+    const uint64_t fixed = (leading << 16) | (uint64_t(8 * swizzle >> 4) << 32) | (uint64_t(swizzleMode(swizzle)) << 62);
+    tile.descriptor = arith::OrIOp::create(b_, loc_, field, constant(static_cast<int64_t>(fixed)));
+    return tile;
   };
-  // The warpgroup's rows or columns start g * part in; g = wave / 4.
-  Value group = threadIndex(getAffineDimExpr(1, ctx).floorDiv(4));
-  Value groupRows = t.splitsRows && t.groups > 1 ? arith::MulIOp::create(b_, loc_, group, index(t.rows)).getResult() : Value();
-  Value groupCols = !t.splitsRows && t.groups > 1 ? arith::MulIOp::create(b_, loc_, group, index(t.cols)).getResult() : Value();
-  Tile lhs = tileDescriptor(lhsRead, a.m, groupRows), rhs = tileDescriptor(rhsRead, a.n, groupCols);
-  // Instruction (row, k step)'s matrix: column block, row, then the k step's 32 bytes.
-  auto descriptor = [&](const Tile& tile, int64_t row, int64_t kk) {
-    const int64_t kBytes = kk * a.instruction.k * bytes;
-    const int64_t offset = (kBytes / tile.swizzle * tile.rows + row) * tile.swizzle + kBytes % tile.swizzle;
+  std::optional<Tile> aTile;
+  if (aFromTile) aTile = tileDescriptor(aValue, rowsDim, t.splitsRows ? t.rows : 0);
+  const Tile bTile = tileDescriptor(bValue, colsDim, t.splitsRows ? 0 : t.cols);
+  auto descriptor = [&](const Tile& tile, int64_t mn, int64_t kk) {
+    const int64_t offset = tile.offset(mn, kk * a.instruction.k) * bytes;
     return offset == 0 ? tile.descriptor : arith::AddIOp::create(b_, loc_, tile.descriptor, constant(offset >> 4)).getResult();
   };
+  // A's registers for (strip, k step): the A fragment's pairs of 16-bit elements as 32-bit
+  // registers, in the order mma.sync takes them (analysis/MMALayout).
+  auto aFragment = [&](int64_t s, int64_t kk) {
+    SmallVector<Value> regs;
+    const int64_t perLane = a.instruction.a.elementsPerLane(), first = (s * a.tilesK + kk) * perLane;
+    for (int64_t r = 0; r < perLane; r += 2) {
+      Value pair = vector::ExtractStridedSliceOp::create(b_, loc_, aRegisters, ArrayRef<int64_t>{first + r},
+                                                        ArrayRef<int64_t>{2}, ArrayRef<int64_t>{1});
+      regs.push_back(LLVM::BitcastOp::create(b_, loc_, b_.getI32Type(), pair));
+    }
+    return regs;
+  };
 
-  // The accumulator's registers per (strip, instruction), as the instruction's struct.
+  // The accumulator's registers per (strip, instruction), as the instruction's struct. An
+  // accumulator of zeros (attention's scores start from them) is never read: the first k
+  // step's instructions overwrite it (scale-d 0).
   Value acc = lookup(op.getAcc());
+  const bool zeroAcc = splatValue(op.getAcc()) == 0.0;
   const int64_t perInstruction = t.instructionCols / 2, perStrip = t.cols / 2;
   auto structType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(perInstruction, b_.getF32Type()));
   SmallVector<Value> accs;
   for (int64_t s = 0; s < t.strips(); ++s)
     for (int64_t i = 0; i < t.instructions(); ++i) {
       Value packed = LLVM::PoisonOp::create(b_, loc_, structType);
-      for (int64_t e = 0; e < perInstruction; ++e) {
+      for (int64_t e = 0; e < perInstruction && !zeroAcc; ++e) {
         Value x = vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{s * perStrip + i * perInstruction + e});
         packed = LLVM::InsertValueOp::create(b_, loc_, packed, x, ArrayRef<int64_t>{e});
       }
       accs.push_back(packed);
     }
+  if (!zeroAcc)
+    for (Value& packed : accs) packed = fenceStruct(b_, loc_, packed);
+  SmallVector<SmallVector<Value>> fromRegisters;
+  if (!aTile)
+    for (int64_t kk = 0; kk < a.tilesK; ++kk)
+      for (int64_t s = 0; s < t.strips(); ++s) fromRegisters.push_back(fenceRegisters(b_, loc_, aFragment(s, kk)));
   // Shared memory written by ordinary stores (and cp.async) is read by wgmma through the
   // async proxy: fenced first.
   NVVM::FenceProxyOp::create(b_, loc_, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
                              NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
   NVVM::WgmmaFenceAlignedOp::create(b_, loc_);
   auto shape = NVVM::MMAShapeAttr::get(ctx, 64, t.instructionCols, a.instruction.k);
+  const auto layoutA = aTile && aTile->mnMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+  const auto layoutB = bTile.mnMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
   for (int64_t kk = 0; kk < a.tilesK; ++kk)
-    for (int64_t s = 0; s < t.strips(); ++s)
+    for (int64_t s = 0; s < t.strips(); ++s) {
       for (int64_t i = 0; i < t.instructions(); ++i) {
         Value& d = accs[s * t.instructions() + i];
-        d = NVVM::WgmmaMmaAsyncOp::create(
-            b_, loc_, structType, d, descriptor(lhs, 64 * s, kk), descriptor(rhs, i * t.instructionCols, kk), shape,
-            *inputType, *inputType, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
-            NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row, NVVM::MMALayout::col, /*satfinite=*/nullptr);
+        const bool scaleAcc = !(zeroAcc && kk == 0);
+        Value bDescriptor = descriptor(bTile, i * t.instructionCols, kk);
+        d = aTile ? NVVM::WgmmaMmaAsyncOp::create(
+                        b_, loc_, structType, d, descriptor(*aTile, 64 * s, kk), bDescriptor, shape, *inputType,
+                        *inputType, NVVM::WGMMATypes::f32, scaleAcc ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
+                        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA, layoutB, /*satfinite=*/nullptr)
+                        .getResult()
+                  : wgmmaFromRegisters(b_, loc_, structType, d, fromRegisters[kk * t.strips() + s], bDescriptor,
+                                       t.instructionCols,
+                                       a.instruction.inputType, scaleAcc, bTile.mnMajor);
       }
+    }
   NVVM::WgmmaGroupSyncAlignedOp::create(b_, loc_);
   NVVM::WgmmaWaitGroupSyncOp::create(b_, loc_, 0);
   SmallVector<Value> elements;
+  for (Value& d : accs) d = fenceStruct(b_, loc_, d);
   for (Value d : accs)
     for (int64_t e = 0; e < perInstruction; ++e)
       elements.push_back(LLVM::ExtractValueOp::create(b_, loc_, d, ArrayRef<int64_t>{e}));

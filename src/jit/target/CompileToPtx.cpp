@@ -187,13 +187,14 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   if (timing) lowering.enableTiming(loweringTiming);
   const bool verifyEach = verifyEachPass();
   lowering.enableVerifier(verifyEach);
-  lowering.addNestedPass<mlir::func::FuncOp>(createWaveHoistInvariantReads());
+  const bool warpgroupMma = options.warpgroup_mma && options.target == "sm_90a";
+  lowering.addNestedPass<mlir::func::FuncOp>(createWaveHoistInvariantReads({.keepMmaOperandsShared = warpgroupMma}));
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSkipMaskedTiles());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveMaskPartialTiles());
   lowering.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSplitLoopAcrossWaves());
   lowering.addNestedPass<mlir::func::FuncOp>(
-      createWaveSelectWarpgroupMma({.enabled = options.warpgroup_mma && options.target == "sm_90a"}));
+      createWaveSelectWarpgroupMma({.enabled = warpgroupMma}));
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
   lowering.addPass(createWaveLowerToGPU());
   mlir::OpPassManager& gpuFunc = lowering.nest<mlir::gpu::GPUModuleOp>().nest<mlir::gpu::GPUFuncOp>();

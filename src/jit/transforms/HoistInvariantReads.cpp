@@ -31,13 +31,18 @@ int64_t registersPerThread(dialect::ReadOp read, const KernelGrid& grid) {
 }
 
 struct WaveHoistInvariantReadsPass : impl::WaveHoistInvariantReadsBase<WaveHoistInvariantReadsPass> {
+  using WaveHoistInvariantReadsBase::WaveHoistInvariantReadsBase;
+
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
     if (kernel.isExternal()) return;
     FailureOr<KernelGrid> grid = kernelGridQuietly(kernel);
     auto staysInShared = [&](dialect::ReadOp read) {
-      return succeeded(grid) && read.getMemory().getType().getAddressSpace().getValue() == "shared" &&
-             registersPerThread(read, *grid) > kHoistedRegisterBudget;
+      if (read.getMemory().getType().getAddressSpace().getValue() != "shared") return false;
+      if (keepMmaOperandsShared && !read->use_empty() &&
+          llvm::all_of(read->getUsers(), [](Operation* user) { return isa<dialect::MmaOp>(user); }))
+        return true;
+      return succeeded(grid) && registersPerThread(read, *grid) > kHoistedRegisterBudget;
     };
     // Inner loops first: a read hoisted out of one may then leave the loop around it.
     kernel.walk<WalkOrder::PostOrder>([&](dialect::IterateOp loop) {

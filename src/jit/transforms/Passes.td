@@ -32,7 +32,14 @@ def WaveHoistInvariantReads : Pass<"wave-hoist-invariant-reads", "mlir::func::Fu
     loop, so it is done once and, when its memory is in SHARED_ADDRESS_SPACE, not staged
     through shared memory in every iteration (wave-promote-shared runs after it and
     stages only reads inside loops). Inner loops go first, so a read can leave several.
+    With `keepMmaOperandsShared` (warpgroup mmas on sm_90a), a read of shared-address-space
+    memory that only mmas use stays: wgmma reads it from its shared tile, filled once
+    before the loop, and no registers hold it.
   }];
+  let options = [
+    Option<"keepMmaOperandsShared", "keep-mma-operands-shared", "bool", /*default=*/"false",
+           "leave in the loop the shared-memory reads only mmas use (wgmma reads them there)">
+  ];
   let dependentDialects = ["::wave::dialect::WaveDialect"];
 }
 
@@ -73,15 +80,16 @@ def WaveSelectWarpgroupMma : Pass<"wave-select-warpgroup-mma", "mlir::func::Func
   let description = [{
     A `wave.mma` gets `warpgroup` (wgmma m64nNk16 on warpgroups of 4 waves, operands read
     by the tensor cores from shared memory) where everything it needs holds:
-    - its kind is an f16 or bf16 mma with f32 accumulators, not transposed;
+    - its kind is an f16 or bf16 mma with f32 accumulators;
     - each operand is a plain read, used only by it, of a shared tile (wave-promote-shared's)
       whose innermost dim is the contraction dim, of rows that are 32, 64 or a multiple of
       128 bytes long; the tile is written only by its fill and read only there;
+    - it is in no loop whose waves fold their parts apart (wave-split-loop-across-waves);
     - the kernel's waves are whole warpgroups that split the workgroup tile into 64-row
-      strips (see analysis/MMAAnchors' warpgroupTiling);
-    - it is a GEMM's main loop: the loop over the contraction dim carries its
-      accumulator, and its product is only yielded (attention's scores, used in the loop
-      by reductions and a second mma, stay on mma.sync for now).
+      strips, in the op's orientation or transposed (see analysis/MMAAnchors'
+      warpgroupTiling; wave-assign-layouts picks the orientation, as for any mma).
+    The accumulator and the product may be any values: a GEMM's loop-carried sums, or
+    attention's scores from zeros, reduced and fed to a second mma in the loop.
     Its tiles then get `swizzle` (the widest of 128, 64, 32 bytes their rows fill) and no
     padding. Other mmas stay on mma.sync. `enabled=false` (CompileOptions::warpgroup_mma)
     keeps every mma on mma.sync.

@@ -28,6 +28,13 @@ namespace {
 
 using namespace mlir;
 
+// A wgmma: the NVVM op (A from shared memory) or its inline PTX (A from registers).
+bool isWarpgroupMma(Operation* op) {
+  if (isa<NVVM::WgmmaMmaAsyncOp>(op)) return true;
+  auto asm_ = dyn_cast<LLVM::InlineAsmOp>(op);
+  return asm_ && asm_.getAsmString().contains("wgmma.mma_async");
+}
+
 constexpr int kMaxStages = 4;
 constexpr int64_t kTwoWorkgroupsBytes = 113 * 1024;  // two workgroups per SM on Hopper
 constexpr int64_t kMaxSharedBytes = 227 * 1024;      // what one workgroup may have
@@ -298,20 +305,50 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     // refills a tile a batch may still read; a third copy of each tile where two were
     // picked keeps them ahead at all.
     Block* body = loop.getBody();
-    const bool warpgroupMma = body->walk([](NVVM::WgmmaMmaAsyncOp) { return WalkResult::interrupt(); }).wasInterrupted();
+    const bool warpgroupMma = body->walk([](NVVM::WgmmaFenceAlignedOp) { return WalkResult::interrupt(); }).wasInterrupted();
     // A batch may stay in flight only where its results go to the next iteration alone
-    // (a GEMM's accumulators): nothing in the body reads them before the next batch's wait.
-    const bool resultsCarried = !body->walk([&](NVVM::WgmmaMmaAsyncOp mma) {
-                                       for (Operation* user : mma->getUsers()) {
-                                         if (isa<NVVM::WgmmaMmaAsyncOp>(user)) continue;
-                                         if (!isa<LLVM::ExtractValueOp>(user)) return WalkResult::interrupt();
-                                         for (Operation* element : user->getUsers())
-                                           if (!isa<vector::FromElementsOp>(element) ||
-                                               !llvm::all_of(element->getUsers(),
-                                                             [](Operation* u) { return isa<scf::YieldOp>(u); }))
-                                             return WalkResult::interrupt();
-                                       }
-                                       return WalkResult::advance();
+    // and that reads them only as the next batch's accumulators (a GEMM's): nothing reads
+    // them before the next batch's wait. (Attention's scores are read in the body, its
+    // output rescaled before the next batch.)
+    auto isRegisterFence = [](Operation* op) {
+      auto fence = dyn_cast<LLVM::InlineAsmOp>(op);
+      return fence && fence.getAsmString().empty();
+    };
+    // The carried value reaches only wgmma accumulators, through repacking and fences.
+    auto onlyPacked = [&](Value carried) {
+      SmallVector<Operation*> work;
+      for (Operation* user : carried.getUsers()) work.push_back(user);
+      DenseSet<Operation*> seen;
+      while (!work.empty()) {
+        Operation* op = work.pop_back_val();
+        if (!seen.insert(op).second || isWarpgroupMma(op)) continue;
+        if (!isa<vector::ExtractOp, LLVM::ExtractValueOp, LLVM::InsertValueOp>(op) && !isRegisterFence(op)) return false;
+        for (Operation* user : op->getUsers()) work.push_back(user);
+      }
+      return true;
+    };
+    // Through the registers' repacking and fences (empty asm statements) to the yield.
+    auto feedsNextBatchOnly = [&](Operation* mma) {
+      SmallVector<Operation*> work{mma};
+      DenseSet<Operation*> seen;
+      while (!work.empty()) {
+        for (Operation* user : work.pop_back_val()->getUsers()) {
+          if (!seen.insert(user).second) continue;
+          if (isWarpgroupMma(user) || isa<LLVM::ExtractValueOp, LLVM::InsertValueOp>(user) || isRegisterFence(user)) {
+            work.push_back(user);
+            continue;
+          }
+          if (!isa<vector::FromElementsOp>(user)) return false;
+          for (OpOperand& use : user->getUses())
+            if (use.getOwner() != body->getTerminator() || !onlyPacked(loop.getRegionIterArg(use.getOperandNumber())))
+              return false;
+        }
+      }
+      return true;
+    };
+    const bool resultsCarried = !body->walk([&](Operation* op) {
+                                       return isWarpgroupMma(op) && !feedsNextBatchOnly(op) ? WalkResult::interrupt()
+                                                                                            : WalkResult::advance();
                                      }).wasInterrupted();
     if (warpgroupMma && resultsCarried && stages == 0 && n == 2 && sharedAttr.getInt() + 2 * perStage <= kMaxSharedBytes)
       n = 3;

@@ -22,15 +22,18 @@ namespace {
 
 using namespace mlir;
 
-// The shared tile `operand` is a plain read of, when the tile holds `rowDim` rows of the
-// contraction dim `k` (innermost), is filled from global memory only and read only here.
+// The shared tile `operand` is a plain read of, when the tile holds `rowDim` by the
+// contraction dim `k`, either innermost (K-major, as a GEMM's A) or `rowDim` innermost
+// (MN-major, as attention's V), is filled from global memory only and read only here.
 dialect::AllocateOp tileOf(Value operand, StringRef rowDim, StringRef k, const KernelGrid& grid) {
   auto read = operand.getDefiningOp<dialect::ReadOp>();
   if (!read || read.getMappingAttr() || !read->hasOneUse()) return {};
   auto tile = read.getMemory().getDefiningOp<dialect::AllocateOp>();
   if (!tile) return {};
   SmallVector<StringRef> dims = tile.getResult().getType().getDimNames();
-  if (dims.back() != k || !llvm::is_contained(dims, rowDim)) return {};
+  if ((dims.back() != k && dims.back() != rowDim) || !llvm::is_contained(dims, rowDim) ||
+      !llvm::is_contained(dims, k))
+    return {};
   for (StringRef d : dims)
     if (d != rowDim && d != k && grid.tiling(d).blockTile != 1) return {};
   for (Operation* user : tile->getUsers()) {
@@ -43,6 +46,13 @@ dialect::AllocateOp tileOf(Value operand, StringRef rowDim, StringRef k, const K
       return {};
   }
   return tile;
+}
+
+// The swizzle wgmma reads `tile` with: by the bytes of its innermost dim's rows.
+int64_t swizzleOf(dialect::AllocateOp tile, const KernelGrid& grid) {
+  auto type = tile.getResult().getType();
+  const int64_t bytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+  return warpgroupSwizzle(grid.tiling(type.getDimNames().back()).blockTile * bytes);
 }
 
 struct WaveSelectWarpgroupMmaPass : impl::WaveSelectWarpgroupMmaBase<WaveSelectWarpgroupMmaPass> {
@@ -58,39 +68,49 @@ struct WaveSelectWarpgroupMmaPass : impl::WaveSelectWarpgroupMmaBase<WaveSelectW
 
   void select(dialect::MmaOp mma, const KernelGrid& grid) {
     if (mma.getTransposed() || mma.getWarpgroup()) return;
-    // The anchors decide the kind, the types and the warpgroups' tiling (a miss is no
-    // error) and name the op's dims.
-    mma.setWarpgroup(true);
-    FailureOr<MMAAnchors> anchors;
+    // Waves that fold a loop apart (decode attention's) each own their part of its dim;
+    // a warpgroup's warps own the rows wgmma gives them instead.
+    for (auto loop = mma->getParentOfType<dialect::IterateOp>(); loop; loop = loop->getParentOfType<dialect::IterateOp>())
+      if (loop.getWaveFoldsAttr()) return;
+    // The op's rows, columns and contraction dim (the verifier has checked them).
+    SmallVector<StringRef> accDims = mma.getAcc().getType().getDimNames(),
+                           rhsDims = mma.getRhs().getType().getDimNames();
+    const StringRef m = accDims[accDims.size() - 2], n = accDims.back();
+    StringRef k;
+    for (StringRef d : mma.getLhs().getType().getDimNames())
+      if (llvm::is_contained(rhsDims, d) && !llvm::is_contained(accDims, d)) k = d;
+    // wgmma reads its B from a shared tile, its A from one too (where the operand is such
+    // a tile) or from registers (a value the kernel computed, as attention's P). Every
+    // operand tile gets swizzled, tentatively: the anchors then decide whether the kind,
+    // types and tiling fit in an orientation whose B is a tile (layout assignment picks
+    // among those; a miss is no error and restores the tiles).
+    dialect::AllocateOp lhsTile = tileOf(mma.getLhs(), m, k, grid), rhsTile = tileOf(mma.getRhs(), n, k, grid);
+    if (lhsTile && lhsTile == rhsTile) return;
+    SmallVector<std::tuple<dialect::AllocateOp, IntegerAttr, IntegerAttr>> tiles;
+    for (dialect::AllocateOp tile : {lhsTile, rhsTile})
+      if (tile && swizzleOf(tile, grid) != 0) tiles.push_back({tile, tile.getPaddingAttr(), tile.getSwizzleAttr()});
+    if (tiles.empty()) return;
+    OpBuilder b(mma.getContext());
+    for (auto [tile, padding, swizzle] : tiles) {
+      tile.setPaddingAttr(b.getI64IntegerAttr(0));
+      tile.setSwizzleAttr(b.getI64IntegerAttr(swizzleOf(tile, grid)));
+    }
+    bool fits = false;
     {
       ScopedDiagnosticHandler silence(mma.getContext(), [](Diagnostic&) { return success(); });
-      anchors = mmaAnchors(mma, grid);
+      mma.setWarpgroup(true);
+      for (bool transposed : {false, true}) {
+        mma.setTransposed(transposed);
+        fits = fits || succeeded(mmaAnchors(mma, grid));
+      }
+      mma.setTransposed(false);
+      mma.setWarpgroup(fits);
     }
-    mma.setWarpgroup(false);
-    if (failed(anchors)) return;
-    const StringRef k = anchors->k;
-    // The loop over the contraction dim carries the accumulator in the instruction's
-    // registers and the product is used after it: a GEMM's main loop. (Products used in
-    // the loop, as attention's scores, stay on mma.sync: reductions and the second mma
-    // do not yet take warpgroup layouts.)
-    auto loop = mma->getParentOfType<dialect::IterateOp>();
-    auto carried = dyn_cast<BlockArgument>(mma.getAcc());
-    if (!loop || loop.getDim() != k || !carried || carried.getOwner() != mma->getBlock() ||
-        carried.getOwner()->getParentOp() != loop || !mma->hasOneUse())
-      return;
-    auto yield = dyn_cast<dialect::YieldOp>(*mma->user_begin());
-    if (!yield || yield->getOperand(carried.getArgNumber()) != mma.getResult()) return;
-    dialect::AllocateOp lhsTile = tileOf(mma.getLhs(), anchors->m, k, grid),
-                        rhsTile = tileOf(mma.getRhs(), anchors->n, k, grid);
-    if (!lhsTile || !rhsTile || lhsTile == rhsTile) return;
-    const int64_t swizzle =
-        warpgroupSwizzle(grid.tiling(k).blockTile * anchors->instruction.inputType.getIntOrFloatBitWidth() / 8);
-    if (swizzle == 0) return;
-    mma.setWarpgroup(true);
-    OpBuilder b(mma.getContext());
-    for (dialect::AllocateOp tile : {lhsTile, rhsTile}) {
-      tile.setPaddingAttr(b.getI64IntegerAttr(0));
-      tile.setSwizzleAttr(b.getI64IntegerAttr(swizzle));
+    if (fits) return;
+    for (auto [tile, padding, swizzle] : tiles) {
+      tile.setPaddingAttr(padding);
+      if (swizzle) tile.setSwizzleAttr(swizzle);
+      else tile->removeAttr(tile.getSwizzleAttrName());
     }
   }
 };

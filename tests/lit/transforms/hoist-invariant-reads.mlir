@@ -2,6 +2,10 @@
 // value lack the loop's dim) moves to before the loop; reads of the loop's tile, reads of
 // memory the loop writes, and kernels a shape lowering takes stay as they are.
 // RUN: wave-opt %s --wave-hoist-invariant-reads --split-input-file | FileCheck %s
+// With warpgroup mmas (keep-mma-operands-shared), the queries only an mma reads stay in
+// the loop: wgmma reads them from their shared tile; the loop's other reads are as before.
+// RUN: wave-opt %s --wave-hoist-invariant-reads=keep-mma-operands-shared --split-input-file \
+// RUN:   | FileCheck %s --check-prefix=WGMMA
 
 // Attention's queries: read once, before the key loop; the keys stay in it.
 // CHECK-LABEL: func.func @queries
@@ -9,6 +13,14 @@
 // CHECK-NEXT: wave.iterate "K2"
 // CHECK: %[[K:.*]] = wave.read %arg1
 // CHECK: wave.mma %[[K]], %[[Q]]
+// WGMMA-LABEL: func.func @queries
+// WGMMA: wave.iterate "K2"
+// WGMMA: %[[Q:.*]] = wave.read %arg0
+// WGMMA: %[[K:.*]] = wave.read %arg1
+// WGMMA: wave.mma %[[K]], %[[Q]]
+// WGMMA-LABEL: func.func @nested
+// WGMMA: %[[X:.*]] = wave.read %arg0
+// WGMMA-NEXT: wave.iterate "I"
 func.func @queries(%q: !wave.memory<[M, K1] of f16, shared>, %k: !wave.memory<[K2, K1] of f16, shared>,
                    %o: !wave.memory<[M] of f32, global>) attributes {
     wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"64">, workgroup_dim = 0>,

@@ -1,9 +1,10 @@
-// wave-select-warpgroup-mma: a GEMM's main loop whose operands are plain reads of shared
-// tiles with K innermost runs on warpgroups (wgmma), its tiles swizzled by their row
-// length (64 K elements of f16: 128 bytes); a tile whose rows run along N, or an mma
-// whose product is used inside the loop (attention's scores), stays on mma.sync; with
-// enabled=false nothing changes. Lowered, the fills store at swizzled offsets and the mma
-// becomes wgmma between the proxy fence, wgmma.fence, commit and wait.
+// wave-select-warpgroup-mma: an mma whose operands are plain reads of shared tiles runs on
+// warpgroups (wgmma), its tiles swizzled by their row length (64 K elements of f16: 128
+// bytes): a GEMM's main loop, a B tile whose rows run along N (read transposed), a product
+// reduced in the loop along the columns; a product reduced along the rows that wgmma's
+// warps split stays on mma.sync; with enabled=false nothing changes. Lowered, the fills
+// store at swizzled offsets and the mma becomes wgmma between the proxy fence,
+// wgmma.fence, commit and wait.
 // RUN: wave-opt %s --split-input-file --wave-select-warpgroup-mma | FileCheck %s
 // RUN: wave-opt %s --split-input-file --wave-select-warpgroup-mma=enabled=false | FileCheck %s --check-prefix=OFF
 // RUN: wave-opt %s --split-input-file --wave-select-warpgroup-mma --wave-assign-layouts --wave-lower-to-gpu \
@@ -79,11 +80,14 @@ func.func @gemm(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K]
 
 // -----
 
-// B's tile holds [K, N]: its rows run along N. mma.sync.
+// B's tile holds [K, N]: its rows run along N (MN-major), 256 bytes long; wgmma reads it
+// transposed (B's layout `row`).
 // CHECK-LABEL: func.func @b_along_n
-// CHECK-NOT: swizzle
-// CHECK-NOT: warpgroup
-// CHECK: return
+// CHECK: wave.allocate {padding = 0 : i64, swizzle = 128 : i64
+// CHECK: wave.allocate {padding = 0 : i64, swizzle = 128 : i64
+// CHECK: wave.mma {{.*}} {warpgroup}
+// LOWERED-LABEL: gpu.func @b_along_n
+// LOWERED-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
 func.func @b_along_n(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[K, N] of f16, shared>,
                      %c: !wave.memory<[M, N] of f32, global>) attributes {
     wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"BLOCK_M">, workgroup_dim = 0>,
@@ -114,11 +118,16 @@ func.func @b_along_n(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[
 
 // -----
 
-// The product is used in the loop (a row max of it, as attention's scores): mma.sync.
+// The product, from zeros, is reduced in the loop along its columns (a row max, as
+// attention's scores), which each warp holds whole: wgmma, the zeros never read (scale-d
+// 0 at the first k step).
 // CHECK-LABEL: func.func @product_used_in_loop
-// CHECK-NOT: swizzle
-// CHECK-NOT: warpgroup
-// CHECK: return
+// CHECK: swizzle = 128
+// CHECK: wave.mma {{.*}} {warpgroup}
+// LOWERED-LABEL: gpu.func @product_used_in_loop
+// LOWERED-COUNT-2: nvvm.wgmma.mma_async {{.*}} D[<f32>, <zero>]
+// LOWERED-COUNT-6: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// LOWERED: nvvm.wgmma.wait.group.sync.aligned 0
 func.func @product_used_in_loop(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K] of f16, shared>,
                                 %c: !wave.memory<[M] of f32, global>) attributes {
     wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"BLOCK_M">, workgroup_dim = 0>,
@@ -143,5 +152,78 @@ func.func @product_used_in_loop(%a: !wave.memory<[M, K] of f16, shared>, %b: !wa
     wave.yield %r : !wave.tensor<[M] of f32>
   }
   wave.write %1, %c : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, global>
+  return
+}
+
+// -----
+
+// Reduced along both dims (a column max and a row max): in either orientation one is
+// along the rows, which wgmma's warps split (16 of each 64-row strip). mma.sync.
+// CHECK-LABEL: func.func @product_reduced_along_rows
+// CHECK-NOT: swizzle
+// CHECK-NOT: warpgroup
+// CHECK: return
+func.func @product_reduced_along_rows(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K] of f16, shared>,
+                                      %c: !wave.memory<[N] of f32, global>, %e: !wave.memory<[M] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "N", tile = #wave.expr<"BLOCK_N">, workgroup_dim = 0>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"BLOCK_K">>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"BLOCK_N floordiv 4">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, mma = #wave.mma_kind<f32_16x8x16_f16>>],
+    wave.hyperparameters = {BLOCK_K = 64 : i64, BLOCK_N = 128 : i64, K = 4096 : i64, M = 64 : i64, N = 128 : i64}} {
+  %sb = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_N">, #wave.expr<"BLOCK_K">]} : !wave.memory<[N, K] of f16, shared>
+  %sa = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"M">, #wave.expr<"BLOCK_K">]} : !wave.memory<[M, K] of f16, shared>
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %n0 = wave.register 0.0 : !wave.tensor<[N] of f32>
+  %m0 = wave.register 0.0 : !wave.tensor<[M] of f32>
+  %1:2 = wave.iterate "K" iter_args(%n0, %m0) : (!wave.tensor<[N] of f32>, !wave.tensor<[M] of f32>) -> (!wave.tensor<[N] of f32>, !wave.tensor<[M] of f32>) {
+  ^bb0(%n: !wave.tensor<[N] of f32>, %m: !wave.tensor<[M] of f32>):
+    %gb = wave.read %b : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    wave.write %gb, %sb : !wave.tensor<[N, K] of f16>, !wave.memory<[N, K] of f16, shared>
+    %ga = wave.read %a : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    wave.write %ga, %sa : !wave.tensor<[M, K] of f16>, !wave.memory<[M, K] of f16, shared>
+    %y = wave.read %sb : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    %x = wave.read %sa : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    %d = wave.mma %x, %y, %0 : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    %r = wave.reduce_max %d init(%n) along "M" : (!wave.tensor<[M, N] of f32>, !wave.tensor<[N] of f32>) -> !wave.tensor<[N] of f32>
+    %s = wave.reduce_max %d init(%m) along "N" : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
+    wave.yield %r, %s : !wave.tensor<[N] of f32>, !wave.tensor<[M] of f32>
+  }
+  wave.write %1#0, %c : !wave.tensor<[N] of f32>, !wave.memory<[N] of f32, global>
+  wave.write %1#1, %e : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, global>
+  return
+}
+
+// -----
+
+// A from registers made outside the loop (a constant here, as a hoisted read would be):
+// wgmma takes registers only for an A its own block computes, and B is no tile in the
+// other orientation. mma.sync, the tile left as it was.
+// CHECK-LABEL: func.func @a_from_outside_the_loop
+// CHECK: wave.allocate {padding = 8 : i64, tile
+// CHECK-NOT: swizzle
+// CHECK-NOT: warpgroup
+// CHECK: return
+func.func @a_from_outside_the_loop(%b: !wave.memory<[N, K] of f16, shared>, %c: !wave.memory<[M, N] of f32, global>)
+    attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"BLOCK_M">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"BLOCK_N">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"BLOCK_K">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"BLOCK_M floordiv 2">>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"BLOCK_N floordiv 2">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, mma = #wave.mma_kind<f32_16x8x16_f16>>],
+    wave.hyperparameters = {BLOCK_K = 64 : i64, BLOCK_M = 128 : i64, BLOCK_N = 128 : i64, K = 4096 : i64,
+                            M = 4096 : i64, N = 4096 : i64}} {
+  %sb = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_N">, #wave.expr<"BLOCK_K">]} : !wave.memory<[N, K] of f16, shared>
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %x = wave.register 1.0 : !wave.tensor<[M, K] of f16>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %gb = wave.read %b : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    wave.write %gb, %sb : !wave.tensor<[N, K] of f16>, !wave.memory<[N, K] of f16, shared>
+    %y = wave.read %sb : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
   return
 }
