@@ -227,3 +227,45 @@ func.func @a_from_outside_the_loop(%b: !wave.memory<[N, K] of f16, shared>, %c: 
   wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
   return
 }
+
+// -----
+
+// The loop reads its accumulator before the next batch (rescales it, as attention's
+// output): each batch is waited for in its own iteration, none stays in flight.
+// CHECK-LABEL: func.func @rescaled_accumulator
+// CHECK: wave.mma {{.*}} {warpgroup}
+// PIPELINED-LABEL: gpu.func @rescaled_accumulator
+// PIPELINED: scf.for
+// PIPELINED-NOT: nvvm.wgmma.wait.group.sync.aligned 1
+// PIPELINED: nvvm.wgmma.wait.group.sync.aligned 0
+// PIPELINED-NOT: nvvm.wgmma.wait.group.sync.aligned 1
+// PIPELINED: scf.yield
+func.func @rescaled_accumulator(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K] of f16, shared>,
+                                %c: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"BLOCK_M">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"BLOCK_N">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"BLOCK_K">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"BLOCK_M floordiv 2">>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"BLOCK_N floordiv 2">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, mma = #wave.mma_kind<f32_16x8x16_f16>>],
+    wave.hyperparameters = {BLOCK_K = 64 : i64, BLOCK_M = 128 : i64, BLOCK_N = 128 : i64, K = 4096 : i64,
+                            M = 4096 : i64, N = 4096 : i64}} {
+  %sb = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_N">, #wave.expr<"BLOCK_K">]} : !wave.memory<[N, K] of f16, shared>
+  %sa = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_M">, #wave.expr<"BLOCK_K">]} : !wave.memory<[M, K] of f16, shared>
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %half = wave.register 0.5 : !wave.tensor<[M, N] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %gb = wave.read %b : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    wave.write %gb, %sb : !wave.tensor<[N, K] of f16>, !wave.memory<[N, K] of f16, shared>
+    %ga = wave.read %a : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    wave.write %ga, %sa : !wave.tensor<[M, K] of f16>, !wave.memory<[M, K] of f16, shared>
+    %y = wave.read %sb : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    %x = wave.read %sa : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    %s = wave.mul %acc, %half : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    %d = wave.mma %x, %y, %s : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
