@@ -106,6 +106,16 @@ FailureOr<MMAAnchors> warpgroupAnchors(dialect::MmaOp op, dialect::MMAKind kind,
 
 }  // namespace
 
+std::tuple<StringRef, StringRef, StringRef> mmaDims(dialect::MmaOp op) {
+  // The verifier has checked the dims: the accumulator's last two are the rows (in lhs)
+  // and columns (in rhs), the contraction dim is the one both operands have and it lacks.
+  SmallVector<StringRef> accDims = op.getAcc().getType().getDimNames(), rhsDims = op.getRhs().getType().getDimNames();
+  StringRef k;
+  for (StringRef d : op.getLhs().getType().getDimNames())
+    if (llvm::is_contained(rhsDims, d) && !llvm::is_contained(accDims, d)) k = d;
+  return {accDims[accDims.size() - 2], accDims.back(), k};
+}
+
 dialect::AllocateOp swizzledTileOf(Value operand) {
   auto read = operand.getDefiningOp<dialect::ReadOp>();
   auto tile = read ? read.getMemory().getDefiningOp<dialect::AllocateOp>() : nullptr;
@@ -172,14 +182,9 @@ FailureOr<MMAAnchors> mmaAnchors(dialect::MmaOp op, const KernelGrid& grid) {
   if (grid.waves.lanes != mma.lanes)
     return op.emitOpError("expected waves of ") << mma.lanes << " threads for its MMA kind, but the hardware "
                                                 << "constraint has " << grid.waves.lanes;
-  // The verifier has checked the dims: the accumulator's last two are the rows (in lhs)
-  // and columns (in rhs), the contraction dim is the one both operands have and it lacks.
   SmallVector<StringRef> accDims = accType.getDimNames(), lhsDims = lhsType.getDimNames(),
                          rhsDims = rhsType.getDimNames();
-  a.m = accDims[accDims.size() - 2];
-  a.n = accDims.back();
-  for (StringRef d : lhsDims)
-    if (llvm::is_contained(rhsDims, d) && !llvm::is_contained(accDims, d)) a.k = d;
+  std::tie(a.m, a.n, a.k) = mmaDims(op);
   // Every other dim is one the workgroup holds one element of.
   for (auto [dims, what] : {std::pair{ArrayRef(accDims), "accumulator"}, {ArrayRef(lhsDims), "lhs"},
                             {ArrayRef(rhsDims), "rhs"}})

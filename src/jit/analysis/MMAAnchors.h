@@ -11,6 +11,8 @@
 #ifndef WAVE_JIT_ANALYSIS_MMAANCHORS_H
 #define WAVE_JIT_ANALYSIS_MMAANCHORS_H
 
+#include <tuple>
+
 #include "analysis/KernelGrid.h"
 #include "analysis/MMALayout.h"
 
@@ -35,6 +37,10 @@ mlir::FailureOr<WarpgroupTiling> warpgroupTiling(int64_t waves, int64_t blockM, 
 // The swizzle (bytes) wgmma reads a shared tile with whose rows are `rowBytes` long: the
 // widest of 128, 64 and 32 that rows fill whole; 0 where none does.
 int64_t warpgroupSwizzle(int64_t rowBytes);
+
+// The op's rows, columns and contraction dim (m, n, k): the accumulator's last two dims,
+// and the dim both operands have and it lacks.
+std::tuple<llvm::StringRef, llvm::StringRef, llvm::StringRef> mmaDims(dialect::MmaOp op);
 
 // The swizzled shared tile (wave.allocate's `swizzle`) `operand` is a read of, if any:
 // a warpgroup mma's operand that wgmma reads itself.

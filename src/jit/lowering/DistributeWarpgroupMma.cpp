@@ -33,6 +33,15 @@ std::optional<NVVM::WGMMATypes> wgmmaType(Type t) {
   return std::nullopt;
 }
 
+// A side-effecting inline asm statement of `ptx` over `operands`, its outputs `result`.
+Value inlineAsm(OpBuilder& b, Location loc, Type result, ValueRange operands, StringRef ptx, StringRef constraints) {
+  return LLVM::InlineAsmOp::create(b, loc, result, operands, ptx, constraints, /*has_side_effects=*/true,
+                                   /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                                   LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+                                   /*operand_attrs=*/ArrayAttr())
+      .getRes();
+}
+
 // wgmma with A from registers, which the NVVM op does not take: its PTX as inline
 // assembly, the accumulators tied in and out.
 Value wgmmaFromRegisters(OpBuilder& b, Location loc, LLVM::LLVMStructType result, Value acc, ArrayRef<Value> a,
@@ -61,11 +70,7 @@ Value wgmmaFromRegisters(OpBuilder& b, Location loc, LLVM::LLVMStructType result
   ptx += "}, $" + std::to_string(2 * count + a.size()) + ", p, 1, 1, " + (transposeB ? "1" : "0") + ";\n}";
   operands.push_back(bDescriptor);
   constraints += "l";
-  return LLVM::InlineAsmOp::create(b, loc, result, operands, ptx, constraints, /*has_side_effects=*/true,
-                                   /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                                   LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-                                   /*operand_attrs=*/ArrayAttr())
-      .getRes();
+  return inlineAsm(b, loc, result, operands, ptx, constraints);
 }
 
 // `values` passed through an empty side-effecting asm statement: its results are the same
@@ -81,27 +86,10 @@ SmallVector<Value> fenceRegisters(OpBuilder& b, Location loc, ValueRange values)
     types.push_back(v.getType());
   }
   for (size_t i = 0; i < values.size(); ++i) constraints += std::to_string(i) + (i + 1 < values.size() ? "," : "");
-  auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
-  Value fenced = LLVM::InlineAsmOp::create(b, loc, result, values, "", constraints, /*has_side_effects=*/true,
-                                           /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                                           LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-                                           /*operand_attrs=*/ArrayAttr())
-                     .getRes();
+  Value fenced = inlineAsm(b, loc, LLVM::LLVMStructType::getLiteral(b.getContext(), types), values, "", constraints);
   SmallVector<Value> out;
   for (size_t i = 0; i < values.size(); ++i)
     out.push_back(LLVM::ExtractValueOp::create(b, loc, fenced, ArrayRef<int64_t>{static_cast<int64_t>(i)}));
-  return out;
-}
-
-// A struct's elements, fenced (fenceRegisters), as the struct again.
-Value fenceStruct(OpBuilder& b, Location loc, Value packed) {
-  auto type = cast<LLVM::LLVMStructType>(packed.getType());
-  SmallVector<Value> elements;
-  for (size_t i = 0; i < type.getBody().size(); ++i)
-    elements.push_back(LLVM::ExtractValueOp::create(b, loc, packed, ArrayRef<int64_t>{static_cast<int64_t>(i)}));
-  Value out = LLVM::PoisonOp::create(b, loc, type);
-  for (auto [i, v] : llvm::enumerate(fenceRegisters(b, loc, elements)))
-    out = LLVM::InsertValueOp::create(b, loc, out, v, ArrayRef<int64_t>{static_cast<int64_t>(i)});
   return out;
 }
 
@@ -204,14 +192,16 @@ LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors
   for (int64_t s = 0; s < t.strips(); ++s)
     for (int64_t i = 0; i < t.instructions(); ++i) {
       Value packed = LLVM::PoisonOp::create(b_, loc_, structType);
-      for (int64_t e = 0; e < perInstruction && !zeroAcc; ++e) {
-        Value x = vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{s * perStrip + i * perInstruction + e});
-        packed = LLVM::InsertValueOp::create(b_, loc_, packed, x, ArrayRef<int64_t>{e});
+      if (!zeroAcc) {
+        SmallVector<Value> registers;
+        for (int64_t e = 0; e < perInstruction; ++e)
+          registers.push_back(
+              vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{s * perStrip + i * perInstruction + e}));
+        for (auto [e, x] : llvm::enumerate(fenceRegisters(b_, loc_, registers)))
+          packed = LLVM::InsertValueOp::create(b_, loc_, packed, x, ArrayRef<int64_t>{static_cast<int64_t>(e)});
       }
       accs.push_back(packed);
     }
-  if (!zeroAcc)
-    for (Value& packed : accs) packed = fenceStruct(b_, loc_, packed);
   SmallVector<SmallVector<Value>> fromRegisters;
   if (!aTile)
     for (int64_t kk = 0; kk < a.tilesK; ++kk)
@@ -225,7 +215,7 @@ LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors
   const auto layoutA = aTile && aTile->mnMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
   const auto layoutB = bTile.mnMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
   for (int64_t kk = 0; kk < a.tilesK; ++kk)
-    for (int64_t s = 0; s < t.strips(); ++s) {
+    for (int64_t s = 0; s < t.strips(); ++s)
       for (int64_t i = 0; i < t.instructions(); ++i) {
         Value& d = accs[s * t.instructions() + i];
         const bool scaleAcc = !(zeroAcc && kk == 0);
@@ -236,17 +226,17 @@ LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors
                         NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA, layoutB, /*satfinite=*/nullptr)
                         .getResult()
                   : wgmmaFromRegisters(b_, loc_, structType, d, fromRegisters[kk * t.strips() + s], bDescriptor,
-                                       t.instructionCols,
-                                       a.instruction.inputType, scaleAcc, bTile.mnMajor);
+                                       t.instructionCols, a.instruction.inputType, scaleAcc, bTile.mnMajor);
       }
-    }
   NVVM::WgmmaGroupSyncAlignedOp::create(b_, loc_);
   NVVM::WgmmaWaitGroupSyncOp::create(b_, loc_, 0);
   SmallVector<Value> elements;
-  for (Value& d : accs) d = fenceStruct(b_, loc_, d);
-  for (Value d : accs)
+  for (Value d : accs) {
+    SmallVector<Value> registers;
     for (int64_t e = 0; e < perInstruction; ++e)
-      elements.push_back(LLVM::ExtractValueOp::create(b_, loc_, d, ArrayRef<int64_t>{e}));
+      registers.push_back(LLVM::ExtractValueOp::create(b_, loc_, d, ArrayRef<int64_t>{e}));
+    llvm::append_range(elements, fenceRegisters(b_, loc_, registers));
+  }
   values_[op.getResult()] = vector::FromElementsOp::create(b_, loc_, cast<VectorType>(acc.getType()), elements);
   return success();
 }

@@ -310,41 +310,39 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     // and that reads them only as the next batch's accumulators (a GEMM's): nothing reads
     // them before the next batch's wait. (Attention's scores are read in the body, its
     // output rescaled before the next batch.)
-    auto isRegisterFence = [](Operation* op) {
-      auto fence = dyn_cast<LLVM::InlineAsmOp>(op);
-      return fence && fence.getAsmString().empty();
-    };
-    // The carried value reaches only wgmma accumulators, through repacking and fences.
-    auto onlyPacked = [&](Value carried) {
-      SmallVector<Operation*> work;
-      for (Operation* user : carried.getUsers()) work.push_back(user);
+    // Walking forward from `start`: every op reached through those `passes` lets through
+    // is one that `ends` accepts.
+    auto reachesOnly = [](SmallVector<Operation*> work, function_ref<bool(Operation*)> passes,
+                          function_ref<bool(Operation*)> ends) {
       DenseSet<Operation*> seen;
       while (!work.empty()) {
         Operation* op = work.pop_back_val();
-        if (!seen.insert(op).second || isWarpgroupMma(op)) continue;
-        if (!isa<vector::ExtractOp, LLVM::ExtractValueOp, LLVM::InsertValueOp>(op) && !isRegisterFence(op)) return false;
-        for (Operation* user : op->getUsers()) work.push_back(user);
+        if (!seen.insert(op).second || ends(op)) continue;
+        if (!passes(op)) return false;
+        llvm::append_range(work, op->getUsers());
       }
       return true;
     };
-    // Through the registers' repacking and fences (empty asm statements) to the yield.
+    // The registers' repacking, and their fences (empty asm statements) around a batch.
+    auto repacks = [](Operation* op) {
+      auto fence = dyn_cast<LLVM::InlineAsmOp>(op);
+      return isa<vector::ExtractOp, LLVM::ExtractValueOp, LLVM::InsertValueOp>(op) ||
+             (fence && fence.getAsmString().empty());
+    };
+    // The carried value reaches only wgmma accumulators.
+    auto onlyPacked = [&](Value carried) {
+      return reachesOnly(llvm::to_vector(carried.getUsers()), repacks, isWarpgroupMma);
+    };
+    // The batch's results reach only the yield, as values the next batch alone reads.
     auto feedsNextBatchOnly = [&](Operation* mma) {
-      SmallVector<Operation*> work{mma};
-      DenseSet<Operation*> seen;
-      while (!work.empty()) {
-        for (Operation* user : work.pop_back_val()->getUsers()) {
-          if (!seen.insert(user).second) continue;
-          if (isWarpgroupMma(user) || isa<LLVM::ExtractValueOp, LLVM::InsertValueOp>(user) || isRegisterFence(user)) {
-            work.push_back(user);
-            continue;
-          }
-          if (!isa<vector::FromElementsOp>(user)) return false;
-          for (OpOperand& use : user->getUses())
-            if (use.getOwner() != body->getTerminator() || !onlyPacked(loop.getRegionIterArg(use.getOperandNumber())))
-              return false;
-        }
-      }
-      return true;
+      auto carriedOnly = [&](Operation* op) {
+        return isa<vector::FromElementsOp>(op) && llvm::all_of(op->getUses(), [&](OpOperand& use) {
+                 return use.getOwner() == body->getTerminator() &&
+                        onlyPacked(loop.getRegionIterArg(use.getOperandNumber()));
+               });
+      };
+      return reachesOnly(llvm::to_vector(mma->getUsers()),
+                         [&](Operation* op) { return isWarpgroupMma(op) || repacks(op); }, carriedOnly);
     };
     const bool resultsCarried = !body->walk([&](Operation* op) {
                                        return isWarpgroupMma(op) && !feedsNextBatchOnly(op) ? WalkResult::interrupt()

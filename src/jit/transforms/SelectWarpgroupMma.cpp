@@ -72,13 +72,7 @@ struct WaveSelectWarpgroupMmaPass : impl::WaveSelectWarpgroupMmaBase<WaveSelectW
     // a warpgroup's warps own the rows wgmma gives them instead.
     for (auto loop = mma->getParentOfType<dialect::IterateOp>(); loop; loop = loop->getParentOfType<dialect::IterateOp>())
       if (loop.getWaveFoldsAttr()) return;
-    // The op's rows, columns and contraction dim (the verifier has checked them).
-    SmallVector<StringRef> accDims = mma.getAcc().getType().getDimNames(),
-                           rhsDims = mma.getRhs().getType().getDimNames();
-    const StringRef m = accDims[accDims.size() - 2], n = accDims.back();
-    StringRef k;
-    for (StringRef d : mma.getLhs().getType().getDimNames())
-      if (llvm::is_contained(rhsDims, d) && !llvm::is_contained(accDims, d)) k = d;
+    const auto [m, n, k] = mmaDims(mma);
     // wgmma reads its B from a shared tile, its A from one too (where the operand is such
     // a tile) or from registers (a value the kernel computed, as attention's P). Every
     // operand tile gets swizzled, tentatively: the anchors then decide whether the kind,
