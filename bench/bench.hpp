@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,13 @@ namespace wave::bench {
 
 // Prints device 0 and returns true; or prints why there is none and returns false (the
 // caller then exits 77, "skipped").
+// WAVE_BENCH_TMA=0 compiles the kernels without TMA copies (their tiles filled by cp.async),
+// for a comparison with the default on the same machine in one session.
+inline bool tma() {
+  const char* v = std::getenv("WAVE_BENCH_TMA");
+  return !v || std::string(v) != "0";
+}
+
 inline bool open_device() {
   std::string why;
   if (!runtime::device_available(&why)) {

@@ -28,12 +28,23 @@ struct PtxKernel {
     unsigned tile = 1;
   };
 
+  // A tensor map the kernel takes by value (a 128-byte `__grid_constant__` parameter, after
+  // the tensors' descriptors, in this order): TMA copies of boxes of `box` elements (per
+  // dim of the argument, outermost first) of argument `argument`, stored swizzled by
+  // `swizzle` bytes. The runtime encodes it at launch from the tensor's address and sizes.
+  struct TensorMap {
+    unsigned argument = 0;
+    std::vector<unsigned> box;
+    unsigned swizzle = 0;
+  };
+
   std::string entry;  // the kernel's name in the PTX
   std::string ptx;
   std::array<unsigned, 3> grid{1, 1, 1};  // 0 on an axis over a dynamic dim
   std::array<unsigned, 3> block{1, 1, 1};
   std::array<GridDim, 3> grid_dims{};
   unsigned shared_bytes = 0;  // dynamic shared memory per workgroup
+  std::vector<TensorMap> tensor_maps;
 
   // The grid for these dim sizes (the dynamic ones at least).
   template <class Sizes>  // a map from dim name to size

@@ -57,6 +57,10 @@ struct CompileOptions {
   // warpgroups of 4 waves splitting the workgroup tile into 64-row strips; see
   // docs/language.md); false keeps every mma on mma.sync.
   bool warpgroup_mma = true;
+  // On sm_90a, fill the shared tiles wgmma reads by Hopper's tensor memory accelerator (TMA:
+  // one thread issues a copy per tile, completing on an mbarrier; tensor maps encoded at
+  // launch) where the tile and tensor allow (docs/language.md); false fills them by cp.async.
+  bool tma = true;
 };
 
 }  // namespace wave

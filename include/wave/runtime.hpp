@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "wave/dtype.hpp"
+
 namespace wave {
 
 struct DeviceInfo {
@@ -108,6 +110,20 @@ class LoadedKernel {
   // The dynamic shared memory the kernel may take, raised on the launch that needs more.
   mutable std::atomic<std::uint32_t> dynamic_shared_limit_{0};
 };
+
+// A TMA tensor map (the driver's CUtensorMap): 128 opaque bytes, 64-byte aligned, passed
+// to a kernel by value.
+struct alignas(64) TensorMap {
+  std::uint64_t words[16] = {};
+};
+
+// The tiled tensor map of a row-major tensor of `dtype` at `address` whose dims (outermost
+// first) have `sizes`: boxes of `box` elements per dim, stored in shared memory swizzled
+// by `swizzle` bytes (0, 32, 64 or 128), zeros read past each dim's end. Throws
+// wave::Error when the driver cannot encode it (no CUDA 12 driver, strides or box it rejects).
+TensorMap encode_tensor_map(const void* address, DataType dtype, const std::vector<std::int64_t>& sizes,
+                            const std::vector<unsigned>& box, unsigned swizzle,
+                            std::source_location where = std::source_location::current());
 
 // Milliseconds the GPU spent on the work `enqueue` queues, measured with device events.
 float elapsed_ms(const std::function<void()>& enqueue,

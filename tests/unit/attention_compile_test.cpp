@@ -107,10 +107,14 @@ TEST_CASE("flash attention compiles to wgmma or mma.sync, shuffles and transposi
     CHECK(count(ptx, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == (c.warpgroup ? 0 : loops * (c.d / 16) * 4));
     // Max and sum over each lane's two rows: two xor shuffles each.
     CHECK(count(ptx, "shfl.sync.bfly.b32") == loops * 2 * 2 * 2);
-    CHECK(count(ptx, "cp.async.cg.shared.global") > 0);
-    // One per key tile, before its copies; the first also sees Q's tile, filled once
-    // before the loop.
-    CHECK(count(ptx, "bar.sync") == loops);
+    // On warpgroups the tiles are TMA's: Q's once, K's and V's in the loop per key tile (boxes
+    // of 64 along D), each tile's copies landing on its mbarrier; on mma.sync, cp.async.
+    CHECK((count(ptx, "cp.async.cg.shared.global") > 0) == !c.warpgroup);
+    CHECK((count(ptx, "cp.async.bulk.tensor.4d") > 0) == c.warpgroup);
+    CHECK(count(ptx, "cp.async.bulk.tensor.4d") % (c.d / 64) == 0);  // a box per 128 bytes of D
+    // One per key tile, before its copies (the mbarriers publish what lands: no barrier
+    // after); on warpgroups one more after the mbarriers' initialization.
+    CHECK(count(ptx, "bar.sync") == loops + (c.warpgroup ? 1 : 0));
     CHECK(k.ptx().grid == std::array<unsigned, 3>{static_cast<unsigned>((c.s + 127) / 128), 3, 2});
     CHECK(k.ptx().block == std::array<unsigned, 3>{256, 1, 1});
   }

@@ -2,6 +2,8 @@
 
 #include "dialect/WaveDialect.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -87,6 +89,21 @@ LogicalResult WaveDialect::verifyOperationAttribute(Operation* op, NamedAttribut
   if (name == "wave.thread_layout") {
     if (isa<ThreadLayoutAttr>(attr.getValue())) return success();
     return op->emitOpError("expected wave.thread_layout to be a #wave.thread_layout, but found ") << attr.getValue();
+  }
+  if (name == "wave.tensor_maps") {
+    // The distribution's record of the tensor maps a kernel takes as its last parameters:
+    // per map the argument it describes, its box (elements per dim) and swizzle (bytes).
+    auto maps = dyn_cast<ArrayAttr>(attr.getValue());
+    auto wellFormed = [](Attribute a) {
+      auto map = dyn_cast<DictionaryAttr>(a);
+      return map && map.getAs<IntegerAttr>("argument") && map.getAs<DenseI64ArrayAttr>("box") &&
+             map.getAs<IntegerAttr>("swizzle");
+    };
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    if (maps && func && maps.size() <= func.getNumArguments() && llvm::all_of(maps, wellFormed)) return success();
+    return op->emitOpError("expected wave.tensor_maps to be a list of {argument, box, swizzle}, one per trailing "
+                           "parameter, but found ")
+           << attr.getValue();
   }
   if (name == "wave.hiding_mask") {
     // wave-mask-partial-tiles' mark: the add's rhs is a mask, zero in an iterate's

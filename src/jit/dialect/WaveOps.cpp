@@ -223,6 +223,22 @@ LogicalResult AllocateOp::verify() {
   return success();
 }
 
+LogicalResult TmaCopyOp::verify() {
+  auto source = getSource().getType();
+  auto tile = getTile().getType();
+  if (!isa<BlockArgument>(getSource()))
+    return emitOpError("expected a kernel argument (global memory) as the source");
+  if (failed(verifySameElementType(*this, source.getElementType(), tile.getElementType(), "a tile")))
+    return failure();
+  if (source.getDimNames() != tile.getDimNames())
+    return emitOpError("expected a tile of the source's dims ") << list(source.getDimNames()) << ", in order, but found "
+                                                                << list(tile.getDimNames());
+  auto allocate = getTile().getDefiningOp<AllocateOp>();
+  if (!allocate || !allocate.getSwizzle())
+    return emitOpError("expected a swizzled wave.allocate as the tile");
+  return success();
+}
+
 LogicalResult ReadOp::verify() {
   auto memory = getMemory().getType();
   auto result = getResult().getType();

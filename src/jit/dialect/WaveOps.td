@@ -104,6 +104,23 @@ def Wave_AllocateOp : Wave_Op<"allocate", [MemoryEffects<[MemAlloc]>]> {
   let hasVerifier = 1;
 }
 
+def Wave_TmaCopyOp : Wave_Op<"tma_copy"> {
+  let summary = "fills a swizzled shared tile from global memory by Hopper's tensor memory accelerator";
+  let description = [{
+    `wave.tma_copy %a, %s : !wave.memory<[M, K] of f16, shared>,
+    !wave.memory<[M, K] of f16, shared>` (%a a kernel argument) does what `wave.write (wave.read %a), %s` does:
+    the workgroup's (and loop's) tile of %a lands in %s, zeros where a dim ends inside
+    the tile. One thread issues the copies (a box per swizzle-wide block of the
+    innermost dim) and every thread waits on an mbarrier for them to land before going
+    on. %s is a swizzled `wave.allocate` of %a's dims in %a's order.
+    wave-select-tensor-copies creates these.
+  }];
+  let arguments = (ins Arg<Wave_MemoryType, "source", [MemRead]>:$source,
+                       Arg<Wave_MemoryType, "destination", [MemWrite]>:$tile);
+  let assemblyFormat = "$source `,` $tile attr-dict `:` qualified(type($source)) `,` qualified(type($tile))";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Loops
 //===----------------------------------------------------------------------===//

@@ -6,6 +6,7 @@
 // (Distributor.h), one file per op family:
 //
 //   read / write / allocate   DistributeMemory.cpp
+//   tma_copy                  DistributeTmaCopy.cpp
 //   reductions                DistributeReduction.cpp
 //   iterate                   DistributeLoop.cpp
 //   mma                       DistributeMma.cpp
@@ -120,6 +121,7 @@ LogicalResult Distributor::lowerOp(Operation* op) {
       .Case([&](dialect::ReadOp read) { return access(read, read.getMemory(), read.getResult(), true); })
       .Case([&](dialect::WriteOp write) { return access(write, write.getMemory(), write.getValue(), false); })
       .Case([&](dialect::AllocateOp a) { return lowerAllocate(a); })
+      .Case([&](dialect::TmaCopyOp c) { return lowerTmaCopy(c); })
       .Case([&](dialect::IterateOp loop) { return lowerIterate(loop); })
       .Case([&](dialect::MmaOp mma) { return lowerMma(mma); })
       .Case([&](dialect::RegisterOp reg) {

@@ -140,6 +140,13 @@ class Distributor : LoweringBuilder {
   LogicalResult lowerPrint(dialect::PrintOp op);
   LogicalResult lowerConvert(dialect::ConvertLayoutOp op);
   LogicalResult lowerAllocate(dialect::AllocateOp op);
+  // A tile filled by TMA (DistributeTmaCopy.cpp), with the kernel parameter of its tensor
+  // map (one per argument and box), its mbarrier (made and initialized at the kernel's
+  // start), and the predicate of the one thread that issues copies.
+  LogicalResult lowerTmaCopy(dialect::TmaCopyOp op);
+  Value tensorMap(unsigned argument, ArrayRef<int64_t> box, MemRefType boxType, int64_t swizzle);
+  Value armedBarrier();
+  Value isLeader();
   // A buffer of its own in the dynamic shared memory, starting `alignment`-byte aligned.
   Value sharedBuffer(ArrayRef<int64_t> shape, Type element, int64_t alignment = 128);
   Value flattened(Value memref);
@@ -179,6 +186,9 @@ class Distributor : LoweringBuilder {
   Value sharedMemory_;          // the dynamic shared memory the allocations view
   int64_t sharedBytes_ = 0;     // its size so far
   DenseSet<Value> sharedTiles_;  // the allocations (memories addressed within the tile)
+  SmallVector<std::pair<std::pair<unsigned, SmallVector<int64_t>>, Value>> tensorMaps_;  // (argument, box) -> map
+  Operation* barriersReady_ = nullptr;  // the barrier after the mbarriers' initialization
+  Value leader_;                        // thread 0
   DenseMap<Operation*, std::optional<MMAAnchors>> anchors_;  // none: diagnosed already
   DenseMap<Value, FragmentSource> atUse_;  // reads whose fragments lowerMma loads
   DenseSet<Value> warpgroupOperands_;      // reads a warpgroup mma takes from their tiles

@@ -11,6 +11,15 @@ namespace wave {
 struct CompiledKernel::Loaded {
   std::once_flag once;
   std::unique_ptr<runtime::LoadedKernel> kernel;
+  // Per tensor map, the last one encoded and what for: a launch on the same tensor and
+  // sizes (a benchmark's, a loop's) reuses it instead of asking the driver again.
+  struct EncodedMap {
+    const void* address = nullptr;
+    std::vector<std::int64_t> sizes;
+    runtime::TensorMap map;
+  };
+  std::mutex mutex;
+  std::vector<EncodedMap> maps;
 };
 
 CompiledKernel::CompiledKernel(jit::PtxKernel ptx, std::vector<graph::MemoryType> args,
@@ -160,6 +169,32 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
   std::call_once(loaded_->once, [&] { loaded_->kernel = std::make_unique<runtime::LoadedKernel>(ptx_.ptx, ptx_.entry, where); });
   std::vector<void*> args;
   for (std::int64_t& w : words) args.push_back(&w);
+  // The tensor maps, by value after the descriptors (the driver copies the parameters at
+  // launch, so the encoded maps may change for the next one).
+  std::vector<runtime::TensorMap> maps;
+  maps.reserve(ptx_.tensor_maps.size());
+  {
+    std::lock_guard lock(loaded_->mutex);
+    loaded_->maps.resize(ptx_.tensor_maps.size());
+    for (std::size_t m = 0; m < ptx_.tensor_maps.size(); ++m) {
+      const jit::PtxKernel::TensorMap& spec = ptx_.tensor_maps[m];
+      std::vector<std::int64_t> dims;
+      for (const std::string& dim : args_[spec.argument].dims) dims.push_back(sizes.at(dim));
+      Loaded::EncodedMap& cached = loaded_->maps[m];
+      if (cached.address != pointers[spec.argument] || cached.sizes != dims) {
+        try {
+          cached.map = runtime::encode_tensor_map(pointers[spec.argument], args_[spec.argument].dtype, dims,
+                                                  spec.box, spec.swizzle, where);
+        } catch (const Error& e) {
+          fail("argument " + std::to_string(spec.argument) + ": " + e.message());
+        }
+        cached.address = pointers[spec.argument];
+        cached.sizes = dims;
+      }
+      maps.push_back(cached.map);
+    }
+  }
+  for (runtime::TensorMap& m : maps) args.push_back(&m);
   const std::array<unsigned, 3> g = ptx_.grid_for(sizes);
   const runtime::Dim3 grid{g[0], g[1], g[2]};
   const runtime::Dim3 block{ptx_.block[0], ptx_.block[1], ptx_.block[2]};

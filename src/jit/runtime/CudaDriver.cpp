@@ -43,6 +43,7 @@ Driver::Driver() {
     reason = "the CUDA driver (libcuda.so.1) lacks a driver API entry point wave-cpp needs";
     return;
   }
+  bind(lib, "cuTensorMapEncodeTiled", cuTensorMapEncodeTiled);  // optional: see the header
   if (CUresult r = cuInit(0); r != CUDA_SUCCESS) {
     reason = "the CUDA driver is installed but no device is usable: " + describe("cuInit", r);
     return;

@@ -110,8 +110,9 @@ KernelCache& cacheFor(const std::string& dir) {
 }
 
 // The kernel ABI and cache payload layout: a change to either must not serve old entries
-// (2: memref-descriptor parameters, grid dims and dynamic shared memory in the payload).
-constexpr int kCacheFormat = 2;
+// (2: memref-descriptor parameters, grid dims and dynamic shared memory in the payload;
+// 3: tensor maps after them).
+constexpr int kCacheFormat = 3;
 
 // Everything the PTX depends on: the kernel's IR, the target, the compiler's versions and
 // sources (any change to the JIT invalidates what it cached).
@@ -121,7 +122,7 @@ std::string cacheKey(mlir::ModuleOp module, const CompileOptions& options) {
   module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
   os << "\ntarget=" << options.target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
      << ", format " << kCacheFormat << ", stages "
-     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
+     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", tma " << options.tma << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
   return key;
 }
 
@@ -130,7 +131,13 @@ std::string serialize(const PtxKernel& k) {
   os << k.entry << '\n' << k.grid[0] << ' ' << k.grid[1] << ' ' << k.grid[2] << '\n'
      << k.block[0] << ' ' << k.block[1] << ' ' << k.block[2] << '\n';
   for (const PtxKernel::GridDim& g : k.grid_dims) os << (g.dim.empty() ? "-" : g.dim) << ' ' << g.tile << ' ';
-  os << k.shared_bytes << '\n' << k.ptx;
+  os << k.shared_bytes << ' ' << k.tensor_maps.size() << '\n';
+  for (const PtxKernel::TensorMap& m : k.tensor_maps) {
+    os << m.argument << ' ' << m.swizzle << ' ' << m.box.size();
+    for (unsigned extent : m.box) os << ' ' << extent;
+    os << '\n';
+  }
+  os << k.ptx;
   return os.str();
 }
 
@@ -143,7 +150,15 @@ PtxKernel deserialize(const std::string& payload) {
     is >> g.dim >> g.tile;
     if (g.dim == "-") g.dim.clear();
   }
-  is >> k.shared_bytes;
+  std::size_t maps = 0;
+  is >> k.shared_bytes >> maps;
+  k.tensor_maps.resize(maps);
+  for (PtxKernel::TensorMap& m : k.tensor_maps) {
+    std::size_t rank = 0;
+    is >> m.argument >> m.swizzle >> rank;
+    m.box.resize(rank);
+    for (unsigned& extent : m.box) is >> extent;
+  }
   is.ignore(1);  // the newline
   k.ptx.assign(std::istreambuf_iterator<char>(is), std::istreambuf_iterator<char>());
   return k;
@@ -195,6 +210,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSplitLoopAcrossWaves());
   lowering.addNestedPass<mlir::func::FuncOp>(
       createWaveSelectWarpgroupMma({.enabled = warpgroupMma}));
+  lowering.addNestedPass<mlir::func::FuncOp>(createWaveSelectTensorCopies({.enabled = warpgroupMma && options.tma}));
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
   lowering.addPass(createWaveLowerToGPU());
   mlir::OpPassManager& gpuFunc = lowering.nest<mlir::gpu::GPUModuleOp>().nest<mlir::gpu::GPUFuncOp>();
@@ -245,6 +261,15 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
       result.shared_bytes = static_cast<unsigned>(shared.getInt());
       f->removeAttr("wave.shared_memory_bytes");
     }
+    // Kept on the function: the codegen passes the maps by value (tensorMapParameters).
+    if (auto maps = f->getAttrOfType<mlir::ArrayAttr>("wave.tensor_maps"))
+      for (auto map : maps.getAsRange<mlir::DictionaryAttr>()) {
+        PtxKernel::TensorMap& m = result.tensor_maps.emplace_back();
+        m.argument = static_cast<unsigned>(map.getAs<mlir::IntegerAttr>("argument").getInt());
+        m.swizzle = static_cast<unsigned>(map.getAs<mlir::IntegerAttr>("swizzle").getInt());
+        for (int64_t extent : map.getAs<mlir::DenseI64ArrayAttr>("box").asArrayRef())
+          m.box.push_back(static_cast<unsigned>(extent));
+      }
     if (auto block = f.getKnownBlockSizeAttr())
       for (int i = 0; i < 3; ++i) result.block[i] = static_cast<unsigned>(block[i]);
   });

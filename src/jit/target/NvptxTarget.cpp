@@ -12,6 +12,7 @@
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -46,6 +47,27 @@ void addNvvmPipeline(mlir::OpPassManager& pm, const NvptxOptions& /*options*/) {
   gpu.addPass(mlir::createReconcileUnrealizedCastsPass());
 }
 
+// The tensor maps a kernel takes (its last parameters, `wave.tensor_maps` on the function)
+// go by value, as CUDA's `const __grid_constant__ CUtensorMap`: a 128-byte, 64-byte
+// aligned parameter whose address the copies take in place (no local copy). gpu.func
+// cannot state this (its lowering drops byval), so it is set on the LLVM function.
+void passTensorMapsByValue(mlir::gpu::GPUModuleOp module) {
+  module.walk([](mlir::LLVM::LLVMFuncOp func) {
+    auto maps = func->getAttrOfType<mlir::ArrayAttr>("wave.tensor_maps");
+    if (!maps) return;
+    mlir::MLIRContext* ctx = func.getContext();
+    mlir::Builder b(ctx);
+    const unsigned first = func.getNumArguments() - maps.size();
+    for (unsigned i = first; i < func.getNumArguments(); ++i) {
+      func.setArgAttr(i, mlir::LLVM::LLVMDialect::getByValAttrName(),
+                      mlir::TypeAttr::get(mlir::LLVM::LLVMArrayType::get(b.getI8Type(), 128)));
+      func.setArgAttr(i, mlir::LLVM::LLVMDialect::getAlignAttrName(), b.getI64IntegerAttr(64));
+      func.setArgAttr(i, mlir::NVVM::NVVMDialect::getGridConstantAttrName(), b.getUnitAttr());
+    }
+    func->removeAttr("wave.tensor_maps");
+  });
+}
+
 mlir::FailureOr<std::string> compileToPtx(mlir::ModuleOp module, const NvptxOptions& options) {
   mlir::PassManager pm(module.getContext());
   if (options.timing) pm.enableTiming(*options.timing);
@@ -66,10 +88,16 @@ mlir::FailureOr<std::string> compileToPtx(mlir::ModuleOp module, const NvptxOpti
     module.emitError("expected a gpu.module to compile to PTX");
     return mlir::failure();
   }
+  passTensorMapsByValue(gpuModule);
   // The dynamic shared memory starts 1024-byte aligned: swizzled tiles (wgmma's) must
   // start at their swizzle's period, and the lowering places them at offsets so aligned.
+  // The dynamic array (no elements) is external, so that PTX declares it `.extern` and it
+  // lies after the static shared variables (mbarriers) instead of at their offset 0.
   gpuModule.walk([](mlir::LLVM::GlobalOp global) {
-    if (global.getAddrSpace() == 3) global.setAlignment(std::max<uint64_t>(global.getAlignment().value_or(1), 1024));
+    auto array = mlir::dyn_cast<mlir::LLVM::LLVMArrayType>(global.getType());
+    if (global.getAddrSpace() != 3 || !array || array.getNumElements() != 0) return;
+    global.setAlignment(std::max<uint64_t>(global.getAlignment().value_or(1), 1024));
+    global.setLinkage(mlir::LLVM::Linkage::External);
   });
   return translateToPtx(gpuModule, {.chip = options.chip,
                                     .features = options.features,

@@ -268,7 +268,8 @@ LogicalResult LayoutAssigner::visitIterate(dialect::IterateOp loop) {
 
 LogicalResult LayoutAssigner::visit(Operation* op) {
   if (isa<dialect::ReadOp>(op)) return success();  // placed by its first consumer
-  if (takesConsumerLayout(op) || isa<dialect::AllocateOp>(op)) return success();
+  if (takesConsumerLayout(op)) return success();
+  if (isa<dialect::AllocateOp, dialect::TmaCopyOp>(op)) return success();  // no tensor values
   if (isElementwise(op)) {
     // The first operand that already has a layout sets it; none: wait for a consumer.
     for (Value operand : op->getOperands())

@@ -104,6 +104,13 @@ struct Accesses {
       if (isShared(copy.getSrc())) buffers[bufferOf(copy.getSrc())].read = true;
       return;
     }
+    // A TMA copy lands on its mbarrier, which every thread waits on before reading the
+    // tile: it is in flight until then and never needs a barrier to publish it. Only
+    // refilling a tile other threads may still read does.
+    if (auto copy = dyn_cast<nvgpu::TmaAsyncLoadOp>(op)) {
+      buffers[bufferOf(copy.getDst())].copy = true;
+      return;
+    }
     if (auto wait = dyn_cast<nvgpu::DeviceAsyncWaitOp>(op)) {
       asyncWaitLeaves = wait.getNumGroups().value_or(0);
       return;

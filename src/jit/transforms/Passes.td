@@ -100,6 +100,29 @@ def WaveSelectWarpgroupMma : Pass<"wave-select-warpgroup-mma", "mlir::func::Func
   let dependentDialects = ["::wave::dialect::WaveDialect"];
 }
 
+def WaveSelectTensorCopies : Pass<"wave-select-tensor-copies", "mlir::func::FuncOp"> {
+  let summary = "Fill swizzled shared tiles by Hopper's tensor memory accelerator (TMA)";
+  let description = [{
+    `wave.write (wave.read %a), %s` becomes `wave.tma_copy %a, %s` where:
+    - %s is a tile swizzled by 128 bytes (wave-select-warpgroup-mma's, for wgmma) of
+      %a's dims in %a's order, its innermost extent a multiple of 128 bytes and the
+      others at most 256 (a box of the copy engine per 128-byte block);
+    - %a is a kernel argument (global memory) of at most 5 dims, 8-, 16- or 32-bit
+      elements, no mapping, its innermost dim a known multiple of 16 bytes (the tensor
+      map's row strides must be);
+    - the read is used only by the write, and at most one loop is around them;
+    - every other fill of a shared tile in the same block qualifies too (a loop's fills
+      are pipelined one way: TMA copies on mbarriers, or cp.async).
+    The runtime encodes a tensor map per such argument and box at launch; the copy lands
+    zeros where a dim ends inside the tile, as the masked fill did. `enabled=false`
+    (CompileOptions::tma) keeps every fill on the threads (cp.async).
+  }];
+  let options = [
+    Option<"enabled", "enabled", "bool", /*default=*/"true", "select TMA copies at all">
+  ];
+  let dependentDialects = ["::wave::dialect::WaveDialect"];
+}
+
 def WaveSplitLoopAcrossWaves : Pass<"wave-split-loop-across-waves", "mlir::func::FuncOp"> {
   let summary = "Let the waves that split a loop's dim fold their parts apart, combined after the loop";
   let description = [{
@@ -146,7 +169,7 @@ def WavePromoteShared : Pass<"wave-promote-shared", "mlir::func::FuncOp"> {
 }
 
 def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::GPUFuncOp"> {
-  let summary = "Multi-buffer the shared tiles a loop fills and fill them ahead with cp.async";
+  let summary = "Multi-buffer the shared tiles a loop fills and fill them ahead (cp.async or TMA)";
   let description = [{
     A schedule on distributed code. In an `scf.for` whose body fills shared tiles from
     global memory (`vector.store` into a `memref.view` of the dynamic shared memory of a
@@ -177,6 +200,15 @@ def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::G
     barriers, write shared memory otherwise (a store under a condition, a partly masked
     run), or whose tiles are used after the loop are left alone, as are loops of fewer
     iterations than two stages.
+
+    A loop whose shared-memory writes are all TMA copies (`nvgpu.tma.async.load` into
+    boxes of tiles, each tile's copies armed by `nvgpu.mbarrier.arrive.expect_tx` on an
+    mbarrier group of one made before the loop and waited on by
+    `nvgpu.mbarrier.try_wait.parity` in the body) is pipelined the same way: the tiles
+    get their copies, each group one mbarrier per stage (initialized beside the first),
+    the arming and copies run ahead predicated past the end, and each iteration waits
+    on its stage's mbarrier for the parity of its round (`(trip / stages) mod 2`). The
+    mbarriers are static shared memory, before the dynamic: the stages leave 1 KiB.
   }];
   let options = [
     Option<"stages", "stages", "int", /*default=*/"0",
@@ -244,6 +276,10 @@ def WaveInsertBarriers : Pass<"wave-insert-barriers", "mlir::gpu::GPUFuncOp"> {
       waits for one stage, then
       refills another, then reads the first thus needs one barrier per iteration,
       before the refill.
+    - `nvgpu.tma.async.load` (a TMA copy) lands on an mbarrier that every thread waits
+      on before it reads the tile (the mbarrier makes the bytes visible to each waiter):
+      it must not start while other threads may still read the tile, and never needs a
+      barrier after it.
     - Existing barriers are kept and reset the state.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];

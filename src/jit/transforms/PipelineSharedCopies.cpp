@@ -17,6 +17,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace wave::jit {
@@ -141,6 +143,65 @@ std::optional<SmallVector<Fill>> fillsOf(scf::ForOp loop) {
   return fills;
 }
 
+// A loop's TMA copies (wave.tma_copy's lowering): per tile, the copies of its boxes and
+// the mbarrier they complete on, armed with the tile's bytes and waited on in the body.
+struct TensorCopy {
+  Value barrier;  // an mbarrier group of one, made before the loop
+  SmallVector<Operation*> issue;  // its arming and the copies
+  nvgpu::MBarrierTryWaitParityOp wait;
+  memref::ViewOp tile;
+};
+
+// The tile a TMA copy's destination (a box: a subview of the tile, shaped) lies in.
+memref::ViewOp tileOfBox(Value dst) {
+  while (auto view = dst.getDefiningOp<ViewLikeOpInterface>()) {
+    if (auto tile = dyn_cast<memref::ViewOp>(view.getOperation())) return tile;
+    dst = view.getViewSource();
+  }
+  return {};
+}
+
+// The TMA copies of `loop`, when every write to shared memory in it is one, at the top of
+// its body, and each mbarrier is armed, filled and waited on only there.
+std::optional<SmallVector<TensorCopy>> tensorCopiesOf(scf::ForOp loop) {
+  Block* body = loop.getBody();
+  llvm::MapVector<Value, TensorCopy> copies;
+  bool candidate = true;
+  body->walk([&](Operation* op) {
+    if (isa<gpu::BarrierOp, nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncWaitOp>(op)) candidate = false;
+    auto load = dyn_cast<nvgpu::TmaAsyncLoadOp>(op);
+    if (!candidate || (!load && !writesShared(op))) return;
+    memref::ViewOp tile = load ? tileOfBox(load.getDst()) : nullptr;
+    candidate = load && tile && op->getBlock() == body && !loop->isAncestor(load.getBarriers().getDefiningOp());
+    if (!candidate) return;
+    TensorCopy& copy = copies[load.getBarriers()];
+    candidate = !copy.tile || copy.tile == tile;
+    copy.barrier = load.getBarriers();
+    copy.tile = tile;
+  });
+  if (!candidate || copies.empty()) return std::nullopt;
+  SmallVector<TensorCopy> result;
+  for (auto& [barrier, copy] : copies) {
+    if (cast<nvgpu::MBarrierGroupType>(barrier.getType()).getNumBarriers() != 1) return std::nullopt;
+    for (Operation* user : barrier.getUsers()) {
+      if (isa<nvgpu::MBarrierInitOp>(user) && !loop->isAncestor(user)) continue;
+      if (user->getBlock() != body) return std::nullopt;
+      if (isa<nvgpu::MBarrierArriveExpectTxOp, nvgpu::TmaAsyncLoadOp>(user)) copy.issue.push_back(user);
+      else if (auto wait = dyn_cast<nvgpu::MBarrierTryWaitParityOp>(user); wait && !copy.wait) copy.wait = wait;
+      else return std::nullopt;
+    }
+    if (!copy.wait) return std::nullopt;
+    llvm::sort(copy.issue, [](Operation* a, Operation* b) { return a->isBeforeInBlock(b); });  // uses: any order
+    result.push_back(copy);
+  }
+  // The copies move to another iteration with what they depend on: plain arithmetic and views.
+  SmallVector<Operation*> roots;
+  for (const TensorCopy& c : result) llvm::append_range(roots, c.issue);
+  for (Operation* op : sliceIn(body, roots))
+    if (!llvm::is_contained(roots, op) && (!isPure(op) || op->getNumRegions() != 0)) return std::nullopt;
+  return result;
+}
+
 // A filled tile: a view of the dynamic shared memory at a constant offset, used only
 // inside the loop and overlapping no other view.
 struct Tile {
@@ -172,6 +233,29 @@ Value stageIndex(OpBuilder& b, Location loc, scf::ForOp loop, int stages) {
   Value trip = arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound());
   trip = arith::DivUIOp::create(b, loc, trip, loop.getStep());
   return arith::RemUIOp::create(b, loc, trip, arith::ConstantIndexOp::create(b, loc, stages));
+}
+
+// Builds `view` (a subview or expand_shape) again on its source, whose type changed (a
+// stage's copy of a tile), and the views of it in turn, their result types inferred anew.
+void retypeViews(Operation* view) {
+  OpBuilder b(view);
+  Value rebuilt;
+  if (auto sub = dyn_cast<memref::SubViewOp>(view)) {
+    if (sub.getType().getRank() != sub.getSourceType().getRank()) return;  // rank-reducing: not a box's
+    rebuilt = memref::SubViewOp::create(b, sub.getLoc(), sub.getSource(), sub.getMixedOffsets(), sub.getMixedSizes(),
+                                        sub.getMixedStrides());
+  } else if (auto expand = dyn_cast<memref::ExpandShapeOp>(view)) {
+    FailureOr<MemRefType> type = memref::ExpandShapeOp::computeExpandedType(
+        expand.getSrcType(), expand.getResultType().getShape(), expand.getReassociationIndices());
+    if (failed(type)) return;
+    rebuilt = memref::ExpandShapeOp::create(b, expand.getLoc(), *type, expand.getSrc(), expand.getReassociationIndices());
+  } else {
+    return;
+  }
+  SmallVector<Operation*> users(view->getUsers().begin(), view->getUsers().end());
+  view->getResult(0).replaceAllUsesWith(rebuilt);
+  view->erase();
+  for (Operation* user : users) retypeViews(user);
 }
 
 // Gives `tile` `stages` copies side by side from its offset (views after it move up by
@@ -213,6 +297,7 @@ int64_t multiBuffer(scf::ForOp loop, Tile tile, int stages, int64_t viewAlignmen
     offsets.append(type.getRank(), b.getIndexAttr(0));
     auto resultType = memref::SubViewOp::inferRankReducedResultType(type.getShape(), buffered, offsets, sizes, strides);
     use.set(memref::SubViewOp::create(b, loc, resultType, copies, offsets, sizes, strides));
+    retypeViews(use.getOwner());  // a TMA copy's box
   }
   tile.view->erase();
   return growth;
@@ -248,7 +333,9 @@ void cloneForOtherStages(Block* body, const llvm::SetVector<Operation*>& slice) 
   IRMapping copies;
   SmallVector<Operation*> cloned;
   for (Operation* op : slice) {
-    if (isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp>(op)) continue;
+    if (isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp, nvgpu::MBarrierArriveExpectTxOp,
+            nvgpu::TmaAsyncLoadOp>(op))
+      continue;
     OpBuilder b(op->getNextNode());
     Operation* copy = b.clone(*op, copies);
     cloned.push_back(copy);
@@ -280,10 +367,20 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
   LogicalResult pipeline(scf::ForOp loop) {
     gpu::GPUFuncOp func = getOperation();
     auto sharedAttr = func->getAttrOfType<IntegerAttr>("wave.shared_memory_bytes");
+    if (!sharedAttr) return success();
+    // The fills: the threads' (stores of loads, made cp.async copies here) or TMA copies.
     std::optional<SmallVector<Fill>> fills = fillsOf(loop);
-    if (!sharedAttr || !fills) return success();
+    std::optional<SmallVector<TensorCopy>> tensorCopies = fills ? std::nullopt : tensorCopiesOf(loop);
+    if (!fills && !tensorCopies) return success();
     llvm::SetVector<Operation*> views;
-    for (Fill f : *fills) views.insert(f.store.getBase().getDefiningOp());
+    if (fills)
+      for (Fill f : *fills) views.insert(f.store.getBase().getDefiningOp());
+    else
+      for (const TensorCopy& c : *tensorCopies) views.insert(c.tile);
+    // TMA's mbarriers are static shared memory, before the dynamic, which starts 1024-byte
+    // aligned after them: room the stages leave.
+    const int64_t reserved = tensorCopies ? 1024 + 8 * kMaxStages * static_cast<int64_t>(tensorCopies->size()) : 0;
+    const int64_t used = sharedAttr.getInt() + reserved;
     SmallVector<Tile> tiles;
     int64_t perStage = 0;
     for (Operation* view : views) {
@@ -299,7 +396,7 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     if (DenseI32ArrayAttr block = func.getKnownBlockSizeAttr())
       for (int32_t n : block.asArrayRef()) threads *= n;
     const bool oneWorkgroup = 2 * threads * (carriedRegisters(loop) + kRegistersBesideCarried) > kRegistersPerSM;
-    int n = stagesFor(sharedAttr.getInt(), perStage, oneWorkgroup);
+    int n = stagesFor(used, perStage, oneWorkgroup);
     // A loop that runs wgmma keeps each batch in flight through the next iteration (its
     // wait leaves one group): the copies then run one iteration less ahead, so that none
     // refills a tile a batch may still read; a third copy of each tile where two were
@@ -348,16 +445,16 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
                                        return isWarpgroupMma(op) && !feedsNextBatchOnly(op) ? WalkResult::interrupt()
                                                                                             : WalkResult::advance();
                                      }).wasInterrupted();
-    if (warpgroupMma && resultsCarried && stages == 0 && n == 2 && sharedAttr.getInt() + 2 * perStage <= kMaxSharedBytes)
+    if (warpgroupMma && resultsCarried && stages == 0 && n == 2 && used + 2 * perStage <= kMaxSharedBytes)
       n = 3;
     std::optional<int64_t> trips = constantTripCount(loop);
     if (trips) n = static_cast<int>(std::min<int64_t>(n, *trips));
     if (n < 2) return success();
     const bool overlapMma = warpgroupMma && resultsCarried && n >= 3;
     const int distance = overlapMma ? n - 2 : n - 1;  // iterations the copies run ahead
-    if (sharedAttr.getInt() + (n - 1) * perStage > kMaxSharedBytes)
+    if (used + (n - 1) * perStage > kMaxSharedBytes)
       return loop.emitError("pipeline_stages = ")
-             << n << " needs " << sharedAttr.getInt() + (n - 1) * perStage
+             << n << " needs " << used + (n - 1) * perStage
              << " bytes of shared memory, more than the " << kMaxSharedBytes << " a workgroup may have";
 
     int64_t shared = sharedAttr.getInt();
@@ -369,7 +466,24 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
                                }).wasInterrupted();
     for (Tile tile : tiles) shared += multiBuffer(loop, tile, n, addressed ? 1024 : 128);
     func->setAttr("wave.shared_memory_bytes", IntegerAttr::get(sharedAttr.getType(), shared));
-    nvgpu::DeviceAsyncCreateGroupOp group = asyncCopies(*fills);
+    FailureOr<scf::ForOp> pipelined =
+        fills ? pipelineAsyncCopies(loop, *fills, distance, warpgroupMma) : pipelineTensorCopies(loop, *tensorCopies, n, distance);
+    if (failed(pipelined)) return failure();
+    if (overlapMma) {
+      // Each iteration waits for the previous iteration's batch only; after the loop, for all.
+      OpBuilder b(pipelined->getContext());
+      b.setInsertionPointAfter(*pipelined);
+      pipelined->walk([&](NVVM::WgmmaWaitGroupSyncOp mmaWait) { mmaWait.setGroup(1); });
+      NVVM::WgmmaWaitGroupSyncOp::create(b, pipelined->getLoc(), 0);
+    }
+    return success();
+  }
+
+  // The cp.async path: the fills become copies committed as one group per iteration, run
+  // `distance` iterations ahead; each iteration waits for its own group first.
+  FailureOr<scf::ForOp> pipelineAsyncCopies(scf::ForOp loop, ArrayRef<Fill> fills, int distance, bool warpgroupMma) {
+    Block* body = loop.getBody();
+    nvgpu::DeviceAsyncCreateGroupOp group = asyncCopies(fills);
 
     SmallVector<Operation*> roots;
     body->walk([&](nvgpu::DeviceAsyncCopyOp copy) { roots.push_back(copy); });
@@ -420,12 +534,88 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     b.setInsertionPointAfter(*pipelined);
     auto drained = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ValueRange{});
     nvgpu::DeviceAsyncWaitOp::create(b, loc, drained, b.getI32IntegerAttr(0));
-    if (overlapMma) {
-      // Each iteration waits for the previous iteration's batch only; after the loop, for all.
-      pipelined->walk([&](NVVM::WgmmaWaitGroupSyncOp mmaWait) { mmaWait.setGroup(1); });
-      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    return pipelined;
+  }
+
+  // The TMA path: each tile's mbarrier becomes one per stage; an iteration arms and fills
+  // the stage `distance` iterations ahead (thread 0, as before) and waits on its own
+  // stage's mbarrier for the phase of its round through the stages.
+  FailureOr<scf::ForOp> pipelineTensorCopies(scf::ForOp loop, MutableArrayRef<TensorCopy> copies, int n, int distance) {
+    Block* body = loop.getBody();
+    MLIRContext* ctx = loop.getContext();
+    for (TensorCopy& c : copies) {
+      auto group = cast<nvgpu::MBarrierGroupType>(c.barrier.getType());
+      c.barrier.setType(nvgpu::MBarrierGroupType::get(ctx, group.getMemorySpace(), n));
+      // Each stage's mbarrier initialized beside the first.
+      for (Operation* user : llvm::make_early_inc_range(c.barrier.getUsers()))
+        if (auto init = dyn_cast<nvgpu::MBarrierInitOp>(user); init && !loop->isAncestor(init)) {
+          OpBuilder b(init->getNextNode());
+          for (int stage = 1; stage < n; ++stage) {
+            Value id = arith::ConstantIndexOp::create(b, init.getLoc(), stage);
+            cast<nvgpu::MBarrierInitOp>(b.clone(*init)).getMbarIdMutable().assign(id);
+          }
+        }
+      // The issue names the stage it fills; the wait, its own and the round's parity.
+      OpBuilder b(c.issue.front());
+      Value stage = stageIndex(b, loop.getLoc(), loop, n);
+      for (Operation* op : c.issue) {
+        if (auto arm = dyn_cast<nvgpu::MBarrierArriveExpectTxOp>(op)) arm.getMbarIdMutable().assign(stage);
+        else cast<nvgpu::TmaAsyncLoadOp>(op).getMbarIdMutable().assign(stage);
+      }
+      b.setInsertionPoint(c.wait);
+      const Location loc = c.wait.getLoc();
+      Value own = stageIndex(b, loc, loop, n);
+      Value trip = arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound()),
+                                          loop.getStep());
+      Value round = arith::DivUIOp::create(b, loc, trip, arith::ConstantIndexOp::create(b, loc, n));
+      Value parity = arith::TruncIOp::create(b, loc, b.getI1Type(), arith::IndexCastUIOp::create(b, loc, b.getI64Type(), round));
+      Operation* oldParity = c.wait.getPhaseParity().getDefiningOp();
+      c.wait.getMbarIdMutable().assign(own);
+      c.wait.getPhaseParityMutable().assign(parity);
+      // The parity the lowering gave (of a loop of one stage) is no longer used.
+      while (oldParity && oldParity->use_empty() && isPure(oldParity) && body->findAncestorOpInBlock(*oldParity)) {
+        Operation* operand = oldParity->getNumOperands() == 1 ? oldParity->getOperand(0).getDefiningOp() : nullptr;
+        oldParity->erase();
+        oldParity = operand;
+      }
     }
-    return success();
+
+    SmallVector<Operation*> roots;
+    for (const TensorCopy& c : copies) llvm::append_range(roots, c.issue);
+    llvm::SetVector<Operation*> ahead = sliceIn(body, roots);
+    cloneForOtherStages(body, ahead);
+
+    scf::PipeliningOption options;
+    options.peelEpilogue = false;
+    options.supportDynamicLoops = true;
+    options.getScheduleFn = [&](scf::ForOp, std::vector<std::pair<Operation*, unsigned>>& schedule) {
+      for (Operation& op : body->without_terminator())
+        if (ahead.contains(&op)) schedule.emplace_back(&op, 0);
+      for (Operation& op : body->without_terminator())
+        if (!ahead.contains(&op)) schedule.emplace_back(&op, distance);
+    };
+    // Past the end, the copies and their arming are not issued (thread 0's predicate and
+    // the iteration's together).
+    options.predicateFn = [](RewriterBase& rewriter, Operation* op, Value predicate) -> Operation* {
+      auto guard = [&](OpOperand* existing) {
+        rewriter.setInsertionPoint(op);
+        Value both = existing->get() ? arith::AndIOp::create(rewriter, op->getLoc(), existing->get(), predicate).getResult()
+                                     : predicate;
+        rewriter.modifyOpInPlace(op, [&] { existing->set(both); });
+        return op;
+      };
+      if (auto arm = dyn_cast<nvgpu::MBarrierArriveExpectTxOp>(op); arm && arm.getPredicate())
+        return guard(&arm.getPredicateMutable()[0]);
+      if (auto load = dyn_cast<nvgpu::TmaAsyncLoadOp>(op); load && load.getPredicate())
+        return guard(&load.getPredicateMutable()[0]);
+      return isPure(op) ? op : nullptr;
+    };
+    IRRewriter rewriter(ctx);
+    rewriter.setInsertionPoint(loop);  // where the prologue goes
+    const Location loc = loop.getLoc();
+    FailureOr<scf::ForOp> pipelined = scf::pipelineForLoop(rewriter, loop, options);
+    if (failed(pipelined)) return emitError(loc, "cannot software-pipeline the loop's TMA copies");
+    return pipelined;
   }
 
   // The stage count: as asked, or the most that leave two workgroups per SM (all of it
