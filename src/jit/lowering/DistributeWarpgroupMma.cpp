@@ -207,9 +207,14 @@ LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors
     for (int64_t kk = 0; kk < a.tilesK; ++kk)
       for (int64_t s = 0; s < t.strips(); ++s) fromRegisters.push_back(fenceRegisters(b_, loc_, aFragment(s, kk)));
   // Shared memory written by ordinary stores (and cp.async) is read by wgmma through the
-  // async proxy: fenced first.
-  NVVM::FenceProxyOp::create(b_, loc_, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
-                             NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  // async proxy: fenced first. Tiles only TMA fills are written through that proxy already.
+  auto filledByThreads = [](Value operand) {
+    return llvm::any_of(swizzledTileOf(operand)->getUsers(),
+                        [](Operation* user) { return !isa<dialect::ReadOp, dialect::TmaCopyOp>(user); });
+  };
+  if (filledByThreads(bValue) || (aFromTile && filledByThreads(aValue)))
+    NVVM::FenceProxyOp::create(b_, loc_, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+                               NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
   NVVM::WgmmaFenceAlignedOp::create(b_, loc_);
   auto shape = NVVM::MMAShapeAttr::get(ctx, 64, t.instructionCols, a.instruction.k);
   const auto layoutA = aTile && aTile->mnMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;

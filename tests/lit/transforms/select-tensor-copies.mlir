@@ -10,7 +10,8 @@
 // RUN:   --wave-lower-to-gpu | FileCheck %s --check-prefix=LOWERED
 // Pipelined (three stages of 32 KiB, a wgmma batch in flight): an mbarrier per stage and
 // tile, the copies one iteration ahead (a prologue fills the first), each refill after the
-// one barrier of an iteration, each wait on its own stage's mbarrier, no barrier after it.
+// one barrier of an iteration, each wait on its own stage's mbarrier, no barrier after it
+// and no proxy fence before wgmma (TMA writes through the async proxy wgmma reads by).
 // RUN: wave-opt %s --split-input-file --wave-select-warpgroup-mma --wave-select-tensor-copies --wave-assign-layouts \
 // RUN:   --wave-lower-to-gpu | wave-opt --split-input-file \
 // RUN:     --pass-pipeline='builtin.module(gpu.module(gpu.func(canonicalize,cse,wave-pipeline-shared-copies,wave-insert-barriers)))' \
@@ -65,6 +66,8 @@
 // PIPELINED: nvgpu.mbarrier.try_wait.parity
 // PIPELINED: nvgpu.mbarrier.try_wait.parity
 // PIPELINED-NOT: gpu.barrier
+// PIPELINED-NOT: nvvm.fence.proxy
+// PIPELINED: nvvm.wgmma.fence.aligned
 // PIPELINED: nvvm.wgmma.mma_async
 // PIPELINED-NOT: gpu.barrier
 // PIPELINED: nvvm.wgmma.wait.group.sync.aligned 1
