@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <unistd.h>
@@ -140,6 +141,42 @@ TEST_CASE("compiled kernels are kept in the cache folder and served from it", "[
   entries = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) entries += e.path().extension() == ".kernel";
   CHECK(entries == 2);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a GEMM's tiles are TMA copies whose tensor maps the cache keeps", "[compile][cache][tma]") {
+  namespace ex = examples::gemm;
+  const auto dir = std::filesystem::temp_directory_path() / ("wave-tma-cache-" + std::to_string(Catch::rngSeed()));
+  std::filesystem::remove_all(dir);
+  CompileOptions options = ex::default_options();
+  options.cache_dir = dir.string();
+  const auto kernel = ex::make_kernel();
+  const jit::PtxKernel first = jit::compile_to_ptx(kernel.trace(), options);
+  // A [M, K] and B [N, K]: a map each, boxes of the workgroup's rows by 64 halves (128 bytes).
+  REQUIRE(first.tensor_maps.size() == 2);
+  std::set<unsigned> arguments;
+  for (const jit::PtxKernel::TensorMap& m : first.tensor_maps) {
+    arguments.insert(m.argument);
+    CHECK(m.swizzle == 128);
+    REQUIRE(m.box.size() == 2);
+    CHECK(m.box[1] == 64);
+  }
+  CHECK(arguments == std::set<unsigned>{0, 1});
+  CHECK_THAT(first.ptx, Contains(".param .align 64 .b8 gemm_param_"));
+  CHECK_THAT(first.ptx, Contains("cp.async.bulk.tensor.2d"));
+  const jit::PtxKernel again = jit::compile_to_ptx(kernel.trace(), options);  // from the cache
+  REQUIRE(again.tensor_maps.size() == first.tensor_maps.size());
+  for (std::size_t i = 0; i < again.tensor_maps.size(); ++i) {
+    CHECK(again.tensor_maps[i].argument == first.tensor_maps[i].argument);
+    CHECK(again.tensor_maps[i].box == first.tensor_maps[i].box);
+    CHECK(again.tensor_maps[i].swizzle == first.tensor_maps[i].swizzle);
+  }
+  CHECK(again.ptx == first.ptx);
+  // Without TMA: no maps, cp.async.
+  options.tma = false;
+  const jit::PtxKernel threads = jit::compile_to_ptx(kernel.trace(), options);
+  CHECK(threads.tensor_maps.empty());
+  CHECK_THAT(threads.ptx, !Contains("cp.async.bulk.tensor") && Contains("cp.async.cg.shared.global"));
   std::filesystem::remove_all(dir);
 }
 

@@ -208,8 +208,7 @@ def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::G
     get their copies, each group one mbarrier per stage (initialized beside the first),
     the arming and copies run ahead predicated past the end, and each iteration waits
     on its stage's mbarrier for the parity of its round (`(trip / stages) mod 2`). The
-    mbarriers are static shared memory, before the dynamic: the stages leave 1 KiB. TMA
-    copies hold no registers in flight: `stages` 0 picks up to 8 of them.
+    mbarriers are static shared memory, before the dynamic: the stages leave 1 KiB.
   }];
   let options = [
     Option<"stages", "stages", "int", /*default=*/"0",
