@@ -172,6 +172,19 @@ TEST_CASE("a GEMM's tiles are TMA copies whose tensor maps the cache keeps", "[c
     CHECK(again.tensor_maps[i].swizzle == first.tensor_maps[i].swizzle);
   }
   CHECK(again.ptx == first.ptx);
+  // Maps the driver could not take are refused before it is asked; without a GPU, any.
+  alignas(16) static char tensor[64];
+  try {
+    (void)runtime::encode_tensor_map(tensor, DataType::f16, {8, 8, 8, 8, 8, 8}, {1, 1, 1, 1, 1, 8}, 128);
+    FAIL("expected a wave::Error");
+  } catch (const Error& e) {
+    CHECK_THAT(e.message(), Contains("expected a tensor map of 1 to 5 dims with a box extent per dim, but found 6 dims "
+                                     "and 6 box extents"));
+  }
+  std::string why;
+  if (!runtime::device_available(&why))
+    CHECK_THROWS_WITH(runtime::encode_tensor_map(tensor, DataType::f16, {8, 64}, {8, 64}, 128),
+                      Contains("expected a GPU, but found"));
   // Without TMA: no maps, cp.async.
   options.tma = false;
   const jit::PtxKernel threads = jit::compile_to_ptx(kernel.trace(), options);

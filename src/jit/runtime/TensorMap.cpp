@@ -40,15 +40,15 @@ TensorMap encode_tensor_map(const void* address, DataType dtype, const std::vect
                             const std::vector<unsigned>& box, unsigned swizzle, std::source_location where) {
   using namespace jit::cuda;
   auto fail = [&](const std::string& message) { throw Error("", "runtime", where, message); };
+  const std::size_t rank = sizes.size();
+  if (rank == 0 || rank > 5 || box.size() != rank)
+    fail(expected_found("a tensor map of 1 to 5 dims with a box extent per dim",
+                        std::to_string(rank) + " dims and " + std::to_string(box.size()) + " box extents"));
   const Driver& d = Driver::get();
   if (!d.available()) fail("expected a GPU, but found " + d.unavailable_reason());
   if (!d.cuTensorMapEncodeTiled)
     fail(expected_found("a CUDA 12 driver (cuTensorMapEncodeTiled) for the kernel's TMA copies",
                         "an older driver"));
-  const std::size_t rank = sizes.size();
-  if (rank == 0 || rank > 5 || box.size() != rank)
-    fail(expected_found("a tensor map of 1 to 5 dims with a box extent per dim",
-                        std::to_string(rank) + " dims and " + std::to_string(box.size()) + " box extents"));
   const std::uint64_t bytes = static_cast<std::uint64_t>(bit_width(dtype)) / 8;
   // The driver orders dims innermost first; strides (bytes) are given for all but the innermost.
   std::vector<std::uint64_t> dims(rank), strides(rank > 1 ? rank - 1 : 1);

@@ -80,6 +80,47 @@ func.func @allocate_padding() {
 }
 
 //===----------------------------------------------------------------------===//
+// wave.tma_copy
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @tma_copy_from_tile() {
+  %t = wave.allocate {tile = [#wave.expr<"64">, #wave.expr<"64">], padding = 0, swizzle = 128} : !wave.memory<[M, K] of f16, shared>
+  %s = wave.allocate {tile = [#wave.expr<"64">, #wave.expr<"64">], padding = 0, swizzle = 128} : !wave.memory<[M, K] of f16, shared>
+  // expected-error @+1 {{expected a kernel argument (global memory) as the source}}
+  wave.tma_copy %t, %s : !wave.memory<[M, K] of f16, shared>, !wave.memory<[M, K] of f16, shared>
+  return
+}
+
+// -----
+
+func.func @tma_copy_dims(%a: !wave.memory<[M, K] of f16, shared>) {
+  %s = wave.allocate {tile = [#wave.expr<"64">, #wave.expr<"64">], padding = 0, swizzle = 128} : !wave.memory<[K, M] of f16, shared>
+  // expected-error @+1 {{expected a tile of the source's dims [M, K], in order, but found [K, M]}}
+  wave.tma_copy %a, %s : !wave.memory<[M, K] of f16, shared>, !wave.memory<[K, M] of f16, shared>
+  return
+}
+
+// -----
+
+func.func @tma_copy_element(%a: !wave.memory<[M, K] of f16, shared>) {
+  %s = wave.allocate {tile = [#wave.expr<"64">, #wave.expr<"64">], padding = 0, swizzle = 128} : !wave.memory<[M, K] of bf16, shared>
+  // expected-error @+1 {{expected a tile of element type 'f16', but found 'bf16'}}
+  wave.tma_copy %a, %s : !wave.memory<[M, K] of f16, shared>, !wave.memory<[M, K] of bf16, shared>
+  return
+}
+
+// -----
+
+func.func @tma_copy_unswizzled(%a: !wave.memory<[M, K] of f16, shared>) {
+  %s = wave.allocate {tile = [#wave.expr<"64">, #wave.expr<"64">], padding = 8} : !wave.memory<[M, K] of f16, shared>
+  // expected-error @+1 {{expected a swizzled wave.allocate as the tile}}
+  wave.tma_copy %a, %s : !wave.memory<[M, K] of f16, shared>, !wave.memory<[M, K] of f16, shared>
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // wave.read and wave.write
 //===----------------------------------------------------------------------===//
 
