@@ -179,6 +179,26 @@ TEST_CASE("GEMM on Hopper warpgroups (wgmma): rows or columns split among warpgr
     }
 }
 
+TEST_CASE("GEMM with TMA copies: every stage count, tiles past the ends, and without TMA", "[gpu][gemm][tma]") {
+  std::mt19937 rng(Catch::rngSeed());
+  const auto gemm = make_variant<f16, f32, false, false>();
+  // 128x128x64 tiles (128-byte rows: TMA's); K a multiple of 8 halves (16-byte rows). K 16
+  // is one tile, most of it past the end (one trip: the loop is not pipelined).
+  for (Problem p : {Problem{1, 300, 520, 328}, Problem{1, 1000, 1000, 1000}, Problem{1, 64, 8, 16}})
+    for (int stages : {1, 2, 3, 4})
+      for (bool tma : {true, false}) {
+        INFO("M x N x K = " << p.m << " x " << p.n << " x " << p.k << ", " << stages << " stages"
+                            << (tma ? ", TMA" : ", cp.async"));
+        CompileOptions o = options_for(p, {128, 128, 64}, false);
+        o.pipeline_stages = stages;
+        o.tma = tma;
+        const CompiledKernel compiled = compile(gemm, o);
+        CHECK((compiled.ptx().ptx.find("cp.async.bulk.tensor.2d") != std::string::npos) == tma);
+        CHECK(compiled.ptx().tensor_maps.size() == (tma ? 2u : 0u));
+        check_gemm<std::uint32_t>(compiled, p, false, false, false, rng);
+      }
+}
+
 TEST_CASE("GEMM: the example kernel, its default options", "[gpu][gemm]") {
   std::mt19937 rng(Catch::rngSeed());
   check_gemm<std::uint32_t>(compile(ex::make_kernel(), ex::default_options()), {1, 4096, 4096, 4096}, false, false,
