@@ -1,5 +1,6 @@
-// autotune(): compiles a kernel under several configurations (tile sizes and other subs),
-// times each on the device, and returns the fastest, compiled. The choice is kept on
+// autotune(): compiles a kernel under several configurations (tile sizes and other subs,
+// or whole CompileOptions with the compiler's knobs), times each on the device, and
+// returns the fastest, compiled. The choice is kept on
 // disk, keyed by the kernel, its subs, the configurations, the device and the compiler, so
 // that a later process starts with the winner in the time of one (cached) compile.
 //
@@ -70,14 +71,35 @@ inline std::string subs_text(const Subs& subs) {
   return s;
 }
 
+// What of a configuration's options changes the code: its subs and the compiler's knobs.
+inline std::string options_text(const CompileOptions& o) {
+  return subs_text(o.subs) + "| target " + o.target + ", stages " + std::to_string(o.pipeline_stages) +
+         ", warpgroup_mma " + std::to_string(o.warpgroup_mma) + ", tma " + std::to_string(o.tma);
+}
+
 // The choice's identity: everything the timings depend on.
-inline std::string autotune_key(const std::string& kernel, const CompileOptions& base, const std::vector<Subs>& configs,
+inline std::string autotune_key(const std::string& kernel, const std::vector<CompileOptions>& configs,
                                 const std::string& device) {
   std::ostringstream key;
-  key << "kernel " << kernel << "\nsubs " << subs_text(base.subs) << "\ntarget " << base.target << "\ndevice "
-      << device << "\ncompiler " << jit::compiler_version() << "\n";
-  for (const Subs& c : configs) key << "config " << subs_text(c) << "\n";
+  key << "kernel " << kernel << "\ndevice " << device << "\ncompiler " << jit::compiler_version() << "\n";
+  for (const CompileOptions& c : configs) key << "config " << options_text(c) << "\n";
   return key.str();
+}
+
+// Each configuration's options: `base` with the configuration's subs added (replacing
+// those of the same symbols).
+inline std::vector<CompileOptions> with_subs(const CompileOptions& base, const std::vector<Subs>& configs) {
+  std::vector<CompileOptions> all;
+  for (const Subs& config : configs) {
+    CompileOptions o = base;
+    for (const Sub& s : config) {
+      auto same = [&](const Sub& t) { return t.symbol == s.symbol; };
+      o.subs.erase(std::remove_if(o.subs.begin(), o.subs.end(), same), o.subs.end());
+      o.subs.push_back(s);
+    }
+    all.push_back(std::move(o));
+  }
+  return all;
 }
 
 inline std::filesystem::path autotune_file(const std::filesystem::path& folder, const std::string& key) {
@@ -174,25 +196,17 @@ inline Autotuned tune(const std::string& key, std::size_t configs,
 
 }  // namespace detail
 
-// `configs`: subs added to (and overriding) `base.subs`, one set per configuration.
+// `configs`: whole compile options, one per configuration: tilings and the compiler's knobs
+// (`pipeline_stages`, `tma`, `warpgroup_mma`) alike.
 template <class Fn>
-Autotuned autotune(const Kernel<Fn>& kernel, const CompileOptions& base, const std::vector<Subs>& configs,
+Autotuned autotune(const Kernel<Fn>& kernel, const std::vector<CompileOptions>& configs,
                    std::vector<const void*> args, const LaunchOptions& how = {}, const AutotuneOptions& options = {},
                    std::source_location where = std::source_location::current()) {
   if (configs.empty())
     throw Error("", "autotune", where, expected_found("at least one configuration", "none"));
-  auto options_for = [&](std::size_t i) {
-    CompileOptions o = base;
-    for (const Sub& s : configs[i]) {
-      auto same = [&](const Sub& t) { return t.symbol == s.symbol; };
-      o.subs.erase(std::remove_if(o.subs.begin(), o.subs.end(), same), o.subs.end());
-      o.subs.push_back(s);
-    }
-    return o;
-  };
-  const std::string key = detail::autotune_key(kernel.name(), base, configs, runtime::device_info(where).name);
+  const std::string key = detail::autotune_key(kernel.name(), configs, runtime::device_info(where).name);
   return detail::tune(
-      key, configs.size(), [&](std::size_t i) { return compile(kernel, options_for(i), where); },
+      key, configs.size(), [&](std::size_t i) { return compile(kernel, configs[i], where); },
       [&](const CompiledKernel& k) {
         const int launches = std::max(1, options.launches_per_run);
         return double(runtime::elapsed_ms(
@@ -203,6 +217,14 @@ Autotuned autotune(const Kernel<Fn>& kernel, const CompileOptions& base, const s
                launches;
       },
       options);
+}
+
+// `configs`: subs added to (and overriding) `base.subs`, one set per configuration.
+template <class Fn>
+Autotuned autotune(const Kernel<Fn>& kernel, const CompileOptions& base, const std::vector<Subs>& configs,
+                   std::vector<const void*> args, const LaunchOptions& how = {}, const AutotuneOptions& options = {},
+                   std::source_location where = std::source_location::current()) {
+  return autotune(kernel, detail::with_subs(base, configs), std::move(args), how, options, where);
 }
 
 }  // namespace wave

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
+#include <sstream>
 
 #include "fixtures/autotuned.hpp"
 #include "wave/autotune.hpp"
@@ -37,7 +39,8 @@ TEST_CASE("autotune picks the faster configuration and a later run reads it from
     ++timed;
     return double(steps_of(k));
   };
-  const std::string key = detail::autotune_key("reduce_steps", at::options_for({}, 1 << 20), configs, "stand-in");
+  const std::string key =
+      detail::autotune_key("reduce_steps", detail::with_subs(at::options_for({}, 1 << 20), configs), "stand-in");
   const Autotuned first = detail::tune(key, configs.size(), compile_one, time_one, options);
   CHECK(first.best == 1);
   CHECK_FALSE(first.from_cache);
@@ -101,4 +104,26 @@ TEST_CASE("autotune picks the faster configuration and a later run reads it from
   CHECK_THROWS_WITH(detail::tune(key, configs.size(), compile_one, time_one, checked),
                     Catch::Contains("wrong output: NaN at 0"));
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("autotune's configurations may differ in the compiler's knobs, and its key tells them apart",
+          "[autotune]") {
+  const CompileOptions base = at::options_for({}, 1 << 20);
+  std::vector<CompileOptions> knobs(4, base);
+  knobs[1].pipeline_stages = 2;
+  knobs[2].tma = false;
+  knobs[3].warpgroup_mma = false;
+  const std::string key = detail::autotune_key("reduce_steps", knobs, "stand-in");
+  // One line per configuration, each naming its knobs: four distinct lines.
+  std::set<std::string> lines;
+  std::istringstream in(key);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("config ", 0) == 0) lines.insert(line);
+  CHECK(lines.size() == 4);
+  CHECK_THAT(key, Catch::Contains("stages 2") && Catch::Contains("tma 0") && Catch::Contains("warpgroup_mma 0"));
+  // The same choice keyed by subs alone names the same options (the subs API is this one's).
+  CHECK(detail::autotune_key("reduce_steps", detail::with_subs(base, {{}}), "stand-in") ==
+        detail::autotune_key("reduce_steps", {base}, "stand-in"));
+  CHECK(detail::autotune_key("reduce_steps", {knobs[0], knobs[2]}, "stand-in") !=
+        detail::autotune_key("reduce_steps", {knobs[0], knobs[1]}, "stand-in"));
 }
