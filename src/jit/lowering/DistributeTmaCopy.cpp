@@ -28,9 +28,8 @@ constexpr int64_t kWaitTicks = 10'000'000;
 
 Value Distributor::tensorMap(unsigned argument, ArrayRef<int64_t> box, MemRefType boxType, int64_t swizzle) {
   MLIRContext* ctx = b_.getContext();
-  auto key = std::make_pair(argument, SmallVector<int64_t>(box));
-  auto it = llvm::find_if(tensorMaps_, [&](const auto& m) { return m.first == key; });
-  if (it != tensorMaps_.end()) return it->second;
+  Value& map = tensorMaps_[{argument, SmallVector<int64_t>(box)}];
+  if (map) return map;
   OpBuilder::InsertionGuard guard(b_);
   // A parameter after the others; the runtime passes the map encoded for this box.
   const unsigned position = func_.getNumArguments();
@@ -42,12 +41,15 @@ Value Distributor::tensorMap(unsigned argument, ArrayRef<int64_t> box, MemRefTyp
                                        b_.getNamedAttr("swizzle", b_.getI64IntegerAttr(swizzle))}));
   func_->setAttr("wave.tensor_maps", b_.getArrayAttr(maps));
   b_.setInsertionPointToStart(&func_.getBody().front());
-  auto type = nvgpu::TensorMapDescriptorType::get(ctx, boxType, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
-                                                  nvgpu::TensorMapL2PromoKind::L2PROMO_128B,
+  // The type describes the map the runtime encodes (runtime::encode_tensor_map): the
+  // box, its swizzle, zeros past the ends, L2 promotion of 128 bytes.
+  const auto swizzleKind = swizzle == 128 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_128B
+                           : swizzle == 64 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_64B
+                                           : nvgpu::TensorMapSwizzleKind::SWIZZLE_32B;
+  auto type = nvgpu::TensorMapDescriptorType::get(ctx, boxType, swizzleKind, nvgpu::TensorMapL2PromoKind::L2PROMO_128B,
                                                   nvgpu::TensorMapOOBKind::OOB_ZERO,
                                                   nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
-  Value map = UnrealizedConversionCastOp::create(b_, loc_, type, func_.getArgument(position)).getResult(0);
-  tensorMaps_.push_back({key, map});
+  map = UnrealizedConversionCastOp::create(b_, loc_, type, func_.getArgument(position)).getResult(0);
   return map;
 }
 

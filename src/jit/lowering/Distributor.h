@@ -25,6 +25,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <map>
 #include <optional>
 
 namespace wave::jit::distribution {
@@ -186,7 +187,7 @@ class Distributor : LoweringBuilder {
   Value sharedMemory_;          // the dynamic shared memory the allocations view
   int64_t sharedBytes_ = 0;     // its size so far
   DenseSet<Value> sharedTiles_;  // the allocations (memories addressed within the tile)
-  SmallVector<std::pair<std::pair<unsigned, SmallVector<int64_t>>, Value>> tensorMaps_;  // (argument, box) -> map
+  std::map<std::pair<unsigned, SmallVector<int64_t>>, Value> tensorMaps_;  // (argument, box) -> its map
   Operation* barriersReady_ = nullptr;  // the barrier after the mbarriers' initialization
   Value leader_;                        // thread 0
   DenseMap<Operation*, std::optional<MMAAnchors>> anchors_;  // none: diagnosed already

@@ -33,6 +33,16 @@ func.func @allocate(%a: !wave.memory<[M, K] of f16, shared>) {
   return
 }
 
+// CHECK-LABEL: func.func @tma_copy
+func.func @tma_copy(%a: !wave.memory<[M, K] of f16, shared>) {
+  // CHECK: %[[S:.*]] = wave.allocate {padding = 0 : i64, swizzle = 128 : i64, tile = [#wave.expr<"BLOCK_M">, #wave.expr<"BLOCK_K">]} : !wave.memory<[M, K] of f16, shared>
+  %s = wave.allocate {tile = [#wave.expr<"BLOCK_M">, #wave.expr<"BLOCK_K">], padding = 0, swizzle = 128} : !wave.memory<[M, K] of f16, shared>
+  // CHECK: wave.tma_copy %{{.*}}, %[[S]] : !wave.memory<[M, K] of f16, shared>, !wave.memory<[M, K] of f16, shared>
+  wave.tma_copy %a, %s : !wave.memory<[M, K] of f16, shared>, !wave.memory<[M, K] of f16, shared>
+  %r = wave.read %s : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+  return
+}
+
 // CHECK-LABEL: func.func @mapped
 func.func @mapped(%x: !wave.memory<[N, C] of f16, global>, %y: !wave.memory<[C, N] of f16, global>) {
   // CHECK: %[[R:.*]] = wave.read %{{.*}} {elements_per_thread = 8 : i64, mapping = #wave.index_mapping<iterators = 2, inputs = {C = #wave.expr<"$1 mod C">, N = #wave.expr<"$0">}, outputs = {K = #wave.expr<"$1">, M = #wave.expr<"$0">}>} : !wave.memory<[N, C] of f16, global> -> !wave.tensor<[M, K] of f16>
