@@ -230,11 +230,15 @@ FailureOr<Tile> tileOf(scf::ForOp loop, memref::ViewOp view) {
   return tile;
 }
 
-// ((iv - lb) / step) mod stages: which copy of a tile iteration iv uses.
-Value stageIndex(OpBuilder& b, Location loc, scf::ForOp loop, int stages) {
+// (iv - lb) / step: the iteration's number, from 0.
+Value tripIndex(OpBuilder& b, Location loc, scf::ForOp loop) {
   Value trip = arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound());
-  trip = arith::DivUIOp::create(b, loc, trip, loop.getStep());
-  return arith::RemUIOp::create(b, loc, trip, arith::ConstantIndexOp::create(b, loc, stages));
+  return arith::DivUIOp::create(b, loc, trip, loop.getStep());
+}
+
+// tripIndex mod stages: which copy of a tile iteration iv uses.
+Value stageIndex(OpBuilder& b, Location loc, scf::ForOp loop, int stages) {
+  return arith::RemUIOp::create(b, loc, tripIndex(b, loc, loop), arith::ConstantIndexOp::create(b, loc, stages));
 }
 
 // Builds `view` (a subview or expand_shape) again on its source, whose type changed (a
@@ -567,19 +571,12 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
       b.setInsertionPoint(c.wait);
       const Location loc = c.wait.getLoc();
       Value own = stageIndex(b, loc, loop, n);
-      Value trip = arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound()),
-                                          loop.getStep());
-      Value round = arith::DivUIOp::create(b, loc, trip, arith::ConstantIndexOp::create(b, loc, n));
+      Value round = arith::DivUIOp::create(b, loc, tripIndex(b, loc, loop), arith::ConstantIndexOp::create(b, loc, n));
       Value parity = arith::TruncIOp::create(b, loc, b.getI1Type(), arith::IndexCastUIOp::create(b, loc, b.getI64Type(), round));
-      Operation* oldParity = c.wait.getPhaseParity().getDefiningOp();
+      // (The parity the lowering gave, of a loop of one stage, is left unused: the
+      // canonicalization after the pass removes it.)
       c.wait.getMbarIdMutable().assign(own);
       c.wait.getPhaseParityMutable().assign(parity);
-      // The parity the lowering gave (of a loop of one stage) is no longer used.
-      while (oldParity && oldParity->use_empty() && isPure(oldParity) && body->findAncestorOpInBlock(*oldParity)) {
-        Operation* operand = oldParity->getNumOperands() == 1 ? oldParity->getOperand(0).getDefiningOp() : nullptr;
-        oldParity->erase();
-        oldParity = operand;
-      }
     }
 
     SmallVector<Operation*> roots;
@@ -599,11 +596,10 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     // Past the end, the copies and their arming are not issued (thread 0's predicate and
     // the iteration's together).
     options.predicateFn = [](RewriterBase& rewriter, Operation* op, Value predicate) -> Operation* {
-      auto guard = [&](OpOperand* existing) {
+      auto guard = [&](OpOperand* leader) {
         rewriter.setInsertionPoint(op);
-        Value both = existing->get() ? arith::AndIOp::create(rewriter, op->getLoc(), existing->get(), predicate).getResult()
-                                     : predicate;
-        rewriter.modifyOpInPlace(op, [&] { existing->set(both); });
+        Value both = arith::AndIOp::create(rewriter, op->getLoc(), leader->get(), predicate);
+        rewriter.modifyOpInPlace(op, [&] { leader->set(both); });
         return op;
       };
       if (auto arm = dyn_cast<nvgpu::MBarrierArriveExpectTxOp>(op); arm && arm.getPredicate())
