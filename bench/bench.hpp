@@ -34,6 +34,13 @@ inline bool tma() {
   return !v || std::string(v) != "0";
 }
 
+// WAVE_BENCH_WS=1 gives the kernels' TMA loops a producer warpgroup
+// (CompileOptions::warp_specialize), for a comparison with the default in one session.
+inline bool warp_specialize() {
+  const char* v = std::getenv("WAVE_BENCH_WS");
+  return v && std::string(v) == "1";
+}
+
 inline bool open_device() {
   std::string why;
   if (!runtime::device_available(&why)) {

@@ -102,7 +102,7 @@ int fused() {
         try {
           CompileOptions o{.subs = {{ex::M, size}, {ex::N, size}, {ex::K, size}, {ex::BLOCK_M, bm},
                                     {ex::BLOCK_N, bn}, {ex::BLOCK_K, bk}},
-                           .cache = false, .tma = bench::tma()};
+                           .cache = false, .tma = bench::tma(), .warp_specialize = bench::warp_specialize()};
           if (!with_bias) o.subs.insert(o.subs.end(), {{WAVE_M, wm}, {WAVE_N, wn}});
           const auto t0 = std::chrono::steady_clock::now();
           const CompiledKernel compiled = compile(k, o);
@@ -179,7 +179,7 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
       std::vector<Subs> configs;
       for (Tiles t : tried)
         configs.push_back({{ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n}, {ex::BLOCK_K, t.k}, {WAVE_M, t.wm}, {WAVE_N, t.wn}});
-      const CompileOptions base{.subs = {{ex::M, s.m}, {ex::N, s.n}, {ex::K, s.k}}, .cache = false, .tma = bench::tma()};
+      const CompileOptions base{.subs = {{ex::M, s.m}, {ex::N, s.n}, {ex::K, s.k}}, .cache = false, .tma = bench::tma(), .warp_specialize = bench::warp_specialize()};
       try {
         const auto t0 = std::chrono::steady_clock::now();
         const Autotuned tuned = is_bf16 ? autotune(gemm_bf16, base, configs, args, {}, tuning)

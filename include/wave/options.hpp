@@ -61,6 +61,12 @@ struct CompileOptions {
   // one thread issues a copy per tile, completing on an mbarrier; tensor maps encoded at
   // launch) where the tile and tensor allow (docs/language.md); false fills them by cp.async.
   bool tma = true;
+  // On sm_90a, give a loop whose tiles TMA fills a producer warpgroup of its own: one thread
+  // of it issues the copies, each stage's once the computing warps released it (an
+  // mbarrier per stage), while the kernel's own warps only compute, with the registers the
+  // producer gives up (setmaxnreg). The workgroup gains 128 threads. false software-pipelines
+  // the copies on the computing warps instead (docs/language.md).
+  bool warp_specialize = false;
 };
 
 }  // namespace wave

@@ -199,6 +199,64 @@ TEST_CASE("GEMM with TMA copies: every stage count, tiles past the ends, and wit
       }
 }
 
+TEST_CASE("GEMM with a producer warpgroup (warp specialization): stages, waves, edges, epilogues, dynamic dims",
+          "[gpu][gemm][tma][ws]") {
+  // The TMA copies move to a warpgroup of their own; the computing warps (one warpgroup, or
+  // two with the registers setmaxnreg moves to them) wait on full mbarriers and release
+  // each stage on an empty one. Shapes that end inside a tile, a single partly-filled K
+  // tile, 2-4 stages, a 16-bit output, and M, N, K known only at launch.
+  using namespace ex;
+  WAVE_SYMBOL(WAVE_M);
+  WAVE_SYMBOL(WAVE_N);
+  std::mt19937 rng(Catch::rngSeed());
+  const auto gemm = kernel("gemm_producer_warpgroup",
+                           {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1),
+                            TilingConstraint(K, BLOCK_K), WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N),
+                            HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
+                           [](Memory<dims<M, K>, f16, SHARED_ADDRESS_SPACE> a,
+                              Memory<dims<N, K>, f16, SHARED_ADDRESS_SPACE> b, Memory<dims<M, N>, f32> c) {
+                             Register<dims<M, N>, f32> acc(0.0);
+                             write(iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
+                           });
+  struct Tiling {
+    int m, n, k, wm, wn;
+    unsigned threads;  // the computing warps' and the producer's
+    bool setmaxnreg;
+  };
+  for (Tiling t : {Tiling{128, 128, 64, 64, 64, 256, false}, Tiling{128, 256, 64, 64, 64, 384, true},
+                   Tiling{256, 128, 64, 64, 64, 384, true}})
+    for (Problem p : {Problem{1, 1000, 1000, 1000}, Problem{1, 300, 520, 328}, Problem{1, 64, 8, 16},
+                      Problem{1, 2048, 2048, 2048}})
+      for (int stages : {0, 2, 3}) {
+        INFO("M x N x K = " << p.m << " x " << p.n << " x " << p.k << ", tiles " << t.m << " x " << t.n << " x "
+                            << t.k << ", waves " << t.wm << " x " << t.wn << ", stages " << stages);
+        CompileOptions o = options_for(p, {t.m, t.n, t.k}, false);
+        o.subs.insert(o.subs.end(), {{WAVE_M, t.wm}, {WAVE_N, t.wn}});
+        o.pipeline_stages = stages;
+        o.warp_specialize = true;
+        const CompiledKernel compiled = compile(gemm, o);
+        const std::string& ptx = compiled.ptx().ptx;
+        const bool oneTrip = p.k <= t.k;  // not pipelined: no producer
+        CHECK(compiled.ptx().block[0] == (oneTrip ? t.threads - 128 : t.threads));
+        CHECK((ptx.find("setmaxnreg.inc") != std::string::npos) == (t.setmaxnreg && !oneTrip));
+        check_gemm<std::uint32_t>(compiled, p, false, false, false, rng);
+      }
+  // The example's bf16 -> bf16 variant (a cast in the epilogue), and M and N known only at
+  // launch (K's rows are the tensor maps' strides: known, a multiple of 16 bytes).
+  CompileOptions o = options_for({1, 1000, 1000, 1000}, {128, 128, 64}, false);
+  o.warp_specialize = true;
+  const Problem bf{1, 1000, 1000, 1000};
+  check_gemm<std::uint16_t>(compile(make_variant<bf16, bf16, false, false>(), o), bf, true, false, true, rng);
+  const auto dynamic = compile(make_variant<f16, f32, false, false>(),
+                               {.subs = {{ex::K, 1000}, {ex::BLOCK_M, 128}, {ex::BLOCK_N, 128}, {ex::BLOCK_K, 64}},
+                                .warp_specialize = true});
+  CHECK(dynamic.ptx().block[0] == 256);
+  for (Problem p : {Problem{1, 129, 257, 1000}, Problem{1, 512, 384, 1000}}) {
+    INFO("dynamic M x N = " << p.m << " x " << p.n);
+    check_gemm<std::uint32_t>(dynamic, p, false, false, false, rng, {.sizes = {{ex::M, p.m}, {ex::N, p.n}}});
+  }
+}
+
 TEST_CASE("GEMM: the example kernel, its default options", "[gpu][gemm]") {
   std::mt19937 rng(Catch::rngSeed());
   check_gemm<std::uint32_t>(compile(ex::make_kernel(), ex::default_options()), {1, 4096, 4096, 4096}, false, false,

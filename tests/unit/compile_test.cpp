@@ -144,6 +144,62 @@ TEST_CASE("compiled kernels are kept in the cache folder and served from it", "[
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("warp specialization: a producer warpgroup issues the TMA copies, setmaxnreg feeds the rest",
+          "[compile][tma][ws]") {
+  namespace ex = examples::gemm;
+  using namespace ex;
+  // Eight waves of 64x64 (two warpgroups computing): the workgroup gains a third.
+  const auto gemm = kernel("gemm_ws",
+                           {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1),
+                            TilingConstraint(K, BLOCK_K), WaveConstraint(M, 64), WaveConstraint(N, 64),
+                            HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
+                           [](Memory<dims<M, K>, f16, SHARED_ADDRESS_SPACE> a,
+                              Memory<dims<N, K>, f16, SHARED_ADDRESS_SPACE> b, Memory<dims<M, N>, f32> c) {
+                             Register<dims<M, N>, f32> acc(0.0);
+                             write(iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
+                           });
+  CompileOptions options{.subs = {{M, 4096}, {N, 4096}, {K, 4096}, {BLOCK_M, 128}, {BLOCK_N, 256}, {BLOCK_K, 64}},
+                         .cache = false};
+  const jit::PtxKernel plain = jit::compile_to_ptx(gemm.trace(), options);
+  options.warp_specialize = true;
+  const jit::PtxKernel specialized = jit::compile_to_ptx(gemm.trace(), options);
+  CHECK(plain.block[0] == 256);
+  CHECK(specialized.block[0] == 384);
+  CHECK(specialized.tensor_maps.size() == 2);
+  CHECK_THAT(specialized.ptx, Contains(".minnctapersm 1"));
+  CHECK_THAT(specialized.ptx, Contains("setmaxnreg.inc.sync.aligned.u32 \t232;"));
+  CHECK_THAT(specialized.ptx, Contains("setmaxnreg.dec.sync.aligned.u32 \t40;"));
+  CHECK_THAT(specialized.ptx, Contains("mbarrier.arrive.shared"));  // the consumers' release
+  CHECK(plain.ptx.find("setmaxnreg") == std::string::npos);
+  // One workgroup barrier, publishing the mbarriers; none in the loop (the plain one's
+  // guards each refill).
+  auto barriers = [](const std::string& ptx) {
+    std::size_t n = 0;
+    for (std::size_t at = ptx.find("bar.sync"); at != std::string::npos; at = ptx.find("bar.sync", at + 1)) ++n;
+    return n;
+  };
+  CHECK(barriers(specialized.ptx) == 1);
+  CHECK(barriers(plain.ptx) == 2);
+  // ptxas (where the CUDA toolkit is): no spills, and no warning (setmaxnreg ignored is one).
+  const std::string ptxas = "/usr/local/cuda/bin/ptxas";
+  if (!std::filesystem::exists(ptxas)) {
+    WARN("SKIPPED the ptxas check: no " << ptxas);
+    return;
+  }
+  const auto dir = std::filesystem::temp_directory_path() / ("wave-ws-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "gemm_ws.ptx") << specialized.ptx;
+  const std::string cmd = ptxas + " -arch=sm_90a -v " + (dir / "gemm_ws.ptx").string() + " -o " +
+                          (dir / "gemm_ws.cubin").string() + " > " + (dir / "log").string() + " 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::ifstream in(dir / "log");
+  const std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove_all(dir);
+  INFO(log);
+  CHECK_THAT(log, Contains("0 bytes spill stores, 0 bytes spill loads"));
+  CHECK_FALSE(log.find("warning") != std::string::npos);
+}
+
 TEST_CASE("a GEMM's tiles are TMA copies whose tensor maps the cache keeps", "[compile][cache][tma]") {
   namespace ex = examples::gemm;
   const auto dir = std::filesystem::temp_directory_path() / ("wave-tma-cache-" + std::to_string(Catch::rngSeed()));

@@ -111,5 +111,15 @@ LogicalResult WaveDialect::verifyOperationAttribute(Operation* op, NamedAttribut
     if (isa<UnitAttr>(attr.getValue()) && isa<AddOp>(op) && op->getParentOfType<IterateOp>()) return success();
     return op->emitOpError("expected wave.hiding_mask to be a unit attribute on a wave.add inside a wave.iterate");
   }
+  if (name == "wave.consumer_threads") {
+    // wave-pipeline-shared-copies' warp-specialized split: threads [0, n) run the then-region.
+    auto threads = dyn_cast<IntegerAttr>(attr.getValue());
+    if (threads && threads.getInt() > 0 && op->getName().getStringRef() == "scf.if" && op->getNumRegions() == 2 &&
+        !op->getRegion(1).empty())
+      return success();
+    return op->emitOpError("expected wave.consumer_threads to be a positive thread count on an scf.if with an else "
+                           "region, but found ")
+           << attr.getValue();
+  }
   return op->emitOpError("unknown wave dialect attribute ") << attr.getName();
 }

@@ -122,7 +122,7 @@ std::string cacheKey(mlir::ModuleOp module, const CompileOptions& options) {
   module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
   os << "\ntarget=" << options.target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
      << ", format " << kCacheFormat << ", stages "
-     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", tma " << options.tma << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
+     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", tma " << options.tma << ", warp specialize " << options.warp_specialize << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
   return key;
 }
 
@@ -221,7 +221,8 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   folding.setRegionSimplificationLevel(mlir::GreedySimplifyRegionLevel::Disabled);
   gpuFunc.addPass(mlir::createCanonicalizerPass(folding));
   gpuFunc.addPass(mlir::createCSEPass());
-  gpuFunc.addPass(createWavePipelineSharedCopies({.stages = options.pipeline_stages}));
+  gpuFunc.addPass(createWavePipelineSharedCopies(
+      {.stages = options.pipeline_stages, .warpSpecialize = options.warp_specialize}));
   gpuFunc.addPass(createWaveInsertBarriers());
   lowering.addPass(mlir::createCanonicalizerPass(folding));
   lowering.addPass(mlir::createCSEPass());

@@ -8,6 +8,7 @@
 
 #include "transforms/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -189,17 +190,23 @@ class BarrierPlacer {
   // Walks `block` from `state`. Records where barriers go; inserts them if `insert`.
   Pending walk(Block& block, Pending state, bool insert) {
     for (Operation& op : llvm::make_early_inc_range(block)) {
-      if (isa<gpu::BarrierOp>(op)) {
+      auto roles = dyn_cast<scf::IfOp>(op);
+      if (isa<gpu::BarrierOp, NVVM::BarrierOp>(op)) {
         state.barrier();
       } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
         state = walkLoop(loop, state, insert);
+      } else if (roles && roles->hasAttr(kConsumerThreadsAttr)) {
+        // The producer's copies are ordered by mbarriers; the consumers sync among themselves.
+        auto outer = std::exchange(consumerThreads_, roles->getAttrOfType<IntegerAttr>(kConsumerThreadsAttr).getInt());
+        state = walk(*roles.thenBlock(), state, insert);
+        consumerThreads_ = outer;
       } else {
         Accesses a{own_};
         a.add(&op);
         if (state.racesWith(a)) {
           if (insert) {
             OpBuilder b(&op);
-            gpu::BarrierOp::create(b, op.getLoc());
+            barrier(b, op.getLoc());
           }
           state.barrier();
         }
@@ -210,6 +217,15 @@ class BarrierPlacer {
   }
 
  private:
+  // A barrier of the workgroup, or under a warp-specialized split, of its computing threads.
+  void barrier(OpBuilder& b, Location loc) const {
+    if (!consumerThreads_) {
+      gpu::BarrierOp::create(b, loc);
+      return;
+    }
+    createConsumerBarrier(b, loc, *consumerThreads_);
+  }
+
   // The body's entry state is what reaches it from before the loop or from its own end.
   Pending walkLoop(scf::ForOp loop, Pending before, bool insert) {
     Block& body = *loop.getBody();
@@ -224,6 +240,7 @@ class BarrierPlacer {
   }
 
   OwnViews own_;
+  std::optional<int64_t> consumerThreads_;  // inside a warp-specialized split
 };
 
 struct WaveInsertBarriersPass : impl::WaveInsertBarriersBase<WaveInsertBarriersPass> {

@@ -209,10 +209,24 @@ def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::G
     the arming and copies run ahead predicated past the end, and each iteration waits
     on its stage's mbarrier for the parity of its round (`(trip / stages) mod 2`). The
     mbarriers are static shared memory, before the dynamic: the stages leave 1 KiB.
+
+    With `warp-specialize`, such a loop at the top level of the function, in a workgroup
+    of whole warpgroups, is split between warps instead (SpecializeWarps.cpp): the
+    function's rest from the loop on, with the ops before it that have effects, goes
+    under `scf.if %tid < threads` (`wave.consumer_threads`), its barriers named ones of
+    those threads (`nvvm.barrier id = 1`); the workgroup gains a warpgroup whose first
+    thread runs the loop's copies alone in a loop of its own, waiting before each stage's
+    refill on an "empty" mbarrier per stage that every computing thread arrives on once
+    its reads of the stage are done (after the iteration, or with a wgmma batch in
+    flight, after the next one's wait). Where the computing warps are 2 warpgroups or
+    more, `nvvm.setmaxregister` gives them the registers the producer does not need
+    (`nvvm.minctasm = 1` caps the registers at entry, which ptxas needs to honour it).
   }];
   let options = [
     Option<"stages", "stages", "int", /*default=*/"0",
-           "copies of each filled tile; 0 = as many as fit (up to 4), 1 = no pipelining">
+           "copies of each filled tile; 0 = as many as fit (up to 4), 1 = no pipelining">,
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
+           "run a loop's TMA copies on a producer warpgroup of their own">
   ];
   let dependentDialects = ["::mlir::nvgpu::NVGPUDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::NVVM::NVVMDialect"];
@@ -280,9 +294,13 @@ def WaveInsertBarriers : Pass<"wave-insert-barriers", "mlir::gpu::GPUFuncOp"> {
       on before it reads the tile (the mbarrier makes the bytes visible to each waiter):
       it must not start while other threads may still read the tile, and never needs a
       barrier after it.
-    - Existing barriers are kept and reset the state.
+    - Existing barriers (`gpu.barrier`, `nvvm.barrier`) are kept and reset the state.
+    - Under a warp-specialized loop's split (`scf.if` with `wave.consumer_threads`), the
+      computing threads' region is walked like the function, its barriers named ones of
+      those threads alone (`nvvm.barrier id = 1, number_of_threads = n`); the producer's
+      region, TMA copies ordered by mbarriers alone, gets none.
   }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
 #endif

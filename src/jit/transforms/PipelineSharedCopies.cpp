@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "transforms/Passes.h"
+#include "transforms/SharedCopies.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -26,9 +27,54 @@ namespace wave::jit {
 #define GEN_PASS_DEF_WAVEPIPELINESHAREDCOPIES
 #include "transforms/Passes.h.inc"
 
+using namespace mlir;
+
+namespace shared_copies {
+
+Value tripIndex(OpBuilder& b, Location loc, scf::ForOp loop) {
+  Value trip = arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound());
+  return arith::DivUIOp::create(b, loc, trip, loop.getStep());
+}
+
+Value stageIndex(OpBuilder& b, Location loc, scf::ForOp loop, int stages) {
+  return arith::RemUIOp::create(b, loc, tripIndex(b, loc, loop), arith::ConstantIndexOp::create(b, loc, stages));
+}
+
+llvm::SetVector<Operation*> sliceIn(Block* body, ArrayRef<Operation*> roots) {
+  llvm::SetVector<Operation*> slice(roots.begin(), roots.end());
+  for (size_t i = 0; i < slice.size(); ++i)
+    for (Value operand : slice[i]->getOperands())
+      if (Operation* def = operand.getDefiningOp(); def && def->getBlock() == body) slice.insert(def);
+  return slice;
+}
+
+void barrierPerStage(scf::ForOp loop, TensorCopy& copy, int stages) {
+  auto group = cast<nvgpu::MBarrierGroupType>(copy.barrier.getType());
+  copy.barrier.setType(nvgpu::MBarrierGroupType::get(loop.getContext(), group.getMemorySpace(), stages));
+  for (Operation* user : llvm::make_early_inc_range(copy.barrier.getUsers()))
+    if (auto init = dyn_cast<nvgpu::MBarrierInitOp>(user); init && !loop->isAncestor(init)) {
+      OpBuilder b(init->getNextNode());
+      for (int stage = 1; stage < stages; ++stage) {
+        Value id = arith::ConstantIndexOp::create(b, init.getLoc(), stage);
+        cast<nvgpu::MBarrierInitOp>(b.clone(*init)).getMbarIdMutable().assign(id);
+      }
+    }
+  OpBuilder b(copy.wait);
+  const Location loc = copy.wait.getLoc();
+  Value own = stageIndex(b, loc, loop, stages);
+  Value round = arith::DivUIOp::create(b, loc, tripIndex(b, loc, loop), arith::ConstantIndexOp::create(b, loc, stages));
+  Value parity = arith::TruncIOp::create(b, loc, b.getI1Type(), arith::IndexCastUIOp::create(b, loc, b.getI64Type(), round));
+  // (The parity the lowering gave, of a loop of one stage, is left unused: the
+  // canonicalization after the pass removes it.)
+  copy.wait.getMbarIdMutable().assign(own);
+  copy.wait.getPhaseParityMutable().assign(parity);
+}
+
+}  // namespace shared_copies
+
 namespace {
 
-using namespace mlir;
+using namespace shared_copies;
 
 // A wgmma: the NVVM op (A from shared memory) or its inline PTX (A from registers).
 bool isWarpgroupMma(Operation* op) {
@@ -40,6 +86,7 @@ bool isWarpgroupMma(Operation* op) {
 // (Up to 8 for TMA copies, which hold no registers in flight, measured no faster: the
 // skinny GEMM 128x1280x5120 -4.5%, attention -6% to +2%; RESULTS run 101.)
 constexpr int kMaxStages = 4;
+constexpr int64_t kWarpgroupThreads = 128;
 constexpr int64_t kTwoWorkgroupsBytes = 113 * 1024;  // two workgroups per SM on Hopper
 constexpr int64_t kMaxSharedBytes = 227 * 1024;      // what one workgroup may have
 constexpr int64_t kRegistersPerSM = 64 * 1024;       // 32-bit registers
@@ -111,15 +158,6 @@ std::optional<Fill> fillOf(vector::StoreOp store) {
   return fill;
 }
 
-// Ops of `body` (top level) that `roots` depend on through their operands.
-llvm::SetVector<Operation*> sliceIn(Block* body, ArrayRef<Operation*> roots) {
-  llvm::SetVector<Operation*> slice(roots.begin(), roots.end());
-  for (size_t i = 0; i < slice.size(); ++i)
-    for (Value operand : slice[i]->getOperands())
-      if (Operation* def = operand.getDefiningOp(); def && def->getBlock() == body) slice.insert(def);
-  return slice;
-}
-
 // The fills of `loop`, when every write to shared memory in it is one and the loop is
 // not already scheduled; nothing otherwise.
 std::optional<SmallVector<Fill>> fillsOf(scf::ForOp loop) {
@@ -144,15 +182,6 @@ std::optional<SmallVector<Fill>> fillsOf(scf::ForOp loop) {
     if (!llvm::is_contained(roots, op) && (!isPure(op) || op->getNumRegions() != 0)) return std::nullopt;
   return fills;
 }
-
-// A loop's TMA copies (wave.tma_copy's lowering): per tile, the copies of its boxes and
-// the mbarrier they complete on, armed with the tile's bytes and waited on in the body.
-struct TensorCopy {
-  Value barrier;  // an mbarrier group of one, made before the loop
-  SmallVector<Operation*> issue;  // its arming and the copies
-  nvgpu::MBarrierTryWaitParityOp wait;
-  memref::ViewOp tile;
-};
 
 // The tile a TMA copy's destination (a box: a subview of the tile, shaped) lies in.
 memref::ViewOp tileOfBox(Value dst) {
@@ -228,17 +257,6 @@ FailureOr<Tile> tileOf(scf::ForOp loop, memref::ViewOp view) {
   });
   if (!alone) return failure();
   return tile;
-}
-
-// (iv - lb) / step: the iteration's number, from 0.
-Value tripIndex(OpBuilder& b, Location loc, scf::ForOp loop) {
-  Value trip = arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound());
-  return arith::DivUIOp::create(b, loc, trip, loop.getStep());
-}
-
-// tripIndex mod stages: which copy of a tile iteration iv uses.
-Value stageIndex(OpBuilder& b, Location loc, scf::ForOp loop, int stages) {
-  return arith::RemUIOp::create(b, loc, tripIndex(b, loc, loop), arith::ConstantIndexOp::create(b, loc, stages));
 }
 
 // Builds `view` (a subview or expand_shape) again on its source, whose type changed (a
@@ -378,6 +396,8 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     std::optional<SmallVector<Fill>> fills = fillsOf(loop);
     std::optional<SmallVector<TensorCopy>> tensorCopies = fills ? std::nullopt : tensorCopiesOf(loop);
     if (!fills && !tensorCopies) return success();
+    // A producer warpgroup of their own issues TMA copies where asked and the loop allows.
+    const bool specialize = warpSpecialize && tensorCopies && succeeded(canSpecializeWarps(loop, *tensorCopies));
     llvm::SetVector<Operation*> views;
     if (fills)
       for (Fill f : *fills) views.insert(f.store.getBase().getDefiningOp());
@@ -385,7 +405,9 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
       for (const TensorCopy& c : *tensorCopies) views.insert(c.tile);
     // TMA's mbarriers are static shared memory, before the dynamic, which starts 1024-byte
     // aligned after them: room the stages leave.
-    const int64_t reserved = tensorCopies ? 1024 + 8 * kMaxStages * static_cast<int64_t>(tensorCopies->size()) : 0;
+    // (Warp specialization adds a group of "empty" mbarriers.)
+    const int64_t groups = tensorCopies ? static_cast<int64_t>(tensorCopies->size()) + (specialize ? 1 : 0) : 0;
+    const int64_t reserved = tensorCopies ? 1024 + 8 * kMaxStages * groups : 0;
     const int64_t used = sharedAttr.getInt() + reserved;
     SmallVector<Tile> tiles;
     int64_t perStage = 0;
@@ -401,6 +423,7 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     int64_t threads = 1;
     if (DenseI32ArrayAttr block = func.getKnownBlockSizeAttr())
       for (int32_t n : block.asArrayRef()) threads *= n;
+    if (specialize) threads += kWarpgroupThreads;
     const bool oneWorkgroup = 2 * threads * (carriedRegisters(loop) + kRegistersBesideCarried) > kRegistersPerSM;
     int n = stagesFor(used, perStage, oneWorkgroup);
     // A loop that runs wgmma keeps each batch in flight through the next iteration (its
@@ -463,26 +486,41 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
              << n << " needs " << used + (n - 1) * perStage
              << " bytes of shared memory, more than the " << kMaxSharedBytes << " a workgroup may have";
 
-    int64_t shared = sharedAttr.getInt();
     // Views after a tile keep their alignment as it grows: 128 bytes, or where tiles'
     // addresses go to wgmma (a descriptor's swizzle needs 1024), 1024.
     const bool addressed = func.walk([](memref::ExtractAlignedPointerAsIndexOp address) {
                                  return isShared(address.getSource()) ? WalkResult::interrupt()
                                                                       : WalkResult::advance();
                                }).wasInterrupted();
-    for (Tile tile : tiles) shared += multiBuffer(loop, tile, n, addressed ? 1024 : 128);
-    func->setAttr("wave.shared_memory_bytes", IntegerAttr::get(sharedAttr.getType(), shared));
+    for (Tile tile : tiles) sharedGrowth(func, multiBuffer(loop, tile, n, addressed ? 1024 : 128));
+    if (specialize) {
+      // The copies' own warpgroup runs them as far ahead as the stages allow.
+      for (TensorCopy& c : *tensorCopies) barrierPerStage(loop, c, n);
+      const bool batchInFlight = warpgroupMma && resultsCarried;
+      specializeWarps(loop, *tensorCopies, n, batchInFlight);
+      if (batchInFlight) keepOneBatchInFlight(loop);
+      return success();
+    }
     FailureOr<scf::ForOp> pipelined =
         fills ? pipelineAsyncCopies(loop, *fills, distance, warpgroupMma) : pipelineTensorCopies(loop, *tensorCopies, n, distance);
     if (failed(pipelined)) return failure();
-    if (overlapMma) {
-      // Each iteration waits for the previous iteration's batch only; after the loop, for all.
-      OpBuilder b(pipelined->getContext());
-      b.setInsertionPointAfter(*pipelined);
-      pipelined->walk([&](NVVM::WgmmaWaitGroupSyncOp mmaWait) { mmaWait.setGroup(1); });
-      NVVM::WgmmaWaitGroupSyncOp::create(b, pipelined->getLoc(), 0);
-    }
+    if (overlapMma) keepOneBatchInFlight(*pipelined);
     return success();
+  }
+
+  // Each iteration of `loop` waits for the previous iteration's wgmma batch only; after
+  // the loop, for all.
+  static void keepOneBatchInFlight(scf::ForOp loop) {
+    OpBuilder b(loop.getContext());
+    b.setInsertionPointAfter(loop);
+    loop->walk([&](NVVM::WgmmaWaitGroupSyncOp mmaWait) { mmaWait.setGroup(1); });
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loop.getLoc(), 0);
+  }
+
+  // The function's shared memory grows by `bytes`.
+  static void sharedGrowth(gpu::GPUFuncOp func, int64_t bytes) {
+    auto shared = func->getAttrOfType<IntegerAttr>("wave.shared_memory_bytes");
+    func->setAttr("wave.shared_memory_bytes", IntegerAttr::get(shared.getType(), shared.getInt() + bytes));
   }
 
   // The cp.async path: the fills become copies committed as one group per iteration, run
@@ -550,33 +588,14 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     Block* body = loop.getBody();
     MLIRContext* ctx = loop.getContext();
     for (TensorCopy& c : copies) {
-      auto group = cast<nvgpu::MBarrierGroupType>(c.barrier.getType());
-      c.barrier.setType(nvgpu::MBarrierGroupType::get(ctx, group.getMemorySpace(), n));
-      // Each stage's mbarrier initialized beside the first.
-      for (Operation* user : llvm::make_early_inc_range(c.barrier.getUsers()))
-        if (auto init = dyn_cast<nvgpu::MBarrierInitOp>(user); init && !loop->isAncestor(init)) {
-          OpBuilder b(init->getNextNode());
-          for (int stage = 1; stage < n; ++stage) {
-            Value id = arith::ConstantIndexOp::create(b, init.getLoc(), stage);
-            cast<nvgpu::MBarrierInitOp>(b.clone(*init)).getMbarIdMutable().assign(id);
-          }
-        }
-      // The issue names the stage it fills; the wait, its own and the round's parity.
+      barrierPerStage(loop, c, n);
+      // The issue names the stage it fills.
       OpBuilder b(c.issue.front());
       Value stage = stageIndex(b, loop.getLoc(), loop, n);
       for (Operation* op : c.issue) {
         if (auto arm = dyn_cast<nvgpu::MBarrierArriveExpectTxOp>(op)) arm.getMbarIdMutable().assign(stage);
         else cast<nvgpu::TmaAsyncLoadOp>(op).getMbarIdMutable().assign(stage);
       }
-      b.setInsertionPoint(c.wait);
-      const Location loc = c.wait.getLoc();
-      Value own = stageIndex(b, loc, loop, n);
-      Value round = arith::DivUIOp::create(b, loc, tripIndex(b, loc, loop), arith::ConstantIndexOp::create(b, loc, n));
-      Value parity = arith::TruncIOp::create(b, loc, b.getI1Type(), arith::IndexCastUIOp::create(b, loc, b.getI64Type(), round));
-      // (The parity the lowering gave, of a loop of one stage, is left unused: the
-      // canonicalization after the pass removes it.)
-      c.wait.getMbarIdMutable().assign(own);
-      c.wait.getPhaseParityMutable().assign(parity);
     }
 
     SmallVector<Operation*> roots;

@@ -212,4 +212,37 @@ gpu.func @buffers(%x: f32, %i: index) workgroup(%a: memref<8xf32, #gpu.address_s
   gpu.return
 }
 
+
+// Under a warp-specialized split, the computing threads' region gets barriers of those
+// threads alone (named barrier 1), its existing ones kept; the producer's gets none.
+// CHECK-LABEL: gpu.func @warp_specialized
+// CHECK: scf.if
+// CHECK: memref.store
+// CHECK-NEXT: %[[ID:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[THREADS:.*]] = arith.constant 256 : i32
+// CHECK-NEXT: nvvm.barrier id = %[[ID]] number_of_threads = %[[THREADS]]
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 256 : i32
+// CHECK-NEXT: nvvm.barrier id
+// CHECK-NEXT: memref.store
+// CHECK-NOT: barrier
+// CHECK: } else {
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: } {wave.consumer_threads = 256 : i64}
+gpu.func @warp_specialized(%s: !shared, %x: f32, %i: index, %j: index, %computes: i1) kernel {
+  scf.if %computes {
+    memref.store %x, %s[%i] : !shared
+    %y = memref.load %s[%j] : !shared
+    %c1 = arith.constant 1 : i32
+    %c256 = arith.constant 256 : i32
+    nvvm.barrier id = %c1 number_of_threads = %c256
+    memref.store %y, %s[%j] : !shared
+  } else {
+    memref.store %x, %s[%i] : !shared
+    %z = memref.load %s[%j] : !shared
+  } {wave.consumer_threads = 256 : i64}
+  gpu.return
+}
 }

@@ -1,0 +1,52 @@
+//===- SharedCopies.h - a loop's TMA copies, for its two schedules -*- C++ -*-===//
+//
+// Internal to wave-pipeline-shared-copies: what the software-pipelined schedule
+// (PipelineSharedCopies.cpp) and the warp-specialized one (SpecializeWarps.cpp) share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WAVE_JIT_TRANSFORMS_SHAREDCOPIES_H
+#define WAVE_JIT_TRANSFORMS_SHAREDCOPIES_H
+
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace wave::jit::shared_copies {
+
+// A loop's TMA copies (wave.tma_copy's lowering) into one tile: the copies of its boxes
+// and the mbarrier they complete on, armed with the tile's bytes and waited on in the body.
+struct TensorCopy {
+  mlir::Value barrier;                     // an mbarrier group, made before the loop
+  llvm::SmallVector<mlir::Operation*> issue;  // its arming and the copies, in order
+  mlir::nvgpu::MBarrierTryWaitParityOp wait;
+  mlir::memref::ViewOp tile;
+};
+
+// (iv - lb) / step: the iteration's number, from 0.
+mlir::Value tripIndex(mlir::OpBuilder& b, mlir::Location loc, mlir::scf::ForOp loop);
+
+// tripIndex mod stages: which copy of a tile iteration iv uses.
+mlir::Value stageIndex(mlir::OpBuilder& b, mlir::Location loc, mlir::scf::ForOp loop, int stages);
+
+// Ops of `body` (top level) that `roots` depend on through their operands.
+llvm::SetVector<mlir::Operation*> sliceIn(mlir::Block* body, llvm::ArrayRef<mlir::Operation*> roots);
+
+// Gives `copy`'s mbarrier group one mbarrier per stage (each initialized beside the
+// first) and makes the body wait on its stage's for the parity of its round.
+void barrierPerStage(mlir::scf::ForOp loop, TensorCopy& copy, int stages);
+
+// Whether `loop` can be split between a producer warpgroup and the function's threads
+// (see specializeWarps); the reason it cannot otherwise.
+mlir::LogicalResult canSpecializeWarps(mlir::scf::ForOp loop, llvm::ArrayRef<TensorCopy> copies);
+
+// Splits the function around `loop` (its tiles multi-buffered `stages` times, its copies'
+// barriers one per stage) between the function's threads, which compute, and a new
+// producer warpgroup, which issues the copies. `batchInFlight`: each iteration's wgmma
+// batch is waited for in the next one, so the stage it reads is released only there.
+void specializeWarps(mlir::scf::ForOp loop, llvm::ArrayRef<TensorCopy> copies, int stages, bool batchInFlight);
+
+}  // namespace wave::jit::shared_copies
+
+#endif

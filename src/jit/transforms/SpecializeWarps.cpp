@@ -1,0 +1,272 @@
+//===- SpecializeWarps.cpp - a producer warpgroup issues a loop's TMA copies --===//
+//
+// The warp-specialized schedule of a loop whose shared tiles TMA fills (the other one,
+// software pipelining, is PipelineSharedCopies.cpp's). The workgroup gains a warpgroup
+// whose first thread runs the loop's copies alone, refilling each stage once every
+// computing thread released it (an "empty" mbarrier per stage); the function's own threads
+// compute, waiting on each stage's "full" mbarriers as before but never on a workgroup
+// barrier before a refill. Registers move from the producer to them by setmaxnreg.
+//
+//===----------------------------------------------------------------------===//
+
+#include "transforms/Passes.h"
+#include "transforms/SharedCopies.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace wave::jit::shared_copies {
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kWarpgroupThreads = 128;
+constexpr int64_t kMaxThreads = 1024;
+constexpr int64_t kRegistersPerSM = 64 * 1024;
+// The producer's registers (its thread computes a few coordinates); the consumers get the
+// rest, in setmaxnreg's multiples of 8, at most 240 (ptxas's 255 rounded down).
+constexpr int32_t kProducerRegisters = 40;
+constexpr int32_t kMaxRegisters = 240;
+constexpr int64_t kWaitTicks = 10'000'000;  // a hint: how long one try_wait may suspend
+
+int64_t blockThreads(gpu::GPUFuncOp func) {
+  DenseI32ArrayAttr block = func.getKnownBlockSizeAttr();
+  return block && block[1] == 1 && block[2] == 1 ? block[0] : 0;
+}
+
+bool usesAny(Operation* op, const llvm::SetVector<Operation*>& defs) {
+  return op->walk([&](Operation* nested) {
+             for (Value v : nested->getOperands())
+               if (Operation* def = v.getDefiningOp(); def && defs.contains(def)) return WalkResult::interrupt();
+             return WalkResult::advance();
+           })
+      .wasInterrupted();
+}
+
+// The barrier after the last mbarrier initialization before `loop`, which publishes them.
+FailureOr<gpu::BarrierOp> barriersPublished(scf::ForOp loop) {
+  Operation* lastInit = nullptr;
+  for (Operation& op : llvm::make_range(loop->getBlock()->begin(), loop->getIterator()))
+    if (isa<nvgpu::MBarrierInitOp>(op)) lastInit = &op;
+  for (Operation* op = lastInit ? lastInit->getNextNode() : nullptr; op && op != loop; op = op->getNextNode())
+    if (auto barrier = dyn_cast<gpu::BarrierOp>(op)) return barrier;
+  return failure();
+}
+
+// Ops before `loop` that the computing threads alone run: those with memory effects (a producer
+// thread would read and write at addresses made of a thread index out of the computing
+// range), barriers after them, and what uses their results. All come after the mbarriers'
+// set-up (their initialization and the barrier that publishes it), which every thread
+// runs; nothing but it may have effects before: failure otherwise.
+FailureOr<llvm::SetVector<Operation*>> consumerPrologue(scf::ForOp loop) {
+  auto before = llvm::make_range(loop->getBlock()->begin(), loop->getIterator());
+  FailureOr<gpu::BarrierOp> published = barriersPublished(loop);
+  if (failed(published)) return failure();
+  llvm::SetVector<Operation*> moved;
+  bool setUp = false;
+  for (Operation& op : before) {
+    if (!setUp) {
+      setUp = &op == published->getOperation();
+      if (!setUp && !isMemoryEffectFree(&op) && !isa<gpu::BarrierOp, nvgpu::MBarrierCreateOp, nvgpu::MBarrierInitOp>(op))
+        return failure();
+      continue;
+    }
+    if (usesAny(&op, moved) || !isMemoryEffectFree(&op)) moved.insert(&op);
+  }
+  return moved;
+}
+
+// The copies' ops in the body (arming, copies and the arithmetic and views they use), in
+// the body's order.
+SmallVector<Operation*> issueSlice(scf::ForOp loop, ArrayRef<TensorCopy> copies) {
+  SmallVector<Operation*> roots;
+  for (const TensorCopy& c : copies) llvm::append_range(roots, c.issue);
+  llvm::SetVector<Operation*> slice = sliceIn(loop.getBody(), roots);
+  SmallVector<Operation*> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered, [](Operation* a, Operation* b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+Value index(OpBuilder& b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+// The producer: its first thread alone fills each stage in turn, once the consumers have
+// released it (a fresh mbarrier's previous phase counts as complete: the first round
+// waits for nothing), arming the stage's full mbarriers and issuing the copies.
+void buildProducer(OpBuilder& b, scf::ForOp loop, ArrayRef<TensorCopy> copies, Value empty, Value tid,
+                   int64_t consumers, int stages) {
+  const Location loc = loop.getLoc();
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, index(b, loc, consumers));
+  auto issuer = scf::IfOp::create(b, loc, TypeRange{}, first, /*withElseRegion=*/false);
+  b.setInsertionPoint(issuer.thenBlock()->getTerminator());
+  auto fills = scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
+  b.setInsertionPoint(fills.getBody()->getTerminator());
+  Value stage = stageIndex(b, loc, fills, stages);
+  Value round = arith::DivUIOp::create(b, loc, tripIndex(b, loc, fills), index(b, loc, stages));
+  Value odd = arith::TruncIOp::create(b, loc, b.getI1Type(), arith::IndexCastUIOp::create(b, loc, b.getI64Type(), round));
+  Value previous = arith::XOrIOp::create(b, loc, odd, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, previous, index(b, loc, kWaitTicks), stage);
+  IRMapping map;
+  map.map(loop.getInductionVar(), fills.getInductionVar());
+  for (Operation* op : issueSlice(loop, copies)) {
+    Operation* copy = b.clone(*op, map);
+    if (auto arm = dyn_cast<nvgpu::MBarrierArriveExpectTxOp>(copy)) {
+      arm.getMbarIdMutable().assign(stage);
+      arm.getPredicateMutable().clear();  // (a constant predicate would print as `@-1`)
+    } else if (auto load = dyn_cast<nvgpu::TmaAsyncLoadOp>(copy)) {
+      load.getMbarIdMutable().assign(stage);
+      load.getPredicateMutable().clear();
+    }
+  }
+}
+
+bool isShared(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
+}
+
+// Whether the only shared memory `loop` reads is through addresses taken for wgmma (its
+// tiles'): a warpgroup's wgmma batch completes for all its threads at once, so one thread
+// of each warpgroup may release a stage for all of them.
+bool readsOnlyByWarpgroupMma(scf::ForOp loop) {
+  return !loop.getBody()
+              ->walk([](Operation* op) {
+                if (isa<memref::ExtractAlignedPointerAsIndexOp>(op)) return WalkResult::advance();
+                return llvm::any_of(op->getOperands(), isShared) ? WalkResult::interrupt() : WalkResult::advance();
+              })
+              .wasInterrupted();
+}
+
+// The consumers' loop: the copies gone, each iteration releases the stage it read once
+// its reads are done: at its end, or with its wgmma batch left in flight, the previous
+// iteration's stage (that batch was waited for in this one). `arrives`: whether this
+// thread is one that releases (null: every thread).
+void releaseStages(scf::ForOp loop, Value empty, Value arrives, int stages, bool batchInFlight) {
+  const Location loc = loop.getLoc();
+  OpBuilder b(loop.getBody()->getTerminator());
+  Value stage = stageIndex(b, loc, loop, stages);
+  Value release = arrives;
+  if (batchInFlight) {
+    Value trip = tripIndex(b, loc, loop);
+    Value later = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, trip, index(b, loc, 0));
+    release = release ? arith::AndIOp::create(b, loc, release, later) : later;
+    Value before = arith::SubIOp::create(b, loc, trip, index(b, loc, 1));
+    stage = arith::RemUIOp::create(b, loc, before, index(b, loc, stages));
+  }
+  if (release) {
+    auto only = scf::IfOp::create(b, loc, TypeRange{}, release, /*withElseRegion=*/false);
+    b.setInsertionPoint(only.thenBlock()->getTerminator());
+  }
+  nvgpu::MBarrierArriveOp::create(b, loc, empty, stage);
+}
+
+// setmaxnreg's counts for `consumers` computing threads and a producer warpgroup, where
+// they give the consumers more than the cap the workgroup's size sets at entry.
+std::optional<int32_t> consumerRegisters(int64_t consumers) {
+  const int64_t atEntry = kRegistersPerSM / (consumers + kWarpgroupThreads) / 8 * 8;
+  const int64_t given = (kRegistersPerSM - kWarpgroupThreads * kProducerRegisters) / consumers / 8 * 8;
+  const int64_t registers = std::min<int64_t>(given, kMaxRegisters);
+  if (registers <= atEntry || atEntry < kProducerRegisters) return std::nullopt;
+  return static_cast<int32_t>(registers);
+}
+
+}  // namespace
+
+LogicalResult canSpecializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies) {
+  auto func = dyn_cast<gpu::GPUFuncOp>(loop->getParentOp());
+  if (!func || !func.getBody().hasOneBlock() || loop->getBlock() != &func.getBody().front())
+    return failure();  // the split takes the rest of the function from the loop on
+  const int64_t threads = blockThreads(func);
+  if (threads == 0 || threads % kWarpgroupThreads != 0 || threads + kWarpgroupThreads > kMaxThreads) return failure();
+  // What the producer uses from before the loop stays outside the computing threads' part.
+  FailureOr<llvm::SetVector<Operation*>> prologue = consumerPrologue(loop);
+  if (failed(prologue)) return failure();
+  const llvm::SetVector<Operation*>& moved = *prologue;
+  auto outside = [&](Value v) {
+    Operation* def = v.getDefiningOp();
+    return !def || !moved.contains(def);
+  };
+  if (!outside(loop.getLowerBound()) || !outside(loop.getUpperBound()) || !outside(loop.getStep())) return failure();
+  for (Operation* op : issueSlice(loop, copies))
+    for (Value v : op->getOperands())
+      if (!loop->isAncestor(v.getParentBlock()->getParentOp()) && !outside(v)) return failure();
+  for (const TensorCopy& c : copies)
+    if (!outside(c.barrier) || !llvm::any_of(c.barrier.getUsers(), [&](Operation* user) {
+          return isa<nvgpu::MBarrierInitOp>(user) && !loop->isAncestor(user);
+        }))
+      return failure();
+  return success();
+}
+
+void specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int stages, bool batchInFlight) {
+  auto func = cast<gpu::GPUFuncOp>(loop->getParentOp());
+  const Location loc = loop.getLoc();
+  const int64_t consumers = blockThreads(func);
+  MLIRContext* ctx = loop.getContext();
+
+  // The empty mbarriers, one per stage, made after the full ones, before the barrier that
+  // publishes them.
+  gpu::BarrierOp published = *barriersPublished(loop);
+  OpBuilder b(published);
+  // (Initialized by the thread that initializes the full ones.)
+  Value initializes = cast<nvgpu::MBarrierInitOp>(*llvm::find_if(copies.front().barrier.getUsers(), [&](Operation* user) {
+                        return isa<nvgpu::MBarrierInitOp>(user) && !loop->isAncestor(user);
+                      })).getPredicate();
+  auto fullType = cast<nvgpu::MBarrierGroupType>(copies.front().barrier.getType());
+  Value empty =
+      nvgpu::MBarrierCreateOp::create(b, loc, nvgpu::MBarrierGroupType::get(ctx, fullType.getMemorySpace(), stages));
+
+  // The split: threads [0, consumers) compute, the new warpgroup produces.
+  llvm::SetVector<Operation*> prologue = *consumerPrologue(loop);
+  b.setInsertionPoint(loop);
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value computes = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, index(b, loc, consumers));
+  auto roles = scf::IfOp::create(b, loc, TypeRange{}, computes, /*withElseRegion=*/true);
+  roles->setAttr(kConsumerThreadsAttr, b.getI64IntegerAttr(consumers));
+  Block* consumer = roles.thenBlock();
+  Block* entry = loop->getBlock();
+  for (Operation* op : prologue) op->moveBefore(consumer->getTerminator());
+  consumer->getOperations().splice(consumer->getTerminator()->getIterator(), entry->getOperations(),
+                                   loop->getIterator(), entry->getTerminator()->getIterator());
+  // Their barriers are of their threads alone: the producer never reaches them.
+  consumer->walk([&](gpu::BarrierOp barrier) {
+    OpBuilder at(barrier);
+    createConsumerBarrier(at, barrier.getLoc(), consumers);
+    barrier.erase();
+  });
+
+  std::optional<int32_t> registers = consumerRegisters(consumers);
+  if (registers) {
+    // ptxas honours setmaxnreg only under a register cap at entry, which this sets.
+    func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+    OpBuilder at = OpBuilder::atBlockBegin(consumer);
+    NVVM::SetMaxRegisterOp::create(at, loc, *registers, NVVM::SetMaxRegisterAction::increase);
+  }
+  b.setInsertionPoint(roles.elseBlock()->getTerminator());
+  if (registers) NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters, NVVM::SetMaxRegisterAction::decrease);
+  buildProducer(b, loop, copies, empty, tid, consumers, stages);
+
+  // The consumers' loop without the copies (and the views and arithmetic only they used).
+  SmallVector<Operation*> slice = issueSlice(loop, copies);
+  for (Operation* op : llvm::reverse(slice))
+    if (op->use_empty()) op->erase();
+  // Each stage's empty mbarrier completes a phase when every computing thread released it,
+  // or where wgmma alone reads the tiles, the first thread of each warpgroup (one arrival
+  // instead of 128 on the same word).
+  const bool perWarpgroup = readsOnlyByWarpgroupMma(loop);
+  b.setInsertionPoint(published);
+  Value count = index(b, loc, perWarpgroup ? consumers / kWarpgroupThreads : consumers);
+  for (int stage = 0; stage < stages; ++stage)
+    nvgpu::MBarrierInitOp::create(b, loc, empty, count, index(b, loc, stage), initializes);
+  Value arrives;
+  if (perWarpgroup) {
+    b.setInsertionPoint(loop);
+    Value lane = arith::RemUIOp::create(b, loc, tid, index(b, loc, kWarpgroupThreads));
+    arrives = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(b, loc, 0));
+  }
+  releaseStages(loop, empty, arrives, stages, batchInFlight);
+  func.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(ctx, {static_cast<int32_t>(consumers + kWarpgroupThreads), 1, 1}));
+}
+
+}  // namespace wave::jit::shared_copies
