@@ -216,11 +216,16 @@ def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::G
     under `scf.if %tid < threads` (`wave.consumer_threads`), its barriers named ones of
     those threads (`nvvm.barrier id = 1`); the workgroup gains a warpgroup whose first
     thread runs the loop's copies alone in a loop of its own, waiting before each stage's
-    refill on an "empty" mbarrier per stage that every computing thread arrives on once
-    its reads of the stage are done (after the iteration, or with a wgmma batch in
-    flight, after the next one's wait). Where the computing warps are 2 warpgroups or
-    more, `nvvm.setmaxregister` gives them the registers the producer does not need
-    (`nvvm.minctasm = 1` caps the registers at entry, which ptxas needs to honour it).
+    refill on an "empty" mbarrier per stage that every computing thread (where wgmma
+    alone reads the tiles, the first of each warpgroup) arrives on once its reads of the
+    stage are done (after the iteration, or with a wgmma batch in flight, after the next
+    one's wait). `nvvm.setmaxregister` gives the computing threads the registers the
+    producer (40) does not need, never more than the workgroup holds at entry (an
+    increase past it would wait for ever), which `nvvm.minctasm` caps so that ptxas
+    honours it: at one computing warpgroup whose estimated registers (the larger of the
+    loop's carried values and its wgmma batches' results, plus 40) fit 216, two
+    workgroups per SM (128 at entry, 216 after; the stages leave room for the second);
+    else one (at two warpgroups, 168 and 232).
   }];
   let options = [
     Option<"stages", "stages", "int", /*default=*/"0",

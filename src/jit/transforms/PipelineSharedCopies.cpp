@@ -106,6 +106,35 @@ int64_t carriedRegisters(scf::ForOp loop) {
   return registers;
 }
 
+// Whether `op`'s results reach another wgmma's accumulators (through the registers'
+// repacking: extracts, inserts, empty asm fences), a few steps on.
+bool feedsWarpgroupMma(Operation* op) {
+  SmallVector<std::pair<Operation*, int>> work{{op, 0}};
+  while (!work.empty()) {
+    auto [at, depth] = work.pop_back_val();
+    for (Operation* user : at->getUsers()) {
+      if (isWarpgroupMma(user)) return true;
+      auto fence = dyn_cast<LLVM::InlineAsmOp>(user);
+      if (depth < 4 && (isa<LLVM::ExtractValueOp, LLVM::InsertValueOp>(user) || (fence && fence.getAsmString().empty())))
+        work.push_back({user, depth + 1});
+    }
+  }
+  return false;
+}
+
+// The 32-bit registers each thread holds in wgmma batches' results at once in `loop`'s
+// body: the last instruction of each batch (attention's scores and output, a GEMM's
+// accumulators).
+int64_t batchRegisters(scf::ForOp loop) {
+  int64_t registers = 0;
+  loop.getBody()->walk([&](Operation* op) {
+    if (!isWarpgroupMma(op) || feedsWarpgroupMma(op)) return;
+    if (auto result = dyn_cast<LLVM::LLVMStructType>(op->getResult(0).getType()))
+      registers += static_cast<int64_t>(result.getBody().size());
+  });
+  return registers;
+}
+
 bool isShared(Value v) {
   auto type = dyn_cast<MemRefType>(v.getType());
   return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
@@ -424,7 +453,11 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     if (DenseI32ArrayAttr block = func.getKnownBlockSizeAttr())
       for (int32_t n : block.asArrayRef()) threads *= n;
     if (specialize) threads += kWarpgroupThreads;
-    const bool oneWorkgroup = 2 * threads * (carriedRegisters(loop) + kRegistersBesideCarried) > kRegistersPerSM;
+    // (Warp-specialized, the computing threads get what the producer does not need: two
+    // workgroups where what they hold fits twice.)
+    const int64_t perThread = std::max(carriedRegisters(loop), batchRegisters(loop)) + kRegistersBesideCarried;
+    const int perSM = specialize ? specializedWorkgroupsPerSM(threads - kWarpgroupThreads, perThread) : 0;
+    const bool oneWorkgroup = specialize ? perSM == 1 : 2 * threads * perThread > kRegistersPerSM;
     int n = stagesFor(used, perStage, oneWorkgroup);
     // A loop that runs wgmma keeps each batch in flight through the next iteration (its
     // wait leaves one group): the copies then run one iteration less ahead, so that none
@@ -497,7 +530,7 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
       // The copies' own warpgroup runs them as far ahead as the stages allow.
       for (TensorCopy& c : *tensorCopies) barrierPerStage(loop, c, n);
       const bool batchInFlight = warpgroupMma && resultsCarried;
-      specializeWarps(loop, *tensorCopies, n, batchInFlight);
+      specializeWarps(loop, *tensorCopies, n, batchInFlight, perSM);
       if (batchInFlight) keepOneBatchInFlight(loop);
       return success();
     }

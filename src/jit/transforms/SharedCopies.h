@@ -41,11 +41,18 @@ void barrierPerStage(mlir::scf::ForOp loop, TensorCopy& copy, int stages);
 // (see specializeWarps); the reason it cannot otherwise.
 mlir::LogicalResult canSpecializeWarps(mlir::scf::ForOp loop, llvm::ArrayRef<TensorCopy> copies);
 
+// The workgroups per SM a warp-specialized function is built for: two where one computing
+// warpgroup needing `registersNeeded` registers per thread fits twice beside a producer
+// warpgroup's 40 (setmaxnreg moves the rest to them), else one.
+int specializedWorkgroupsPerSM(int64_t consumers, int64_t registersNeeded);
+
 // Splits the function around `loop` (its tiles multi-buffered `stages` times, its copies'
 // barriers one per stage) between the function's threads, which compute, and a new
-// producer warpgroup, which issues the copies. `batchInFlight`: each iteration's wgmma
-// batch is waited for in the next one, so the stage it reads is released only there.
-void specializeWarps(mlir::scf::ForOp loop, llvm::ArrayRef<TensorCopy> copies, int stages, bool batchInFlight);
+// producer warpgroup, which issues the copies; `perSM` workgroups share an SM.
+// `batchInFlight`: each iteration's wgmma batch is waited for in the next one, so the
+// stage it reads is released only there.
+void specializeWarps(mlir::scf::ForOp loop, llvm::ArrayRef<TensorCopy> copies, int stages, bool batchInFlight,
+                     int perSM);
 
 }  // namespace wave::jit::shared_copies
 

@@ -161,17 +161,37 @@ void releaseStages(scf::ForOp loop, Value empty, Value arrives, int stages, bool
   nvgpu::MBarrierArriveOp::create(b, loc, empty, stage);
 }
 
-// setmaxnreg's counts for `consumers` computing threads and a producer warpgroup, where
-// they give the consumers more than the cap the workgroup's size sets at entry.
-std::optional<int32_t> consumerRegisters(int64_t consumers) {
-  const int64_t atEntry = kRegistersPerSM / (consumers + kWarpgroupThreads) / 8 * 8;
-  const int64_t given = (kRegistersPerSM - kWarpgroupThreads * kProducerRegisters) / consumers / 8 * 8;
-  const int64_t registers = std::min<int64_t>(given, kMaxRegisters);
+// The registers each thread of a workgroup of `consumers` computing threads and a producer
+// warpgroup starts with, `perSM` of them sharing the SM's (ptxas's cap: a multiple of 8).
+int64_t registersAtEntry(int64_t consumers, int perSM) {
+  return kRegistersPerSM / perSM / (consumers + kWarpgroupThreads) / 8 * 8;
+}
+
+// The registers each computing thread may have once the producer gave its own up: no
+// more than the workgroup holds at entry (setmaxnreg.inc would wait for them for ever),
+// in setmaxnreg's multiples of 8.
+int64_t registersGiven(int64_t consumers, int perSM) {
+  const int64_t held = registersAtEntry(consumers, perSM) * (consumers + kWarpgroupThreads);
+  const int64_t given = (held - kWarpgroupThreads * kProducerRegisters) / consumers / 8 * 8;
+  return std::min<int64_t>(given, kMaxRegisters);
+}
+
+// setmaxnreg's count for the computing threads, where it gives them more than the cap at
+// entry.
+std::optional<int32_t> consumerRegisters(int64_t consumers, int perSM) {
+  const int64_t atEntry = registersAtEntry(consumers, perSM);
+  const int64_t registers = registersGiven(consumers, perSM);
   if (registers <= atEntry || atEntry < kProducerRegisters) return std::nullopt;
   return static_cast<int32_t>(registers);
 }
 
 }  // namespace
+
+int specializedWorkgroupsPerSM(int64_t consumers, int64_t registersNeeded) {
+  // (Two workgroups of more threads would start with fewer than 128 registers each, under
+  // what ptxas needs for a wide wgmma's operands: "insufficient registers (80)".)
+  return consumers <= kWarpgroupThreads && registersGiven(consumers, 2) >= registersNeeded ? 2 : 1;
+}
 
 LogicalResult canSpecializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies) {
   auto func = dyn_cast<gpu::GPUFuncOp>(loop->getParentOp());
@@ -199,7 +219,7 @@ LogicalResult canSpecializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies) {
   return success();
 }
 
-void specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int stages, bool batchInFlight) {
+void specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int stages, bool batchInFlight, int perSM) {
   auto func = cast<gpu::GPUFuncOp>(loop->getParentOp());
   const Location loc = loop.getLoc();
   const int64_t consumers = blockThreads(func);
@@ -236,10 +256,10 @@ void specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int stages, b
     barrier.erase();
   });
 
-  std::optional<int32_t> registers = consumerRegisters(consumers);
+  std::optional<int32_t> registers = consumerRegisters(consumers, perSM);
   if (registers) {
     // ptxas honours setmaxnreg only under a register cap at entry, which this sets.
-    func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+    func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(perSM));
     OpBuilder at = OpBuilder::atBlockBegin(consumer);
     NVVM::SetMaxRegisterOp::create(at, loc, *registers, NVVM::SetMaxRegisterAction::increase);
   }

@@ -5,7 +5,9 @@
 // arrival per computing thread). The computing threads' loop keeps its waits on the full
 // mbarriers and has no barrier; with a wgmma batch left in flight, an iteration releases
 // the previous iteration's stage. wgmma alone reads the tiles, so the first thread of each
-// warpgroup releases for it (one arrival per warpgroup). Where the computing warps are two warpgroups,
+// warpgroup releases for it (one arrival per warpgroup). setmaxnreg moves the producer's
+// registers to the computing threads: one warpgroup holding 128 accumulators fits twice
+// on the SM (216 registers each, 128 at entry: nvvm.minctasm = 2). Where the computing warps are two warpgroups,
 // setmaxnreg moves registers to them (the function capped at entry by nvvm.minctasm).
 // RUN: wave-opt %s --split-input-file --wave-select-warpgroup-mma --wave-select-tensor-copies --wave-assign-layouts \
 // RUN:   --wave-lower-to-gpu | wave-opt --split-input-file \
@@ -14,20 +16,20 @@
 
 // CHECK-LABEL: gpu.func @gemm
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
-// CHECK-NOT: nvvm.minctasm
-// CHECK-SAME: wave.shared_memory_bytes = 131072
-// CHECK: %[[FULL_B:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
-// CHECK-COUNT-4: nvgpu.mbarrier.init %[[FULL_B]][%{{.*}}], %c1
-// CHECK: %[[FULL_A:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
-// CHECK-COUNT-4: nvgpu.mbarrier.init %[[FULL_A]][%{{.*}}], %c1
-// CHECK: %[[EMPTY:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
-// CHECK-COUNT-4: nvgpu.mbarrier.init %[[EMPTY]][%{{.*}}], %c1,
+// CHECK-SAME: nvvm.minctasm = 2 : i32
+// CHECK-SAME: wave.shared_memory_bytes = 98304
+// CHECK: %[[FULL_B:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
+// CHECK-COUNT-3: nvgpu.mbarrier.init %[[FULL_B]][%{{.*}}], %c1
+// CHECK: %[[FULL_A:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
+// CHECK-COUNT-3: nvgpu.mbarrier.init %[[FULL_A]][%{{.*}}], %c1
+// CHECK: %[[EMPTY:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
+// CHECK-COUNT-3: nvgpu.mbarrier.init %[[EMPTY]][%{{.*}}], %c1,
 // CHECK-NEXT: gpu.barrier
 // CHECK: %[[COMPUTES:.*]] = arith.cmpi ult, %[[TID:.*]], %c128
 // CHECK-NEXT: scf.if %[[COMPUTES]] {
+// CHECK-NEXT: nvvm.setmaxregister increase 216
 // CHECK-NEXT: %[[IN_GROUP:.*]] = arith.remui %[[TID]], %c128
 // CHECK-NEXT: %[[RELEASES:.*]] = arith.cmpi eq, %[[IN_GROUP]], %c0
-// CHECK-NOT: setmaxregister
 // CHECK: scf.for %[[K:.*]] = %c0 to %c63
 // CHECK-NOT: nvgpu.tma.async.load
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL_B]]
@@ -37,15 +39,16 @@
 // CHECK: %[[LATER:.*]] = arith.cmpi ugt, %[[K]], %c0
 // CHECK-NEXT: %[[BOTH:.*]] = arith.andi %[[RELEASES]], %[[LATER]]
 // CHECK-NEXT: %[[BEFORE:.*]] = arith.subi %[[K]], %c1
-// CHECK-NEXT: %[[STAGE:.*]] = arith.remui %[[BEFORE]], %c4
+// CHECK-NEXT: %[[STAGE:.*]] = arith.remui %[[BEFORE]], %c3
 // CHECK-NEXT: scf.if %[[BOTH]] {
 // CHECK-NEXT: nvgpu.mbarrier.arrive %[[EMPTY]][%[[STAGE]]]
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: vector.maskedstore
-// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TID]], %c128
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[TID]], %c128
 // CHECK-NEXT: scf.if %[[FIRST]] {
 // CHECK-NEXT: scf.for %[[KP:.*]] = %c0 to %c63
-// CHECK-NEXT: %[[S:.*]] = arith.remui %[[KP]], %c4
+// CHECK-NEXT: %[[S:.*]] = arith.remui %[[KP]], %c3
 // CHECK: %[[ROUND:.*]] = arith.divui
 // CHECK: %[[ODD:.*]] = arith.trunci
 // CHECK: %[[PREVIOUS:.*]] = arith.xori %[[ODD]], %true
@@ -90,7 +93,8 @@ func.func @gemm(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K]
 
 // -----
 
-// Eight computing waves: 232 registers each (setmaxnreg) where 384 threads start with 168.
+// Eight computing waves holding 128 accumulators each: one workgroup per SM, 232 registers
+// each (setmaxnreg) where 384 threads start with 168.
 // CHECK-LABEL: gpu.func @gemm_eight_waves
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
 // CHECK-SAME: nvvm.minctasm = 1 : i32
