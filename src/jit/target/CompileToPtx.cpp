@@ -90,6 +90,12 @@ bool verifyEachPass() {
   return v && *v && std::string(v) != "0";
 }
 
+// CompileOptions::warp_specialize, or WAVE_WARP_SPECIALIZE=1 (a whole test run under it).
+bool warpSpecializeRequested(const CompileOptions& options) {
+  const char* v = std::getenv("WAVE_WARP_SPECIALIZE");
+  return options.warp_specialize || (v && *v && std::string(v) != "0");
+}
+
 // CompileOptions::timing, or WAVE_TIMING=1.
 bool timingRequested(const CompileOptions& options) {
   const char* v = std::getenv("WAVE_TIMING");
@@ -122,7 +128,7 @@ std::string cacheKey(mlir::ModuleOp module, const CompileOptions& options) {
   module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
   os << "\ntarget=" << options.target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
      << ", format " << kCacheFormat << ", stages "
-     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", tma " << options.tma << ", warp specialize " << options.warp_specialize << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
+     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", tma " << options.tma << ", warp specialize " << warpSpecializeRequested(options) << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
   return key;
 }
 
@@ -222,7 +228,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   gpuFunc.addPass(mlir::createCanonicalizerPass(folding));
   gpuFunc.addPass(mlir::createCSEPass());
   gpuFunc.addPass(createWavePipelineSharedCopies(
-      {.stages = options.pipeline_stages, .warpSpecialize = options.warp_specialize}));
+      {.stages = options.pipeline_stages, .warpSpecialize = warpSpecializeRequested(options)}));
   gpuFunc.addPass(createWaveInsertBarriers());
   lowering.addPass(mlir::createCanonicalizerPass(folding));
   lowering.addPass(mlir::createCSEPass());
