@@ -40,6 +40,16 @@ Value stageIndex(OpBuilder& b, Location loc, scf::ForOp loop, int stages) {
   return arith::RemUIOp::create(b, loc, tripIndex(b, loc, loop), arith::ConstantIndexOp::create(b, loc, stages));
 }
 
+bool isShared(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
+}
+
+Value roundParity(OpBuilder& b, Location loc, scf::ForOp loop, int stages) {
+  Value round = arith::DivUIOp::create(b, loc, tripIndex(b, loc, loop), arith::ConstantIndexOp::create(b, loc, stages));
+  return arith::TruncIOp::create(b, loc, b.getI1Type(), arith::IndexCastUIOp::create(b, loc, b.getI64Type(), round));
+}
+
 llvm::SetVector<Operation*> sliceIn(Block* body, ArrayRef<Operation*> roots) {
   llvm::SetVector<Operation*> slice(roots.begin(), roots.end());
   for (size_t i = 0; i < slice.size(); ++i)
@@ -62,8 +72,7 @@ void barrierPerStage(scf::ForOp loop, TensorCopy& copy, int stages) {
   OpBuilder b(copy.wait);
   const Location loc = copy.wait.getLoc();
   Value own = stageIndex(b, loc, loop, stages);
-  Value round = arith::DivUIOp::create(b, loc, tripIndex(b, loc, loop), arith::ConstantIndexOp::create(b, loc, stages));
-  Value parity = arith::TruncIOp::create(b, loc, b.getI1Type(), arith::IndexCastUIOp::create(b, loc, b.getI64Type(), round));
+  Value parity = roundParity(b, loc, loop, stages);
   // (The parity the lowering gave, of a loop of one stage, is left unused: the
   // canonicalization after the pass removes it.)
   copy.wait.getMbarIdMutable().assign(own);
@@ -86,10 +95,8 @@ bool isWarpgroupMma(Operation* op) {
 // (Up to 8 for TMA copies, which hold no registers in flight, measured no faster: the
 // skinny GEMM 128x1280x5120 -4.5%, attention -6% to +2%; RESULTS run 101.)
 constexpr int kMaxStages = 4;
-constexpr int64_t kWarpgroupThreads = 128;
 constexpr int64_t kTwoWorkgroupsBytes = 113 * 1024;  // two workgroups per SM on Hopper
 constexpr int64_t kMaxSharedBytes = 227 * 1024;      // what one workgroup may have
-constexpr int64_t kRegistersPerSM = 64 * 1024;       // 32-bit registers
 // Registers a thread needs beside the values its loop carries (addresses, fragments, the
 // loop's own): a floor, so an estimate that two workgroups cannot fit holds.
 constexpr int64_t kRegistersBesideCarried = 40;
@@ -133,11 +140,6 @@ int64_t batchRegisters(scf::ForOp loop) {
       registers += static_cast<int64_t>(result.getBody().size());
   });
   return registers;
-}
-
-bool isShared(Value v) {
-  auto type = dyn_cast<MemRefType>(v.getType());
-  return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
 }
 
 int64_t byteSize(MemRefType type) {

@@ -15,6 +15,12 @@
 
 namespace wave::jit::shared_copies {
 
+inline constexpr int64_t kWarpgroupThreads = 128;
+inline constexpr int64_t kRegistersPerSM = 64 * 1024;  // 32-bit registers
+
+// Whether `v` is a memref in shared (workgroup) memory.
+bool isShared(mlir::Value v);
+
 // A loop's TMA copies (wave.tma_copy's lowering) into one tile: the copies of its boxes
 // and the mbarrier they complete on, armed with the tile's bytes and waited on in the body.
 struct TensorCopy {
@@ -29,6 +35,9 @@ mlir::Value tripIndex(mlir::OpBuilder& b, mlir::Location loc, mlir::scf::ForOp l
 
 // tripIndex mod stages: which copy of a tile iteration iv uses.
 mlir::Value stageIndex(mlir::OpBuilder& b, mlir::Location loc, mlir::scf::ForOp loop, int stages);
+
+// (tripIndex / stages) mod 2, as i1: the parity of the phase an iteration's stage is in.
+mlir::Value roundParity(mlir::OpBuilder& b, mlir::Location loc, mlir::scf::ForOp loop, int stages);
 
 // Ops of `body` (top level) that `roots` depend on through their operands.
 llvm::SetVector<mlir::Operation*> sliceIn(mlir::Block* body, llvm::ArrayRef<mlir::Operation*> roots);

@@ -12,7 +12,6 @@
 #include "transforms/Passes.h"
 #include "transforms/SharedCopies.h"
 
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -22,9 +21,7 @@ using namespace mlir;
 
 namespace {
 
-constexpr int64_t kWarpgroupThreads = 128;
 constexpr int64_t kMaxThreads = 1024;
-constexpr int64_t kRegistersPerSM = 64 * 1024;
 // The producer's registers (its thread computes a few coordinates); the consumers get the
 // rest, in setmaxnreg's multiples of 8, at most 240 (ptxas's 255 rounded down).
 constexpr int32_t kProducerRegisters = 40;
@@ -103,9 +100,8 @@ void buildProducer(OpBuilder& b, scf::ForOp loop, ArrayRef<TensorCopy> copies, V
   auto fills = scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
   b.setInsertionPoint(fills.getBody()->getTerminator());
   Value stage = stageIndex(b, loc, fills, stages);
-  Value round = arith::DivUIOp::create(b, loc, tripIndex(b, loc, fills), index(b, loc, stages));
-  Value odd = arith::TruncIOp::create(b, loc, b.getI1Type(), arith::IndexCastUIOp::create(b, loc, b.getI64Type(), round));
-  Value previous = arith::XOrIOp::create(b, loc, odd, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+  Value previous = arith::XOrIOp::create(b, loc, roundParity(b, loc, fills, stages),
+                                         arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, previous, index(b, loc, kWaitTicks), stage);
   IRMapping map;
   map.map(loop.getInductionVar(), fills.getInductionVar());
@@ -119,11 +115,6 @@ void buildProducer(OpBuilder& b, scf::ForOp loop, ArrayRef<TensorCopy> copies, V
       load.getPredicateMutable().clear();
     }
   }
-}
-
-bool isShared(Value v) {
-  auto type = dyn_cast<MemRefType>(v.getType());
-  return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
 }
 
 // Whether the only shared memory `loop` reads is through addresses taken for wgmma (its
