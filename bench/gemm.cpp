@@ -11,6 +11,9 @@
 //   wave-bench-gemm --fused   the large square shapes at three configurations, the plain GEMM
 //                             and GEMM + bias + ReLU (f16 out, the example
 //                             kernels/gemm_bias_relu.hpp)
+//   wave-bench-gemm --f8      the scaled f8 GEMM (E4M3 in, per-tensor scales, bf16 out: the
+//                             example kernels/gemm_f8.hpp, torch._scaled_mm's computation)
+//                             on the large square shapes, one line per tiling
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -30,6 +33,8 @@
 
 #include "kernels/gemm.hpp"
 #include "kernels/gemm_bias_relu.hpp"
+#include "kernels/gemm_f8.hpp"
+#include "wave/interpreter/elements.hpp"
 
 using namespace wave;
 namespace ex = examples::gemm;
@@ -137,11 +142,82 @@ int fused() {
   return 0;
 }
 
+// --f8: C = (A[M, K] B[N, K]^T) * scale_a * scale_b, E4M3 in, bf16 out.
+int scaled_f8() {
+  namespace f8 = examples::gemm_f8;
+  std::printf("%-6s %4s %6s %6s %6s %5s %5s %5s %5s %5s %10s %9s %11s\n", "", "in", "M", "N", "K", "BM", "BN", "BK",
+              "WM", "WN", "ms", "TFLOP/s", "compile ms");
+  std::mt19937 rng(8);
+  const auto gemm = f8::make_kernel<f8e4m3, bf16>();
+  for (int size : {4096, 8192}) {
+    const std::size_t n = size;
+    // Values of [-1, 1] rounded to E4M3, as bytes on the device and decoded on the host.
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    auto random_f8 = [&](runtime::DeviceBuffer& buffer) {
+      std::vector<std::uint8_t> bytes(buffer.size());
+      std::vector<float> values(bytes.size());
+      for (std::size_t i = 0; i < bytes.size(); ++i) {
+        values[i] = float(elements::round_float(DataType::f8e4m3, uniform(rng)));
+        elements::store_float(DataType::f8e4m3, bytes.data(), std::int64_t(i), values[i]);
+      }
+      buffer.copy_from_host(bytes.data());
+      return values;
+    };
+    runtime::DeviceBuffer a(n * n), b(n * n), scales(8), c(n * n * 2);
+    const std::vector<float> host_a = random_f8(a), host_b = random_f8(b), host_scales{0.75f, 1.25f};
+    scales.copy_from_host(host_scales.data());
+    const std::vector<const void*> args{reinterpret_cast<const void*>(a.address()),
+                                        reinterpret_cast<const void*>(b.address()),
+                                        reinterpret_cast<const void*>(scales.address()),
+                                        reinterpret_cast<const void*>(scales.address() + 4),
+                                        reinterpret_cast<const void*>(c.address())};
+    for (auto [bm, bn, bk, wm, wn] : {std::array{128, 256, 128, 64, 64}, std::array{256, 128, 128, 64, 64},
+                                      std::array{128, 128, 128, 64, 64}, std::array{128, 256, 64, 64, 64}}) {
+      try {
+        const CompileOptions o{.subs = {{f8::M, size}, {f8::N, size}, {f8::K, size}, {f8::BLOCK_M, bm},
+                                        {f8::BLOCK_N, bn}, {f8::BLOCK_K, bk}, {f8::WAVE_M, wm}, {f8::WAVE_N, wn}},
+                               .cache = false, .tma = bench::tma(), .warp_specialize = bench::warp_specialize()};
+        const auto t0 = std::chrono::steady_clock::now();
+        const CompiledKernel compiled = compile(gemm, o);
+        const double compile_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        auto launch = [&] { compiled.launch(args); };
+        const double scale = double(host_scales[0]) * host_scales[1];
+        const std::string wrong = check_gemm(c, Format::bf16, launch, [&](std::size_t i) {
+          const std::size_t row = i / n, col = i % n;
+          double dot = 0, magnitude = 0;
+          for (std::size_t x = 0; x < n; ++x) {
+            const double t = double(host_a[row * n + x]) * host_b[col * n + x];
+            dot += t;
+            magnitude += std::abs(t);
+          }
+          const double v = dot * scale;
+          return bench::Expected{v, (2.0 * size * std::ldexp(magnitude, -24) + 1e-6) * scale + std::ldexp(std::abs(v), -8)};
+        });
+        char config[96];
+        std::snprintf(config, sizeof config, "f8 %d^3 %dx%dx%d/%dx%d", size, bm, bn, bk, wm, wn);
+        if (!wrong.empty()) {
+          bench::refuse(config, wrong);
+          continue;
+        }
+        const double ms = median_ms(launch);
+        std::printf("gemm8  %4s %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f %11.1f\n", "e4m3", size, size, size, bm,
+                    bn, bk, wm, wn, ms, 2.0 * n * n * n / (ms * 1e9), compile_ms);
+      } catch (const Error& e) {
+        std::printf("error  %4s %6d: %s\n", "e4m3", size, e.what());
+      }
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int WAVE_BENCH_MAIN(int argc, char** argv) {
   if (!bench::open_device()) return 77;
   if (argc > 1 && std::string(argv[1]) == "--fused") return fused();
+  if (argc > 1 && std::string(argv[1]) == "--f8") return scaled_f8();
   // Each shape and input type is tuned by autotune() over the tilings (compiled in
   // parallel, each timed as the median of 20 runs after 3 warm-ups); one line per tiling,
   // then the winner's line with its cold compile time, compiled again alone.

@@ -12,6 +12,7 @@
 #include "kernels/conv2d.hpp"
 #include "kernels/copy.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/gemm_f8.hpp"
 #include "kernels/softmax.hpp"
 #include "fixtures/index_masks.hpp"
 #include "fixtures/printing.hpp"
@@ -33,6 +34,23 @@ int count(const std::string& text, const std::string& what) {
   int n = 0;
   for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
   return n;
+}
+
+const std::string kPtxas = "/usr/local/cuda/bin/ptxas";
+
+// What `ptxas -v` for sm_90a says of `ptx` (where the CUDA toolkit is installed).
+std::string ptxas_log(const std::string& ptx, const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("wave-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "k.ptx") << ptx;
+  const std::string cmd = kPtxas + " -arch=sm_90a -v " + (dir / "k.ptx").string() + " -o " + (dir / "k.cubin").string() +
+                          " > " + (dir / "log").string() + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  std::ifstream in(dir / "log");
+  std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove_all(dir);
+  if (status != 0) log += "\nptxas failed";
+  return log;
 }
 }  // namespace
 
@@ -181,23 +199,51 @@ TEST_CASE("warp specialization: a producer warpgroup issues the TMA copies, setm
   CHECK(barriers(specialized.ptx) == 1);
   CHECK(barriers(plain.ptx) == 2);
   // ptxas (where the CUDA toolkit is): no spills, and no warning (setmaxnreg ignored is one).
-  const std::string ptxas = "/usr/local/cuda/bin/ptxas";
-  if (!std::filesystem::exists(ptxas)) {
-    WARN("SKIPPED the ptxas check: no " << ptxas);
+  if (!std::filesystem::exists(kPtxas)) {
+    WARN("SKIPPED the ptxas check: no " << kPtxas);
     return;
   }
-  const auto dir = std::filesystem::temp_directory_path() / ("wave-ws-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "gemm_ws.ptx") << specialized.ptx;
-  const std::string cmd = ptxas + " -arch=sm_90a -v " + (dir / "gemm_ws.ptx").string() + " -o " +
-                          (dir / "gemm_ws.cubin").string() + " > " + (dir / "log").string() + " 2>&1";
-  REQUIRE(std::system(cmd.c_str()) == 0);
-  std::ifstream in(dir / "log");
-  const std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::filesystem::remove_all(dir);
+  const std::string log = ptxas_log(specialized.ptx, "gemm_ws");
   INFO(log);
   CHECK_THAT(log, Contains("0 bytes spill stores, 0 bytes spill loads"));
   CHECK_FALSE(log.find("warning") != std::string::npos);
+  CHECK_FALSE(log.find("failed") != std::string::npos);
+}
+
+TEST_CASE("a scaled f8 GEMM runs on wgmma k32 from TMA-filled tiles; without wgmma, on mma.sync m16n8k32",
+          "[compile][tma][f8]") {
+  namespace ex = examples::gemm_f8;
+  CompileOptions options = ex::default_options();
+  options.cache = false;
+  const jit::PtxKernel e4m3 = jit::compile_to_ptx(ex::make_kernel<f8e4m3, f16>().trace(), options);
+  // Two warpgroups over 128x256, a 64x256 instruction each per 32 bytes of K.
+  CHECK(e4m3.block[0] == 256);
+  CHECK(e4m3.tensor_maps.size() == 2);
+  CHECK(count(e4m3.ptx, "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3") == 4);
+  CHECK_THAT(e4m3.ptx, Contains("cp.async.bulk.tensor"));
+  CHECK_THAT(e4m3.ptx, Contains(".version 8.4"));
+  const jit::PtxKernel e5m2 = jit::compile_to_ptx(ex::make_kernel<f8e5m2, bf16>().trace(), options);
+  CHECK_THAT(e5m2.ptx, Contains("wgmma.mma_async.sync.aligned.m64n256k32.f32.e5m2.e5m2"));
+  // Without wgmma: 64x64 tiles on four waves, unaligned M, N and K.
+  const jit::PtxKernel sync = jit::compile_to_ptx(
+      ex::make_kernel<f8e4m3, f32>().trace(),
+      {.subs = {{ex::M, 1000}, {ex::N, 520}, {ex::K, 336}, {ex::BLOCK_M, 64}, {ex::BLOCK_N, 64}, {ex::BLOCK_K, 64},
+                {ex::WAVE_M, 32}, {ex::WAVE_N, 32}},
+       .cache = false,
+       .warpgroup_mma = false});
+  CHECK_THAT(sync.ptx, Contains("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"));
+  CHECK_THAT(sync.ptx, Contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
+  if (!std::filesystem::exists(kPtxas)) {
+    WARN("SKIPPED the ptxas check: no " << kPtxas);
+    return;
+  }
+  for (const jit::PtxKernel* k : {&e4m3, &sync}) {
+    const std::string log = ptxas_log(k->ptx, "gemm_f8");
+    INFO(log);
+    CHECK_THAT(log, Contains("0 bytes spill stores, 0 bytes spill loads"));
+    CHECK_FALSE(log.find("warning") != std::string::npos);
+    CHECK_FALSE(log.find("failed") != std::string::npos);
+  }
 }
 
 TEST_CASE("a GEMM's tiles are TMA copies whose tensor maps the cache keeps", "[compile][cache][tma]") {

@@ -1,6 +1,6 @@
 // The MMA layout table against what the instructions need: every tile element held by
-// exactly one (lane, register element), and each register's two elements adjacent in a
-// row (so one 32-bit load fills a register).
+// exactly one (lane, register element), and each register's elements (two 16-bit or four
+// 8-bit ones) adjacent in a row (so one 32-bit load fills a register).
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -24,7 +24,7 @@ void checkOperand(const jit::MMAOperandLayout& op, int64_t lanes) {
       CHECK(rc[1] >= 0);
       CHECK(rc[1] < op.cols);
       CHECK(seen.insert({rc[0], rc[1]}).second);
-      if (e % 2 == 1) {
+      if (e % op.registers[1] != 0) {
         llvm::SmallVector<int64_t> prev = op.map.compose({lane, e - 1});
         CHECK(prev[0] == rc[0]);
         CHECK(prev[1] + 1 == rc[1]);
@@ -35,11 +35,12 @@ void checkOperand(const jit::MMAOperandLayout& op, int64_t lanes) {
 
 }  // namespace
 
-TEST_CASE("mma.sync m16n8k16 layouts cover each tile once, in register pairs", "[mma][layout]") {
+TEST_CASE("mma.sync m16n8k16 and m16n8k32 layouts cover each tile once, in 32-bit registers", "[mma][layout]") {
   mlir::MLIRContext ctx;
   ctx.loadDialect<dialect::WaveDialect>();
   for (auto kind : {dialect::MMAKind::f32_16x8x16_f16, dialect::MMAKind::f32_16x8x16_bf16,
-                    dialect::MMAKind::f16_16x8x16_f16}) {
+                    dialect::MMAKind::f16_16x8x16_f16, dialect::MMAKind::f32_16x8x32_f8e4m3,
+                    dialect::MMAKind::f32_16x8x32_f8e5m2}) {
     INFO(dialect::stringifyMMAKind(kind).str());
     auto layout = jit::getMMALayout(&ctx, kind);
     REQUIRE(mlir::succeeded(layout));
@@ -56,24 +57,35 @@ TEST_CASE("mma.sync m16n8k16 layouts cover each tile once, in register pairs", "
   CHECK(f16->a.map.compose({5, 0}) == llvm::SmallVector<int64_t>{1, 2});
   CHECK(f16->a.map.compose({5, 7}) == llvm::SmallVector<int64_t>{9, 11});
   CHECK(f16->c.map.compose({31, 3}) == llvm::SmallVector<int64_t>{15, 7});
+  // f8: A's registers hold four bytes; lane 5's first holds row 1, columns 4-7, its last
+  // row 9, columns 20-23 (PTX ISA, m16n8k32 A fragment).
+  auto f8 = jit::getMMALayout(&ctx, dialect::MMAKind::f32_16x8x32_f8e4m3);
+  CHECK(f8->k == 32);
+  CHECK(f8->a.map.compose({5, 0}) == llvm::SmallVector<int64_t>{1, 4});
+  CHECK(f8->a.map.compose({5, 15}) == llvm::SmallVector<int64_t>{9, 23});
+  CHECK(f8->b.map.compose({5, 7}) == llvm::SmallVector<int64_t>{1, 23});
 }
 
-// ldmatrix gives lane L, in register r, the pair at (row L/4, columns 2(L%4)) of matrix r,
+// ldmatrix gives lane L, in register r, the 32 bits at (row L/4, byte 4(L%4)) of matrix r,
 // whose row i lane 8r+i addresses; that must be where the fragment map puts it.
 TEST_CASE("ldmatrix addresses reproduce the A and B fragment layouts", "[mma][layout]") {
   mlir::MLIRContext ctx;
   ctx.loadDialect<dialect::WaveDialect>();
-  auto layout = jit::getMMALayout(&ctx, dialect::MMAKind::f32_16x8x16_f16);
-  REQUIRE(mlir::succeeded(layout));
-  for (const jit::MMAOperandLayout* op : {&layout->a, &layout->b}) {
-    REQUIRE(op->ldmatrixTiles == op->registers[0]);
-    for (int64_t lane = 0; lane < 32; ++lane)
-      for (int64_t r = 0; r < op->ldmatrixTiles; ++r) {
-        llvm::SmallVector<int64_t> rowStart = op->ldmatrix.compose({8 * r + lane / 4});
-        llvm::SmallVector<int64_t> expected = op->map.compose({lane, 2 * r});
-        CHECK(rowStart[0] == expected[0]);
-        CHECK(rowStart[1] + 2 * (lane % 4) == expected[1]);
-      }
+  for (auto kind : {dialect::MMAKind::f32_16x8x16_f16, dialect::MMAKind::f32_16x8x32_f8e4m3}) {
+    INFO(dialect::stringifyMMAKind(kind).str());
+    auto layout = jit::getMMALayout(&ctx, kind);
+    REQUIRE(mlir::succeeded(layout));
+    for (const jit::MMAOperandLayout* op : {&layout->a, &layout->b}) {
+      REQUIRE(op->ldmatrixTiles == op->registers[0]);
+      const int64_t run = op->registers[1];  // elements per 32-bit register
+      for (int64_t lane = 0; lane < 32; ++lane)
+        for (int64_t r = 0; r < op->ldmatrixTiles; ++r) {
+          llvm::SmallVector<int64_t> rowStart = op->ldmatrix.compose({8 * r + lane / 4});
+          llvm::SmallVector<int64_t> expected = op->map.compose({lane, run * r});
+          CHECK(rowStart[0] == expected[0]);
+          CHECK(rowStart[1] + run * (lane % 4) == expected[1]);
+        }
+    }
   }
 }
 

@@ -86,14 +86,19 @@ TEST_CASE("vector_shapes: 0 on a dim of one-element tiles, otherwise an error", 
 }
 
 TEST_CASE("error: f8 on the NVIDIA target", "[compile][error]") {
+  // sm_80 has no f8 conversions or MMAs (sm_89 brought them): an argument or an op of f8
+  // is an error there, at its line; sm_90a compiles both.
+  CompileOptions ampere = options;
+  ampere.target = "sm_80";
   Constraints cs{WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), HardwareConstraint{.threads_per_wave = 32}};
   auto f8_in = kernel("f8_copy", cs, [](Memory<dims<M, N>, f8e4m3> a, Memory<dims<M, N>, f8e4m3> b) {
     write(read(a), b);
   });
-  auto e = compile_error([&] { compile(f8_in, options); });
+  auto e = compile_error([&] { compile(f8_in, ampere); });
   REQUIRE(e);
   CHECK(e->op() == "argument 0");
-  CHECK_THAT(e->message(), Contains("but found f8e4m3"));
+  CHECK_THAT(e->message(), Contains("but found f8e4m3 (f8 needs sm_89 or later"));
+  CHECK(compile(f8_in, options).ptx().ptx.find(".version 8.4") != std::string::npos);
 
   unsigned line = 0;
   auto f8_cast = kernel("f8_cast", cs, [&](Memory<dims<M, N>, f16> a, Memory<dims<M, N>, f16> b) {
@@ -101,6 +106,10 @@ TEST_CASE("error: f8 on the NVIDIA target", "[compile][error]") {
     auto narrow = cast<f8e5m2>(read(a));
     write(cast<f16>(narrow), b);
   });
-  auto cast_error = compile_error([&] { compile(f8_cast, options); });
+  auto cast_error = compile_error([&] { compile(f8_cast, ampere); });
   check_error(cast_error, line, "cast", "but found f8e5m2");
+  // On sm_90a the casts are PTX's paired conversions, rounding and saturating.
+  const std::string ptx = compile(f8_cast, options).ptx().ptx;
+  CHECK(ptx.find("cvt.rn.satfinite.e5m2x2.f16x2") != std::string::npos);
+  CHECK(ptx.find("cvt.rn.f16x2.e5m2x2") != std::string::npos);
 }

@@ -56,7 +56,8 @@ FailureOr<MMAAnchors> warpgroupAnchors(dialect::MmaOp op, dialect::MMAKind kind,
   MLIRContext* ctx = op.getContext();
   const MMALayout& mma = a.instruction;
   const WaveGrid& waves = grid.waves;
-  if (foldsApart || mma.accType != Float32Type::get(ctx) || mma.m != 16 || mma.k != 16)
+  const int64_t inputBits = mma.inputType.getIntOrFloatBitWidth();
+  if (foldsApart || mma.accType != Float32Type::get(ctx) || mma.m != 16 || mma.k * inputBits != 256)
     return op.emitOpError("expected a warpgroup mma with f32 accumulators and the whole contraction tile per wave, "
                           "but found ")
            << dialect::stringifyMMAKind(kind) << (foldsApart ? ", its waves folding the loop apart" : "");
@@ -78,7 +79,14 @@ FailureOr<MMAAnchors> warpgroupAnchors(dialect::MmaOp op, dialect::MMAKind kind,
     return op.emitOpError("is a warpgroup mma: expected its ")
            << (a.transposed ? "rhs" : "lhs") << " (the instruction's A) read from a swizzled shared tile or computed "
            << "beside it, but it comes from outside its block";
-  const int64_t rowElements = *bTile.getSwizzle() * 8 / mma.inputType.getIntOrFloatBitWidth();
+  // wgmma reads 8-bit operands only K-major.
+  for (dialect::AllocateOp tile : {bTile, swizzledTileOf(aOperand)})
+    if (tile && inputBits != 16 && tile.getResult().getType().getDimNames().back() != a.k)
+      return op.emitOpError("is a warpgroup mma on ")
+             << mma.inputType << ": expected its operand tiles to hold " << a.k
+             << " (the contraction dim) innermost, as wgmma reads 8-bit operands, but one holds "
+             << tile.getResult().getType().getDimNames().back() << " innermost";
+  const int64_t rowElements = *bTile.getSwizzle() * 8 / inputBits;
   if (bTile.getResult().getType().getDimNames().back() == cols && t.instructionCols % rowElements != 0)
     return op.emitOpError("is a warpgroup mma: expected instructions of a multiple of ")
            << rowElements << " columns of " << cols << " (stored innermost, " << *bTile.getSwizzle()

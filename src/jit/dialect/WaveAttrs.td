@@ -23,7 +23,9 @@ def Wave_MMAKind : I32EnumAttr<"MMAKind", "a hardware matrix multiply-accumulate
     I32EnumAttrCase<"f32_16x8x16_bf16", 1>,
     I32EnumAttrCase<"f16_16x8x16_f16", 2>,
     I32EnumAttrCase<"f32_16x16x16_f16", 3>,  // AMD MFMA
-    I32EnumAttrCase<"f32_32x32x8_f16", 4>]> {
+    I32EnumAttrCase<"f32_32x32x8_f16", 4>,
+    I32EnumAttrCase<"f32_16x8x32_f8e4m3", 5>,  // NVIDIA f8: mma.sync (sm_89+), wgmma k32
+    I32EnumAttrCase<"f32_16x8x32_f8e5m2", 6>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::wave::dialect";
 }

@@ -40,18 +40,20 @@ std::optional<FragmentSource> Distributor::fragmentSource(dialect::ReadOp read) 
     source.operand = lhs ? &anchors->lhsOperand() : &anchors->rhsOperand();
     source.rowDim = lhs ? anchors->m : anchors->n;
     source.kDim = anchors->k;
-    // ldmatrix reads rows of 8 consecutive elements: along K as they are, or along the
-    // operand's rows transposed (.trans), as V of attention is stored.
+    // ldmatrix reads rows of 16 consecutive bytes: along K as they are, or 16-bit elements
+    // along the operand's rows transposed (.trans), as V of attention is stored.
     source.memoryDims = llvm::to_vector(read.getMemory().getType().getDimNames());
     source.transpose = source.memoryDims.back() == source.rowDim;
-    if (source.operand->ldmatrixTiles == 0 || (source.memoryDims.back() != anchors->k && !source.transpose))
+    // .trans moves 16-bit elements: 8-bit ones stored along the rows take plain loads.
+    source.element = elementOf(read.getResult());
+    if (source.operand->ldmatrixTiles == 0 || (source.memoryDims.back() != anchors->k && !source.transpose) ||
+        (source.transpose && source.element.getIntOrFloatBitWidth() != 16))
       return std::nullopt;
     for (StringRef d : source.memoryDims)
       if (d != source.rowDim && d != anchors->k && grid_.tiling(d).blockTile != 1) return std::nullopt;
     SmallVector<StringRef> valueDims = dimsOf(read.getResult());
     const int rowAt = dimIndex(valueDims, source.rowDim), colAt = dimIndex(valueDims, anchors->k);
     source.memref = memrefs_.lookup(read.getMemory());
-    source.element = elementOf(read.getResult());
     // The fragment's first element (lane 0's first register) is its origin.
     MLIRContext* ctx = b_.getContext();
     AffineExpr zeroLane = getAffineConstantExpr(0, ctx), wave = getAffineDimExpr(1, ctx);

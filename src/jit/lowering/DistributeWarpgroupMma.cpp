@@ -3,15 +3,16 @@
 // A warpgroup mma (wave-select-warpgroup-mma) reads its B operand, and its A where that is
 // a tile too, from their swizzled shared tiles through 64-bit matrix descriptors, K-major
 // or MN-major as the tile stores them; an A the kernel computed (attention's P) comes from
-// the registers of the A layout. Per k16 step, one wgmma m64nNk16 per 64-row strip of the
-// warpgroup's rows and per instruction's columns, all issued between one wgmma.fence and
-// one commit, then waited for. The accumulator's registers are the instructions' own
+// the registers of the A layout. Per k step (16 elements, 32 of f8), one wgmma m64nNk16
+// (m64nNk32) per 64-row strip of the warpgroup's rows and per instruction's columns, all
+// issued between one wgmma.fence and one commit, then waited for. The accumulator's registers are the instructions' own
 // (analysis/MMAAnchors: [strips, cols / 8, 4] per thread).
 //
 //===----------------------------------------------------------------------===//
 
 #include "analysis/ScoreMasks.h"
 #include "lowering/Distributor.h"
+#include "lowering/MMAInstructions.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -30,27 +31,21 @@ int64_t swizzleMode(int64_t swizzle) { return swizzle == 128 ? 1 : swizzle == 64
 std::optional<NVVM::WGMMATypes> wgmmaType(Type t) {
   if (t.isF16()) return NVVM::WGMMATypes::f16;
   if (t.isBF16()) return NVVM::WGMMATypes::bf16;
+  if (isa<Float8E4M3FNType>(t)) return NVVM::WGMMATypes::e4m3;
+  if (isa<Float8E5M2Type>(t)) return NVVM::WGMMATypes::e5m2;
   return std::nullopt;
-}
-
-// A side-effecting inline asm statement of `ptx` over `operands`, its outputs `result`.
-Value inlineAsm(OpBuilder& b, Location loc, Type result, ValueRange operands, StringRef ptx, StringRef constraints) {
-  return LLVM::InlineAsmOp::create(b, loc, result, operands, ptx, constraints, /*has_side_effects=*/true,
-                                   /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                                   LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-                                   /*operand_attrs=*/ArrayAttr())
-      .getRes();
 }
 
 // wgmma with A from registers, which the NVVM op does not take: its PTX as inline
 // assembly, the accumulators tied in and out.
 Value wgmmaFromRegisters(OpBuilder& b, Location loc, LLVM::LLVMStructType result, Value acc, ArrayRef<Value> a,
-                         Value bDescriptor, int64_t n, Type input, bool scaleAcc, bool transposeB) {
+                         Value bDescriptor, int64_t n, int64_t k, NVVM::WGMMATypes input, bool scaleAcc,
+                         bool transposeB) {
   const int64_t count = static_cast<int64_t>(result.getBody().size());
-  std::string type = input.isF16() ? "f16" : "bf16";
+  const std::string type = NVVM::stringifyWGMMATypes(input).str();
   std::string ptx = "{\n.reg .pred p;\nsetp.ne.b32 p, " + std::to_string(scaleAcc ? 1 : 0) +
-                    ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + type + "." + type +
-                    " {";
+                    ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" + std::to_string(k) + ".f32." +
+                    type + "." + type + " {";
   std::string constraints;
   SmallVector<Value> operands;
   for (int64_t i = 0; i < count; ++i) {
@@ -67,7 +62,10 @@ Value wgmmaFromRegisters(OpBuilder& b, Location loc, LLVM::LLVMStructType result
     operands.push_back(r);
     constraints += "r,";
   }
-  ptx += "}, $" + std::to_string(2 * count + a.size()) + ", p, 1, 1, " + (transposeB ? "1" : "0") + ";\n}";
+  // The scale-a and scale-b immediates, then (16-bit inputs only) B's transpose.
+  ptx += "}, $" + std::to_string(2 * count + a.size()) + ", p, 1, 1" +
+         (input == NVVM::WGMMATypes::f16 || input == NVVM::WGMMATypes::bf16 ? (transposeB ? ", 1" : ", 0") : "") +
+         ";\n}";
   operands.push_back(bDescriptor);
   constraints += "l";
   return inlineAsm(b, loc, result, operands, ptx, constraints);
@@ -110,7 +108,7 @@ LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors
   if (mayOverrun(a.k) && (!zeroFilledPastEnd(bValue) || (aFromTile && !zeroFilledPastEnd(aValue))))
     return op.emitOpError("expected tiles zero-filled past the end of ") << a.k << " for a warpgroup mma";
   std::optional<NVVM::WGMMATypes> inputType = wgmmaType(a.instruction.inputType);
-  if (!inputType) return op.emitOpError("expected f16 or bf16 operands for a warpgroup mma");
+  if (!inputType) return op.emitOpError("expected f16, bf16 or f8 operands for a warpgroup mma");
   Value aRegisters;
   if (!aFromTile) {
     aRegisters = lookup(aValue);
@@ -168,15 +166,17 @@ LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors
     const int64_t offset = tile.offset(mn, kk * a.instruction.k) * bytes;
     return offset == 0 ? tile.descriptor : arith::AddIOp::create(b_, loc_, tile.descriptor, constant(offset >> 4)).getResult();
   };
-  // A's registers for (strip, k step): the A fragment's pairs of 16-bit elements as 32-bit
-  // registers, in the order mma.sync takes them (analysis/MMALayout).
+  // A's registers for (strip, k step): the A fragment's runs of 16-bit (8-bit) elements as
+  // 32-bit registers, in the order mma.sync takes them (analysis/MMALayout).
   auto aFragment = [&](int64_t s, int64_t kk) {
     SmallVector<Value> regs;
     const int64_t perLane = a.instruction.a.elementsPerLane(), first = (s * a.tilesK + kk) * perLane;
-    for (int64_t r = 0; r < perLane; r += 2) {
-      Value pair = vector::ExtractStridedSliceOp::create(b_, loc_, aRegisters, ArrayRef<int64_t>{first + r},
-                                                        ArrayRef<int64_t>{2}, ArrayRef<int64_t>{1});
-      regs.push_back(LLVM::BitcastOp::create(b_, loc_, b_.getI32Type(), pair));
+    const int64_t run = a.instruction.a.registers[1];
+    for (int64_t r = 0; r < perLane; r += run) {
+      Value word = vector::ExtractStridedSliceOp::create(b_, loc_, aRegisters, ArrayRef<int64_t>{first + r},
+                                                        ArrayRef<int64_t>{run}, ArrayRef<int64_t>{1});
+      word = vector::BitCastOp::create(b_, loc_, VectorType::get({1}, b_.getI32Type()), word);
+      regs.push_back(vector::ExtractOp::create(b_, loc_, word, ArrayRef<int64_t>{0}));
     }
     return regs;
   };
@@ -231,7 +231,7 @@ LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors
                         NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA, layoutB, /*satfinite=*/nullptr)
                         .getResult()
                   : wgmmaFromRegisters(b_, loc_, structType, d, fromRegisters[kk * t.strips() + s], bDescriptor,
-                                       t.instructionCols, a.instruction.inputType, scaleAcc, bTile.mnMajor);
+                                       t.instructionCols, a.instruction.k, *inputType, scaleAcc, bTile.mnMajor);
       }
   NVVM::WgmmaGroupSyncAlignedOp::create(b_, loc_);
   NVVM::WgmmaWaitGroupSyncOp::create(b_, loc_, 0);

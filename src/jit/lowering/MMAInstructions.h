@@ -22,6 +22,11 @@ namespace wave::jit {
 llvm::SmallVector<mlir::Value> mmaSync(mlir::OpBuilder& b, mlir::Location loc, const MMALayout& layout,
                                        mlir::ValueRange a, mlir::ValueRange bOperand, mlir::ValueRange acc);
 
+// A side-effecting inline asm statement of `ptx` over `operands` (LLVM's constraint string
+// `constraints`), its outputs `result`: for instructions the NVVM dialect lacks.
+mlir::Value inlineAsm(mlir::OpBuilder& b, mlir::Location loc, mlir::Type result, mlir::ValueRange operands,
+                      llvm::StringRef ptx, llvm::StringRef constraints);
+
 }  // namespace wave::jit
 
 #endif

@@ -33,4 +33,19 @@ def WaveLowerExp2ToNVVM : Pass<"wave-lower-exp2-to-nvvm", "mlir::gpu::GPUModuleO
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::vector::VectorDialect"];
 }
 
+def WaveLowerF8ToNVVM : Pass<"wave-lower-f8-to-nvvm", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Compute f8 in f32 and convert to and from f8 with PTX's paired cvt";
+  let description = [{
+    The NVVM lowering holds f8E4M3FN and f8E5M2 values as i8: loads, stores, moves and
+    the MMA instructions take them so, but nothing computes with them. Arithmetic on f8
+    becomes f32 arithmetic between an `arith.extf` and an `arith.truncf` (MLIR's
+    float emulation); every extension from f8 then becomes `nvvm.convert.f8x2.to.f16x2`
+    (exact) per pair of elements, every truncation to f8
+    `nvvm.convert.f32x2.to.f8x2` (or `.f16x2.to.f8x2`) rounding to nearest even and
+    saturating to the largest finite value (`satfinite`), as the interpreter does;
+    f8 constants become their bits. Needs sm_89 or later.
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::vector::VectorDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif

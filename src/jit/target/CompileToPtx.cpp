@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -37,9 +38,10 @@ namespace wave::jit {
 namespace {
 
 // The PTX ISA version each target needs at least.
-std::string ptxFeatures(const std::string& chip, const std::string& kernel) {
+// PTX 8.4 where the kernel computes with f8 (mma.sync m16n8k32 on e4m3/e5m2 needs it).
+std::string ptxFeatures(const std::string& chip, const std::string& kernel, bool usesF8 = false) {
   if (chip == "sm_80") return "+ptx70";
-  if (chip == "sm_90" || chip == "sm_90a") return "+ptx80";
+  if (chip == "sm_90" || chip == "sm_90a") return usesF8 ? "+ptx84" : "+ptx80";
   throw Error(kernel, "compile", "", 0,
               "target: " + expected_found("sm_80, sm_90 or sm_90a", "'" + chip + "'"));
 }
@@ -179,6 +181,26 @@ std::string compiler_version() {
          WAVE_COMPILER_FINGERPRINT;
 }
 
+namespace {
+
+// Whether any value of the lowered module holds f8 (as its arguments' memrefs do).
+bool usesF8(mlir::ModuleOp module) {
+  auto isF8 = [](mlir::Type t) {
+    if (auto memref = llvm::dyn_cast<mlir::MemRefType>(t)) t = memref.getElementType();
+    return llvm::isa<mlir::Float8E4M3FNType, mlir::Float8E5M2Type>(mlir::getElementTypeOrSelf(t));
+  };
+  return module
+      ->walk([&](mlir::Operation* op) {
+        for (mlir::Region& region : op->getRegions())
+          for (mlir::Block& block : region)
+            if (llvm::any_of(block.getArgumentTypes(), isF8)) return mlir::WalkResult::interrupt();
+        return llvm::any_of(op->getResultTypes(), isF8) ? mlir::WalkResult::interrupt() : mlir::WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+}  // namespace
+
 PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName, const CompileOptions& options,
                             const FirstError& first, mlir::TimingScope* timing) {
   mlir::MLIRContext& ctx = *module.getContext();
@@ -243,6 +265,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(mlir::createLoopInvariantCodeMotionPass());
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveVectorSlicesToElements());
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveLowerExp2ToNVVM());  // NVVM from here on
+  lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveLowerF8ToNVVM());
   if (mlir::failed(lowering.run(module)) || (!verifyEach && mlir::failed(mlir::verify(module))))
     throw first.error(kernelName, "lowering", "cannot lower the kernel to GPU code");
   loweringTiming.stop();
@@ -282,7 +305,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   });
   mlir::TimingScope codegenTiming = timing ? timing->nest("codegen (NVVM pipeline, LLVM, PTX)") : mlir::TimingScope();
   const NvptxOptions nvptx{.chip = options.target,
-                           .features = ptxFeatures(options.target, kernelName),
+                           .features = ptxFeatures(options.target, kernelName, usesF8(module)),
                            .llvmPasses = llvmPasses(),
                            .verifyEachPass = verifyEach,
                            .timing = timing ? &codegenTiming : nullptr,

@@ -29,18 +29,20 @@ std::optional<std::array<std::int64_t, 3>> wavesPerAxis(const Constraints& cs,
   return waves;
 }
 
-void checkDtype(const graph::KernelGraph& kernel, DataType dtype, const std::string& op, const graph::SourceLoc& loc) {
-  if (dtype != DataType::f8e4m3 && dtype != DataType::f8e5m2) return;
+// f8 converts and multiplies on sm_89 and later: of the targets, sm_90 and sm_90a.
+void checkDtype(const graph::KernelGraph& kernel, const CompileOptions& options, DataType dtype, const std::string& op,
+                const graph::SourceLoc& loc) {
+  if ((dtype != DataType::f8e4m3 && dtype != DataType::f8e5m2) || options.target != "sm_80") return;
   throw Error(kernel.name, op, loc.file, loc.line,
-              expected_found("a dtype the NVIDIA target compiles (f16, bf16, f32, f64, i1, i8, i32, i64)",
-                             std::string(name(dtype)) +
-                                 " (f8 runs in the interpreter; on the GPU it comes with the Hopper f8 MMA)"));
+              expected_found("a dtype target " + options.target + " computes with (f16, bf16, f32, f64, i1, i8, i32, i64)",
+                             std::string(name(dtype)) + " (f8 needs sm_89 or later: target sm_90a)"));
 }
 
-void checkDtypes(const graph::KernelGraph& kernel, const graph::Block& block) {
+void checkDtypes(const graph::KernelGraph& kernel, const CompileOptions& options, const graph::Block& block) {
   for (const graph::Node& node : block.nodes) {
-    for (const graph::TensorType& t : node.result_types) checkDtype(kernel, t.dtype, op_name(node.kind), node.loc);
-    for (const graph::Block& region : node.regions) checkDtypes(kernel, region);
+    for (const graph::TensorType& t : node.result_types)
+      checkDtype(kernel, options, t.dtype, op_name(node.kind), node.loc);
+    for (const graph::Block& region : node.regions) checkDtypes(kernel, options, region);
   }
 }
 
@@ -86,8 +88,8 @@ void checkKernelForNvidia(const graph::KernelGraph& kernel, const CompileOptions
     }
   }
   for (std::size_t i = 0; i < kernel.args.size(); ++i)
-    checkDtype(kernel, kernel.args[i].type.dtype, "argument " + std::to_string(i), kernel.loc);
-  checkDtypes(kernel, kernel.body);
+    checkDtype(kernel, options, kernel.args[i].type.dtype, "argument " + std::to_string(i), kernel.loc);
+  checkDtypes(kernel, options, kernel.body);
 }
 
 }  // namespace wave::jit

@@ -413,6 +413,7 @@ LogicalResult assignCheapest(func::FuncOp kernel, const KernelGrid& grid) {
 // A value a thread holds more than this many elements of cannot live in its registers (an
 // H100 thread has 255); the lowering's questions about its layout also grow with the square
 // of it. Such a tiling is the user's to change, so it is an error at the first op making one.
+// Reads of the swizzled tiles a warpgroup mma takes from shared memory hold no registers.
 constexpr int64_t kMaxElementsPerThread = 512;
 
 LogicalResult checkElementsPerThread(func::FuncOp kernel, const KernelGrid& grid) {
@@ -420,6 +421,7 @@ LogicalResult checkElementsPerThread(func::FuncOp kernel, const KernelGrid& grid
     for (Value r : op->getResults()) {
       auto type = dyn_cast<dialect::TensorType>(r.getType());
       if (!type || !type.getLayout() || type.getLayout().getNumRegisters() <= kMaxElementsPerThread) continue;
+      if (swizzledTileOf(r)) continue;  // wgmma reads it from shared memory: never in registers
       InFlightDiagnostic diag = op->emitOpError("expected each thread to hold at most ")
                                 << kMaxElementsPerThread << " elements of its result, but the tiles of [";
       llvm::interleaveComma(type.getDimNames(), diag, [&](StringRef d) { diag << d << ": " << grid.tiling(d).blockTile; });

@@ -1,0 +1,51 @@
+// FP8 GEMM with per-tensor scales, what torch._scaled_mm computes:
+// C[M, N] = (A[M, K] * B[N, K]^T) * scale_a * scale_b, A and B in an 8-bit float (E4M3 or
+// E5M2), their products summed in f32, C cast to Out. Each scale is a one-element tensor
+// read by every thread. B holds K innermost (K-major), the only way wgmma reads 8-bit
+// operands (and how _scaled_mm takes its B: a column-major K x N matrix). The wave tiles
+// are symbols (WAVE_M, WAVE_N): the number of waves, and so of warpgroups, is a tile choice.
+#pragma once
+
+#include <type_traits>
+
+#include <wave/wave.hpp>
+
+#include "kernels/gemm.hpp"
+
+namespace examples::gemm_f8 {
+using namespace wave;
+using gemm::BLOCK_K;
+using gemm::BLOCK_M;
+using gemm::BLOCK_N;
+using gemm::K;
+using gemm::M;
+using gemm::N;
+
+WAVE_SYMBOL(WAVE_M);
+WAVE_SYMBOL(WAVE_N);
+
+template <class In, class Out>
+auto make_kernel() {
+  static_assert(std::is_same_v<In, f8e4m3> || std::is_same_v<In, f8e5m2>, "In is an 8-bit float");
+  constexpr MMA kind = std::is_same_v<In, f8e5m2> ? MMA::F32_16x8x32_F8E5M2 : MMA::F32_16x8x32_F8E4M3;
+  return kernel("gemm_f8",
+                {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
+                 WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N),
+                 HardwareConstraint{.threads_per_wave = 32, .mma = kind}},
+                [](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b,
+                   Memory<dims<>, f32> scale_a, Memory<dims<>, f32> scale_b, Memory<dims<M, N>, Out> c) {
+                  Register<dims<M, N>, f32> acc(0.0);
+                  auto product = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
+                  auto scaled = product * read(scale_a) * read(scale_b);
+                  if constexpr (std::is_same_v<Out, f32>) write(scaled, c);
+                  else write(cast<Out>(scaled), c);
+                });
+}
+
+// 128 x 256 tiles of C over eight waves (two warpgroups), 128 bytes of K per step.
+inline CompileOptions default_options() {
+  return {.subs = {{M, 4096}, {N, 4096}, {K, 4096}, {BLOCK_M, 128}, {BLOCK_N, 256}, {BLOCK_K, 128},
+                   {WAVE_M, 64}, {WAVE_N, 64}}};
+}
+
+}  // namespace examples::gemm_f8
