@@ -1,6 +1,7 @@
 // FP8 GEMM with per-tensor scales, what torch._scaled_mm computes:
 // C[M, N] = (A[M, K] * B[N, K]^T) * scale_a * scale_b, A and B in an 8-bit float (E4M3 or
-// E5M2), their products summed in f32, C cast to Out. Each scale is a one-element tensor
+// E5M2), their products summed in f32 (each K tile's by wgmma, then added in f32), C cast
+// to Out. Each scale is a one-element tensor
 // read by every thread. B holds K innermost (K-major), the only way wgmma reads 8-bit
 // operands (and how _scaled_mm takes its B: a column-major K x N matrix). The wave tiles
 // are symbols (WAVE_M, WAVE_N): the number of waves, and so of warpgroups, is a tile choice.
@@ -42,10 +43,14 @@ auto make_kernel() {
                 });
 }
 
-// 128 x 256 tiles of C over eight waves (two warpgroups), 128 bytes of K per step.
+// 128 x 128 tiles of C over eight waves (two warpgroups of 64 x 128: each holds its f32
+// accumulator and the K tile's partial sums, 128 registers), 128 bytes of K per step, a
+// producer warpgroup issuing the copies (on an H200, 929-975 TFLOP/s where the software
+// pipeline's best is 811-847: bench/RESULTS.md, run 110).
 inline CompileOptions default_options() {
-  return {.subs = {{M, 4096}, {N, 4096}, {K, 4096}, {BLOCK_M, 128}, {BLOCK_N, 256}, {BLOCK_K, 128},
-                   {WAVE_M, 64}, {WAVE_N, 64}}};
+  return {.subs = {{M, 4096}, {N, 4096}, {K, 4096}, {BLOCK_M, 128}, {BLOCK_N, 128}, {BLOCK_K, 128},
+                   {WAVE_M, 32}, {WAVE_N, 64}},
+          .warp_specialize = true};
 }
 
 }  // namespace examples::gemm_f8

@@ -186,13 +186,20 @@ LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors
   // step's instructions overwrite it (scale-d 0).
   Value acc = lookup(op.getAcc());
   const bool zeroAcc = splatValue(op.getAcc()) == 0.0;
+  // f8 wgmma adds its products into the accumulator with fewer bits than f32 keeps (about
+  // 14, truncating: DeepSeek-V3's report measures it), an error that grows with K. Each
+  // batch (one K tile: BLOCK_K / 32 instructions) therefore sums into fresh registers,
+  // added to the f32 accumulator after its wait, as cuBLAS's FP8 GEMM (torch._scaled_mm's
+  // default) and CUTLASS's promotion do.
+  const bool promote = a.instruction.inputType.getIntOrFloatBitWidth() == 8 && !zeroAcc;
+  const bool freshAcc = zeroAcc || promote;
   const int64_t perInstruction = t.instructionCols / 2, perStrip = t.cols / 2;
   auto structType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(perInstruction, b_.getF32Type()));
   SmallVector<Value> accs;
   for (int64_t s = 0; s < t.strips(); ++s)
     for (int64_t i = 0; i < t.instructions(); ++i) {
       Value packed = LLVM::PoisonOp::create(b_, loc_, structType);
-      if (!zeroAcc) {
+      if (!freshAcc) {
         SmallVector<Value> registers;
         for (int64_t e = 0; e < perInstruction; ++e)
           registers.push_back(
@@ -223,7 +230,7 @@ LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors
     for (int64_t s = 0; s < t.strips(); ++s)
       for (int64_t i = 0; i < t.instructions(); ++i) {
         Value& d = accs[s * t.instructions() + i];
-        const bool scaleAcc = !(zeroAcc && kk == 0);
+        const bool scaleAcc = !(freshAcc && kk == 0);
         Value bDescriptor = descriptor(bTile, i * t.instructionCols, kk);
         d = aTile ? NVVM::WgmmaMmaAsyncOp::create(
                         b_, loc_, structType, d, descriptor(*aTile, 64 * s, kk), bDescriptor, shape, *inputType,
@@ -242,6 +249,9 @@ LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors
       registers.push_back(LLVM::ExtractValueOp::create(b_, loc_, d, ArrayRef<int64_t>{e}));
     llvm::append_range(elements, fenceRegisters(b_, loc_, registers));
   }
+  if (promote)
+    for (auto [i, e] : llvm::enumerate(elements))
+      e = arith::AddFOp::create(b_, loc_, vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{int64_t(i)}), e);
   values_[op.getResult()] = vector::FromElementsOp::create(b_, loc_, cast<VectorType>(acc.getType()), elements);
   return success();
 }

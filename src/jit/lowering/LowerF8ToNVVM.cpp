@@ -112,11 +112,12 @@ struct TruncateToF8 : OpRewritePattern<arith::TruncFOp> {
     auto pairType = VectorType::get({2}, rewriter.getI8Type());
     for (size_t i = 0; i < values.size(); i += 2) {
       Value first = values[i], second = values[std::min(i + 1, values.size() - 1)];
-      // The instructions put their first input in the high byte (element 1).
+      // f16x2 converts half by half (element 0, the low half, to the low byte); the f32
+      // form puts its first operand in the high byte (element 1).
       Value pair;
       if (fromF16) {
         Value halves = vector::FromElementsOp::create(rewriter, loc, VectorType::get({2}, element),
-                                                      ValueRange{second, first});
+                                                      ValueRange{first, second});
         pair = NVVM::ConvertF16x2ToF8x2Op::create(rewriter, loc, pairType, halves, /*relu=*/false, f8);
       } else {
         pair = NVVM::ConvertF32x2ToF8x2Op::create(rewriter, loc, pairType, second, first, NVVM::FPRoundingMode::RN,

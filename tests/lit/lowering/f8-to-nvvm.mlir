@@ -1,6 +1,6 @@
 // f8 arithmetic is computed in f32; extensions from f8 become paired cvt to f16x2 (then
-// f32), truncations to f8 paired cvt.rn.satfinite from f32x2 (or f16x2), the first input
-// in the high byte; f8 constants become their bits. Kernels without f8 are left alone.
+// f32), truncations to f8 paired cvt.rn.satfinite from f32x2 (the first operand to the
+// high byte) or f16x2 (half by half); f8 constants become their bits. Kernels without f8 are left alone.
 // RUN: wave-opt %s --pass-pipeline='builtin.module(gpu.module(wave-lower-f8-to-nvvm))' | FileCheck %s
 
 gpu.module @kernels {
@@ -24,7 +24,10 @@ gpu.module @kernels {
     // CHECK: %[[X1:.*]] = vector.extract %{{.*}}[1] : f32 from vector<2xf32>
     // CHECK: nvvm.convert.f32x2.to.f8x2 %[[X1]], %[[X0]] {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : vector<2xi8>(f8E5M2)
     %a = arith.truncf %x : vector<2xf32> to vector<2xf8E5M2>
-    // CHECK: nvvm.convert.f16x2.to.f8x2 %{{.*}} : vector<2xf16> -> vector<2xi8>(f8E4M3FN)
+    // CHECK: %[[H0:.*]] = vector.extract %{{.*}}[0] : f16 from vector<2xf16>
+    // CHECK: %[[H1:.*]] = vector.extract %{{.*}}[1] : f16 from vector<2xf16>
+    // CHECK: %[[HALVES:.*]] = vector.from_elements %[[H0]], %[[H1]] : vector<2xf16>
+    // CHECK: nvvm.convert.f16x2.to.f8x2 %[[HALVES]] : vector<2xf16> -> vector<2xi8>(f8E4M3FN)
     %b = arith.truncf %h : vector<2xf16> to vector<2xf8E4M3FN>
     // f64 rounds to f32 first.
     // CHECK: arith.truncf %{{.*}} : f64 to f32
