@@ -44,11 +44,11 @@ auto make_kernel() {
 }
 
 // 128 x 128 tiles of C over eight waves (two warpgroups of 64 x 128: each holds its f32
-// accumulator and the K tile's partial sums, 128 registers), 128 bytes of K per step, a
-// producer warpgroup issuing the copies (on an H200, 929-975 TFLOP/s where the software
-// pipeline's best is 811-847: bench/RESULTS.md, run 110).
+// accumulator and the K tile's partial sums, 128 registers), 256 bytes of K per step, a
+// producer warpgroup issuing the copies (on an H200, 1078-1097 TFLOP/s where the software
+// pipeline's best is 819-873: bench/RESULTS.md, run 112).
 inline CompileOptions default_options() {
-  return {.subs = {{M, 4096}, {N, 4096}, {K, 4096}, {BLOCK_M, 128}, {BLOCK_N, 128}, {BLOCK_K, 128},
+  return {.subs = {{M, 4096}, {N, 4096}, {K, 4096}, {BLOCK_M, 128}, {BLOCK_N, 128}, {BLOCK_K, 256},
                    {WAVE_M, 32}, {WAVE_N, 64}},
           .warp_specialize = true};
 }
