@@ -172,12 +172,12 @@ int scaled_f8() {
                                         reinterpret_cast<const void*>(scale_a.address()),
                                         reinterpret_cast<const void*>(scale_b.address()),
                                         reinterpret_cast<const void*>(c.address())};
-    // Two warpgroups of 64 x 128 or 64 x 256, or of 64 x 256 and one of 128 x 128 (these
-    // two hold 256 registers of sums: spills).
-    // 256 bytes of K per step halve the waits and f32 additions per product.
-    for (auto [bm, bn, bk, wm, wn] : {std::array{128, 128, 128, 32, 64}, std::array{64, 256, 128, 16, 128},
-                                      std::array{128, 128, 256, 32, 64}, std::array{64, 256, 256, 16, 128},
-                                      std::array{128, 256, 128, 64, 64}, std::array{128, 128, 128, 64, 64}}) {
+    // Two warpgroups of 64 x 128, 64 x 256 or 128 x 128, or one of 128 x 128; 256 bytes of
+    // K per step halve the waits and f32 additions per product.
+    for (auto [bm, bn, bk, wm, wn] : {std::array{128, 128, 128, 32, 64}, std::array{128, 128, 256, 32, 64},
+                                      std::array{128, 256, 128, 64, 64}, std::array{128, 256, 256, 64, 64},
+                                      std::array{256, 128, 128, 64, 64}, std::array{64, 256, 256, 16, 128},
+                                      std::array{128, 128, 128, 64, 64}}) {
       try {
         const CompileOptions o{.subs = {{f8::M, size}, {f8::N, size}, {f8::K, size}, {f8::BLOCK_M, bm},
                                         {f8::BLOCK_N, bn}, {f8::BLOCK_K, bk}, {f8::WAVE_M, wm}, {f8::WAVE_N, wn}},

@@ -43,13 +43,13 @@ auto make_kernel() {
                 });
 }
 
-// 128 x 128 tiles of C over eight waves (two warpgroups of 64 x 128: each holds its f32
-// accumulator and the K tile's partial sums, 128 registers), 256 bytes of K per step, a
-// producer warpgroup issuing the copies (on an H200, 1078-1097 TFLOP/s where the software
-// pipeline's best is 819-873: bench/RESULTS.md, run 112).
+// 128 x 256 tiles of C over eight waves (two warpgroups of 64 x 256: each holds its f32
+// accumulator, 128 registers, and the sums of one 64 x 128 part of a K tile at a time),
+// 256 bytes of K per step, a producer warpgroup issuing the copies (on an H100, 1084-1131
+// TFLOP/s, 0.81-0.91x torch._scaled_mm: bench/RESULTS.md, runs 116-117).
 inline CompileOptions default_options() {
-  return {.subs = {{M, 4096}, {N, 4096}, {K, 4096}, {BLOCK_M, 128}, {BLOCK_N, 128}, {BLOCK_K, 256},
-                   {WAVE_M, 32}, {WAVE_N, 64}},
+  return {.subs = {{M, 4096}, {N, 4096}, {K, 4096}, {BLOCK_M, 128}, {BLOCK_N, 256}, {BLOCK_K, 256},
+                   {WAVE_M, 64}, {WAVE_N, 64}},
           .warp_specialize = true};
 }
 

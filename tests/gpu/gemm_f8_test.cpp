@@ -217,7 +217,7 @@ void check_scaled_gemm(Problem p, Schedule s, bool m_at_launch, std::mt19937& rn
 TEST_CASE("scaled f8 GEMM (E4M3 and E5M2) on wgmma and mma.sync matches a float64 reference", "[gpu][gemm][f8]") {
   std::mt19937 rng(2026);
   const Schedule two_warpgroups{128, 128, 128, 32, 64}, one_warpgroup{64, 128, 64, 64, 32},
-      wide{128, 256, 128, 64, 64}, specialized{128, 128, 256, 32, 64, true, true},
+      wide{128, 256, 128, 64, 64, true, true}, specialized{128, 128, 256, 32, 64, true, true},
       specialized_one{64, 128, 128, 64, 32, true, true, 2}, narrow_k{64, 64, 32, 64, 16},
       mma_sync{64, 64, 64, 32, 32, false};
   for (Problem p : {Problem{256, 256, 256}, Problem{1000, 520, 336}, Problem{300, 200, 1024}}) {

@@ -216,14 +216,15 @@ TEST_CASE("a scaled f8 GEMM runs on wgmma k32 from TMA-filled tiles; without wgm
   CompileOptions options = ex::default_options();
   options.cache = false;
   const jit::PtxKernel e4m3 = jit::compile_to_ptx(ex::make_kernel<f8e4m3, f16>().trace(), options);
-  // Two warpgroups over 128x128, a 64x128 instruction each per 32 bytes of K (eight per
-  // K tile of 256), and a
-  // producer warpgroup; each K tile's sums start from zero and are added to the
-  // accumulator in f32 (no batch in flight: its wait is for all).
+  // Two warpgroups over 128x256 and a producer warpgroup; each warpgroup's 64x256 runs
+  // as two 64x128 parts, a part's sums over the K tile of 256 (eight instructions of 32
+  // bytes of K) starting from zero and added to the accumulator in f32 before the next
+  // part is issued (no batch in flight: each wait is for all).
   CHECK(e4m3.block[0] == 384);
   CHECK_THAT(e4m3.ptx, Contains("setmaxnreg.inc.sync.aligned.u32"));
   CHECK(e4m3.tensor_maps.size() == 2);
-  CHECK(count(e4m3.ptx, "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3") == 8);
+  CHECK(count(e4m3.ptx, "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3") == 16);
+  CHECK(count(e4m3.ptx, "wgmma.commit_group.sync.aligned") == 2);
   CHECK_THAT(e4m3.ptx, Contains("wgmma.wait_group.sync.aligned \t0;"));
   CHECK(e4m3.ptx.find("wgmma.wait_group.sync.aligned \t1;") == std::string::npos);
   CHECK_THAT(e4m3.ptx, Contains("cp.async.bulk.tensor"));

@@ -188,16 +188,21 @@ LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors
   const bool zeroAcc = splatValue(op.getAcc()) == 0.0;
   // f8 wgmma adds its products into the accumulator with fewer bits than f32 keeps (about
   // 14, truncating: DeepSeek-V3's report measures it), an error that grows with K. Each
-  // batch (one K tile: BLOCK_K / 32 instructions) therefore sums into fresh registers,
-  // added to the f32 accumulator after its wait, as cuBLAS's FP8 GEMM (torch._scaled_mm's
+  // K tile's sums (BLOCK_K / 32 instructions) therefore go into fresh registers, added to
+  // the f32 accumulator after their wait, as cuBLAS's FP8 GEMM (torch._scaled_mm's
   // default) and CUTLASS's promotion do.
   const bool promote = a.instruction.inputType.getIntOrFloatBitWidth() == 8 && !zeroAcc;
   const bool freshAcc = zeroAcc || promote;
-  const int64_t perInstruction = t.instructionCols / 2, perStrip = t.cols / 2;
+  // Promoted, the sums of each 64 x width part go to the accumulator one part at a time,
+  // so that a warpgroup holds at most 64 registers of them beside its accumulator: at
+  // most 128 columns per instruction, each part waited for and added on its own.
+  int64_t width = promote ? std::min<int64_t>(t.instructionCols, 128) : t.instructionCols;
+  while (t.instructionCols % width != 0) width -= 8;
+  const int64_t instructions = t.cols / width, perInstruction = width / 2, perStrip = t.cols / 2;
   auto structType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(perInstruction, b_.getF32Type()));
   SmallVector<Value> accs;
   for (int64_t s = 0; s < t.strips(); ++s)
-    for (int64_t i = 0; i < t.instructions(); ++i) {
+    for (int64_t i = 0; i < instructions; ++i) {
       Value packed = LLVM::PoisonOp::create(b_, loc_, structType);
       if (!freshAcc) {
         SmallVector<Value> registers;
@@ -222,36 +227,43 @@ LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors
   if (filledByThreads(bValue) || (aFromTile && filledByThreads(aValue)))
     NVVM::FenceProxyOp::create(b_, loc_, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
                                NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-  NVVM::WgmmaFenceAlignedOp::create(b_, loc_);
-  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, t.instructionCols, a.instruction.k);
+  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, width, a.instruction.k);
   const auto layoutA = aTile && aTile->mnMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
   const auto layoutB = bTile.mnMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
-  for (int64_t kk = 0; kk < a.tilesK; ++kk)
-    for (int64_t s = 0; s < t.strips(); ++s)
-      for (int64_t i = 0; i < t.instructions(); ++i) {
-        Value& d = accs[s * t.instructions() + i];
+  // One batch of every (strip, instruction) part, or, promoted, one per part.
+  const int64_t parts = t.strips() * instructions, perBatch = promote ? 1 : parts;
+  SmallVector<Value> elements;
+  for (int64_t first = 0; first < parts; first += perBatch) {
+    NVVM::WgmmaFenceAlignedOp::create(b_, loc_);
+    for (int64_t kk = 0; kk < a.tilesK; ++kk)
+      for (int64_t part = first; part < first + perBatch; ++part) {
+        const int64_t s = part / instructions, i = part % instructions;
+        Value& d = accs[part];
         const bool scaleAcc = !(freshAcc && kk == 0);
-        Value bDescriptor = descriptor(bTile, i * t.instructionCols, kk);
+        Value bDescriptor = descriptor(bTile, i * width, kk);
         d = aTile ? NVVM::WgmmaMmaAsyncOp::create(
                         b_, loc_, structType, d, descriptor(*aTile, 64 * s, kk), bDescriptor, shape, *inputType,
                         *inputType, NVVM::WGMMATypes::f32, scaleAcc ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
                         NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA, layoutB, /*satfinite=*/nullptr)
                         .getResult()
                   : wgmmaFromRegisters(b_, loc_, structType, d, fromRegisters[kk * t.strips() + s], bDescriptor,
-                                       t.instructionCols, a.instruction.k, *inputType, scaleAcc, bTile.mnMajor);
+                                       width, a.instruction.k, *inputType, scaleAcc, bTile.mnMajor);
       }
-  NVVM::WgmmaGroupSyncAlignedOp::create(b_, loc_);
-  NVVM::WgmmaWaitGroupSyncOp::create(b_, loc_, 0);
-  SmallVector<Value> elements;
-  for (Value d : accs) {
-    SmallVector<Value> registers;
-    for (int64_t e = 0; e < perInstruction; ++e)
-      registers.push_back(LLVM::ExtractValueOp::create(b_, loc_, d, ArrayRef<int64_t>{e}));
-    llvm::append_range(elements, fenceRegisters(b_, loc_, registers));
+    NVVM::WgmmaGroupSyncAlignedOp::create(b_, loc_);
+    NVVM::WgmmaWaitGroupSyncOp::create(b_, loc_, 0);
+    for (int64_t part = first; part < first + perBatch; ++part) {
+      SmallVector<Value> registers;
+      for (int64_t e = 0; e < perInstruction; ++e)
+        registers.push_back(LLVM::ExtractValueOp::create(b_, loc_, accs[part], ArrayRef<int64_t>{e}));
+      for (Value x : fenceRegisters(b_, loc_, registers)) {
+        if (promote) {
+          const int64_t at = static_cast<int64_t>(elements.size());
+          x = arith::AddFOp::create(b_, loc_, vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{at}), x);
+        }
+        elements.push_back(x);
+      }
+    }
   }
-  if (promote)
-    for (auto [i, e] : llvm::enumerate(elements))
-      e = arith::AddFOp::create(b_, loc_, vector::ExtractOp::create(b_, loc_, acc, ArrayRef<int64_t>{int64_t(i)}), e);
   values_[op.getResult()] = vector::FromElementsOp::create(b_, loc_, cast<VectorType>(acc.getType()), elements);
   return success();
 }
