@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "transforms/Passes.h"
+#include "transforms/SharedCopies.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -26,10 +27,7 @@ namespace {
 
 using namespace mlir;
 
-bool isShared(Value v) {
-  auto type = dyn_cast<MemRefType>(v.getType());
-  return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
-}
+using shared_copies::isShared;
 
 // Views that are buffers of their own: memref.views at constant byte offsets whose ranges
 // overlap no other view of their source but ones of the same range (the lowerings carve
