@@ -4,7 +4,8 @@
 // reduced in the loop along the columns; a product reduced along the rows that wgmma's
 // warps split stays on mma.sync; with enabled=false nothing changes. Lowered, the fills
 // store at swizzled offsets and the mma becomes wgmma between the proxy fence,
-// wgmma.fence, commit and wait.
+// wgmma.fence, commit and wait. f8 goes to wgmma k32 where its tiles hold K innermost,
+// else stays on mma.sync.
 // RUN: wave-opt %s --split-input-file --wave-select-warpgroup-mma | FileCheck %s
 // RUN: wave-opt %s --split-input-file --wave-select-warpgroup-mma=enabled=false | FileCheck %s --check-prefix=OFF
 // RUN: wave-opt %s --split-input-file --wave-select-warpgroup-mma --wave-assign-layouts --wave-lower-to-gpu \
@@ -264,6 +265,87 @@ func.func @rescaled_accumulator(%a: !wave.memory<[M, K] of f16, shared>, %b: !wa
     %x = wave.read %sa : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
     %s = wave.mul %acc, %half : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
     %d = wave.mma %x, %y, %s : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
+
+// -----
+
+// f8: K-major tiles of 128 bytes (128 elements) go to wgmma m64nNk32 (one warpgroup,
+// 64 x 128); the loop's accumulator is not fed to it: each K tile's sums start from zero
+// (scale-d zero first) and are added to it in f32 after the wait.
+// CHECK-LABEL: func.func @f8_k_major
+// CHECK: wave.allocate {padding = 0 : i64, swizzle = 128 : i64
+// CHECK: wave.mma {{.*}} {warpgroup}
+// LOWERED-LABEL: gpu.func @f8_k_major
+// LOWERED: nvvm.wgmma.fence.aligned
+// LOWERED: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// LOWERED-COUNT-3: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// LOWERED-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// LOWERED-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// LOWERED: arith.addf {{.*}} : f32
+func.func @f8_k_major(%a: !wave.memory<[M, K] of f8E4M3FN, shared>, %b: !wave.memory<[N, K] of f8E4M3FN, shared>,
+                      %c: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"BLOCK_M">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"BLOCK_N">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"BLOCK_K">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"BLOCK_M floordiv 2">>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"BLOCK_N floordiv 2">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, mma = #wave.mma_kind<f32_16x8x32_f8e4m3>>],
+    wave.hyperparameters = {BLOCK_K = 128 : i64, BLOCK_M = 64 : i64, BLOCK_N = 128 : i64, K = 4096 : i64,
+                            M = 4096 : i64, N = 4096 : i64}} {
+  %sb = wave.allocate {padding = 16 : i64, tile = [#wave.expr<"BLOCK_N">, #wave.expr<"BLOCK_K">]} : !wave.memory<[N, K] of f8E4M3FN, shared>
+  %sa = wave.allocate {padding = 16 : i64, tile = [#wave.expr<"BLOCK_M">, #wave.expr<"BLOCK_K">]} : !wave.memory<[M, K] of f8E4M3FN, shared>
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %gb = wave.read %b : !wave.memory<[N, K] of f8E4M3FN, shared> -> !wave.tensor<[N, K] of f8E4M3FN>
+    wave.write %gb, %sb : !wave.tensor<[N, K] of f8E4M3FN>, !wave.memory<[N, K] of f8E4M3FN, shared>
+    %ga = wave.read %a : !wave.memory<[M, K] of f8E4M3FN, shared> -> !wave.tensor<[M, K] of f8E4M3FN>
+    wave.write %ga, %sa : !wave.tensor<[M, K] of f8E4M3FN>, !wave.memory<[M, K] of f8E4M3FN, shared>
+    %y = wave.read %sb : !wave.memory<[N, K] of f8E4M3FN, shared> -> !wave.tensor<[N, K] of f8E4M3FN>
+    %x = wave.read %sa : !wave.memory<[M, K] of f8E4M3FN, shared> -> !wave.tensor<[M, K] of f8E4M3FN>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of f8E4M3FN>, !wave.tensor<[N, K] of f8E4M3FN>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
+
+// -----
+
+// f8 with B's tile holding N innermost: wgmma reads 8-bit operands only K-major, so the
+// mma stays on mma.sync (m16n8k32) and its tiles keep their padding.
+// CHECK-LABEL: func.func @f8_b_along_n
+// CHECK-NOT: swizzle
+// CHECK-NOT: warpgroup
+// LOWERED-LABEL: gpu.func @f8_b_along_n
+// LOWERED-NOT: nvvm.wgmma.mma_async
+// LOWERED: llvm.inline_asm {{.*}}"mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32
+func.func @f8_b_along_n(%a: !wave.memory<[M, K] of f8E4M3FN, shared>, %b: !wave.memory<[K, N] of f8E4M3FN, shared>,
+                        %c: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"BLOCK_M">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"BLOCK_N">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"BLOCK_K">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"BLOCK_M floordiv 2">>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"BLOCK_N floordiv 2">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, mma = #wave.mma_kind<f32_16x8x32_f8e4m3>>],
+    wave.hyperparameters = {BLOCK_K = 128 : i64, BLOCK_M = 64 : i64, BLOCK_N = 128 : i64, K = 4096 : i64,
+                            M = 4096 : i64, N = 4096 : i64}} {
+  %sb = wave.allocate {padding = 16 : i64, tile = [#wave.expr<"BLOCK_K">, #wave.expr<"BLOCK_N">]} : !wave.memory<[K, N] of f8E4M3FN, shared>
+  %sa = wave.allocate {padding = 16 : i64, tile = [#wave.expr<"BLOCK_M">, #wave.expr<"BLOCK_K">]} : !wave.memory<[M, K] of f8E4M3FN, shared>
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %gb = wave.read %b : !wave.memory<[K, N] of f8E4M3FN, shared> -> !wave.tensor<[K, N] of f8E4M3FN>
+    wave.write %gb, %sb : !wave.tensor<[K, N] of f8E4M3FN>, !wave.memory<[K, N] of f8E4M3FN, shared>
+    %ga = wave.read %a : !wave.memory<[M, K] of f8E4M3FN, shared> -> !wave.tensor<[M, K] of f8E4M3FN>
+    wave.write %ga, %sa : !wave.tensor<[M, K] of f8E4M3FN>, !wave.memory<[M, K] of f8E4M3FN, shared>
+    %y = wave.read %sb : !wave.memory<[K, N] of f8E4M3FN, shared> -> !wave.tensor<[K, N] of f8E4M3FN>
+    %x = wave.read %sa : !wave.memory<[M, K] of f8E4M3FN, shared> -> !wave.tensor<[M, K] of f8E4M3FN>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of f8E4M3FN>, !wave.tensor<[K, N] of f8E4M3FN>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
     wave.yield %d : !wave.tensor<[M, N] of f32>
   }
   wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
