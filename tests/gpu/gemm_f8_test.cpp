@@ -114,6 +114,39 @@ TEST_CASE("casts to f8 round to nearest even and saturate, casts from it are exa
   CHECK(f8_value(DataType::f8e4m3, gpu.x_e4m3, 12) == 1.25);
 }
 
+TEST_CASE("reductions over rows of f8: a maximum in f8, a sum in f32", "[gpu][f8]") {
+  WAVE_SYMBOL(M);
+  WAVE_SYMBOL(BLOCK_M);
+  WAVE_SYMBOL(WAVE_N);
+  auto rows = kernel("f8_rows",
+                     {WorkgroupConstraint(M, BLOCK_M, 1), WorkgroupConstraint(N, BLOCK_N, 0), WaveConstraint(M, 1),
+                      WaveConstraint(N, WAVE_N), HardwareConstraint{.threads_per_wave = 32}},
+                     [](Memory<dims<M, N>, f8e5m2> x, Memory<dims<M>, f8e5m2> largest, Memory<dims<M>, f32> total) {
+                       auto v = read(x);
+                       write(max<N>(v), largest);
+                       write(sum<N>(cast<f32>(v)), total);
+                     });
+  const int m = 37, n = 1000;  // rows ending inside the last wave's part
+  std::mt19937 rng(5);
+  const std::vector<std::uint8_t> x = random_f8(DataType::f8e5m2, std::size_t(m) * n, 1000.0, rng);
+  std::vector<std::uint8_t> largest = poisoned<std::uint8_t>(m);
+  std::vector<float> total = poisoned<float>(m);
+  run_on_device(compile(rows, {.subs = {{M, m}, {N, n}, {BLOCK_M, 1}, {BLOCK_N, 1024}, {WAVE_N, 256}}}), {}, x,
+                largest, total);
+  for (int i = 0; i < m; ++i) {
+    double most = -INFINITY, sum = 0, magnitude = 0;
+    for (int j = 0; j < n; ++j) {
+      const double v = f8_value(DataType::f8e5m2, x, std::size_t(i) * n + j);
+      most = std::max(most, v);
+      sum += v;
+      magnitude += std::abs(v);
+    }
+    INFO("row " << i);
+    CHECK(f8_value(DataType::f8e5m2, largest, i) == most);
+    CHECK(std::abs(double(total[i]) - sum) <= 1e-6 * magnitude);
+  }
+}
+
 namespace {
 
 struct Problem {
