@@ -14,15 +14,14 @@
 
 #include "kernels/decode_attention.hpp"
 #include "kernels/flash_attention.hpp"
-#include "gemm_wave_tiles.hpp"
 #include "kernels/gemm.hpp"
 
 using namespace wave;
 
 namespace {
 
-using bench::WAVE_M;
-using bench::WAVE_N;
+using examples::gemm::WAVE_M;
+using examples::gemm::WAVE_N;
 
 void time(const std::string& what, const graph::KernelGraph& graph, CompileOptions options) {
   options.cache = false;
@@ -52,7 +51,7 @@ int main() {
       const std::string name = std::string("gemm ") + (bf ? "bf16 " : "f16 ") + std::to_string(t.m) + "x" +
                                std::to_string(t.n) + "x" + std::to_string(t.k) + " / " + std::to_string(t.wm) + "x" +
                                std::to_string(t.wn);
-      time(name, bf ? bench::make_gemm<bf16>().trace(o) : bench::make_gemm<f16>().trace(o), o);
+      time(name, bf ? examples::gemm::make_with_wave_tiles<bf16>().trace(o) : examples::gemm::make_with_wave_tiles<f16>().trace(o), o);
     }
   namespace fa = examples::flash_attention;
   for (bool causal : {false, true})

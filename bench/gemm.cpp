@@ -29,7 +29,6 @@
 #include <wave/wave.hpp>
 
 #include "bench.hpp"
-#include "gemm_wave_tiles.hpp"
 
 #include "kernels/gemm.hpp"
 #include "kernels/gemm_bias_relu.hpp"
@@ -41,9 +40,8 @@ namespace ex = examples::gemm;
 
 namespace {
 
-using bench::make_gemm;
-using bench::WAVE_M;
-using bench::WAVE_N;
+using ex::WAVE_M;
+using ex::WAVE_N;
 using bench::Format;
 
 // Median of 20 timed runs after 3 warm-ups.
@@ -87,7 +85,7 @@ int fused() {
   std::printf("%-16s %6s %6s %6s %5s %5s %5s %5s %5s %10s %9s %11s\n", "", "M", "N", "K", "BM", "BN", "BK", "WM",
               "WN", "ms", "TFLOP/s", "compile ms");
   std::mt19937 rng(7);
-  const auto plain = make_gemm<f16>();
+  const auto plain = ex::make_with_wave_tiles<f16>();
   const auto fused = examples::gemm_bias_relu::make_kernel();  // waves of BLOCK / 2, as below
   for (int size : {4096, 8192}) {
     const std::size_t n = size;
@@ -231,8 +229,8 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
   std::mt19937 rng(7);
   struct Shape { int m, n, k; };
   struct Tiles { int m, n, k, wm, wn; };
-  const auto gemm_f16 = make_gemm<f16>();
-  const auto gemm_bf16 = make_gemm<bf16>();
+  const auto gemm_f16 = ex::make_with_wave_tiles<f16>();
+  const auto gemm_bf16 = ex::make_with_wave_tiles<bf16>();
   const std::vector<Tiles> tilings{{128, 128, 32, 64, 64}, {128, 128, 32, 64, 32}, {128, 128, 32, 32, 64},
                                    {128, 256, 32, 64, 64}, {256, 128, 32, 64, 64}, {128, 128, 64, 64, 64},
                                    {64, 128, 32, 32, 64},  {64, 64, 64, 32, 32},   {128, 256, 64, 64, 64},

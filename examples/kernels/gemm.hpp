@@ -3,6 +3,8 @@
 // accumulator. ADDRESS_SPACE says whether A and B tiles go through shared memory.
 #pragma once
 
+#include <type_traits>
+
 #include <wave/wave.hpp>
 
 namespace examples::gemm {
@@ -58,6 +60,30 @@ auto make_variant(std::initializer_list<Assumption> facts = {}) {
                   auto result = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
                   if constexpr (std::is_same_v<Out, f32>) write(result, c);
                   else write(cast<Out>(result), c);
+                });
+}
+
+WAVE_SYMBOL(WAVE_M);
+WAVE_SYMBOL(WAVE_N);
+
+// The constraints of a GEMM whose wave tiles are symbols too (WAVE_M, WAVE_N), so that the
+// number of waves, and with it of warpgroups, is a tile choice (what the benches tune).
+inline Constraints wave_tile_constraints(MMA kind) {
+  return {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
+          WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N),
+          HardwareConstraint{.threads_per_wave = 32, .mma = kind}};
+}
+
+// The GEMM under wave_tile_constraints: In (f16 or bf16) inputs through shared memory,
+// f32 output.
+template <class In>
+auto make_with_wave_tiles(const char* name = "gemm") {
+  constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
+  return kernel(name, wave_tile_constraints(kind),
+                [](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b,
+                   Memory<dims<M, N>, f32> c) {
+                  Register<dims<M, N>, f32> acc(0.0);
+                  write(iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
                 });
 }
 

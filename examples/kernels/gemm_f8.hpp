@@ -21,18 +21,14 @@ using gemm::BLOCK_N;
 using gemm::K;
 using gemm::M;
 using gemm::N;
-
-WAVE_SYMBOL(WAVE_M);
-WAVE_SYMBOL(WAVE_N);
+using gemm::WAVE_M;
+using gemm::WAVE_N;
 
 template <class In, class Out>
 auto make_kernel() {
   static_assert(std::is_same_v<In, f8e4m3> || std::is_same_v<In, f8e5m2>, "In is an 8-bit float");
   constexpr MMA kind = std::is_same_v<In, f8e5m2> ? MMA::F32_16x8x32_F8E5M2 : MMA::F32_16x8x32_F8E4M3;
-  return kernel("gemm_f8",
-                {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
-                 WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N),
-                 HardwareConstraint{.threads_per_wave = 32, .mma = kind}},
+  return kernel("gemm_f8", gemm::wave_tile_constraints(kind),
                 [](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b,
                    Memory<dims<>, f32> scale_a, Memory<dims<>, f32> scale_b, Memory<dims<M, N>, Out> c) {
                   Register<dims<M, N>, f32> acc(0.0);

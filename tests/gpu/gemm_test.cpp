@@ -95,23 +95,8 @@ void check_gemm(const CompiledKernel& compiled, Problem p, bool bf16_in, bool k_
   CHECK(checked > 0);
 }
 
-WAVE_SYMBOL(WAVE_M);
-WAVE_SYMBOL(WAVE_N);
-
-// f16 -> f32, A[M,K] x B[N,K], with the wave tiles as symbols too (WAVE_M, WAVE_N): the
-// wave count, and so the warpgroups, is set with the tiles.
-auto gemm_with_wave_tiles(const char* name) {
-  using namespace ex;
-  return kernel(name,
-                {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
-                 WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N),
-                 HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
-                [](Memory<dims<M, K>, f16, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, f16, SHARED_ADDRESS_SPACE> b,
-                   Memory<dims<M, N>, f32> c) {
-                  Register<dims<M, N>, f32> acc(0.0);
-                  write(iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
-                });
-}
+using ex::WAVE_M;
+using ex::WAVE_N;
 
 CompileOptions options_for(Problem p, Tiles t, bool batched) {
   CompileOptions o{.subs = {{ex::M, p.m}, {ex::N, p.n}, {ex::K, p.k}, {ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n},
@@ -140,19 +125,13 @@ TEST_CASE("GEMM on eight waves of 64x64 accumulators: four cp.async stages, odd 
   // fills the SM's registers and the pipelining may use all of shared memory.
   using namespace ex;
   std::mt19937 rng(Catch::rngSeed());
-  const auto gemm = kernel("gemm_eight_waves",
-                           {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1),
-                            TilingConstraint(K, BLOCK_K), WaveConstraint(M, 64), WaveConstraint(N, 64),
-                            HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
-                           [](Memory<dims<M, K>, f16, SHARED_ADDRESS_SPACE> a,
-                              Memory<dims<N, K>, f16, SHARED_ADDRESS_SPACE> b, Memory<dims<M, N>, f32> c) {
-                             Register<dims<M, N>, f32> acc(0.0);
-                             write(iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
-                           });
+  const auto gemm = make_with_wave_tiles<f16>("gemm_eight_waves");
   for (Tiles t : {Tiles{256, 128, 64}, Tiles{128, 256, 64}})
     for (Problem p : {Problem{1, 1000, 1000, 1000}, Problem{1, 2048, 2048, 512}, Problem{1, 300, 520, 330}}) {
       INFO("M x N x K = " << p.m << " x " << p.n << " x " << p.k << ", tiles " << t.m << " x " << t.n << " x " << t.k);
-      const CompiledKernel compiled = compile(gemm, options_for(p, t, false));
+      CompileOptions o = options_for(p, t, false);
+      o.subs.insert(o.subs.end(), {{WAVE_M, 64}, {WAVE_N, 64}});
+      const CompiledKernel compiled = compile(gemm, o);
       // Whole tiles: four stages of 54 KiB of tiles (padded rows), more than two workgroups
       // could share (checked on whole tiles, where every fill is a plain 16-byte copy).
       if (p.m % t.m == 0 && p.n % t.n == 0 && p.k % t.k == 0) CHECK(compiled.ptx().shared_bytes > 113 * 1024);
@@ -163,7 +142,7 @@ TEST_CASE("GEMM on eight waves of 64x64 accumulators: four cp.async stages, odd 
 TEST_CASE("GEMM on Hopper warpgroups (wgmma): rows or columns split among warpgroups, each swizzle", "[gpu][gemm]") {
   // The wave tiles as symbols: the wave count sets the warpgroups, whatever the tiles.
   std::mt19937 rng(Catch::rngSeed());
-  const auto gemm = gemm_with_wave_tiles("gemm_warpgroups");
+  const auto gemm = ex::make_with_wave_tiles<f16>("gemm_warpgroups");
   struct Tiling {
     int m, n, k, wm, wn;
     const char* instruction;
@@ -213,7 +192,7 @@ TEST_CASE("GEMM with a producer warpgroup (warp specialization): stages, waves, 
   // wait on full mbarriers and release each stage on an empty one. Shapes that end inside a tile, a single partly-filled K
   // tile, 2-4 stages, a 16-bit output, and M, N, K known only at launch.
   std::mt19937 rng(Catch::rngSeed());
-  const auto gemm = gemm_with_wave_tiles("gemm_producer_warpgroup");
+  const auto gemm = ex::make_with_wave_tiles<f16>("gemm_producer_warpgroup");
   struct Tiling {
     int m, n, k, wm, wn;
     unsigned threads;  // the computing warps' and the producer's

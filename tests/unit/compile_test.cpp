@@ -167,16 +167,9 @@ TEST_CASE("warp specialization: a producer warpgroup issues the TMA copies, setm
   namespace ex = examples::gemm;
   using namespace ex;
   // Eight waves of 64x64 (two warpgroups computing): the workgroup gains a third.
-  const auto gemm = kernel("gemm_ws",
-                           {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1),
-                            TilingConstraint(K, BLOCK_K), WaveConstraint(M, 64), WaveConstraint(N, 64),
-                            HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}},
-                           [](Memory<dims<M, K>, f16, SHARED_ADDRESS_SPACE> a,
-                              Memory<dims<N, K>, f16, SHARED_ADDRESS_SPACE> b, Memory<dims<M, N>, f32> c) {
-                             Register<dims<M, N>, f32> acc(0.0);
-                             write(iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
-                           });
-  CompileOptions options{.subs = {{M, 4096}, {N, 4096}, {K, 4096}, {BLOCK_M, 128}, {BLOCK_N, 256}, {BLOCK_K, 64}},
+  const auto gemm = make_with_wave_tiles<f16>("gemm_ws");
+  CompileOptions options{.subs = {{M, 4096}, {N, 4096}, {K, 4096}, {BLOCK_M, 128}, {BLOCK_N, 256}, {BLOCK_K, 64},
+                                  {WAVE_M, 64}, {WAVE_N, 64}},
                          .cache = false};
   const jit::PtxKernel plain = jit::compile_to_ptx(gemm.trace(), options);
   options.warp_specialize = true;
