@@ -1,6 +1,7 @@
 #include "lowering/ElementConversion.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TypeUtilities.h"
 
 namespace wave::jit {
@@ -49,6 +50,11 @@ Value floatToSaturatedInteger(OpBuilder& b, Location loc, Value v, Type to) {
 }
 
 }  // namespace
+
+bool isF8(Type type) {
+  if (auto memref = dyn_cast<MemRefType>(type)) type = memref.getElementType();
+  return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
+}
 
 Value convertElements(OpBuilder& b, Location loc, Value v, Type to) {
   Type from = getElementTypeOrSelf(v.getType()), dst = getElementTypeOrSelf(to);

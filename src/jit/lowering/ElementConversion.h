@@ -14,6 +14,10 @@ namespace wave::jit {
 // (NaN included) is true for i1, and i1 converts as 0 or 1.
 mlir::Value convertElements(mlir::OpBuilder& b, mlir::Location loc, mlir::Value v, mlir::Type to);
 
+// Whether `type`, or the element type of a vector or memref of it, is an 8-bit float
+// (f8E4M3FN, f8E5M2): what LLVM holds as i8 and wave-lower-f8-to-nvvm computes with.
+bool isF8(mlir::Type type);
+
 }  // namespace wave::jit
 
 #endif

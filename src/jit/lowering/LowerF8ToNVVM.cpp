@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lowering/ElementConversion.h"
 #include "lowering/Passes.h"
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -25,8 +26,6 @@ namespace wave::jit {
 namespace {
 
 using namespace mlir;
-
-bool isF8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(t)); }
 
 // The elements of a scalar or 1-D vector, and the value of the same shape made of them.
 SmallVector<Value> elementsOf(OpBuilder& b, Location loc, Value v) {

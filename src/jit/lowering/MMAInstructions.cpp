@@ -1,5 +1,7 @@
 #include "lowering/MMAInstructions.h"
 
+#include "lowering/ElementConversion.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -17,8 +19,6 @@ NVVM::MMATypes ptxType(Type t) {
   if (isa<Float8E5M2Type>(t)) return NVVM::MMATypes::e5m2;
   return NVVM::MMATypes::f32;
 }
-
-bool isF8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
 
 // mma.sync m16n8k32 on f8, which MLIR 22's nvvm.mma.sync does not take: its PTX, A's four
 // and B's two registers as i32, the accumulator's four f32 tied in and out.

@@ -13,6 +13,7 @@
 #include "import/FirstError.h"
 #include "import/ImportKernel.h"
 #include "CompilerFingerprint.h"
+#include "lowering/ElementConversion.h"
 #include "lowering/Passes.h"
 #include "transforms/Passes.h"
 #include "runtime/KernelCache.h"
@@ -25,7 +26,6 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -185,10 +185,6 @@ namespace {
 
 // Whether any value of the lowered module holds f8 (as its arguments' memrefs do).
 bool usesF8(mlir::ModuleOp module) {
-  auto isF8 = [](mlir::Type t) {
-    if (auto memref = llvm::dyn_cast<mlir::MemRefType>(t)) t = memref.getElementType();
-    return llvm::isa<mlir::Float8E4M3FNType, mlir::Float8E5M2Type>(mlir::getElementTypeOrSelf(t));
-  };
   return module
       ->walk([&](mlir::Operation* op) {
         for (mlir::Region& region : op->getRegions())
