@@ -14,6 +14,9 @@
 //   wave-bench-gemm --f8      the scaled f8 GEMM (E4M3 in, per-tensor scales, bf16 out: the
 //                             example kernels/gemm_f8.hpp, torch._scaled_mm's computation)
 //                             on the large square shapes, one line per tiling
+//   wave-bench-gemm --schedules  per shape, its best tiling under each schedule: software
+//                             pipelined or warp-specialized, one workgroup per tile or a
+//                             persistent grid (CompileOptions::warp_specialize, persistent)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -215,12 +218,59 @@ int scaled_f8() {
   return 0;
 }
 
+// --schedules: the same tiling under the four schedules, each line checked before timed.
+int schedules() {
+  std::printf("%-6s %4s %6s %6s %6s %5s %5s %5s %5s %5s %10s %9s  %s\n", "", "in", "M", "N", "K", "BM", "BN", "BK", "WM",
+              "WN", "ms", "TFLOP/s", "schedule");
+  std::mt19937 rng(9);
+  const auto gemm = ex::make_with_wave_tiles<f16>();
+  struct Case { int m, n, k, bm, bn, bk, wm, wn; };
+  for (Case s : {Case{4096, 4096, 4096, 128, 256, 64, 64, 64}, Case{8192, 8192, 8192, 128, 256, 64, 64, 64},
+                 Case{2048, 10240, 1280, 128, 256, 64, 64, 64}, Case{128, 1280, 5120, 128, 128, 64, 64, 64},
+                 Case{4000, 4000, 4000, 128, 256, 64, 64, 64}}) {
+    const GemmInputs in(s.m, s.n, s.k, Format::f16, rng);
+    runtime::DeviceBuffer c(std::size_t(s.m) * s.n * 4);
+    const std::vector<const void*> args{reinterpret_cast<const void*>(in.a.address()),
+                                        reinterpret_cast<const void*>(in.b.address()),
+                                        reinterpret_cast<const void*>(c.address())};
+    for (auto [specialize, persistent] : {std::pair{false, false}, std::pair{true, false}, std::pair{false, true},
+                                          std::pair{true, true}}) {
+      char schedule[64];
+      std::snprintf(schedule, sizeof schedule, "%s, %s", specialize ? "specialized" : "pipelined",
+                    persistent ? "persistent" : "a workgroup per tile");
+      try {
+        const CompileOptions o{.subs = {{ex::M, s.m}, {ex::N, s.n}, {ex::K, s.k}, {ex::BLOCK_M, s.bm},
+                                        {ex::BLOCK_N, s.bn}, {ex::BLOCK_K, s.bk}, {WAVE_M, s.wm}, {WAVE_N, s.wn}},
+                               .cache = false, .tma = bench::tma(), .warp_specialize = specialize,
+                               .persistent = persistent};
+        const CompiledKernel compiled = compile(gemm, o);
+        auto launch = [&] { compiled.launch(args); };
+        const std::string wrong = check_gemm(c, Format::f32, launch, [&](std::size_t i) { return in.at(i); });
+        char config[96];
+        std::snprintf(config, sizeof config, "%dx%dx%d %s", s.m, s.n, s.k, schedule);
+        if (!wrong.empty()) {
+          bench::refuse(config, wrong);
+          continue;
+        }
+        const double ms = median_ms(launch);
+        std::printf("gemm   %4s %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f  %s\n", "f16", s.m, s.n, s.k, s.bm, s.bn,
+                    s.bk, s.wm, s.wn, ms, 2.0 * s.m * s.n * s.k / (ms * 1e9), schedule);
+      } catch (const Error& e) {
+        std::printf("error  %4s %6d %6d %6d %s: %s\n", "f16", s.m, s.n, s.k, schedule, e.what());
+      }
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int WAVE_BENCH_MAIN(int argc, char** argv) {
   if (!bench::open_device()) return 77;
   if (argc > 1 && std::string(argv[1]) == "--fused") return fused();
   if (argc > 1 && std::string(argv[1]) == "--f8") return scaled_f8();
+  if (argc > 1 && std::string(argv[1]) == "--schedules") return schedules();
   // Each shape and input type is tuned by autotune() over the tilings (compiled in
   // parallel, each timed as the median of 20 runs after 3 warm-ups); one line per tiling,
   // then the winner's line with its cold compile time, compiled again alone.

@@ -45,6 +45,9 @@ struct PtxKernel {
   std::array<GridDim, 3> grid_dims{};
   unsigned shared_bytes = 0;  // dynamic shared memory per workgroup
   std::vector<TensorMap> tensor_maps;
+  // A persistent kernel (CompileOptions::persistent): `grid` counts its tiles, and the
+  // launch runs min(tiles, SMs x resident workgroups) workgroups along x that loop over them.
+  bool persistent = false;
 
   // The grid for these dim sizes (the dynamic ones at least).
   template <class Sizes>  // a map from dim name to size

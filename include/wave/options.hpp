@@ -67,6 +67,12 @@ struct CompileOptions {
   // producer gives up (setmaxnreg). The workgroup gains 128 threads. false software-pipelines
   // the copies on the computing warps instead (docs/language.md).
   bool warp_specialize = false;
+  // A persistent grid: as many workgroups as fit on the GPU at once (SMs x workgroups per
+  // SM), each looping over the kernel's workgroup tiles in the tile scheduler's order
+  // (groups of 8 along x, for L2) instead of one workgroup per tile. Under warp
+  // specialization the producer fills the next tile's stages while the computing warps
+  // finish the last one's epilogue (docs/language.md).
+  bool persistent = false;
 };
 
 }  // namespace wave

@@ -103,7 +103,15 @@ class LoadedKernel {
               std::uint32_t shared_bytes = 0, const Stream* stream = nullptr,
               std::source_location where = std::source_location::current()) const;
 
+  // How many workgroups of `block` threads with `shared_bytes` of dynamic shared memory
+  // an SM holds at once (the driver's occupancy calculator).
+  int resident_per_sm(Dim3 block, std::uint32_t shared_bytes,
+                      std::source_location where = std::source_location::current()) const;
+
  private:
+  // Lets the kernel take `shared_bytes` of dynamic shared memory.
+  void allow_shared(std::uint32_t shared_bytes, std::source_location where) const;
+
   void* module_ = nullptr;
   void* function_ = nullptr;
   std::string entry_;

@@ -118,6 +118,27 @@ TEST_CASE("flash attention with a producer warpgroup (warp specialization): D 64
       }
 }
 
+TEST_CASE("flash attention on a persistent grid: several query tiles per workgroup, causal, specialized or not",
+          "[gpu][attention][persistent]") {
+  // 256 to 480 query tiles over a grid sized to the GPU: each workgroup runs two or more,
+  // Q's copy (one completion per tile) and the K and V stages carrying their mbarriers'
+  // phases from tile to tile; causal loops of differing lengths.
+  std::mt19937 rng(Catch::rngSeed());
+  for (int d : {64, 128})
+    for (bool causal : {false, true})
+      for (bool specialize : {true, false})
+        for (Case c : {Case{2, 8, 2048, 2048, d, causal}, Case{1, 24, 2500, 2500, d, causal}}) {
+          INFO("B x H x S x D = " << c.b << " x " << c.h << " x " << c.m << " x " << c.d << (causal ? ", causal" : "")
+                                  << (specialize ? ", specialized" : ""));
+          CompileOptions options = static_options(c);
+          options.warp_specialize = specialize;
+          options.persistent = true;
+          const auto attention = compile(ex::make_kernel({.head_dim = d, .causal = causal}), options);
+          CHECK(attention.ptx().persistent);
+          CHECK(wrong_elements<float>(attention, c, {}, rng) == 0);
+        }
+}
+
 TEST_CASE("flash attention, f16 out, and other tilings", "[gpu][attention]") {
   std::mt19937 rng(Catch::rngSeed());
   for (bool causal : {false, true}) {

@@ -232,6 +232,52 @@ TEST_CASE("GEMM with a producer warpgroup (warp specialization): stages, waves, 
   }
 }
 
+TEST_CASE("GEMM on a persistent grid: several tiles per workgroup, stages and phases carried across tiles",
+          "[gpu][gemm][persistent]") {
+  // Grids sized to the GPU loop over 200-600 tiles, so each workgroup runs two to five of
+  // them; K loops of 3 to 16 trips (odd ones and ones no stage count divides: each
+  // mbarrier's phase goes on from one tile to the next), the last K tile partial; a
+  // producer warpgroup (running into the next tile while the computing warps store this
+  // one's) or not, TMA or cp.async; M and N known only at launch.
+  std::mt19937 rng(Catch::rngSeed());
+  const auto gemm = ex::make_with_wave_tiles<f16>("gemm_persistent");
+  struct Tiling {
+    int m, n, k, wm, wn;
+  };
+  for (Tiling t : {Tiling{128, 128, 64, 64, 64}, Tiling{128, 256, 64, 64, 64}})
+    for (Problem p : {Problem{1, 4096, 2048, 320}, Problem{1, 3000, 3000, 200}, Problem{1, 1000, 1000, 1000},
+                      Problem{1, 64, 8, 16}})
+      for (bool specialize : {true, false})
+        for (bool tma : {true, false})
+          for (int stages : {0, 3}) {
+            INFO("M x N x K = " << p.m << " x " << p.n << " x " << p.k << ", tiles " << t.m << " x " << t.n << " x "
+                                << t.k << (specialize ? ", specialized" : "") << (tma ? ", TMA" : ", cp.async")
+                                << ", stages " << stages);
+            CompileOptions o = options_for(p, {t.m, t.n, t.k}, false);
+            o.subs.insert(o.subs.end(), {{WAVE_M, t.wm}, {WAVE_N, t.wn}});
+            o.warp_specialize = specialize;
+            o.tma = tma;
+            o.pipeline_stages = stages;
+            o.persistent = true;
+            const CompiledKernel compiled = compile(gemm, o);
+            CHECK(compiled.ptx().persistent);
+            check_gemm<std::uint32_t>(compiled, p, false, false, false, rng);
+          }
+  // The bf16 -> bf16 variant (a cast in the epilogue), and M and N known only at launch.
+  CompileOptions o = options_for({1, 3000, 3000, 1000}, {128, 128, 64}, false);
+  o.warp_specialize = true;
+  o.persistent = true;
+  check_gemm<std::uint16_t>(compile(make_variant<bf16, bf16, false, false>(), o), {1, 3000, 3000, 1000}, true, false,
+                            true, rng);
+  const auto dynamic = compile(make_variant<f16, f32, false, false>(),
+                               {.subs = {{ex::K, 328}, {ex::BLOCK_M, 128}, {ex::BLOCK_N, 128}, {ex::BLOCK_K, 64}},
+                                .warp_specialize = true, .persistent = true});
+  for (Problem p : {Problem{1, 129, 257, 328}, Problem{1, 4000, 2900, 328}}) {
+    INFO("dynamic M x N = " << p.m << " x " << p.n);
+    check_gemm<std::uint32_t>(dynamic, p, false, false, false, rng, {.sizes = {{ex::M, p.m}, {ex::N, p.n}}});
+  }
+}
+
 TEST_CASE("GEMM: the example kernel, its default options", "[gpu][gemm]") {
   std::mt19937 rng(Catch::rngSeed());
   check_gemm<std::uint32_t>(compile(ex::make_kernel(), ex::default_options()), {1, 4096, 4096, 4096}, false, false,

@@ -203,6 +203,49 @@ TEST_CASE("warp specialization: a producer warpgroup issues the TMA copies, setm
   CHECK_FALSE(log.find("failed") != std::string::npos);
 }
 
+TEST_CASE("a persistent grid: each workgroup loops over the tiles, the producer runs ahead into the next tile",
+          "[compile][tma][ws][persistent]") {
+  namespace ex = examples::gemm;
+  using namespace ex;
+  const auto gemm = make_with_wave_tiles<f16>("gemm_persistent");
+  CompileOptions options{.subs = {{M, 4000}, {N, 4096}, {K, 4096}, {BLOCK_M, 128}, {BLOCK_N, 256}, {BLOCK_K, 64},
+                                  {WAVE_M, 64}, {WAVE_N, 64}},
+                         .cache = false, .warp_specialize = true};
+  const jit::PtxKernel tiled = jit::compile_to_ptx(gemm.trace(), options);
+  options.persistent = true;
+  const jit::PtxKernel persistent = jit::compile_to_ptx(gemm.trace(), options);
+  CHECK_FALSE(tiled.persistent);
+  CHECK(persistent.persistent);
+  // The grid still counts the tiles (the launch takes as many workgroups as fit).
+  CHECK(persistent.grid == tiled.grid);
+  CHECK(persistent.grid == std::array<unsigned, 3>{32, 16, 1});
+  CHECK(persistent.block[0] == 384);
+  // The tile loop steps by the grid's size, which only the persistent kernel reads.
+  CHECK_THAT(persistent.ptx, Contains("%nctaid.x"));
+  CHECK(tiled.ptx.find("%nctaid") == std::string::npos);
+  CHECK_THAT(persistent.ptx, Contains("setmaxnreg.inc.sync.aligned.u32 \t232;"));
+  CHECK_THAT(persistent.ptx, Contains("cp.async.bulk.tensor.2d"));
+  // Still one workgroup barrier (the mbarriers' publication): tiles hand over through
+  // the mbarriers alone.
+  std::size_t barriers = 0;
+  for (std::size_t at = persistent.ptx.find("bar.sync"); at != std::string::npos; at = persistent.ptx.find("bar.sync", at + 1))
+    ++barriers;
+  CHECK(barriers == 1);
+  // Without warp specialization and without TMA, the same loop over tiles.
+  options.warp_specialize = false;
+  CHECK(jit::compile_to_ptx(gemm.trace(), options).persistent);
+  options.tma = false;
+  CHECK(jit::compile_to_ptx(gemm.trace(), options).persistent);
+  if (!std::filesystem::exists(kPtxas)) {
+    WARN("SKIPPED the ptxas check: no " << kPtxas);
+    return;
+  }
+  const std::string log = ptxas_log(persistent.ptx, "gemm_persistent");
+  INFO(log);
+  CHECK_THAT(log, Contains("0 bytes spill stores, 0 bytes spill loads"));
+  CHECK_FALSE(log.find("warning") != std::string::npos);
+}
+
 TEST_CASE("a scaled f8 GEMM runs on wgmma k32 from TMA-filled tiles; without wgmma, on mma.sync m16n8k32",
           "[compile][tma][f8]") {
   namespace ex = examples::gemm_f8;

@@ -111,6 +111,27 @@ LogicalResult WaveDialect::verifyOperationAttribute(Operation* op, NamedAttribut
     if (isa<UnitAttr>(attr.getValue()) && isa<AddOp>(op) && op->getParentOfType<IterateOp>()) return success();
     return op->emitOpError("expected wave.hiding_mask to be a unit attribute on a wave.add inside a wave.iterate");
   }
+  // A persistent grid (wave-lower-to-gpu's persistent=true, analysis/TileLoop.h): the
+  // function, its loop over the workgroup tiles, and the index of the tile loop's
+  // iteration argument holding a loop's trips in earlier tiles.
+  if (name == "wave.persistent") {
+    if (isa<UnitAttr>(attr.getValue()) && isa<FunctionOpInterface>(op)) return success();
+    return op->emitOpError("expected wave.persistent to be a unit attribute on a function");
+  }
+  if (name == "wave.tile_loop") {
+    if (isa<UnitAttr>(attr.getValue()) && op->getName().getStringRef() == "scf.for") return success();
+    return op->emitOpError("expected wave.tile_loop to be a unit attribute on an scf.for");
+  }
+  if (name == "wave.trip_base") {
+    auto which = dyn_cast<IntegerAttr>(attr.getValue());
+    Operation* tiles = op->getParentOp();
+    if (which && which.getInt() >= 0 && op->getName().getStringRef() == "scf.for" && tiles &&
+        tiles->hasAttr("wave.tile_loop") && which.getInt() < static_cast<int64_t>(tiles->getNumResults()))
+      return success();
+    return op->emitOpError("expected wave.trip_base to index an iteration argument of the wave.tile_loop around "
+                           "the scf.for, but found ")
+           << attr.getValue();
+  }
   if (name == "wave.consumer_threads") {
     // wave-pipeline-shared-copies' warp-specialized split: threads [0, n) run the then-region.
     auto threads = dyn_cast<IntegerAttr>(attr.getValue());

@@ -19,8 +19,9 @@
 //   permute                   here: nothing, the layout was permuted, the registers are
 //                             the same
 //
-// and the kernel's frame: the gpu.func, the thread's lane and wave, the workgroup's
-// offsets and sizes, the walk over the ops.
+// and the kernel's frame: the gpu.func, the thread's lane and wave, the walk over the
+// ops; the workgroup's tiles (one, or a persistent loop over them) are
+// DistributeTiles.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -214,51 +215,12 @@ LogicalResult Distributor::emit(gpu::GPUModuleOp module) {
   Value tid = gpu::ThreadIdOp::create(b_, loc_, gpu::Dimension::x);
   lane_ = arith::RemUIOp::create(b_, loc_, tid, index(grid_.waves.lanes));
   wave_ = arith::DivUIOp::create(b_, loc_, tid, index(grid_.waves.lanes));
-  const gpu::Dimension axes[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
-  Value tile[3];
-  // Along an axis of one workgroup the tile is 0, known where the addresses are built.
-  std::optional<ArrayRef<int32_t>> knownGrid = func_.getKnownGridSize();
-  for (int axis = 0; axis < 3; ++axis)
-    tile[axis] = knownGrid && (*knownGrid)[axis] == 1 ? index(0) : gpu::BlockIdOp::create(b_, loc_, axes[axis]);
-  // Tensor-core kernels reuse operand tiles across workgroups: those running at once take
-  // them from L2 when they go in groups of 8 along x.
-  if (computesWithMMA(kernel_))
-    std::tie(tile[0], tile[1]) = groupedTileOrder(tile[0], tile[1], gridSize(axes[0]), gridSize(axes[1]), 8);
-  // A loop that ends early by the workgroup's position (wave-skip-masked-tiles: causal
-  // attention's later query tiles see more keys) makes those workgroups longer: they go
-  // first, so the last to run are short ones.
-  llvm::SmallDenseSet<int, 4> reversed;
-  kernel_.walk([&](dialect::IterateOp loop) {
-    if (!loop.getEndDimsAttr()) return;
-    for (Attribute d : loop.getEndDimsAttr()) {
-      auto it = grid_.dims.find(cast<StringAttr>(d).getValue());
-      if (it == grid_.dims.end() || it->second.gridAxis < 0 || !reversed.insert(it->second.gridAxis).second) continue;
-      const int axis = it->second.gridAxis;
-      Value last = arith::SubIOp::create(b_, loc_, gridSize(axes[axis]), index(1));
-      tile[axis] = arith::SubIOp::create(b_, loc_, last, tile[axis]);
-    }
-  });
-  for (auto& [dim, t] : grid_.dims) {
-    auto size = dimSize(b_, kernel_, func_, dim);
-    if (failed(size)) return failure();
-    sizes_[dim] = *size;
-    offsets_[dim] = t.gridAxis < 0 ? index(0)
-                                   : arith::MulIOp::create(b_, loc_, tile[t.gridAxis], index(t.blockTile)).getResult();
-    if (t.gridAxis < 0)
-      offsetRanges_[dim] = {0, 0};
-    else if (std::optional<ArrayRef<int32_t>> known = func_.getKnownGridSize())
-      offsetRanges_[dim] = {0, ((*known)[t.gridAxis] - 1) * t.blockTile};
-  }
+  if (failed(enterTiles())) return failure();
   if (failed(lowerBlock(kernel_.getBody().front()))) return failure();
+  if (failed(exitTiles())) return failure();
   if (sharedBytes_) func_->setAttr("wave.shared_memory_bytes", b_.getI64IntegerAttr(sharedBytes_));
   gpu::ReturnOp::create(b_, loc_);
   return success();
-}
-
-Value Distributor::gridSize(gpu::Dimension axis) {
-  if (std::optional<ArrayRef<int32_t>> known = func_.getKnownGridSize())
-    return index((*known)[static_cast<int>(axis)]);
-  return gpu::GridDimOp::create(b_, loc_, axis);
 }
 
 LogicalResult Distributor::lowerBlock(Block& block) {
@@ -281,10 +243,10 @@ LogicalResult Distributor::lowerBlock(Block& block) {
 
 }  // namespace distribution
 
-LogicalResult emitDistributedKernel(func::FuncOp kernel, gpu::GPUModuleOp module) {
+LogicalResult emitDistributedKernel(func::FuncOp kernel, gpu::GPUModuleOp module, bool persistent) {
   auto grid = kernelGrid(kernel);
   if (failed(grid)) return failure();
-  return distribution::Distributor(kernel, std::move(*grid)).emit(module);
+  return distribution::Distributor(kernel, std::move(*grid), persistent).emit(module);
 }
 
 }  // namespace wave::jit

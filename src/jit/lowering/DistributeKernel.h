@@ -18,9 +18,10 @@ namespace wave::jit {
 // wave-assign-layouts); null where there is none.
 mlir::Operation* firstWithoutLayout(mlir::func::FuncOp kernel);
 
-// Builds `kernel`'s gpu.func at the end of `module`; emits a diagnostic at the op it cannot
-// lower and fails.
-mlir::LogicalResult emitDistributedKernel(mlir::func::FuncOp kernel, mlir::gpu::GPUModuleOp module);
+// Builds `kernel`'s gpu.func at the end of `module`, `persistent`ly or one workgroup per
+// tile (see wave-lower-to-gpu); emits a diagnostic at the op it cannot lower and fails.
+mlir::LogicalResult emitDistributedKernel(mlir::func::FuncOp kernel, mlir::gpu::GPUModuleOp module,
+                                          bool persistent = false);
 
 }  // namespace wave::jit
 

@@ -48,6 +48,7 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
     }
   }
   auto forOp = scf::ForOp::create(b_, loc_, index(0), tiles, index(1), inits);
+  countTripsAcrossTiles(forOp, tiles);
   Block& body = loop.getBody().front();
   {
     OpBuilder::InsertionGuard guard(b_);

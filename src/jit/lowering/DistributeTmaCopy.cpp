@@ -12,6 +12,8 @@
 
 #include "lowering/Distributor.h"
 
+#include "analysis/TileLoop.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -131,11 +133,12 @@ LogicalResult Distributor::lowerTmaCopy(dialect::TmaCopyOp op) {
     }
     nvgpu::TmaAsyncLoadOp::create(b_, loc_, dst, barrier, map, coordinates, first, /*multicastMask=*/Value(), leader);
   }
-  // The copy's completion: the iteration's parity in a loop (one completion per trip).
+  // The copy's completion: in a loop, the parity of the trip (one completion per trip,
+  // counted over the workgroup's tiles where it runs several: analysis/TileLoop.h).
   Value parity = arith::ConstantIntOp::create(b_, loc_, 0, 1);
   if (auto loop = dyn_cast<scf::ForOp>(b_.getInsertionBlock()->getParentOp()))
-    parity = arith::TruncIOp::create(
-        b_, loc_, b_.getI1Type(), arith::IndexCastUIOp::create(b_, loc_, b_.getI64Type(), loop.getInductionVar()));
+    parity = arith::TruncIOp::create(b_, loc_, b_.getI1Type(),
+                                     arith::IndexCastUIOp::create(b_, loc_, b_.getI64Type(), workgroupTrip(b_, loc_, loop)));
   nvgpu::MBarrierTryWaitParityOp::create(b_, loc_, barrier, parity, index(kWaitTicks), first);
   return success();
 }

@@ -21,10 +21,12 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <array>
 #include <map>
 #include <optional>
 
@@ -89,8 +91,8 @@ struct FragmentSource {
 
 class Distributor : LoweringBuilder {
  public:
-  Distributor(func::FuncOp kernel, KernelGrid grid)
-      : LoweringBuilder(kernel), kernel_(kernel), grid_(std::move(grid)) {}
+  Distributor(func::FuncOp kernel, KernelGrid grid, bool persistent)
+      : LoweringBuilder(kernel), kernel_(kernel), grid_(std::move(grid)), persistent_(persistent) {}
 
   LogicalResult emit(gpu::GPUModuleOp module);
 
@@ -135,9 +137,18 @@ class Distributor : LoweringBuilder {
   LogicalResult lowerCombineWaves(dialect::CombineWavesOp op);
   // This thread's wave index along wave axis `axis`.
   Value waveDigit(int axis);
-  // The number of workgroups along `axis`: a constant where every dim over the grid has a
-  // static size (then the workgroup order's arithmetic folds without a range analysis).
+  // The number of workgroup tiles along `axis`: a constant where every dim over the grid
+  // has a static size (then the tile order's arithmetic folds without a range analysis).
   Value gridSize(gpu::Dimension axis);
+  // The workgroup's tile (DistributeTiles.cpp): the dims' sizes, and their offsets from
+  // the tile's coordinates in the tile scheduler's order; for a persistent grid, inside
+  // the loop over the tiles it opens (the builder left in its body).
+  LogicalResult enterTiles();
+  // Closes the tile loop, if any (each loop's trips across tiles carried on).
+  LogicalResult exitTiles();
+  // `loop` (directly in the tile loop's body, running `trips` trips) counts its trips from
+  // those of earlier tiles (analysis/TileLoop.h); nothing outside a tile loop.
+  void countTripsAcrossTiles(scf::ForOp loop, Value trips);
   LogicalResult lowerPrint(dialect::PrintOp op);
   LogicalResult lowerConvert(dialect::ConvertLayoutOp op);
   LogicalResult lowerAllocate(dialect::AllocateOp op);
@@ -177,7 +188,12 @@ class Distributor : LoweringBuilder {
 
   func::FuncOp kernel_;
   KernelGrid grid_;
+  bool persistent_ = false;
   gpu::GPUFuncOp func_;
+  std::optional<std::array<int32_t, 3>> tileGrid_;  // the tile counts, where static
+  Value tileCounts_[3];                             // a persistent grid's, where not
+  scf::ForOp tileLoop_;                             // a persistent grid's loop over the tiles
+  SmallVector<Value> tripsAfterTile_;               // per loop counting trips across tiles
   IRMapping memrefs_;
   DenseMap<Value, Value> flat_;  // a memref's 1-D view (flattened)
   DenseMap<Value, Value> values_;

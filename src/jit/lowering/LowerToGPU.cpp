@@ -22,6 +22,8 @@ namespace {
 using namespace mlir;
 
 struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
+  using WaveLowerToGPUBase::WaveLowerToGPUBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> kernels;
@@ -38,7 +40,7 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
         op->emitOpError("expected a layout on its result (from wave-assign-layouts), but found none");
         return signalPassFailure();
       }
-      if (failed(emitDistributedKernel(kernel, gpuModule))) return signalPassFailure();
+      if (failed(emitDistributedKernel(kernel, gpuModule, persistent))) return signalPassFailure();
       kernel.erase();
     }
   }

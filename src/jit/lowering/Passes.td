@@ -13,7 +13,19 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     `wave.hyperparameters`, dynamic (`?`) for dims left out of them. Every tensor value
     must carry the layout wave-assign-layouts gives it; each op is lowered on its own
     from its operands' and result's layouts (lowering/DistributeKernel).
+
+    `persistent=true` makes the grid persistent: the body becomes a loop over the
+    workgroup tiles (`scf.for` marked `wave.tile_loop`, from the workgroup's index in
+    steps of the grid's size), the tile's coordinates taken in the tile scheduler's order;
+    the function gets `wave.persistent` and no known grid size, for the runtime launches
+    only as many workgroups as fit on the GPU. Each loop of the body that waits on
+    mbarriers counts its trips across tiles (`wave.trip_base`: the index of the tile
+    loop's iteration argument holding the trips of earlier tiles), so that phases carry on.
   }];
+  let options = [
+    Option<"persistent", "persistent", "bool", /*default=*/"false",
+           "Loop each workgroup over the tiles of a grid sized to the GPU">
+  ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::nvgpu::NVGPUDialect", "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"

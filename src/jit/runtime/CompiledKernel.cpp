@@ -20,6 +20,8 @@ struct CompiledKernel::Loaded {
   };
   std::mutex mutex;
   std::vector<EncodedMap> maps;
+  // A persistent kernel's workgroups: as many as the GPU holds at once.
+  unsigned resident = 0;
 };
 
 CompiledKernel::CompiledKernel(jit::PtxKernel ptx, std::vector<graph::MemoryType> args,
@@ -166,7 +168,13 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
     for (const std::string& dim : dims) words.push_back(sizes.at(dim));
     words.insert(words.end(), strides.begin(), strides.end());
   }
-  std::call_once(loaded_->once, [&] { loaded_->kernel = std::make_unique<runtime::LoadedKernel>(ptx_.ptx, ptx_.entry, where); });
+  const runtime::Dim3 block{ptx_.block[0], ptx_.block[1], ptx_.block[2]};
+  std::call_once(loaded_->once, [&] {
+    loaded_->kernel = std::make_unique<runtime::LoadedKernel>(ptx_.ptx, ptx_.entry, where);
+    if (ptx_.persistent)
+      loaded_->resident = static_cast<unsigned>(std::max(1, loaded_->kernel->resident_per_sm(block, ptx_.shared_bytes, where)) *
+                                                runtime::device_info(where).multiprocessors);
+  });
   std::vector<void*> args;
   for (std::int64_t& w : words) args.push_back(&w);
   // The tensor maps, by value after the descriptors (the driver copies the parameters at
@@ -196,8 +204,11 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
   }
   for (runtime::TensorMap& m : maps) args.push_back(&m);
   const std::array<unsigned, 3> g = ptx_.grid_for(sizes);
-  const runtime::Dim3 grid{g[0], g[1], g[2]};
-  const runtime::Dim3 block{ptx_.block[0], ptx_.block[1], ptx_.block[2]};
+  runtime::Dim3 grid{g[0], g[1], g[2]};
+  // A persistent kernel's workgroups loop over the tiles (at least one workgroup: a grid
+  // of no tiles is launched as the plain kernel's would be).
+  if (ptx_.persistent)
+    grid = {static_cast<unsigned>(std::clamp<std::uint64_t>(std::uint64_t(g[0]) * g[1] * g[2], 1, loaded_->resident)), 1, 1};
   loaded_->kernel->launch(grid, block, args, ptx_.shared_bytes, stream, where);
 }
 

@@ -31,6 +31,7 @@ Driver::Driver() {
       bind(lib, "cuModuleLoadDataEx", cuModuleLoadDataEx) && bind(lib, "cuModuleUnload", cuModuleUnload) &&
       bind(lib, "cuModuleGetFunction", cuModuleGetFunction) && bind(lib, "cuLaunchKernel", cuLaunchKernel) &&
       bind(lib, "cuFuncSetAttribute", cuFuncSetAttribute) &&
+      bind(lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor", cuOccupancyMaxActiveBlocksPerMultiprocessor) &&
       bind(lib, "cuStreamCreate", cuStreamCreate) && bind(lib, "cuStreamDestroy_v2", cuStreamDestroy) &&
       bind(lib, "cuStreamSynchronize", cuStreamSynchronize) && bind(lib, "cuMemAlloc_v2", cuMemAlloc) &&
       bind(lib, "cuMemFree_v2", cuMemFree) && bind(lib, "cuMemcpyHtoD_v2", cuMemcpyHtoD) &&

@@ -132,25 +132,40 @@ LoadedKernel::~LoadedKernel() {
   if (module_) Driver::get().cuModuleUnload(static_cast<CUmodule>(module_));
 }
 
+void LoadedKernel::allow_shared(std::uint32_t shared_bytes, std::source_location where) const {
+  // Without opting in, static and dynamic shared memory together get 48 KiB, and the
+  // generated PTX declares its dynamic array as a (1-byte) static one: every kernel with
+  // dynamic shared memory opts in, once per size it grows to.
+  if (shared_bytes <= dynamic_shared_limit_.load(std::memory_order_relaxed)) return;
+  const Driver& d = ready(where);
+  check(d,
+        d.cuFuncSetAttribute(static_cast<CUfunction>(function_), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             static_cast<int>(shared_bytes)),
+        "cuFuncSetAttribute", where);
+  dynamic_shared_limit_.store(shared_bytes, std::memory_order_relaxed);
+}
+
 void LoadedKernel::launch(Dim3 grid, Dim3 block, const std::vector<void*>& args,
                           std::uint32_t shared_bytes, const Stream* stream, std::source_location where) const {
   const Driver& d = ready(where);
   std::vector<void*> params(args);  // the driver takes a mutable array
-  // Without opting in, static and dynamic shared memory together get 48 KiB, and the
-  // generated PTX declares its dynamic array as a (1-byte) static one: every kernel with
-  // dynamic shared memory opts in, once per size it grows to.
-  if (shared_bytes > dynamic_shared_limit_.load(std::memory_order_relaxed)) {
-    check(d,
-          d.cuFuncSetAttribute(static_cast<CUfunction>(function_), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                               static_cast<int>(shared_bytes)),
-          "cuFuncSetAttribute", where);
-    dynamic_shared_limit_.store(shared_bytes, std::memory_order_relaxed);
-  }
+  allow_shared(shared_bytes, where);
   check(d,
         d.cuLaunchKernel(static_cast<CUfunction>(function_), grid.x, grid.y, grid.z, block.x, block.y,
                          block.z, shared_bytes, stream ? static_cast<CUstream>(stream->handle()) : nullptr,
                          params.data(), nullptr),
         "cuLaunchKernel", where);
+}
+
+int LoadedKernel::resident_per_sm(Dim3 block, std::uint32_t shared_bytes, std::source_location where) const {
+  const Driver& d = ready(where);
+  allow_shared(shared_bytes, where);  // (the calculator counts none past the kernel's limit)
+  int count = 0;
+  check(d,
+        d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&count, static_cast<CUfunction>(function_),
+                                                      static_cast<int>(block.x * block.y * block.z), shared_bytes),
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor", where);
+  return count;
 }
 
 Stream::Stream(std::source_location where) {

@@ -98,6 +98,12 @@ bool warpSpecializeRequested(const CompileOptions& options) {
   return options.warp_specialize || (v && *v && std::string(v) != "0");
 }
 
+// CompileOptions::persistent, or WAVE_PERSISTENT=1 (a whole test run under it).
+bool persistentRequested(const CompileOptions& options) {
+  const char* v = std::getenv("WAVE_PERSISTENT");
+  return options.persistent || (v && *v && std::string(v) != "0");
+}
+
 // CompileOptions::timing, or WAVE_TIMING=1.
 bool timingRequested(const CompileOptions& options) {
   const char* v = std::getenv("WAVE_TIMING");
@@ -119,8 +125,8 @@ KernelCache& cacheFor(const std::string& dir) {
 
 // The kernel ABI and cache payload layout: a change to either must not serve old entries
 // (2: memref-descriptor parameters, grid dims and dynamic shared memory in the payload;
-// 3: tensor maps after them).
-constexpr int kCacheFormat = 3;
+// 3: tensor maps after them; 4: the persistent flag).
+constexpr int kCacheFormat = 4;
 
 // Everything the PTX depends on: the kernel's IR, the target, the compiler's versions and
 // sources (any change to the JIT invalidates what it cached).
@@ -130,7 +136,7 @@ std::string cacheKey(mlir::ModuleOp module, const CompileOptions& options) {
   module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
   os << "\ntarget=" << options.target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
      << ", format " << kCacheFormat << ", stages "
-     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", tma " << options.tma << ", warp specialize " << warpSpecializeRequested(options) << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
+     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", tma " << options.tma << ", warp specialize " << warpSpecializeRequested(options) << ", persistent " << persistentRequested(options) << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
   return key;
 }
 
@@ -139,7 +145,7 @@ std::string serialize(const PtxKernel& k) {
   os << k.entry << '\n' << k.grid[0] << ' ' << k.grid[1] << ' ' << k.grid[2] << '\n'
      << k.block[0] << ' ' << k.block[1] << ' ' << k.block[2] << '\n';
   for (const PtxKernel::GridDim& g : k.grid_dims) os << (g.dim.empty() ? "-" : g.dim) << ' ' << g.tile << ' ';
-  os << k.shared_bytes << ' ' << k.tensor_maps.size() << '\n';
+  os << k.shared_bytes << ' ' << k.persistent << ' ' << k.tensor_maps.size() << '\n';
   for (const PtxKernel::TensorMap& m : k.tensor_maps) {
     os << m.argument << ' ' << m.swizzle << ' ' << m.box.size();
     for (unsigned extent : m.box) os << ' ' << extent;
@@ -159,7 +165,7 @@ PtxKernel deserialize(const std::string& payload) {
     if (g.dim == "-") g.dim.clear();
   }
   std::size_t maps = 0;
-  is >> k.shared_bytes >> maps;
+  is >> k.shared_bytes >> k.persistent >> maps;
   k.tensor_maps.resize(maps);
   for (PtxKernel::TensorMap& m : k.tensor_maps) {
     std::size_t rank = 0;
@@ -236,7 +242,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
       createWaveSelectWarpgroupMma({.enabled = warpgroupMma}));
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSelectTensorCopies({.enabled = warpgroupMma && options.tma}));
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
-  lowering.addPass(createWaveLowerToGPU());
+  lowering.addPass(createWaveLowerToGPU({.persistent = persistentRequested(options)}));
   mlir::OpPassManager& gpuFunc = lowering.nest<mlir::gpu::GPUModuleOp>().nest<mlir::gpu::GPUFuncOp>();
   // Folded first, so that fills are plain load -> store pairs the pipelining recognizes.
   // The kernels are structured (scf) with few blocks: region simplification finds nothing
@@ -296,6 +302,10 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
         for (int64_t extent : map.getAs<mlir::DenseI64ArrayAttr>("box").asArrayRef())
           m.box.push_back(static_cast<unsigned>(extent));
       }
+    if (f->hasAttr("wave.persistent")) {
+      result.persistent = true;
+      f->removeAttr("wave.persistent");
+    }
     if (auto block = f.getKnownBlockSizeAttr())
       for (int i = 0; i < 3; ++i) result.block[i] = static_cast<unsigned>(block[i]);
   });

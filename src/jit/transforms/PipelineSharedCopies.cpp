@@ -9,6 +9,8 @@
 #include "transforms/Passes.h"
 #include "transforms/SharedCopies.h"
 
+#include "analysis/TileLoop.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -31,10 +33,7 @@ using namespace mlir;
 
 namespace shared_copies {
 
-Value tripIndex(OpBuilder& b, Location loc, scf::ForOp loop) {
-  Value trip = arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound());
-  return arith::DivUIOp::create(b, loc, trip, loop.getStep());
-}
+Value tripIndex(OpBuilder& b, Location loc, scf::ForOp loop) { return workgroupTrip(b, loc, loop); }
 
 Value stageIndex(OpBuilder& b, Location loc, scf::ForOp loop, int stages) {
   return arith::RemUIOp::create(b, loc, tripIndex(b, loc, loop), arith::ConstantIndexOp::create(b, loc, stages));
@@ -414,7 +413,11 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     }
     if (stages == 1) return;
     SmallVector<scf::ForOp> loops;
-    getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    // (A persistent grid's loop over tiles is not one whose copies run ahead: its body's
+    // loops are.)
+    getOperation().walk([&](scf::ForOp loop) {
+      if (!loop->hasAttr(kTileLoopAttr)) loops.push_back(loop);
+    });
     for (scf::ForOp loop : loops)
       if (failed(pipeline(loop))) return signalPassFailure();
   }
@@ -532,7 +535,7 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
       // The copies' own warpgroup runs them as far ahead as the stages allow.
       for (TensorCopy& c : *tensorCopies) barrierPerStage(loop, c, n);
       const bool batchInFlight = warpgroupMma && resultsCarried;
-      specializeWarps(loop, *tensorCopies, n, batchInFlight, perSM);
+      if (failed(specializeWarps(loop, *tensorCopies, n, batchInFlight, perSM))) return failure();
       if (batchInFlight) keepOneBatchInFlight(loop);
       return success();
     }

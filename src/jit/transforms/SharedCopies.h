@@ -30,7 +30,8 @@ struct TensorCopy {
   mlir::memref::ViewOp tile;
 };
 
-// (iv - lb) / step: the iteration's number, from 0.
+// (iv - lb) / step: the iteration's number, from 0, counted on from the trips of earlier
+// tiles under a persistent grid (analysis/TileLoop.h): mbarrier phases carry on.
 mlir::Value tripIndex(mlir::OpBuilder& b, mlir::Location loc, mlir::scf::ForOp loop);
 
 // tripIndex mod stages: which copy of a tile iteration iv uses.
@@ -60,8 +61,8 @@ int specializedWorkgroupsPerSM(int64_t consumers, int64_t registersNeeded);
 // producer warpgroup, which issues the copies; `perSM` workgroups share an SM.
 // `batchInFlight`: each iteration's wgmma batch is waited for in the next one, so the
 // stage it reads is released only there.
-void specializeWarps(mlir::scf::ForOp loop, llvm::ArrayRef<TensorCopy> copies, int stages, bool batchInFlight,
-                     int perSM);
+mlir::LogicalResult specializeWarps(mlir::scf::ForOp loop, llvm::ArrayRef<TensorCopy> copies, int stages,
+                                    bool batchInFlight, int perSM);
 
 }  // namespace wave::jit::shared_copies
 

@@ -12,6 +12,8 @@
 #include "transforms/Passes.h"
 #include "transforms/SharedCopies.h"
 
+#include "analysis/TileLoop.h"
+
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -42,8 +44,15 @@ bool usesAny(Operation* op, const llvm::SetVector<Operation*>& defs) {
       .wasInterrupted();
 }
 
+// The op of the function's block the split starts at: the loop, or the persistent grid's
+// loop over tiles around it.
+Operation* splitPoint(scf::ForOp loop) {
+  if (scf::ForOp tiles = enclosingTileLoop(loop)) return tiles;
+  return loop;
+}
+
 // The barrier after the last mbarrier initialization before `loop`, which publishes them.
-FailureOr<gpu::BarrierOp> barriersPublished(scf::ForOp loop) {
+FailureOr<gpu::BarrierOp> barriersPublished(Operation* loop) {
   Operation* lastInit = nullptr;
   for (Operation& op : llvm::make_range(loop->getBlock()->begin(), loop->getIterator()))
     if (isa<nvgpu::MBarrierInitOp>(op)) lastInit = &op;
@@ -57,7 +66,7 @@ FailureOr<gpu::BarrierOp> barriersPublished(scf::ForOp loop) {
 // range), barriers after them, and what uses their results. All come after the mbarriers'
 // set-up (their initialization and the barrier that publishes it), which every thread
 // runs; nothing but it may have effects before: failure otherwise.
-FailureOr<llvm::SetVector<Operation*>> consumerPrologue(scf::ForOp loop) {
+FailureOr<llvm::SetVector<Operation*>> consumerPrologue(Operation* loop) {
   auto before = llvm::make_range(loop->getBlock()->begin(), loop->getIterator());
   FailureOr<gpu::BarrierOp> published = barriersPublished(loop);
   if (failed(published)) return failure();
@@ -88,22 +97,74 @@ SmallVector<Operation*> issueSlice(scf::ForOp loop, ArrayRef<TensorCopy> copies)
 
 Value index(OpBuilder& b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
+// What the producer computes the copies from: under a tile loop, the ops of its body
+// before `loop` that the bounds and the copies use (pure arithmetic of the tile's
+// coordinates, cloned into the producer's own loop over the tiles, in order); and the
+// values from before the split, which both roles see.
+struct ProducerInputs {
+  SmallVector<Operation*> tileOps;
+  SmallVector<Value> fromBefore;
+};
+
+FailureOr<ProducerInputs> producerInputs(scf::ForOp loop, ArrayRef<TensorCopy> copies) {
+  scf::ForOp tiles = enclosingTileLoop(loop);
+  SmallVector<Value> work{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
+  for (Operation* op : issueSlice(loop, copies))
+    for (Value v : op->getOperands())
+      if (!loop->isAncestor(v.getParentBlock()->getParentOp())) work.push_back(v);
+  ProducerInputs inputs;
+  llvm::SetVector<Operation*> tileOps;
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second) continue;
+    Operation* def = v.getDefiningOp();
+    if (!tiles || !tiles->isAncestor(def ? def : v.getParentBlock()->getParentOp())) {
+      inputs.fromBefore.push_back(v);
+      continue;
+    }
+    // (The loop's trips in earlier tiles, which its stages' indices use, are the
+    // consumers': the producer counts its own, the same.)
+    if (v == tiles.getInductionVar() || v == tripsInEarlierTiles(loop)) continue;
+    if (!def || def->getBlock() != tiles.getBody() || !isPure(def) || def->getNumRegions() != 0) return failure();
+    tileOps.insert(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  inputs.tileOps.assign(tileOps.begin(), tileOps.end());
+  llvm::sort(inputs.tileOps, [](Operation* a, Operation* b) { return a->isBeforeInBlock(b); });
+  return inputs;
+}
+
 // The producer: its first thread alone fills each stage in turn, once the consumers have
 // released it (a fresh mbarrier's previous phase counts as complete: the first round
-// waits for nothing), arming the stage's full mbarriers and issuing the copies.
-void buildProducer(OpBuilder& b, scf::ForOp loop, ArrayRef<TensorCopy> copies, Value empty, Value tid,
-                   int64_t consumers, int stages) {
+// waits for nothing), arming the stage's full mbarriers and issuing the copies. Under a
+// tile loop, it walks the tiles as the consumers do, its trips counted on across them.
+void buildProducer(OpBuilder& b, scf::ForOp loop, ArrayRef<TensorCopy> copies, const ProducerInputs& inputs,
+                   Value empty, Value tid, int64_t consumers, int stages) {
   const Location loc = loop.getLoc();
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, index(b, loc, consumers));
   auto issuer = scf::IfOp::create(b, loc, TypeRange{}, first, /*withElseRegion=*/false);
   b.setInsertionPoint(issuer.thenBlock()->getTerminator());
-  auto fills = scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
+  IRMapping map;
+  scf::ForOp tiles = enclosingTileLoop(loop), producerTiles;
+  if (tiles) {
+    producerTiles = scf::ForOp::create(b, loc, tiles.getLowerBound(), tiles.getUpperBound(), tiles.getStep(),
+                                       ValueRange{index(b, loc, 0)});
+    producerTiles->setAttr(kTileLoopAttr, b.getUnitAttr());
+    b.setInsertionPointToStart(producerTiles.getBody());
+    map.map(tiles.getInductionVar(), producerTiles.getInductionVar());
+    if (Value earlier = tripsInEarlierTiles(loop)) map.map(earlier, producerTiles.getRegionIterArgs()[0]);
+    for (Operation* op : inputs.tileOps) b.clone(*op, map);
+  }
+  auto fills = scf::ForOp::create(b, loc, map.lookupOrDefault(loop.getLowerBound()),
+                                  map.lookupOrDefault(loop.getUpperBound()), map.lookupOrDefault(loop.getStep()));
+  if (tiles) fills->setAttr(kTripBaseAttr, b.getI64IntegerAttr(0));
+  OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(fills.getBody()->getTerminator());
   Value stage = stageIndex(b, loc, fills, stages);
   Value previous = arith::XOrIOp::create(b, loc, roundParity(b, loc, fills, stages),
                                          arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, previous, index(b, loc, kWaitTicks), stage);
-  IRMapping map;
   map.map(loop.getInductionVar(), fills.getInductionVar());
   for (Operation* op : issueSlice(loop, copies)) {
     Operation* copy = b.clone(*op, map);
@@ -114,6 +175,11 @@ void buildProducer(OpBuilder& b, scf::ForOp loop, ArrayRef<TensorCopy> copies, V
       load.getMbarIdMutable().assign(stage);
       load.getPredicateMutable().clear();
     }
+  }
+  if (tiles) {
+    b.setInsertionPointAfter(fills);
+    Value after = arith::AddIOp::create(b, loc, producerTiles.getRegionIterArgs()[0], tripCount(b, loc, fills));
+    scf::YieldOp::create(b, loc, after);
   }
 }
 
@@ -131,25 +197,38 @@ bool readsOnlyByWarpgroupMma(scf::ForOp loop) {
 
 // The consumers' loop: the copies gone, each iteration releases the stage it read once
 // its reads are done: at its end, or with its wgmma batch left in flight, the previous
-// iteration's stage (that batch was waited for in this one). `arrives`: whether this
-// thread is one that releases (null: every thread).
+// iteration's stage (that batch was waited for in this one), the last one's after the
+// loop where the next tile's copies refill it. `arrives`: whether this thread is one
+// that releases (null: every thread).
 void releaseStages(scf::ForOp loop, Value empty, Value arrives, int stages, bool batchInFlight) {
   const Location loc = loop.getLoc();
   OpBuilder b(loop.getBody()->getTerminator());
   Value stage = stageIndex(b, loc, loop, stages);
   Value release = arrives;
+  auto both = [&](Value a, Value c) { return a ? arith::AndIOp::create(b, loc, a, c).getResult() : c; };
   if (batchInFlight) {
-    Value trip = tripIndex(b, loc, loop);
-    Value later = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, trip, index(b, loc, 0));
-    release = release ? arith::AndIOp::create(b, loc, release, later) : later;
-    Value before = arith::SubIOp::create(b, loc, trip, index(b, loc, 1));
+    Value later = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, localTrip(b, loc, loop), index(b, loc, 0));
+    release = both(release, later);
+    Value before = arith::SubIOp::create(b, loc, tripIndex(b, loc, loop), index(b, loc, 1));
     stage = arith::RemUIOp::create(b, loc, before, index(b, loc, stages));
   }
-  if (release) {
-    auto only = scf::IfOp::create(b, loc, TypeRange{}, release, /*withElseRegion=*/false);
-    b.setInsertionPoint(only.thenBlock()->getTerminator());
-  }
-  nvgpu::MBarrierArriveOp::create(b, loc, empty, stage);
+  auto arriveIf = [&](Value condition, Value at) {
+    if (condition) {
+      auto only = scf::IfOp::create(b, loc, TypeRange{}, condition, /*withElseRegion=*/false);
+      b.setInsertionPoint(only.thenBlock()->getTerminator());
+    }
+    nvgpu::MBarrierArriveOp::create(b, loc, empty, at);
+  };
+  arriveIf(release, stage);
+  if (!batchInFlight || !enclosingTileLoop(loop)) return;
+  // (After the wait for the last batch, which keepOneBatchInFlight puts right after the loop.)
+  b.setInsertionPointAfter(loop);
+  Value trips = tripCount(b, loc, loop);
+  Value last = arith::SubIOp::create(b, loc, trips, index(b, loc, 1));
+  if (Value earlier = tripsInEarlierTiles(loop)) last = arith::AddIOp::create(b, loc, earlier, last);
+  Value ran = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, trips, index(b, loc, 0));
+  release = both(arrives, ran);
+  arriveIf(release, arith::RemUIOp::create(b, loc, last, index(b, loc, stages)));
 }
 
 // The registers each thread of a workgroup of `consumers` computing threads and a producer
@@ -185,61 +264,70 @@ int specializedWorkgroupsPerSM(int64_t consumers, int64_t registersNeeded) {
 }
 
 LogicalResult canSpecializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies) {
-  auto func = dyn_cast<gpu::GPUFuncOp>(loop->getParentOp());
-  if (!func || !func.getBody().hasOneBlock() || loop->getBlock() != &func.getBody().front())
+  auto func = loop->getParentOfType<gpu::GPUFuncOp>();
+  Operation* top = splitPoint(loop);
+  if (!func || !func.getBody().hasOneBlock() || top->getBlock() != &func.getBody().front())
     return failure();  // the split takes the rest of the function from the loop on
+  // Under a tile loop, the producer runs one loop's copies (two loops' would interleave).
+  if (top != loop && top->walk([&](nvgpu::TmaAsyncLoadOp load) {
+                           return loop->isAncestor(load) ? WalkResult::advance() : WalkResult::interrupt();
+                         }).wasInterrupted())
+    return failure();
   const int64_t threads = blockThreads(func);
   if (threads == 0 || threads % kWarpgroupThreads != 0 || threads + kWarpgroupThreads > kMaxThreads) return failure();
-  // What the producer uses from before the loop stays outside the computing threads' part.
-  FailureOr<llvm::SetVector<Operation*>> prologue = consumerPrologue(loop);
+  // What the producer uses from before the split stays outside the computing threads' part.
+  FailureOr<llvm::SetVector<Operation*>> prologue = consumerPrologue(top);
   if (failed(prologue)) return failure();
   const llvm::SetVector<Operation*>& moved = *prologue;
   auto outside = [&](Value v) {
     Operation* def = v.getDefiningOp();
     return !def || !moved.contains(def);
   };
-  if (!outside(loop.getLowerBound()) || !outside(loop.getUpperBound()) || !outside(loop.getStep())) return failure();
-  for (Operation* op : issueSlice(loop, copies))
-    for (Value v : op->getOperands())
-      if (!loop->isAncestor(v.getParentBlock()->getParentOp()) && !outside(v)) return failure();
+  FailureOr<ProducerInputs> inputs = producerInputs(loop, copies);
+  if (failed(inputs) || !llvm::all_of(inputs->fromBefore, outside)) return failure();
   for (const TensorCopy& c : copies)
     if (!outside(c.barrier) || !llvm::any_of(c.barrier.getUsers(), [&](Operation* user) {
-          return isa<nvgpu::MBarrierInitOp>(user) && !loop->isAncestor(user);
+          return isa<nvgpu::MBarrierInitOp>(user) && !top->isAncestor(user);
         }))
       return failure();
   return success();
 }
 
-void specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int stages, bool batchInFlight, int perSM) {
-  auto func = cast<gpu::GPUFuncOp>(loop->getParentOp());
+LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int stages, bool batchInFlight,
+                              int perSM) {
+  auto func = loop->getParentOfType<gpu::GPUFuncOp>();
+  Operation* top = splitPoint(loop);
   const Location loc = loop.getLoc();
   const int64_t consumers = blockThreads(func);
   MLIRContext* ctx = loop.getContext();
 
   // The empty mbarriers, one per stage, made after the full ones, before the barrier that
   // publishes them.
-  gpu::BarrierOp published = *barriersPublished(loop);
+  gpu::BarrierOp published = *barriersPublished(top);
   OpBuilder b(published);
   // (Initialized by the thread that initializes the full ones.)
   Value initializes = cast<nvgpu::MBarrierInitOp>(*llvm::find_if(copies.front().barrier.getUsers(), [&](Operation* user) {
-                        return isa<nvgpu::MBarrierInitOp>(user) && !loop->isAncestor(user);
+                        return isa<nvgpu::MBarrierInitOp>(user) && !top->isAncestor(user);
                       })).getPredicate();
   auto fullType = cast<nvgpu::MBarrierGroupType>(copies.front().barrier.getType());
   Value empty =
       nvgpu::MBarrierCreateOp::create(b, loc, nvgpu::MBarrierGroupType::get(ctx, fullType.getMemorySpace(), stages));
 
   // The split: threads [0, consumers) compute, the new warpgroup produces.
-  llvm::SetVector<Operation*> prologue = *consumerPrologue(loop);
-  b.setInsertionPoint(loop);
+  FailureOr<llvm::SetVector<Operation*>> prologue = consumerPrologue(top);
+  FailureOr<ProducerInputs> inputs = producerInputs(loop, copies);
+  if (failed(prologue) || failed(inputs))  // (canSpecializeWarps said it could)
+    return loop.emitError("cannot split the loop between a producer warpgroup and the computing warps");
+  b.setInsertionPoint(top);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value computes = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, index(b, loc, consumers));
   auto roles = scf::IfOp::create(b, loc, TypeRange{}, computes, /*withElseRegion=*/true);
   roles->setAttr(kConsumerThreadsAttr, b.getI64IntegerAttr(consumers));
   Block* consumer = roles.thenBlock();
-  Block* entry = loop->getBlock();
-  for (Operation* op : prologue) op->moveBefore(consumer->getTerminator());
+  Block* entry = top->getBlock();
+  for (Operation* op : *prologue) op->moveBefore(consumer->getTerminator());
   consumer->getOperations().splice(consumer->getTerminator()->getIterator(), entry->getOperations(),
-                                   loop->getIterator(), entry->getTerminator()->getIterator());
+                                   top->getIterator(), entry->getTerminator()->getIterator());
   // Their barriers are of their threads alone: the producer never reaches them.
   consumer->walk([&](gpu::BarrierOp barrier) {
     OpBuilder at(barrier);
@@ -256,7 +344,7 @@ void specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int stages, b
   }
   b.setInsertionPoint(roles.elseBlock()->getTerminator());
   if (registers) NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters, NVVM::SetMaxRegisterAction::decrease);
-  buildProducer(b, loop, copies, empty, tid, consumers, stages);
+  buildProducer(b, loop, copies, *inputs, empty, tid, consumers, stages);
 
   // The consumers' loop without the copies (and the views and arithmetic only they used).
   SmallVector<Operation*> slice = issueSlice(loop, copies);
@@ -278,6 +366,7 @@ void specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int stages, b
   }
   releaseStages(loop, empty, arrives, stages, batchInFlight);
   func.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(ctx, {static_cast<int32_t>(consumers + kWarpgroupThreads), 1, 1}));
+  return success();
 }
 
 }  // namespace wave::jit::shared_copies

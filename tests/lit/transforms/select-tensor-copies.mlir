@@ -43,7 +43,9 @@
 // LOWERED: scf.for %[[K:arg[0-9]+]] = 
 // LOWERED: nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%{{.*}}], %c16384{{.*}}, predicate = %[[LEADER]]
 // LOWERED: nvgpu.tma.async.load %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}] to %{{.*}}, predicate = %[[LEADER]]
-// LOWERED: %[[TRIP:.*]] = arith.index_castui %[[K]] : index to i64
+// LOWERED: %[[FROM_FIRST:.*]] = arith.subi %[[K]], %{{.*}} : index
+// LOWERED: %[[NTH:.*]] = arith.divui %[[FROM_FIRST]], %{{.*}} : index
+// LOWERED: %[[TRIP:.*]] = arith.index_castui %[[NTH]] : index to i64
 // LOWERED: %[[PARITY:.*]] = arith.trunci %[[TRIP]] : i64 to i1
 // LOWERED: nvgpu.mbarrier.try_wait.parity %{{.*}}[%{{.*}}], %[[PARITY]]
 // LOWERED: nvvm.wgmma.mma_async

@@ -1,0 +1,137 @@
+//===- DistributeTiles.cpp - which workgroup tile a workgroup computes ---------===//
+//
+// One workgroup per tile, its coordinates from the block index; or, for a persistent
+// grid, a loop over the tiles (`wave.tile_loop`) from the workgroup's index in steps of
+// the grid's size. Either way the tile scheduler's order: tensor-core kernels take their
+// tiles in groups of 8 along x (the workgroups running at once share operand tiles in
+// L2), and loops that end by the workgroup's position run their longest tiles first.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/Distributor.h"
+
+#include "analysis/MMAAnchors.h"
+#include "analysis/TileLoop.h"
+#include "lowering/KernelSignature.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace wave::jit::distribution {
+
+namespace {
+
+constexpr gpu::Dimension kAxes[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
+
+}  // namespace
+
+Value Distributor::gridSize(gpu::Dimension axis) {
+  const int a = static_cast<int>(axis);
+  if (tileGrid_) return index((*tileGrid_)[a]);
+  if (tileCounts_[a]) return tileCounts_[a];
+  return gpu::GridDimOp::create(b_, loc_, axis);
+}
+
+LogicalResult Distributor::enterTiles() {
+  if (std::optional<ArrayRef<int32_t>> known = func_.getKnownGridSize()) tileGrid_ = {(*known)[0], (*known)[1], (*known)[2]};
+  Value tile[3];
+  if (persistent_) {
+    // The launch sizes the grid to the GPU: the tile counts come from the dims' sizes.
+    func_->setAttr("wave.persistent", b_.getUnitAttr());
+    func_.setKnownGridSizeAttr(nullptr);
+    for (auto& [dim, t] : grid_.dims) {
+      FailureOr<Value> size = dimSize(b_, kernel_, func_, dim);
+      if (failed(size)) return failure();
+      sizes_[dim] = *size;
+    }
+    if (!tileGrid_)
+      for (int axis = 0; axis < 3; ++axis) {
+        Value count = index(1);
+        for (auto& [dim, t] : grid_.dims)
+          if (t.gridAxis == axis)
+            count = arith::MulIOp::create(b_, loc_, count,
+                                          arith::CeilDivUIOp::create(b_, loc_, sizes_[dim], index(t.blockTile)));
+        tileCounts_[axis] = count;
+      }
+    Value counts[3] = {gridSize(kAxes[0]), gridSize(kAxes[1]), gridSize(kAxes[2])};
+    Value tiles = arith::MulIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, counts[0], counts[1]), counts[2]);
+    // Each loop of the body at its top level may count its trips across tiles (see
+    // analysis/TileLoop.h): an iteration argument each.
+    int64_t loops = 0;
+    for (Operation& op : kernel_.getBody().front()) loops += isa<dialect::IterateOp>(op);
+    SmallVector<Value> none(loops, index(0));
+    tileLoop_ = scf::ForOp::create(b_, loc_, gpu::BlockIdOp::create(b_, loc_, gpu::Dimension::x), tiles,
+                                   gpu::GridDimOp::create(b_, loc_, gpu::Dimension::x), none);
+    tileLoop_->setAttr(kTileLoopAttr, b_.getUnitAttr());
+    if (loops == 0)
+      b_.setInsertionPoint(tileLoop_.getBody()->getTerminator());
+    else
+      b_.setInsertionPointToStart(tileLoop_.getBody());
+    // x fastest, as the block index orders a plain grid.
+    Value linear = tileLoop_.getInductionVar();
+    Value rest = arith::DivUIOp::create(b_, loc_, linear, counts[0]);
+    tile[0] = arith::RemUIOp::create(b_, loc_, linear, counts[0]);
+    tile[1] = arith::RemUIOp::create(b_, loc_, rest, counts[1]);
+    tile[2] = arith::DivUIOp::create(b_, loc_, rest, counts[1]);
+  } else {
+    // Along an axis of one workgroup the tile is 0, known where the addresses are built.
+    for (int axis = 0; axis < 3; ++axis)
+      tile[axis] = tileGrid_ && (*tileGrid_)[axis] == 1 ? index(0) : gpu::BlockIdOp::create(b_, loc_, kAxes[axis]);
+  }
+  // Tensor-core kernels reuse operand tiles across workgroups: those running at once take
+  // them from L2 when they go in groups of 8 along x.
+  if (computesWithMMA(kernel_))
+    std::tie(tile[0], tile[1]) = groupedTileOrder(tile[0], tile[1], gridSize(kAxes[0]), gridSize(kAxes[1]), 8);
+  // A loop that ends early by the workgroup's position (wave-skip-masked-tiles: causal
+  // attention's later query tiles see more keys) makes those workgroups longer: they go
+  // first, so the last to run are short ones.
+  llvm::SmallDenseSet<int, 4> reversed;
+  kernel_.walk([&](dialect::IterateOp loop) {
+    if (!loop.getEndDimsAttr()) return;
+    for (Attribute d : loop.getEndDimsAttr()) {
+      auto it = grid_.dims.find(cast<StringAttr>(d).getValue());
+      if (it == grid_.dims.end() || it->second.gridAxis < 0 || !reversed.insert(it->second.gridAxis).second) continue;
+      const int axis = it->second.gridAxis;
+      Value last = arith::SubIOp::create(b_, loc_, gridSize(kAxes[axis]), index(1));
+      tile[axis] = arith::SubIOp::create(b_, loc_, last, tile[axis]);
+    }
+  });
+  for (auto& [dim, t] : grid_.dims) {
+    if (!sizes_.count(dim)) {
+      FailureOr<Value> size = dimSize(b_, kernel_, func_, dim);
+      if (failed(size)) return failure();
+      sizes_[dim] = *size;
+    }
+    offsets_[dim] = t.gridAxis < 0 ? index(0)
+                                   : arith::MulIOp::create(b_, loc_, tile[t.gridAxis], index(t.blockTile)).getResult();
+    if (t.gridAxis < 0)
+      offsetRanges_[dim] = {0, 0};
+    else if (tileGrid_)
+      offsetRanges_[dim] = {0, ((*tileGrid_)[t.gridAxis] - 1) * t.blockTile};
+  }
+  return success();
+}
+
+void Distributor::countTripsAcrossTiles(scf::ForOp loop, Value trips) {
+  if (!tileLoop_ || loop->getBlock() != tileLoop_.getBody()) return;
+  const auto which = static_cast<int64_t>(tripsAfterTile_.size());
+  if (which >= static_cast<int64_t>(tileLoop_.getNumRegionIterArgs())) return;  // exitTiles reports it
+  loop->setAttr(kTripBaseAttr, b_.getI64IntegerAttr(which));
+  OpBuilder::InsertionGuard guard(b_);
+  b_.setInsertionPoint(loop);
+  tripsAfterTile_.push_back(arith::AddIOp::create(b_, loc_, tileLoop_.getRegionIterArgs()[which], trips));
+}
+
+LogicalResult Distributor::exitTiles() {
+  if (!tileLoop_) return success();
+  // (Every loop of the body's top level counts its trips: an argument yielded unchanged
+  // would be folded away, the others' positions with it.)
+  if (tripsAfterTile_.size() != tileLoop_.getNumRegionIterArgs())
+    return kernel_.emitError("expected each loop at the kernel's top level to count its trips across the persistent "
+                             "grid's tiles, but found ")
+           << tripsAfterTile_.size() << " of " << tileLoop_.getNumRegionIterArgs() << " counting";
+  if (!tripsAfterTile_.empty()) scf::YieldOp::create(b_, loc_, tripsAfterTile_);
+  b_.setInsertionPointAfter(tileLoop_);
+  return success();
+}
+
+}  // namespace wave::jit::distribution
