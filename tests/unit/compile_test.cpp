@@ -11,6 +11,7 @@
 
 #include "kernels/conv2d.hpp"
 #include "kernels/copy.hpp"
+#include "kernels/flash_attention.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/gemm_f8.hpp"
 #include "kernels/softmax.hpp"
@@ -231,6 +232,18 @@ TEST_CASE("a persistent grid: each workgroup loops over the tiles, the producer 
   for (std::size_t at = persistent.ptx.find("bar.sync"); at != std::string::npos; at = persistent.ptx.find("bar.sync", at + 1))
     ++barriers;
   CHECK(barriers == 1);
+  // Flash attention keeps its producer warpgroup too: Q's copy, outside the loop, stays with
+  // the computing warps (one completion per tile).
+  {
+    namespace fa = examples::flash_attention;
+    const CompileOptions attention{.subs = {{fa::B, 4}, {fa::H, 16}, {fa::M, 4096}, {fa::K2, 4096}, {fa::K1, 128},
+                                            {fa::N, 128}, {fa::BLOCK_M, 128}, {fa::BLOCK_K2, 128}},
+                                   .cache = false, .warp_specialize = true, .persistent = true};
+    const jit::PtxKernel flash = jit::compile_to_ptx(fa::make_kernel({.head_dim = 128, .causal = true}).trace(), attention);
+    CHECK(flash.persistent);
+    CHECK(flash.block[0] == 8 * 32 + 128);
+    CHECK_THAT(flash.ptx, Contains("setmaxnreg.inc"));
+  }
   // Without warp specialization and without TMA, the same loop over tiles.
   options.warp_specialize = false;
   CHECK(jit::compile_to_ptx(gemm.trace(), options).persistent);

@@ -1,10 +1,11 @@
 //===- DistributeTiles.cpp - which workgroup tile a workgroup computes ---------===//
 //
 // One workgroup per tile, its coordinates from the block index; or, for a persistent
-// grid, a loop over the tiles (`wave.tile_loop`) from the workgroup's index in steps of
-// the grid's size. Either way the tile scheduler's order: tensor-core kernels take their
-// tiles in groups of 8 along x (the workgroups running at once share operand tiles in
-// L2), and loops that end by the workgroup's position run their longest tiles first.
+// grid, a loop over the tiles (`wave.tile_loop`): rounds of one tile per workgroup, in
+// the workgroups' order and the reverse by turns. Either way the tile scheduler's order:
+// tensor-core kernels take their tiles in groups of 8 along x (the workgroups running at
+// once share operand tiles in L2), and loops that end by the workgroup's position run
+// their longest tiles first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,15 +60,32 @@ LogicalResult Distributor::enterTiles() {
     int64_t loops = 0;
     for (Operation& op : kernel_.getBody().front()) loops += isa<dialect::IterateOp>(op);
     SmallVector<Value> none(loops, index(0));
-    tileLoop_ = scf::ForOp::create(b_, loc_, gpu::BlockIdOp::create(b_, loc_, gpu::Dimension::x), tiles,
-                                   gpu::GridDimOp::create(b_, loc_, gpu::Dimension::x), none);
+    // Rounds of one tile per workgroup, taken in turn forwards and backwards (a
+    // serpentine): where tiles differ in length (causal attention's, longest first) a
+    // workgroup's long and short ones pair up; each round's tiles are still neighbours, as
+    // a plain grid's running at once are (L2). A workgroup runs the full rounds, and the
+    // partial last one if its place in that round's direction is among the tiles left.
+    Value workgroup = gpu::BlockIdOp::create(b_, loc_, gpu::Dimension::x);
+    Value workgroups = gpu::GridDimOp::create(b_, loc_, gpu::Dimension::x);
+    Value mirrored = arith::SubIOp::create(b_, loc_, arith::SubIOp::create(b_, loc_, workgroups, index(1)), workgroup);
+    auto placeIn = [&](Value round) {
+      Value odd = arith::TruncIOp::create(b_, loc_, b_.getI1Type(),
+                                          arith::IndexCastUIOp::create(b_, loc_, b_.getI64Type(), round));
+      return arith::SelectOp::create(b_, loc_, odd, mirrored, workgroup).getResult();
+    };
+    Value rounds = arith::DivUIOp::create(b_, loc_, tiles, workgroups);
+    Value left = arith::RemUIOp::create(b_, loc_, tiles, workgroups);
+    Value takesOneMore = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ult, placeIn(rounds), left);
+    Value trips = arith::AddIOp::create(b_, loc_, rounds, arith::SelectOp::create(b_, loc_, takesOneMore, index(1), index(0)));
+    tileLoop_ = scf::ForOp::create(b_, loc_, index(0), trips, index(1), none);
     tileLoop_->setAttr(kTileLoopAttr, b_.getUnitAttr());
     if (loops == 0)
       b_.setInsertionPoint(tileLoop_.getBody()->getTerminator());
     else
       b_.setInsertionPointToStart(tileLoop_.getBody());
+    Value round = tileLoop_.getInductionVar();
+    Value linear = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, round, workgroups), placeIn(round));
     // x fastest, as the block index orders a plain grid.
-    Value linear = tileLoop_.getInductionVar();
     Value rest = arith::DivUIOp::create(b_, loc_, linear, counts[0]);
     tile[0] = arith::RemUIOp::create(b_, loc_, linear, counts[0]);
     tile[1] = arith::RemUIOp::create(b_, loc_, rest, counts[1]);

@@ -15,8 +15,9 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     from its operands' and result's layouts (lowering/DistributeKernel).
 
     `persistent=true` makes the grid persistent: the body becomes a loop over the
-    workgroup tiles (`scf.for` marked `wave.tile_loop`, from the workgroup's index in
-    steps of the grid's size), the tile's coordinates taken in the tile scheduler's order;
+    workgroup tiles (`scf.for` marked `wave.tile_loop`: rounds of one tile per workgroup,
+    taken in the workgroups' order and the reverse by turns, so that tiles of differing
+    lengths pair up), the tile's coordinates taken in the tile scheduler's order;
     the function gets `wave.persistent` and no known grid size, for the runtime launches
     only as many workgroups as fit on the GPU. Each loop of the body that waits on
     mbarriers counts its trips across tiles (`wave.trip_base`: the index of the tile

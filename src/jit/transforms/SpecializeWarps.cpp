@@ -268,9 +268,12 @@ LogicalResult canSpecializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies) {
   Operation* top = splitPoint(loop);
   if (!func || !func.getBody().hasOneBlock() || top->getBlock() != &func.getBody().front())
     return failure();  // the split takes the rest of the function from the loop on
-  // Under a tile loop, the producer runs one loop's copies (two loops' would interleave).
+  // Under a tile loop, the producer runs one loop's copies (two loops' would interleave;
+  // copies outside loops, as attention's Q, stay with the computing warps).
   if (top != loop && top->walk([&](nvgpu::TmaAsyncLoadOp load) {
-                           return loop->isAncestor(load) ? WalkResult::advance() : WalkResult::interrupt();
+                           auto other = load->getParentOfType<scf::ForOp>();
+                           return other && other != top && !loop->isAncestor(load) ? WalkResult::interrupt()
+                                                                                   : WalkResult::advance();
                          }).wasInterrupted())
     return failure();
   const int64_t threads = blockThreads(func);

@@ -1,7 +1,8 @@
 // A persistent grid (wave-lower-to-gpu{persistent=true}): the kernel's body loops over the
-// workgroup tiles (wave.tile_loop), from the workgroup's index in steps of the grid's size,
-// over the 32 x 32 tiles of a 4000 x 4000 output; the tile's coordinates are the linear
-// tile's, in groups of 8 along x. The K loop counts its trips over the workgroup's tiles
+// 32 x 32 workgroup tiles of a 4000 x 4000 output (wave.tile_loop) in rounds of one tile
+// per workgroup, the workgroups' order forwards in even rounds and backwards in odd ones;
+// a workgroup runs the partial last round's tile if its place in that round is among the
+// tiles left. The tile's coordinates are the linear tile's, in groups of 8 along x. The K loop counts its trips over the workgroup's tiles
 // (wave.trip_base: the tile loop's iteration argument), so that each TMA copy's mbarrier
 // phase goes on from the last tile's: the wait's parity is that of the trips so far.
 // RUN: wave-opt %s --wave-select-warpgroup-mma --wave-select-tensor-copies --wave-assign-layouts \
@@ -24,9 +25,20 @@
 // CHECK-LABEL: gpu.func @gemm
 // CHECK-NOT: known_grid_size
 // CHECK-SAME: wave.persistent
-// CHECK: %[[STEP:.*]] = gpu.grid_dim x
-// CHECK: %[[FIRST:.*]] = gpu.block_id x
-// CHECK: scf.for %[[TILE:.*]] = %[[FIRST]] to %c1024 step %[[STEP]] iter_args(%[[EARLIER:.*]] = %c0) -> (index) {
+// CHECK: %[[WG:.*]] = gpu.block_id x
+// CHECK: %[[WGS:.*]] = gpu.grid_dim x
+// CHECK: %[[LAST_WG:.*]] = arith.subi %[[WGS]], %c1
+// CHECK: %[[MIRRORED:.*]] = arith.subi %[[LAST_WG]], %[[WG]]
+// CHECK: %[[ROUNDS:.*]] = arith.divui %c1024, %[[WGS]]
+// CHECK: %[[LEFT:.*]] = arith.remui %c1024, %[[WGS]]
+// CHECK: %[[PLACE:.*]] = arith.select %{{.*}}, %[[MIRRORED]], %[[WG]]
+// CHECK: %[[ONE_MORE:.*]] = arith.cmpi ult, %[[PLACE]], %[[LEFT]]
+// CHECK: %[[EXTRA:.*]] = arith.select %[[ONE_MORE]], %c1, %c0
+// CHECK: %[[TRIPS:.*]] = arith.addi %[[ROUNDS]], %[[EXTRA]]
+// CHECK: scf.for %[[ROUND:.*]] = %c0 to %[[TRIPS]] step %c1 iter_args(%[[EARLIER:.*]] = %c0) -> (index) {
+// CHECK: %[[IN_ROUND:.*]] = arith.select %{{.*}}, %[[MIRRORED]], %[[WG]]
+// CHECK: %[[BEFORE:.*]] = arith.muli %[[ROUND]], %[[WGS]]
+// CHECK: %[[TILE:.*]] = arith.addi %[[BEFORE]], %[[IN_ROUND]]
 // CHECK: %[[ROW:.*]] = arith.divui %[[TILE]], %c32
 // CHECK: %[[COL:.*]] = arith.remui %[[TILE]], %c32
 // CHECK: %[[AFTER:.*]] = arith.addi %[[EARLIER]], %c63
@@ -41,7 +53,7 @@
 // CHECK-NEXT: gpu.return
 
 // PIPELINED-LABEL: gpu.func @gemm
-// PIPELINED: scf.for %{{.*}} = %{{.*}} to %c1024 step %{{.*}} iter_args(%[[EARLIER:.*]] = %c0) -> (index) {
+// PIPELINED: scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args(%[[EARLIER:.*]] = %c0) -> (index) {
 // PIPELINED: %[[FIRST_STAGE:.*]] = arith.remui %[[EARLIER]], %c3
 // PIPELINED: nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%[[FIRST_STAGE]]]
 // PIPELINED: gpu.barrier
@@ -60,7 +72,7 @@
 // SPECIALIZED-COUNT-2: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
 // SPECIALIZED: %[[EMPTY:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
 // SPECIALIZED: scf.if
-// SPECIALIZED: scf.for %{{.*}} = %{{.*}} to %c1024 step %{{.*}} iter_args(%[[EARLIER:.*]] = %c0) -> (index) {
+// SPECIALIZED: scf.for %[[ROUND:.*]] = %c0 to %[[TRIPS:.*]] step %c1 iter_args(%[[EARLIER:.*]] = %c0) -> (index) {
 // SPECIALIZED: %[[RELEASES:.*]] = arith.cmpi eq, %{{.*}}, %c0
 // SPECIALIZED: scf.for %[[K:.*]] = %c0 to %c63
 // SPECIALIZED-NOT: nvgpu.tma.async.load
@@ -73,7 +85,7 @@
 // SPECIALIZED: } {wave.tile_loop}
 // SPECIALIZED: nvvm.setmaxregister decrease 40
 // SPECIALIZED: scf.if
-// SPECIALIZED-NEXT: scf.for %{{.*}} = %{{.*}} to %c1024 step %{{.*}} iter_args(%[[OWN:.*]] = %c0) -> (index) {
+// SPECIALIZED-NEXT: scf.for %{{.*}} = %c0 to %[[TRIPS]] step %c1 iter_args(%[[OWN:.*]] = %c0) -> (index) {
 // SPECIALIZED: scf.for %[[KP:.*]] = %c0 to %c63
 // SPECIALIZED-NEXT: %[[TRIP:.*]] = arith.addi %[[OWN]], %[[KP]]
 // SPECIALIZED-NEXT: %[[STAGE:.*]] = arith.remui %[[TRIP]], %c3
