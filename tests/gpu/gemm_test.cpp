@@ -272,6 +272,7 @@ TEST_CASE("GEMM on a persistent grid: several tiles per workgroup, stages and ph
   const auto dynamic = compile(make_variant<f16, f32, false, false>(),
                                {.subs = {{ex::K, 328}, {ex::BLOCK_M, 128}, {ex::BLOCK_N, 128}, {ex::BLOCK_K, 64}},
                                 .warp_specialize = true, .persistent = true});
+  CHECK(dynamic.ptx().block[0] == 256);  // the producer too (tile counts known at launch)
   for (Problem p : {Problem{1, 129, 257, 328}, Problem{1, 4000, 2900, 328}}) {
     INFO("dynamic M x N = " << p.m << " x " << p.n);
     check_gemm<std::uint32_t>(dynamic, p, false, false, false, rng, {.sizes = {{ex::M, p.m}, {ex::N, p.n}}});

@@ -244,6 +244,14 @@ TEST_CASE("a persistent grid: each workgroup loops over the tiles, the producer 
     CHECK(flash.block[0] == 8 * 32 + 128);
     CHECK_THAT(flash.ptx, Contains("setmaxnreg.inc"));
   }
+  // M and N known only at launch: the tile counts (and the tile's coordinates, divided by
+  // them) computed in the kernel, by the producer too.
+  CompileOptions dynamic = options;
+  dynamic.subs.erase(dynamic.subs.begin(), dynamic.subs.begin() + 2);
+  const jit::PtxKernel at_launch = jit::compile_to_ptx(gemm.trace(), dynamic);
+  CHECK(at_launch.persistent);
+  CHECK(at_launch.block[0] == 384);
+  CHECK(at_launch.grid[0] == 0);  // (counted at launch)
   // Without warp specialization and without TMA, the same loop over tiles.
   options.warp_specialize = false;
   CHECK(jit::compile_to_ptx(gemm.trace(), options).persistent);

@@ -98,7 +98,7 @@ SmallVector<Operation*> issueSlice(scf::ForOp loop, ArrayRef<TensorCopy> copies)
 Value index(OpBuilder& b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
 // What the producer computes the copies from: under a tile loop, the ops of its body
-// before `loop` that the bounds and the copies use (pure arithmetic of the tile's
+// before `loop` that the bounds and the copies use (arithmetic of the tile's
 // coordinates, cloned into the producer's own loop over the tiles, in order); and the
 // values from before the split, which both roles see.
 struct ProducerInputs {
@@ -126,7 +126,10 @@ FailureOr<ProducerInputs> producerInputs(scf::ForOp loop, ArrayRef<TensorCopy> c
     // (The loop's trips in earlier tiles, which its stages' indices use, are the
     // consumers': the producer counts its own, the same.)
     if (v == tiles.getInductionVar() || v == tripsInEarlierTiles(loop)) continue;
-    if (!def || def->getBlock() != tiles.getBody() || !isPure(def) || def->getNumRegions() != 0) return failure();
+    // (Cloned where it is, not hoisted: effect-free is enough, e.g. a division by a tile
+    // count known only at launch.)
+    if (!def || def->getBlock() != tiles.getBody() || !isMemoryEffectFree(def) || def->getNumRegions() != 0)
+      return failure();
     tileOps.insert(def);
     llvm::append_range(work, def->getOperands());
   }
