@@ -16,11 +16,13 @@
 //                             on the large square shapes, one line per tiling
 //   wave-bench-gemm --schedules  per shape, its best tiling under each schedule: software
 //                             pipelined or warp-specialized, one workgroup per tile or a
-//                             persistent grid (CompileOptions::warp_specialize, persistent)
+//                             persistent grid (CompileOptions::warp_specialize, persistent);
+//                             WAVE_BENCH_OUT=f16 for an f16 output
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <random>
 #include <string>
@@ -35,6 +37,7 @@
 
 #include "kernels/gemm.hpp"
 #include "kernels/gemm_bias_relu.hpp"
+#include "host_f8.hpp"
 #include "kernels/gemm_f8.hpp"
 #include "wave/interpreter/elements.hpp"
 
@@ -153,14 +156,11 @@ int scaled_f8() {
   for (int size : {4096, 8192}) {
     const std::size_t n = size;
     // Values of [-1, 1] rounded to E4M3, as bytes on the device and decoded on the host.
-    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
     auto random_f8 = [&](runtime::DeviceBuffer& buffer) {
-      std::vector<std::uint8_t> bytes(buffer.size());
+      const std::vector<std::uint8_t> bytes = examples::host::random_f8(DataType::f8e4m3, buffer.size(), 1.0, rng);
       std::vector<float> values(bytes.size());
-      for (std::size_t i = 0; i < bytes.size(); ++i) {
-        values[i] = float(elements::round_float(DataType::f8e4m3, uniform(rng)));
-        elements::store_float(DataType::f8e4m3, bytes.data(), std::int64_t(i), values[i]);
-      }
+      for (std::size_t i = 0; i < bytes.size(); ++i)
+        values[i] = float(elements::load_float(DataType::f8e4m3, bytes.data(), std::int64_t(i)));
       buffer.copy_from_host(bytes.data());
       return values;
     };
@@ -218,18 +218,22 @@ int scaled_f8() {
   return 0;
 }
 
-// --schedules: the same tiling under the four schedules, each line checked before timed.
+// --schedules: the same tiling under the four schedules, each line checked before timed;
+// f32 out, or with WAVE_BENCH_OUT=f16 f16 out (cuBLAS's usual).
 int schedules() {
-  std::printf("%-6s %4s %6s %6s %6s %5s %5s %5s %5s %5s %10s %9s  %s\n", "", "in", "M", "N", "K", "BM", "BN", "BK", "WM",
-              "WN", "ms", "TFLOP/s", "schedule");
+  const char* out_env = std::getenv("WAVE_BENCH_OUT");
+  const bool f16_out = out_env && std::string(out_env) == "f16";
+  std::printf("%-6s %4s %6s %6s %6s %5s %5s %5s %5s %5s %10s %9s  %s (%s out)\n", "", "in", "M", "N", "K", "BM", "BN", "BK",
+              "WM", "WN", "ms", "TFLOP/s", "schedule", f16_out ? "f16" : "f32");
   std::mt19937 rng(9);
-  const auto gemm = ex::make_with_wave_tiles<f16>();
+  const auto gemm32 = ex::make_with_wave_tiles<f16>();
+  const auto gemm16 = ex::make_with_wave_tiles<f16, f16>();
   struct Case { int m, n, k, bm, bn, bk, wm, wn; };
   for (Case s : {Case{4096, 4096, 4096, 128, 256, 64, 64, 64}, Case{8192, 8192, 8192, 128, 256, 64, 64, 64},
                  Case{2048, 10240, 1280, 128, 256, 64, 64, 64}, Case{128, 1280, 5120, 128, 128, 64, 64, 64},
                  Case{4000, 4000, 4000, 128, 256, 64, 64, 64}}) {
     const GemmInputs in(s.m, s.n, s.k, Format::f16, rng);
-    runtime::DeviceBuffer c(std::size_t(s.m) * s.n * 4);
+    runtime::DeviceBuffer c(std::size_t(s.m) * s.n * (f16_out ? 2 : 4));
     const std::vector<const void*> args{reinterpret_cast<const void*>(in.a.address()),
                                         reinterpret_cast<const void*>(in.b.address()),
                                         reinterpret_cast<const void*>(c.address())};
@@ -243,9 +247,14 @@ int schedules() {
                                         {ex::BLOCK_N, s.bn}, {ex::BLOCK_K, s.bk}, {WAVE_M, s.wm}, {WAVE_N, s.wn}},
                                .cache = false, .tma = bench::tma(), .warp_specialize = specialize,
                                .persistent = persistent};
-        const CompiledKernel compiled = compile(gemm, o);
+        const CompiledKernel compiled = f16_out ? compile(gemm16, o) : compile(gemm32, o);
         auto launch = [&] { compiled.launch(args); };
-        const std::string wrong = check_gemm(c, Format::f32, launch, [&](std::size_t i) { return in.at(i); });
+        // f16 out: the f32 bound and the output's own rounding (2^-11 of it).
+        const std::string wrong = check_gemm(c, f16_out ? Format::f16 : Format::f32, launch, [&](std::size_t i) {
+          bench::Expected e = in.at(i);
+          if (f16_out) e.tolerance += std::ldexp(std::abs(e.value), -11);
+          return e;
+        });
         char config[96];
         std::snprintf(config, sizeof config, "%dx%dx%d %s", s.m, s.n, s.k, schedule);
         if (!wrong.empty()) {

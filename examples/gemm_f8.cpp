@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "host_f8.hpp"
 #include "host_half.hpp"
 #include "kernels/gemm_f8.hpp"
 #include "run_example.hpp"
@@ -20,16 +21,9 @@ int check_on_device(const wave::CompiledKernel& gemm) {
   namespace elements = wave::elements;
   const std::size_t m = 4096, n = 4096, k = 4096;  // the example's default sizes
   std::mt19937 rng(42);
-  std::uniform_real_distribution<double> uniform(-2.0, 2.0);
   // E4M3 bytes of values drawn from [-2, 2].
-  auto random_e4m3 = [&](std::size_t count) {
-    std::vector<std::uint8_t> bytes(count);
-    for (std::size_t i = 0; i < count; ++i)
-      elements::store_float(DataType::f8e4m3, bytes.data(), std::int64_t(i),
-                            elements::round_float(DataType::f8e4m3, uniform(rng)));
-    return bytes;
-  };
-  const std::vector<std::uint8_t> a = random_e4m3(m * k), b = random_e4m3(n * k);
+  const std::vector<std::uint8_t> a = examples::host::random_f8(DataType::f8e4m3, m * k, 2.0, rng),
+                                  b = examples::host::random_f8(DataType::f8e4m3, n * k, 2.0, rng);
   const std::vector<float> scale_a{0.5f}, scale_b{1.5f};
   std::vector<std::uint16_t> c(m * n, 0xFFFF);  // NaN: unwritten elements show
   examples::host::run_on_device(gemm, {}, a, b, scale_a, scale_b, c);

@@ -75,15 +75,17 @@ inline Constraints wave_tile_constraints(MMA kind) {
 }
 
 // The GEMM under wave_tile_constraints: In (f16 or bf16) inputs through shared memory,
-// f32 output.
-template <class In>
+// f32 accumulators, an Out (f32, or a 16-bit type the sums are cast to) output.
+template <class In, class Out = f32>
 auto make_with_wave_tiles(const char* name = "gemm") {
   constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
   return kernel(name, wave_tile_constraints(kind),
                 [](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b,
-                   Memory<dims<M, N>, f32> c) {
+                   Memory<dims<M, N>, Out> c) {
                   Register<dims<M, N>, f32> acc(0.0);
-                  write(iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
+                  auto result = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
+                  if constexpr (std::is_same_v<Out, f32>) write(result, c);
+                  else write(cast<Out>(result), c);
                 });
 }
 

@@ -13,6 +13,7 @@
 
 #include "fixtures/device_run.hpp"
 #include "fixtures/sanitizer.hpp"
+#include "host_f8.hpp"
 #include "host_half.hpp"
 #include "kernels/gemm_f8.hpp"
 #include "wave/interpret.hpp"
@@ -29,13 +30,7 @@ namespace ex = examples::gemm_f8;
 WAVE_SYMBOL(N);
 WAVE_SYMBOL(BLOCK_N);
 
-// Random values of the 8-bit float `t`, as its bytes, drawn uniformly from [-range, range].
-std::vector<std::uint8_t> random_f8(DataType t, std::size_t n, double range, std::mt19937& rng) {
-  std::uniform_real_distribution<double> dist(-range, range);
-  std::vector<std::uint8_t> bytes(n);
-  for (std::size_t i = 0; i < n; ++i) elements::store_float(t, bytes.data(), std::int64_t(i), elements::round_float(t, dist(rng)));
-  return bytes;
-}
+using examples::host::random_f8;
 
 double f8_value(DataType t, const std::vector<std::uint8_t>& bytes, std::size_t i) {
   return elements::load_float(t, bytes.data(), std::int64_t(i));

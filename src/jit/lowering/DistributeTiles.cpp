@@ -76,7 +76,8 @@ LogicalResult Distributor::enterTiles() {
     Value rounds = arith::DivUIOp::create(b_, loc_, tiles, workgroups);
     Value left = arith::RemUIOp::create(b_, loc_, tiles, workgroups);
     Value takesOneMore = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ult, placeIn(rounds), left);
-    Value trips = arith::AddIOp::create(b_, loc_, rounds, arith::SelectOp::create(b_, loc_, takesOneMore, index(1), index(0)));
+    Value one = index(1), zero = index(0);
+    Value trips = arith::AddIOp::create(b_, loc_, rounds, arith::SelectOp::create(b_, loc_, takesOneMore, one, zero));
     tileLoop_ = scf::ForOp::create(b_, loc_, index(0), trips, index(1), none);
     tileLoop_->setAttr(kTileLoopAttr, b_.getUnitAttr());
     if (loops == 0)
@@ -84,7 +85,9 @@ LogicalResult Distributor::enterTiles() {
     else
       b_.setInsertionPointToStart(tileLoop_.getBody());
     Value round = tileLoop_.getInductionVar();
-    Value linear = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, round, workgroups), placeIn(round));
+    // (One op per statement: the order of a call's arguments is the compiler's.)
+    Value earlierRounds = arith::MulIOp::create(b_, loc_, round, workgroups);
+    Value linear = arith::AddIOp::create(b_, loc_, earlierRounds, placeIn(round));
     // x fastest, as the block index orders a plain grid.
     Value rest = arith::DivUIOp::create(b_, loc_, linear, counts[0]);
     tile[0] = arith::RemUIOp::create(b_, loc_, linear, counts[0]);

@@ -36,8 +36,8 @@
 // CHECK: %[[EXTRA:.*]] = arith.select %[[ONE_MORE]], %c1, %c0
 // CHECK: %[[TRIPS:.*]] = arith.addi %[[ROUNDS]], %[[EXTRA]]
 // CHECK: scf.for %[[ROUND:.*]] = %c0 to %[[TRIPS]] step %c1 iter_args(%[[EARLIER:.*]] = %c0) -> (index) {
-// CHECK: %[[IN_ROUND:.*]] = arith.select %{{.*}}, %[[MIRRORED]], %[[WG]]
 // CHECK: %[[BEFORE:.*]] = arith.muli %[[ROUND]], %[[WGS]]
+// CHECK: %[[IN_ROUND:.*]] = arith.select %{{.*}}, %[[MIRRORED]], %[[WG]]
 // CHECK: %[[TILE:.*]] = arith.addi %[[BEFORE]], %[[IN_ROUND]]
 // CHECK: %[[ROW:.*]] = arith.divui %[[TILE]], %c32
 // CHECK: %[[COL:.*]] = arith.remui %[[TILE]], %c32
