@@ -152,6 +152,7 @@ struct Schedule {
   int block_m, block_n, block_k, wave_m, wave_n;
   bool warpgroup_mma = true, warp_specialize = false;
   int stages = 0;
+  bool persistent = false;
 };
 
 // The example's kernel with B as [K, N] (N innermost): wgmma cannot read it, mma.sync
@@ -181,12 +182,14 @@ void check_scaled_gemm(Problem p, Schedule s, bool m_at_launch, std::mt19937& rn
                                   {ex::BLOCK_K, s.block_k}, {ex::WAVE_M, s.wave_m}, {ex::WAVE_N, s.wave_n}},
                          .pipeline_stages = s.stages,
                          .warpgroup_mma = s.warpgroup_mma,
-                         .warp_specialize = s.warp_specialize};
+                         .warp_specialize = s.warp_specialize,
+                         .persistent = s.persistent};
   if (!m_at_launch) options.subs.push_back({ex::M, p.m});
   INFO(name(in) << " -> " << name(out) << ", " << p.m << "x" << p.n << "x" << p.k << (m_at_launch ? " (M at launch)" : "")
                 << ", tiles " << s.block_m << "x" << s.block_n << "x" << s.block_k << " over " << s.wave_m << "x"
                 << s.wave_n << " wave tiles, " << (s.warpgroup_mma ? "wgmma" : "mma.sync")
-                << (s.warp_specialize ? ", specialized" : "") << ", stages " << s.stages);
+                << (s.warp_specialize ? ", specialized" : "") << (s.persistent ? ", persistent" : "") << ", stages "
+                << s.stages);
   CompiledKernel compiled = BKByN ? compile(scaled_gemm_b_k_by_n<In, Out>(), options)
                                   : compile(ex::make_kernel<In, Out>(), options);
   const std::string& ptx = compiled.ptx().ptx;
@@ -260,6 +263,11 @@ TEST_CASE("scaled f8 GEMM (E4M3 and E5M2) on wgmma and mma.sync matches a float6
   check_scaled_gemm<f8e4m3, f32>({777, 256, 512}, two_warpgroups, true, rng);
   check_scaled_gemm<f8e4m3, f16>({64, 64, 32}, narrow_k, false, rng);
   check_scaled_gemm<f8e4m3, bf16>({2048, 2048, 2048}, specialized, false, rng);
+  // The example's default schedule (128x256x256, specialized, a persistent grid): 256 and
+  // 420 tiles, so that workgroups run two or more; M at launch.
+  const Schedule example{128, 256, 256, 64, 64, true, true, 0, true};
+  check_scaled_gemm<f8e4m3, bf16>({4096, 2048, 1024}, example, false, rng);
+  check_scaled_gemm<f8e4m3, f16>({2600, 4000, 520}, example, true, rng);
   // B as [K, N]: on mma.sync wherever wgmma was asked for.
   check_scaled_gemm<f8e4m3, f16, true>({1000, 520, 336}, one_warpgroup, false, rng);
   check_scaled_gemm<f8e4m3, f16, true>({256, 256, 256}, mma_sync, false, rng);
