@@ -29,6 +29,10 @@ Value workgroupTrip(OpBuilder& b, Location loc, scf::ForOp loop) {
   return trip;
 }
 
+Value parityOf(OpBuilder& b, Location loc, Value count) {
+  return arith::TruncIOp::create(b, loc, b.getI1Type(), arith::IndexCastUIOp::create(b, loc, b.getI64Type(), count));
+}
+
 Value tripCount(OpBuilder& b, Location loc, scf::ForOp loop) {
   Value span = arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getLowerBound());
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);

@@ -33,6 +33,10 @@ mlir::Value localTrip(mlir::OpBuilder& b, mlir::Location loc, mlir::scf::ForOp l
 // earlier tiles where `loop` has them.
 mlir::Value workgroupTrip(mlir::OpBuilder& b, mlir::Location loc, mlir::scf::ForOp loop);
 
+// The low bit of the index `count` as an i1: the parity of an mbarrier phase that
+// completes once per count.
+mlir::Value parityOf(mlir::OpBuilder& b, mlir::Location loc, mlir::Value count);
+
 // ceil((ub - lb) / step) for a positive step: how many trips `loop` runs.
 mlir::Value tripCount(mlir::OpBuilder& b, mlir::Location loc, mlir::scf::ForOp loop);
 

@@ -69,9 +69,7 @@ LogicalResult Distributor::enterTiles() {
     Value workgroups = gpu::GridDimOp::create(b_, loc_, gpu::Dimension::x);
     Value mirrored = arith::SubIOp::create(b_, loc_, arith::SubIOp::create(b_, loc_, workgroups, index(1)), workgroup);
     auto placeIn = [&](Value round) {
-      Value odd = arith::TruncIOp::create(b_, loc_, b_.getI1Type(),
-                                          arith::IndexCastUIOp::create(b_, loc_, b_.getI64Type(), round));
-      return arith::SelectOp::create(b_, loc_, odd, mirrored, workgroup).getResult();
+      return arith::SelectOp::create(b_, loc_, parityOf(b_, loc_, round), mirrored, workgroup).getResult();
     };
     Value rounds = arith::DivUIOp::create(b_, loc_, tiles, workgroups);
     Value left = arith::RemUIOp::create(b_, loc_, tiles, workgroups);

@@ -137,8 +137,7 @@ LogicalResult Distributor::lowerTmaCopy(dialect::TmaCopyOp op) {
   // counted over the workgroup's tiles where it runs several: analysis/TileLoop.h).
   Value parity = arith::ConstantIntOp::create(b_, loc_, 0, 1);
   if (auto loop = dyn_cast<scf::ForOp>(b_.getInsertionBlock()->getParentOp()))
-    parity = arith::TruncIOp::create(b_, loc_, b_.getI1Type(),
-                                     arith::IndexCastUIOp::create(b_, loc_, b_.getI64Type(), workgroupTrip(b_, loc_, loop)));
+    parity = parityOf(b_, loc_, workgroupTrip(b_, loc_, loop));
   nvgpu::MBarrierTryWaitParityOp::create(b_, loc_, barrier, parity, index(kWaitTicks), first);
   return success();
 }

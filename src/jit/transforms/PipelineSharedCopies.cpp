@@ -33,10 +33,8 @@ using namespace mlir;
 
 namespace shared_copies {
 
-Value tripIndex(OpBuilder& b, Location loc, scf::ForOp loop) { return workgroupTrip(b, loc, loop); }
-
 Value stageIndex(OpBuilder& b, Location loc, scf::ForOp loop, int stages) {
-  return arith::RemUIOp::create(b, loc, tripIndex(b, loc, loop), arith::ConstantIndexOp::create(b, loc, stages));
+  return arith::RemUIOp::create(b, loc, workgroupTrip(b, loc, loop), arith::ConstantIndexOp::create(b, loc, stages));
 }
 
 bool isShared(Value v) {
@@ -45,8 +43,8 @@ bool isShared(Value v) {
 }
 
 Value roundParity(OpBuilder& b, Location loc, scf::ForOp loop, int stages) {
-  Value round = arith::DivUIOp::create(b, loc, tripIndex(b, loc, loop), arith::ConstantIndexOp::create(b, loc, stages));
-  return arith::TruncIOp::create(b, loc, b.getI1Type(), arith::IndexCastUIOp::create(b, loc, b.getI64Type(), round));
+  Value round = arith::DivUIOp::create(b, loc, workgroupTrip(b, loc, loop), arith::ConstantIndexOp::create(b, loc, stages));
+  return parityOf(b, loc, round);
 }
 
 llvm::SetVector<Operation*> sliceIn(Block* body, ArrayRef<Operation*> roots) {

@@ -30,14 +30,11 @@ struct TensorCopy {
   mlir::memref::ViewOp tile;
 };
 
-// (iv - lb) / step: the iteration's number, from 0, counted on from the trips of earlier
-// tiles under a persistent grid (analysis/TileLoop.h): mbarrier phases carry on.
-mlir::Value tripIndex(mlir::OpBuilder& b, mlir::Location loc, mlir::scf::ForOp loop);
-
-// tripIndex mod stages: which copy of a tile iteration iv uses.
+// The loop's trip (analysis/TileLoop.h's workgroupTrip, counted on across a persistent
+// grid's tiles) mod stages: which copy of a tile iteration iv uses.
 mlir::Value stageIndex(mlir::OpBuilder& b, mlir::Location loc, mlir::scf::ForOp loop, int stages);
 
-// (tripIndex / stages) mod 2, as i1: the parity of the phase an iteration's stage is in.
+// (workgroupTrip / stages) mod 2, as i1: the parity of the phase an iteration's stage is in.
 mlir::Value roundParity(mlir::OpBuilder& b, mlir::Location loc, mlir::scf::ForOp loop, int stages);
 
 // Ops of `body` (top level) that `roots` depend on through their operands.

@@ -212,7 +212,7 @@ void releaseStages(scf::ForOp loop, Value empty, Value arrives, int stages, bool
   if (batchInFlight) {
     Value later = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, localTrip(b, loc, loop), index(b, loc, 0));
     release = both(release, later);
-    Value before = arith::SubIOp::create(b, loc, tripIndex(b, loc, loop), index(b, loc, 1));
+    Value before = arith::SubIOp::create(b, loc, workgroupTrip(b, loc, loop), index(b, loc, 1));
     stage = arith::RemUIOp::create(b, loc, before, index(b, loc, stages));
   }
   auto arriveIf = [&](Value condition, Value at) {
