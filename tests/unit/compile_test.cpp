@@ -53,6 +53,20 @@ std::string ptxas_log(const std::string& ptx, const std::string& name) {
   if (status != 0) log += "\nptxas failed";
   return log;
 }
+
+// ptxas (where the CUDA toolkit is) compiles `ptx` with no spills and no warning
+// (setmaxnreg ignored is one).
+void check_ptxas_clean(const std::string& ptx, const std::string& name) {
+  if (!std::filesystem::exists(kPtxas)) {
+    WARN("SKIPPED the ptxas check: no " << kPtxas);
+    return;
+  }
+  const std::string log = ptxas_log(ptx, name);
+  INFO(name << ": " << log);
+  CHECK_THAT(log, Contains("0 bytes spill stores, 0 bytes spill loads"));
+  CHECK_FALSE(log.find("warning") != std::string::npos);
+  CHECK_FALSE(log.find("failed") != std::string::npos);
+}
 }  // namespace
 
 TEST_CASE("the copy example compiles to 16-byte loads and stores", "[compile][ptx]") {
@@ -192,16 +206,7 @@ TEST_CASE("warp specialization: a producer warpgroup issues the TMA copies, setm
   };
   CHECK(barriers(specialized.ptx) == 1);
   CHECK(barriers(plain.ptx) == 2);
-  // ptxas (where the CUDA toolkit is): no spills, and no warning (setmaxnreg ignored is one).
-  if (!std::filesystem::exists(kPtxas)) {
-    WARN("SKIPPED the ptxas check: no " << kPtxas);
-    return;
-  }
-  const std::string log = ptxas_log(specialized.ptx, "gemm_ws");
-  INFO(log);
-  CHECK_THAT(log, Contains("0 bytes spill stores, 0 bytes spill loads"));
-  CHECK_FALSE(log.find("warning") != std::string::npos);
-  CHECK_FALSE(log.find("failed") != std::string::npos);
+  check_ptxas_clean(specialized.ptx, "gemm_ws");
 }
 
 TEST_CASE("a persistent grid: each workgroup loops over the tiles, the producer runs ahead into the next tile",
@@ -257,14 +262,7 @@ TEST_CASE("a persistent grid: each workgroup loops over the tiles, the producer 
   CHECK(jit::compile_to_ptx(gemm.trace(), options).persistent);
   options.tma = false;
   CHECK(jit::compile_to_ptx(gemm.trace(), options).persistent);
-  if (!std::filesystem::exists(kPtxas)) {
-    WARN("SKIPPED the ptxas check: no " << kPtxas);
-    return;
-  }
-  const std::string log = ptxas_log(persistent.ptx, "gemm_persistent");
-  INFO(log);
-  CHECK_THAT(log, Contains("0 bytes spill stores, 0 bytes spill loads"));
-  CHECK_FALSE(log.find("warning") != std::string::npos);
+  check_ptxas_clean(persistent.ptx, "gemm_persistent");
 }
 
 TEST_CASE("a scaled f8 GEMM runs on wgmma k32 from TMA-filled tiles; without wgmma, on mma.sync m16n8k32",
@@ -297,17 +295,8 @@ TEST_CASE("a scaled f8 GEMM runs on wgmma k32 from TMA-filled tiles; without wgm
        .warpgroup_mma = false});
   CHECK_THAT(sync.ptx, Contains("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"));
   CHECK_THAT(sync.ptx, Contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
-  if (!std::filesystem::exists(kPtxas)) {
-    WARN("SKIPPED the ptxas check: no " << kPtxas);
-    return;
-  }
-  for (const jit::PtxKernel* k : {&e4m3, &sync}) {
-    const std::string log = ptxas_log(k->ptx, "gemm_f8");
-    INFO(log);
-    CHECK_THAT(log, Contains("0 bytes spill stores, 0 bytes spill loads"));
-    CHECK_FALSE(log.find("warning") != std::string::npos);
-    CHECK_FALSE(log.find("failed") != std::string::npos);
-  }
+  check_ptxas_clean(e4m3.ptx, "gemm_f8");
+  check_ptxas_clean(sync.ptx, "gemm_f8_mma_sync");
 }
 
 TEST_CASE("a GEMM's tiles are TMA copies whose tensor maps the cache keeps", "[compile][cache][tma]") {
