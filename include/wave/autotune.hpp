@@ -75,7 +75,8 @@ inline std::string subs_text(const Subs& subs) {
 inline std::string options_text(const CompileOptions& o) {
   return subs_text(o.subs) + "| target " + o.target + ", stages " + std::to_string(o.pipeline_stages) +
          ", warpgroup_mma " + std::to_string(o.warpgroup_mma) + ", tma " + std::to_string(o.tma) +
-         ", warp_specialize " + std::to_string(o.warp_specialize) + ", persistent " + std::to_string(o.persistent);
+         ", warp_specialize " + std::to_string(o.warp_specialize) + ", persistent " + std::to_string(o.persistent) +
+         ", overlap_mma " + std::to_string(o.overlap_mma);
 }
 
 // The choice's identity: everything the timings depend on.
@@ -198,7 +199,8 @@ inline Autotuned tune(const std::string& key, std::size_t configs,
 }  // namespace detail
 
 // `configs`: whole compile options, one per configuration: tilings and the compiler's knobs
-// (`pipeline_stages`, `tma`, `warpgroup_mma`, `warp_specialize`, `persistent`) alike.
+// (`pipeline_stages`, `tma`, `warpgroup_mma`, `warp_specialize`, `persistent`, `overlap_mma`)
+// alike.
 template <class Fn>
 Autotuned autotune(const Kernel<Fn>& kernel, const std::vector<CompileOptions>& configs,
                    std::vector<const void*> args, const LaunchOptions& how = {}, const AutotuneOptions& options = {},

@@ -73,6 +73,12 @@ struct CompileOptions {
   // specialization the producer fills the next tile's stages while the computing warps
   // finish the last one's epilogue (docs/language.md).
   bool persistent = false;
+  // On sm_90a, in a warp-specialized loop of two or more wgmma batches, issue an
+  // iteration's last batch (attention's P V) in the next iteration behind its first (Q K^T)
+  // and wait for it only after the work between them (the softmax), which then runs while
+  // the tensor cores do: FlashAttention-3's intra-warpgroup overlap. What the later batch
+  // reads (P, the rescaling) is held one iteration longer (docs/language.md).
+  bool overlap_mma = true;
 };
 
 }  // namespace wave

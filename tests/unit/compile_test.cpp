@@ -265,6 +265,40 @@ TEST_CASE("a persistent grid: each workgroup loops over the tiles, the producer 
   check_ptxas_clean(persistent.ptx, "gemm_persistent");
 }
 
+TEST_CASE("specialized flash attention runs each iteration's P V during the next iteration's softmax",
+          "[compile][tma][ws][overlap]") {
+  namespace fa = examples::flash_attention;
+  auto occurrences = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  for (const int head_dim : {64, 128})
+    for (const bool causal : {false, true}) {
+      INFO("D " << head_dim << (causal ? ", causal" : ""));
+      CompileOptions options{.subs = {{fa::B, 2}, {fa::H, 4}, {fa::M, 1000}, {fa::K2, 1000}, {fa::K1, head_dim},
+                                      {fa::N, head_dim}, {fa::BLOCK_M, 128}, {fa::BLOCK_K2, 64}},
+                             .cache = false, .warp_specialize = true};
+      const auto kernel = fa::make_kernel({.head_dim = head_dim, .causal = causal});
+      const jit::PtxKernel overlapped = jit::compile_to_ptx(kernel.trace(), options);
+      // The loop's wait after Q K^T leaves P V in flight; the first iteration's (before the
+      // loop) and the last P V's (after it) wait for all: one wait more per loop.
+      const std::size_t loops = occurrences(overlapped.ptx, "wgmma.wait_group.sync.aligned \t1;");
+      CHECK(loops >= 1);
+      CHECK(occurrences(overlapped.ptx, "wgmma.wait_group.sync.aligned \t0;") == 3 * loops);
+      check_ptxas_clean(overlapped.ptx, "attention_overlap");
+      options.overlap_mma = false;
+      const jit::PtxKernel plain = jit::compile_to_ptx(kernel.trace(), options);
+      CHECK(occurrences(plain.ptx, "wgmma.wait_group.sync.aligned \t1;") == 0);
+      CHECK(occurrences(plain.ptx, "wgmma.wait_group.sync.aligned \t0;") == 2 * loops);
+      // Not specialized: the copies run in the loop, which is left alone.
+      options.overlap_mma = true;
+      options.warp_specialize = false;
+      const jit::PtxKernel pipelined = jit::compile_to_ptx(kernel.trace(), options);
+      CHECK(occurrences(pipelined.ptx, "wgmma.wait_group.sync.aligned \t1;") == 0);
+    }
+}
+
 TEST_CASE("a scaled f8 GEMM runs on wgmma k32 from TMA-filled tiles; without wgmma, on mma.sync m16n8k32",
           "[compile][tma][f8]") {
   namespace ex = examples::gemm_f8;

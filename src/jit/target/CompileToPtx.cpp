@@ -104,6 +104,19 @@ bool persistentRequested(const CompileOptions& options) {
   return options.persistent || (v && *v && std::string(v) != "0");
 }
 
+// CompileOptions::overlap_mma, unless WAVE_OVERLAP_MMA=0 (a whole run without it).
+bool overlapMmaRequested(const CompileOptions& options) {
+  const char* v = std::getenv("WAVE_OVERLAP_MMA");
+  return options.overlap_mma && !(v && std::string(v) == "0");
+}
+
+// Computing warpgroups taking turns at wgmma (wave-alternate-warpgroup-mma): on with
+// WAVE_ALTERNATE_WARPGROUPS=1 while it is measured.
+bool alternateWarpgroupsRequested() {
+  const char* v = std::getenv("WAVE_ALTERNATE_WARPGROUPS");
+  return v && *v && std::string(v) != "0";
+}
+
 // CompileOptions::timing, or WAVE_TIMING=1.
 bool timingRequested(const CompileOptions& options) {
   const char* v = std::getenv("WAVE_TIMING");
@@ -136,7 +149,7 @@ std::string cacheKey(mlir::ModuleOp module, const CompileOptions& options) {
   module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
   os << "\ntarget=" << options.target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
      << ", format " << kCacheFormat << ", stages "
-     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", tma " << options.tma << ", warp specialize " << warpSpecializeRequested(options) << ", persistent " << persistentRequested(options) << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
+     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", tma " << options.tma << ", warp specialize " << warpSpecializeRequested(options) << ", persistent " << persistentRequested(options) << ", overlap mma " << overlapMmaRequested(options) << ", alternate warpgroups " << alternateWarpgroupsRequested() << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
   return key;
 }
 
@@ -254,6 +267,8 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   gpuFunc.addPass(createWavePipelineSharedCopies(
       {.stages = options.pipeline_stages, .warpSpecialize = warpSpecializeRequested(options)}));
   gpuFunc.addPass(createWaveInsertBarriers());
+  if (overlapMmaRequested(options)) gpuFunc.addPass(createWaveOverlapWarpgroupMma());
+  if (alternateWarpgroupsRequested()) gpuFunc.addPass(createWaveAlternateWarpgroupMma());
   lowering.addPass(mlir::createCanonicalizerPass(folding));
   lowering.addPass(mlir::createCSEPass());
   lowering.addPass(mlir::createLowerAffinePass());

@@ -237,6 +237,53 @@ def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::G
                            "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
+def WaveOverlapWarpgroupMma : Pass<"wave-overlap-warpgroup-mma", "mlir::gpu::GPUFuncOp"> {
+  let summary = "Run a loop's last wgmma batch during the next iteration's work between batches";
+  let description = [{
+    A schedule on distributed code (FlashAttention-3's intra-warpgroup overlap). In an
+    `scf.for` whose body runs two or more wgmma batches at its top level (each
+    `wgmma.fence`, the batch, `wgmma.commit_group`, `wgmma.wait_group 0`), with no
+    workgroup barrier, copy or nested loop beside them (the computing warps' loop of a
+    warp-specialized kernel), the body is split in two stages:
+
+    - stage 1: the last batch, from its fence to the end of the body (its wait, the
+      release of the stages it read), and the effect-free ops before it that only stage
+      1 uses (attention's rescaling of the output by the new maxima, the packing of P
+      into the instruction's registers), narrowing casts excepted (P is carried as f16);
+    - stage 0: the rest (attention's Q K^T batch and the softmax).
+
+    The loop becomes: where it runs at all, stage 0 of the first iteration; a loop over
+    the others whose iteration i runs stage 0 up to its last batch's wait, stage 1 of
+    iteration i - 1 up to its wait (the later batch is issued behind the earlier one),
+    the earlier batch's wait, now `wgmma.wait_group 1` (leaving the later batch on the
+    tensor cores), the rest of stage 0 (the softmax, on the ALUs meanwhile), and the
+    rest of stage 1; then stage 1 of the last iteration. What stage 1 reads from stage 0
+    (P, the rescaling factors, the induction variable) is carried one iteration further.
+
+    Loops whose stage 0 reads an iteration argument stage 1 yields are left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::NVVM::NVVMDialect"];
+}
+
+def WaveAlternateWarpgroupMma : Pass<"wave-alternate-warpgroup-mma", "mlir::gpu::GPUFuncOp"> {
+  let summary = "Computing warpgroups take turns at issuing an iteration's wgmma batches";
+  let description = [{
+    A schedule on distributed code (FlashAttention-3's ping-pong). In a warp-specialized
+    function (the `scf.if` marked `wave.consumer_threads`) of W >= 2 computing
+    warpgroups, each `scf.for` under the computing branch whose body runs two or more
+    wgmma batches at its top level has its issue span (from the first `wgmma.fence` to
+    the last commit before the first `wgmma.wait_group`; after
+    wave-overlap-warpgroup-mma, both batches) taken in turns: warpgroup w syncs on
+    named barrier 2 + w (of 256 threads) before it and arrives on barrier
+    2 + (w + 1) mod W after it; the last warpgroup arrives on barrier 2 once at the start,
+    so that warpgroup 0 goes first. One warpgroup's batches so run on the tensor cores
+    while the others do the work between them. Every computing warpgroup must run the
+    loops the same number of times (their bounds are the workgroup's).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
 def WaveVectorSlicesToElements : Pass<"wave-vector-slices-to-elements", "mlir::gpu::GPUModuleOp"> {
   let summary = "Rewrite slices taken out of wide vectors as element extracts";
   let description = [{

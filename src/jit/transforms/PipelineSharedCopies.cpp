@@ -8,6 +8,7 @@
 
 #include "transforms/Passes.h"
 #include "transforms/SharedCopies.h"
+#include "transforms/WarpgroupMma.h"
 
 #include "analysis/TileLoop.h"
 
@@ -81,13 +82,6 @@ void barrierPerStage(scf::ForOp loop, TensorCopy& copy, int stages) {
 namespace {
 
 using namespace shared_copies;
-
-// A wgmma: the NVVM op (A from shared memory) or its inline PTX (A from registers).
-bool isWarpgroupMma(Operation* op) {
-  if (isa<NVVM::WgmmaMmaAsyncOp>(op)) return true;
-  auto asm_ = dyn_cast<LLVM::InlineAsmOp>(op);
-  return asm_ && asm_.getAsmString().contains("wgmma.mma_async");
-}
 
 // (Up to 8 for TMA copies, which hold no registers in flight, measured no faster: the
 // skinny GEMM 128x1280x5120 -4.5%, attention -6% to +2%; RESULTS run 101.)

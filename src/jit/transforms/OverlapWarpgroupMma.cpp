@@ -1,0 +1,221 @@
+//===- OverlapWarpgroupMma.cpp - a loop's last wgmma batch one iteration late ===//
+//
+// Software-pipelines a loop of two or more wgmma batches by one iteration: the last
+// batch (attention's P V) of iteration i is issued in iteration i + 1 right after that
+// iteration's earlier batches (Q K^T), and waited for after the work between them (the
+// softmax), which so runs on the ALUs while the tensor cores run both batches:
+// FlashAttention-3's intra-warpgroup overlap. See Passes.td for which loops qualify.
+//
+//===----------------------------------------------------------------------===//
+
+#include "transforms/Passes.h"
+#include "transforms/WarpgroupMma.h"
+
+#include "analysis/TileLoop.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/CastInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace wave::jit {
+
+#define GEN_PASS_DEF_WAVEOVERLAPWARPGROUPMMA
+#include "transforms/Passes.h.inc"
+
+using namespace mlir;
+
+namespace {
+
+// An empty inline asm statement: the fences that keep a batch's registers in place.
+bool isRegisterFence(Operation* op) {
+  auto asm_ = dyn_cast<LLVM::InlineAsmOp>(op);
+  return asm_ && asm_.getAsmString().empty();
+}
+
+// A cast to fewer bits.
+bool narrows(Operation* op) {
+  if (!isa<CastOpInterface>(op) || op->getNumOperands() != 1 || op->getNumResults() != 1) return false;
+  auto bits = [](Type t) { return getElementTypeOrSelf(t).getIntOrFloatBitWidth(); };
+  Type from = op->getOperand(0).getType(), to = op->getResult(0).getType();
+  return getElementTypeOrSelf(from).isIntOrFloat() && getElementTypeOrSelf(to).isIntOrFloat() && bits(to) < bits(from);
+}
+
+// The two stages of a loop body: stage 1 is the last wgmma batch (from its fence on, to
+// the end of the body) and the effect-free ops that only it needs (the accumulators'
+// rescaling, the operands' packing); stage 0 the rest, among it the earlier batches.
+struct Stages {
+  llvm::SetVector<Operation*> late;  // stage 1, in body order
+  Operation* lastFence = nullptr;    // the last batch's wgmma.fence
+  Operation* lastWait = nullptr;     // its wgmma.wait_group
+  Operation* earlierWait = nullptr;  // the wait of the batch before it (stage 0)
+  // Values stage 1 reads from its iteration's stage 0 (the induction variable and
+  // iteration arguments stage 0 yields included): carried one iteration further.
+  llvm::SetVector<Value> crossing;
+  // Per iteration argument: whether stage 1 yields it.
+  SmallVector<bool> yieldedLate;
+};
+
+// The stages of `loop`'s body, or failure where it has no two batches at its top level
+// (fence, commit, wait 0 each, in that order) or the split does not hold.
+FailureOr<Stages> stagesOf(scf::ForOp loop) {
+  Block* body = loop.getBody();
+  Stages s;
+  SmallVector<Operation*> fences, commits, waits;
+  bool ordered = true;
+  for (Operation& op : body->without_terminator()) {
+    if (isa<gpu::BarrierOp, NVVM::BarrierOp, nvgpu::TmaAsyncLoadOp, nvgpu::DeviceAsyncCopyOp, scf::ForOp>(op))
+      return failure();  // a loop that also copies, syncs the workgroup or nests loops
+    if (isa<NVVM::WgmmaFenceAlignedOp>(op)) {
+      ordered &= fences.size() == waits.size();
+      fences.push_back(&op);
+    } else if (isa<NVVM::WgmmaGroupSyncAlignedOp>(op)) {
+      ordered &= commits.size() + 1 == fences.size();
+      commits.push_back(&op);
+    } else if (auto wait = dyn_cast<NVVM::WgmmaWaitGroupSyncOp>(op)) {
+      ordered &= waits.size() + 1 == commits.size() && wait.getGroup() == 0;
+      waits.push_back(&op);
+    } else if (op.getNumRegions() != 0 &&
+               op.walk([](Operation* inner) { return isWarpgroupMma(inner) ? WalkResult::interrupt() : WalkResult::advance(); })
+                   .wasInterrupted()) {
+      return failure();  // a batch under a condition
+    }
+  }
+  if (!ordered || fences.size() < 2 || waits.size() != fences.size()) return failure();
+  s.lastFence = fences.back();
+  s.lastWait = waits.back();
+  s.earlierWait = waits[waits.size() - 2];
+
+  // Stage 1: the last batch on; then, walking back, each effect-free op all of whose users
+  // are in stage 1 (users come after their operands' definitions, so one pass decides).
+  for (Operation* op = s.lastFence; op != body->getTerminator(); op = op->getNextNode()) s.late.insert(op);
+  // A narrowing cast stays in stage 0, so that the narrower value is the one carried
+  // (attention's P as f16, not f32).
+  for (Operation* op = s.lastFence->getPrevNode(); op; op = op->getPrevNode()) {
+    const bool movable = ((isPure(op) && op->getNumRegions() == 0) || isRegisterFence(op)) && !narrows(op);
+    const bool lateUsersOnly = !op->use_empty() && llvm::all_of(op->getUsers(), [&](Operation* user) {
+      Operation* top = body->findAncestorOpInBlock(*user);
+      return top && s.late.contains(top);
+    });
+    if (movable && lateUsersOnly) s.late.insert(op);
+  }
+  llvm::SetVector<Operation*> inBodyOrder;
+  for (Operation& op : body->without_terminator())
+    if (s.late.contains(&op)) inBodyOrder.insert(&op);
+  s.late = std::move(inBodyOrder);
+
+  // Per iteration argument, which stage yields it; stage 0 must not read one stage 1 yields.
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  for (auto [arg, yielded] : llvm::zip(loop.getRegionIterArgs(), yield.getOperands())) {
+    Operation* def = yielded.getDefiningOp();
+    const bool late = def && def->getBlock() == body && s.late.contains(def);
+    s.yieldedLate.push_back(late);
+    if (!late) continue;
+    for (Operation* user : arg.getUsers())
+      if (Operation* top = body->findAncestorOpInBlock(*user); !top || !s.late.contains(top)) return failure();
+  }
+
+  // What stage 1 reads from stage 0 (its operands, and those of ops nested in it).
+  auto collect = [&](Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != body) return;
+      if (arg == loop.getInductionVar() || !s.yieldedLate[arg.getArgNumber() - 1]) s.crossing.insert(v);
+      return;
+    }
+    Operation* def = v.getDefiningOp();
+    if (def && def->getBlock() == body && !s.late.contains(def)) s.crossing.insert(v);
+  };
+  for (Operation* op : s.late)
+    op->walk([&](Operation* inner) {
+      for (Value operand : inner->getOperands()) collect(operand);
+    });
+  return s;
+}
+
+// Rewrites `loop` into: if (lb < ub) { stage 0 of the first iteration; a loop over the
+// others running each one's stage 0 beside the stage 1 of the one before; stage 1 of the
+// last } else { the initial values }.
+void overlap(scf::ForOp loop, const Stages& s) {
+  Block* body = loop.getBody();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  const Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
+  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lb, ub);
+  auto guarded = scf::IfOp::create(b, loc, loop.getResultTypes(), any, /*withElseRegion=*/true);
+  b.setInsertionPointToStart(guarded.elseBlock());
+  scf::YieldOp::create(b, loc, loop.getInitArgs());
+
+  auto early = [&](Operation& op) { return !s.late.contains(&op); };
+  // Prologue: stage 0 of the first iteration.
+  b.setInsertionPointToStart(guarded.thenBlock());
+  IRMapping first;
+  first.map(loop.getInductionVar(), lb);
+  first.map(loop.getRegionIterArgs(), loop.getInitArgs());
+  for (Operation& op : body->without_terminator())
+    if (early(op)) b.clone(op, first);
+  SmallVector<Value> inits;
+  for (auto [k, yielded] : llvm::enumerate(yield.getOperands()))
+    inits.push_back(s.yieldedLate[k] ? loop.getInitArgs()[k] : first.lookupOrDefault(yielded));
+  const size_t carried = inits.size();
+  for (Value v : s.crossing) inits.push_back(first.lookupOrDefault(v));
+
+  // The steady state: iteration i's stage 0 beside iteration i - 1's stage 1.
+  Value second = arith::AddIOp::create(b, loc, lb, step);
+  auto steady = scf::ForOp::create(b, loc, second, ub, step, inits);
+  Block* steadyBody = steady.getBody();
+  // (A loop without iteration arguments is made with its yield.)
+  if (!steadyBody->empty()) steadyBody->getTerminator()->erase();
+  OpBuilder sb = OpBuilder::atBlockEnd(steadyBody);
+  IRMapping now, before;
+  now.map(loop.getInductionVar(), steady.getInductionVar());
+  for (auto [k, arg] : llvm::enumerate(loop.getRegionIterArgs()))
+    (s.yieldedLate[k] ? before : now).map(arg, steady.getRegionIterArgs()[k]);
+  for (auto [j, v] : llvm::enumerate(s.crossing)) before.map(v, steady.getRegionIterArgs()[carried + j]);
+  auto cloneRange = [&](Operation* from, Operation* to, bool late, IRMapping& map) {
+    for (Operation* op = from; op != to; op = op->getNextNode())
+      if (s.late.contains(op) == late) sb.clone(*op, map);
+  };
+  // Stage 0 up to the earlier batch's wait; stage 1 up to its own wait; that wait, now
+  // leaving the later batch in flight; the rest of stage 0; the rest of stage 1.
+  cloneRange(&body->front(), s.earlierWait, false, now);
+  cloneRange(&body->front(), s.lastWait, true, before);
+  cast<NVVM::WgmmaWaitGroupSyncOp>(sb.clone(*s.earlierWait, now)).setGroup(1);
+  cloneRange(s.earlierWait->getNextNode(), body->getTerminator(), false, now);
+  cloneRange(s.lastWait, body->getTerminator(), true, before);
+  SmallVector<Value> next;
+  for (auto [k, yielded] : llvm::enumerate(yield.getOperands()))
+    next.push_back((s.yieldedLate[k] ? before : now).lookupOrDefault(yielded));
+  for (Value v : s.crossing) next.push_back(now.lookupOrDefault(v));
+  scf::YieldOp::create(sb, loc, next);
+
+  // Epilogue: stage 1 of the last iteration.
+  IRMapping last;
+  for (auto [k, arg] : llvm::enumerate(loop.getRegionIterArgs()))
+    if (s.yieldedLate[k]) last.map(arg, steady.getResult(k));
+  for (auto [j, v] : llvm::enumerate(s.crossing)) last.map(v, steady.getResult(carried + j));
+  for (Operation* op : s.late) b.clone(*op, last);
+  SmallVector<Value> results;
+  for (auto [k, yielded] : llvm::enumerate(yield.getOperands()))
+    results.push_back(s.yieldedLate[k] ? last.lookupOrDefault(yielded) : steady.getResult(k));
+  scf::YieldOp::create(b, loc, results);
+
+  loop->replaceAllUsesWith(guarded.getResults());
+  loop->erase();
+}
+
+struct WaveOverlapWarpgroupMmaPass : impl::WaveOverlapWarpgroupMmaBase<WaveOverlapWarpgroupMmaPass> {
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) {
+      if (!loop->hasAttr(kTileLoopAttr)) loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops)
+      if (FailureOr<Stages> stages = stagesOf(loop); succeeded(stages)) overlap(loop, *stages);
+  }
+};
+
+}  // namespace
+
+}  // namespace wave::jit
