@@ -296,6 +296,15 @@ TEST_CASE("specialized flash attention runs each iteration's P V during the next
       options.warp_specialize = false;
       const jit::PtxKernel pipelined = jit::compile_to_ptx(kernel.trace(), options);
       CHECK(occurrences(pipelined.ptx, "wgmma.wait_group.sync.aligned \t1;") == 0);
+      // One warpgroup over 64 x 64 tiles: two workgroups share the SM, and overlap each
+      // other instead.
+      options.warp_specialize = true;
+      options.subs.back().value = 64;
+      options.subs[options.subs.size() - 2].value = 64;
+      const jit::PtxKernel shared_sm =
+          jit::compile_to_ptx(fa::make_kernel({.head_dim = head_dim, .causal = causal, .waves = 4}).trace(), options);
+      CHECK_THAT(shared_sm.ptx, Contains(".minnctapersm 2"));
+      CHECK(occurrences(shared_sm.ptx, "wgmma.wait_group.sync.aligned \t1;") == 0);
     }
 }
 

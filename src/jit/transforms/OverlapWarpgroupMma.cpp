@@ -133,6 +133,32 @@ FailureOr<Stages> stagesOf(scf::ForOp loop) {
   return s;
 }
 
+// Whether overlapping pays: not where a second workgroup shares the SM (the two already
+// run one's softmax beside the other's batches: on an H100, flash attention over 64 x 64
+// tiles of one warpgroup measured 4-10% slower with it at D 128, though 128-row tiles of
+// one warpgroup gained 2-7%; autotune can sweep CompileOptions::overlap_mma), nor where
+// the values carried one iteration further do not fit the computing threads' registers
+// beside the loop's own and the earlier batch's results (128 x 64 tiles of one warpgroup
+// at D 128: 5-11% slower causal). bench/RESULTS.md, run 131.
+bool pays(scf::ForOp loop, const Stages& s) {
+  auto func = loop->getParentOfType<gpu::GPUFuncOp>();
+  if (auto perSM = func->getAttrOfType<IntegerAttr>("nvvm.minctasm"); perSM && perSM.getInt() > 1) return false;
+  int64_t budget = 255;
+  for (Operation* at = loop; at; at = at->getParentOp())
+    if (auto roles = dyn_cast<scf::IfOp>(at); roles && roles->hasAttr(kConsumerThreadsAttr))
+      if (auto grow = dyn_cast<NVVM::SetMaxRegisterOp>(roles.thenBlock()->front())) budget = grow.getRegCount();
+  int64_t needed = kRegistersBesideCarried;
+  for (Type t : loop.getResultTypes()) needed += registersOf(t);
+  for (Value v : s.crossing) needed += registersOf(v.getType());
+  // The earlier batch's results (attention's scores), live through the work between.
+  for (Operation* op = s.earlierWait; op; op = op->getPrevNode())
+    if (isWarpgroupMma(op)) {
+      needed += registersOf(op->getResult(0).getType());
+      break;
+    }
+  return needed <= budget;
+}
+
 // Rewrites `loop` into: if (lb < ub) { stage 0 of the first iteration; a loop over the
 // others running each one's stage 0 beside the stage 1 of the one before; stage 1 of the
 // last } else { the initial values }.
@@ -212,7 +238,7 @@ struct WaveOverlapWarpgroupMmaPass : impl::WaveOverlapWarpgroupMmaBase<WaveOverl
       if (!loop->hasAttr(kTileLoopAttr)) loops.push_back(loop);
     });
     for (scf::ForOp loop : loops)
-      if (FailureOr<Stages> stages = stagesOf(loop); succeeded(stages)) overlap(loop, *stages);
+      if (FailureOr<Stages> stages = stagesOf(loop); succeeded(stages) && pays(loop, *stages)) overlap(loop, *stages);
   }
 };
 

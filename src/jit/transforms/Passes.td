@@ -260,7 +260,12 @@ def WaveOverlapWarpgroupMma : Pass<"wave-overlap-warpgroup-mma", "mlir::gpu::GPU
     rest of stage 1; then stage 1 of the last iteration. What stage 1 reads from stage 0
     (P, the rescaling factors, the induction variable) is carried one iteration further.
 
-    Loops whose stage 0 reads an iteration argument stage 1 yields are left alone.
+    Loops whose stage 0 reads an iteration argument stage 1 yields are left alone, and
+    so are loops where it does not pay: in a function that shares the SM with a second
+    workgroup (`nvvm.minctasm` 2: the two already overlap each other's softmax and
+    batches), or where the loop's carried values, the values carried further and the
+    earlier batch's results (with 40 for the rest) exceed the computing threads'
+    registers (their `setmaxnreg`, else 255).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::NVVM::NVVMDialect"];
 }

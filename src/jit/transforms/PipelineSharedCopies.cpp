@@ -88,19 +88,10 @@ using namespace shared_copies;
 constexpr int kMaxStages = 4;
 constexpr int64_t kTwoWorkgroupsBytes = 113 * 1024;  // two workgroups per SM on Hopper
 constexpr int64_t kMaxSharedBytes = 227 * 1024;      // what one workgroup may have
-// Registers a thread needs beside the values its loop carries (addresses, fragments, the
-// loop's own): a floor, so an estimate that two workgroups cannot fit holds.
-constexpr int64_t kRegistersBesideCarried = 40;
-
 // The 32-bit registers each thread keeps across `loop`'s iterations (its carried values).
 int64_t carriedRegisters(scf::ForOp loop) {
   int64_t registers = 0;
-  for (Type t : loop.getResultTypes()) {
-    auto vec = dyn_cast<VectorType>(t);
-    const int64_t elements = vec ? vec.getNumElements() : 1;
-    const unsigned bits = getElementTypeOrSelf(t).isIntOrFloat() ? getElementTypeOrSelf(t).getIntOrFloatBitWidth() : 64;
-    registers += llvm::divideCeil(elements * bits, 32);
-  }
+  for (Type t : loop.getResultTypes()) registers += registersOf(t);
   return registers;
 }
 
