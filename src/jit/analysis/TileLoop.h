@@ -33,6 +33,10 @@ mlir::Value localTrip(mlir::OpBuilder& b, mlir::Location loc, mlir::scf::ForOp l
 // earlier tiles where `loop` has them.
 mlir::Value workgroupTrip(mlir::OpBuilder& b, mlir::Location loc, mlir::scf::ForOp loop);
 
+// A hint to each mbarrier try_wait on a phase: how long (ns) one try may suspend the
+// thread before it tries again.
+inline constexpr int64_t kMBarrierWaitTicks = 10'000'000;
+
 // The low bit of the index `count` as an i1: the parity of an mbarrier phase that
 // completes once per count.
 mlir::Value parityOf(mlir::OpBuilder& b, mlir::Location loc, mlir::Value count);

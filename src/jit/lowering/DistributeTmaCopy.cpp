@@ -21,13 +21,6 @@
 
 namespace wave::jit::distribution {
 
-namespace {
-
-// The suspend-time hint of each mbarrier try_wait (nanoseconds), as CUTLASS gives it.
-constexpr int64_t kWaitTicks = 10'000'000;
-
-}  // namespace
-
 Value Distributor::tensorMap(unsigned argument, ArrayRef<int64_t> box, MemRefType boxType, int64_t swizzle) {
   MLIRContext* ctx = b_.getContext();
   Value& map = tensorMaps_[{argument, SmallVector<int64_t>(box)}];
@@ -138,7 +131,7 @@ LogicalResult Distributor::lowerTmaCopy(dialect::TmaCopyOp op) {
   Value parity = arith::ConstantIntOp::create(b_, loc_, 0, 1);
   if (auto loop = dyn_cast<scf::ForOp>(b_.getInsertionBlock()->getParentOp()))
     parity = parityOf(b_, loc_, workgroupTrip(b_, loc_, loop));
-  nvgpu::MBarrierTryWaitParityOp::create(b_, loc_, barrier, parity, index(kWaitTicks), first);
+  nvgpu::MBarrierTryWaitParityOp::create(b_, loc_, barrier, parity, index(kMBarrierWaitTicks), first);
   return success();
 }
 

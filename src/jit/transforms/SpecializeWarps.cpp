@@ -28,7 +28,6 @@ constexpr int64_t kMaxThreads = 1024;
 // rest, in setmaxnreg's multiples of 8, at most 240 (ptxas's 255 rounded down).
 constexpr int32_t kProducerRegisters = 40;
 constexpr int32_t kMaxRegisters = 240;
-constexpr int64_t kWaitTicks = 10'000'000;  // a hint: how long one try_wait may suspend
 
 int64_t blockThreads(gpu::GPUFuncOp func) {
   DenseI32ArrayAttr block = func.getKnownBlockSizeAttr();
@@ -167,7 +166,7 @@ void buildProducer(OpBuilder& b, scf::ForOp loop, ArrayRef<TensorCopy> copies, c
   Value stage = stageIndex(b, loc, fills, stages);
   Value previous = arith::XOrIOp::create(b, loc, roundParity(b, loc, fills, stages),
                                          arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
-  nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, previous, index(b, loc, kWaitTicks), stage);
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, previous, index(b, loc, kMBarrierWaitTicks), stage);
   map.map(loop.getInductionVar(), fills.getInductionVar());
   for (Operation* op : issueSlice(loop, copies)) {
     Operation* copy = b.clone(*op, map);
