@@ -118,6 +118,31 @@ TEST_CASE("flash attention with a producer warpgroup (warp specialization): D 64
       }
 }
 
+TEST_CASE("flash attention on the example's default schedule: 128 x 128 tiles, specialized, P V overlapped",
+          "[gpu][attention][tma][ws][overlap]") {
+  // The schedule examples/kernels/flash_attention.hpp ships with, on other shapes: partial
+  // query and key tiles, causal too, f32 and f16 out (the overlap's stage boundary carries
+  // P and the rescaling one iteration further; the last P V runs after the loop).
+  std::mt19937 rng(Catch::rngSeed());
+  const CompileOptions example = ex::default_options();
+  for (int d : {64, 128})
+    for (bool causal : {false, true})
+      for (Case c : {Case{1, 2, 1000, 1000, d, causal}, Case{2, 2, 4096, 4096, d, causal}, Case{1, 1, 300, 1300, d, causal}}) {
+        INFO("B x H x M x K2 x D = " << c.b << " x " << c.h << " x " << c.m << " x " << c.k2 << " x " << c.d
+                                     << (causal ? ", causal" : ""));
+        CompileOptions options = static_options(c, 128, 128);
+        options.warp_specialize = example.warp_specialize;
+        options.overlap_mma = example.overlap_mma;
+        const auto attention = compile(ex::make_kernel({.head_dim = d, .causal = causal}), options);
+        CHECK(attention.ptx().ptx.find("wgmma.wait_group.sync.aligned \t1;") != std::string::npos);
+        CHECK(wrong_elements<float>(attention, c, {}, rng) == 0);
+        if (c.m == 1000) {
+          const auto half = compile(ex::make_kernel<f16>({.head_dim = d, .causal = causal}), options);
+          CHECK(wrong_elements<std::uint16_t>(half, c, {}, rng) == 0);
+        }
+      }
+}
+
 TEST_CASE("flash attention on a persistent grid: several query tiles per workgroup, causal, specialized or not",
           "[gpu][attention][persistent]") {
   // 256 to 480 query tiles over a grid sized to the GPU: each workgroup runs two or more,
