@@ -42,6 +42,16 @@ bool narrows(Operation* op) {
   return getElementTypeOrSelf(from).isIntOrFloat() && getElementTypeOrSelf(to).isIntOrFloat() && bits(to) < bits(from);
 }
 
+// Whether `op` (not counting ops nested in it) may run one iteration late: it has no
+// effects, or it is a wgmma batch's own (its instructions, fence, commit, wait, the
+// registers' fences) or an mbarrier arrival (the release of a stage).
+bool mayBeDeferred(Operation* op) {
+  if (isa<NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp,
+          nvgpu::MBarrierArriveOp, scf::IfOp, scf::YieldOp>(op))
+    return true;
+  return isWarpgroupMma(op) || isRegisterFence(op) || isMemoryEffectFree(op);
+}
+
 // The two stages of a loop body: stage 1 is the last wgmma batch (from its fence on, to
 // the end of the body) and the effect-free ops that only it needs (the accumulators'
 // rescaling, the operands' packing); stage 0 the rest, among it the earlier batches.
@@ -89,7 +99,15 @@ FailureOr<Stages> stagesOf(scf::ForOp loop) {
 
   // Stage 1: the last batch on; then, walking back, each effect-free op all of whose users
   // are in stage 1 (users come after their operands' definitions, so one pass decides).
-  for (Operation* op = s.lastFence; op != body->getTerminator(); op = op->getNextNode()) s.late.insert(op);
+  // What runs one iteration late may only be the batch, register work and the release of
+  // the stages it read: a store, say, would move past the next iteration's loads.
+  for (Operation* op = s.lastFence; op != body->getTerminator(); op = op->getNextNode()) {
+    const bool deferrable = !op->walk([](Operation* inner) {
+                                  return mayBeDeferred(inner) ? WalkResult::advance() : WalkResult::interrupt();
+                                }).wasInterrupted();
+    if (!deferrable) return failure();
+    s.late.insert(op);
+  }
   // A narrowing cast stays in stage 0, so that the narrower value is the one carried
   // (attention's P as f16, not f32).
   for (Operation* op = s.lastFence->getPrevNode(); op; op = op->getPrevNode()) {

@@ -260,7 +260,9 @@ def WaveOverlapWarpgroupMma : Pass<"wave-overlap-warpgroup-mma", "mlir::gpu::GPU
     rest of stage 1; then stage 1 of the last iteration. What stage 1 reads from stage 0
     (P, the rescaling factors, the induction variable) is carried one iteration further.
 
-    Loops whose stage 0 reads an iteration argument stage 1 yields are left alone, and
+    Loops whose stage 1 would hold an op with effects other than the batch's own and an
+    mbarrier arrival (a store would move past the next iteration's loads), or whose stage
+    0 reads an iteration argument stage 1 yields, are left alone, and
     so are loops where it does not pay: in a function that shares the SM with a second
     workgroup (`nvvm.minctasm` 2: the two already overlap each other's softmax and
     batches), or where the loop's carried values, the values carried further and the
