@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "transforms/Passes.h"
+#include "transforms/WarpgroupMma.h"
 
 #include "analysis/TileLoop.h"
 
@@ -21,7 +22,6 @@ using namespace mlir;
 
 namespace {
 
-constexpr int64_t kWarpgroupThreads = 128;
 // Named barriers 0 (gpu.barrier) and 1 (the computing threads') are taken: warpgroup w
 // waits for its turn on 2 + w.
 constexpr int64_t kFirstTurnBarrier = 2;

@@ -28,12 +28,6 @@ using namespace mlir;
 
 namespace {
 
-// An empty inline asm statement: the fences that keep a batch's registers in place.
-bool isRegisterFence(Operation* op) {
-  auto asm_ = dyn_cast<LLVM::InlineAsmOp>(op);
-  return asm_ && asm_.getAsmString().empty();
-}
-
 // A cast to fewer bits.
 bool narrows(Operation* op) {
   if (!isa<CastOpInterface>(op) || op->getNumOperands() != 1 || op->getNumResults() != 1) return false;
@@ -191,14 +185,13 @@ void overlap(scf::ForOp loop, const Stages& s) {
   b.setInsertionPointToStart(guarded.elseBlock());
   scf::YieldOp::create(b, loc, loop.getInitArgs());
 
-  auto early = [&](Operation& op) { return !s.late.contains(&op); };
   // Prologue: stage 0 of the first iteration.
   b.setInsertionPointToStart(guarded.thenBlock());
   IRMapping first;
   first.map(loop.getInductionVar(), lb);
   first.map(loop.getRegionIterArgs(), loop.getInitArgs());
   for (Operation& op : body->without_terminator())
-    if (early(op)) b.clone(op, first);
+    if (!s.late.contains(&op)) b.clone(op, first);
   SmallVector<Value> inits;
   for (auto [k, yielded] : llvm::enumerate(yield.getOperands()))
     inits.push_back(s.yieldedLate[k] ? loop.getInitArgs()[k] : first.lookupOrDefault(yielded));

@@ -103,8 +103,7 @@ bool feedsWarpgroupMma(Operation* op) {
     auto [at, depth] = work.pop_back_val();
     for (Operation* user : at->getUsers()) {
       if (isWarpgroupMma(user)) return true;
-      auto fence = dyn_cast<LLVM::InlineAsmOp>(user);
-      if (depth < 4 && (isa<LLVM::ExtractValueOp, LLVM::InsertValueOp>(user) || (fence && fence.getAsmString().empty())))
+      if (depth < 4 && (isa<LLVM::ExtractValueOp, LLVM::InsertValueOp>(user) || isRegisterFence(user)))
         work.push_back({user, depth + 1});
     }
   }
@@ -472,9 +471,7 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     };
     // The registers' repacking, and their fences (empty asm statements) around a batch.
     auto repacks = [](Operation* op) {
-      auto fence = dyn_cast<LLVM::InlineAsmOp>(op);
-      return isa<vector::ExtractOp, LLVM::ExtractValueOp, LLVM::InsertValueOp>(op) ||
-             (fence && fence.getAsmString().empty());
+      return isa<vector::ExtractOp, LLVM::ExtractValueOp, LLVM::InsertValueOp>(op) || isRegisterFence(op);
     };
     // The carried value reaches only wgmma accumulators.
     auto onlyPacked = [&](Value carried) {

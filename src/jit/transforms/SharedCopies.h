@@ -8,6 +8,8 @@
 #ifndef WAVE_JIT_TRANSFORMS_SHAREDCOPIES_H
 #define WAVE_JIT_TRANSFORMS_SHAREDCOPIES_H
 
+#include "transforms/WarpgroupMma.h"
+
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -15,7 +17,6 @@
 
 namespace wave::jit::shared_copies {
 
-inline constexpr int64_t kWarpgroupThreads = 128;
 inline constexpr int64_t kRegistersPerSM = 64 * 1024;  // 32-bit registers
 
 // Whether `v` is a memref in shared (workgroup) memory.

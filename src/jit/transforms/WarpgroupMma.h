@@ -1,7 +1,8 @@
 //===- WarpgroupMma.h - lowered wgmma, registers -----------------*- C++ -*-===//
 //
 // What the schedules on distributed code (wave-pipeline-shared-copies,
-// wave-overlap-warpgroup-mma) share: wgmma in its two forms, register estimates.
+// wave-overlap-warpgroup-mma, wave-alternate-warpgroup-mma) share: wgmma in its two forms,
+// its register fences, warpgroups, register estimates.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,9 @@
 #include "mlir/IR/TypeUtilities.h"
 
 namespace wave::jit {
+
+// The threads of a warpgroup, which wgmma runs on as one.
+inline constexpr int64_t kWarpgroupThreads = 128;
 
 // Registers a thread needs beside the values a loop carries (addresses, fragments, the
 // loop's own): a floor, so an estimate that registers do not suffice holds.
@@ -38,6 +42,12 @@ inline bool isWarpgroupMma(mlir::Operation* op) {
   if (llvm::isa<mlir::NVVM::WgmmaMmaAsyncOp>(op)) return true;
   auto asm_ = llvm::dyn_cast<mlir::LLVM::InlineAsmOp>(op);
   return asm_ && asm_.getAsmString().contains("wgmma.mma_async");
+}
+
+// An empty inline asm statement: the fences that keep a batch's registers in place.
+inline bool isRegisterFence(mlir::Operation* op) {
+  auto asm_ = llvm::dyn_cast<mlir::LLVM::InlineAsmOp>(op);
+  return asm_ && asm_.getAsmString().empty();
 }
 
 }  // namespace wave::jit
