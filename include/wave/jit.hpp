@@ -48,6 +48,9 @@ struct PtxKernel {
   // A persistent kernel (CompileOptions::persistent): `grid` counts its tiles, and the
   // launch runs min(tiles, SMs x resident workgroups) workgroups along x that loop over them.
   bool persistent = false;
+  // Workgroups per cluster (CompileOptions::cluster_size, where an axis took it; the PTX's
+  // .reqnctapercluster): a persistent kernel's workgroups come in whole clusters.
+  unsigned cluster_size = 1;
 
   // The grid for these dim sizes (the dynamic ones at least).
   template <class Sizes>  // a map from dim name to size

@@ -79,6 +79,13 @@ struct CompileOptions {
   // the tensor cores do: FlashAttention-3's intra-warpgroup overlap. What the later batch
   // reads (P, the rescaling) is held one iteration longer (docs/language.md).
   bool overlap_mma = true;
+  // On sm_90a, launch the workgroups in clusters of this many (1, 2 or 4) along the grid
+  // axis whose neighbouring tiles share the most of a loop's TMA-filled operands (a GEMM
+  // of 128 x 256 tiles: B, along M), where the tile count along it is known and divisible;
+  // under warp specialization each producer then copies its part of those tiles into
+  // every workgroup of the cluster at once (TMA multicast), halving (quartering) their
+  // reads from L2 (docs/language.md). 1: no clusters.
+  int cluster_size = 1;
 };
 
 }  // namespace wave

@@ -143,6 +143,28 @@ TEST_CASE("flash attention on the example's default schedule: 128 x 128 tiles, s
       }
 }
 
+TEST_CASE("flash attention in clusters: query tiles sharing their K and V tiles by multicast", "[gpu][attention][cluster]") {
+  // Workgroups of neighbouring query tiles (clusters of 2 along M) share every K and V
+  // tile: each producer copies half of each into both. Causal loops end by the query tile
+  // (the members' trips would differ): no clusters; nor where M's tile count is odd.
+  std::mt19937 rng(Catch::rngSeed());
+  const CompileOptions example = ex::default_options();
+  for (int d : {64, 128})
+    for (bool causal : {false, true})
+      for (Case c : {Case{1, 2, 1000, 1000, d, causal}, Case{2, 2, 2048, 2048, d, causal}, Case{1, 1, 300, 1300, d, causal}}) {
+        INFO("B x H x M x K2 x D = " << c.b << " x " << c.h << " x " << c.m << " x " << c.k2 << " x " << c.d
+                                     << (causal ? ", causal" : ""));
+        CompileOptions options = static_options(c, 128, 128);
+        options.warp_specialize = example.warp_specialize;
+        options.cluster_size = 2;
+        const auto attention = compile(ex::make_kernel({.head_dim = d, .causal = causal}), options);
+        const bool clustered = !causal && (c.m + 127) / 128 % 2 == 0;
+        CHECK(attention.ptx().cluster_size == (clustered ? 2u : 1u));
+        CHECK((attention.ptx().ptx.find(".multicast::cluster") != std::string::npos) == clustered);
+        CHECK(wrong_elements<float>(attention, c, {}, rng) == 0);
+      }
+}
+
 TEST_CASE("flash attention on a persistent grid: several query tiles per workgroup, causal, specialized or not",
           "[gpu][attention][persistent]") {
   // 256 to 480 query tiles over a grid sized to the GPU: each workgroup runs two or more,

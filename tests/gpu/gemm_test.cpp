@@ -279,6 +279,47 @@ TEST_CASE("GEMM on a persistent grid: several tiles per workgroup, stages and ph
   }
 }
 
+TEST_CASE("GEMM in clusters: the shared operand's tiles multicast, edges, persistent grids, clusters of 2 and 4",
+          "[gpu][gemm][cluster]") {
+  // Workgroups in clusters along M share B's tiles (the larger of 128 x 256 tiles) or
+  // along N A's; each producer copies its part of them into every workgroup of the cluster,
+  // and a stage is refilled once all of them released it. Shapes that end inside a tile
+  // (the multicast parts zero-filled past M or N), K loops of 3 to 32 trips, a persistent
+  // grid of whole clusters, and shapes no cluster size divides (no clusters: as before).
+  std::mt19937 rng(Catch::rngSeed());
+  const auto gemm = ex::make_with_wave_tiles<f16>("gemm_cluster");
+  for (Tiles t : {Tiles{128, 256, 64}, Tiles{128, 128, 64}})
+    for (Problem p : {Problem{1, 1000, 1000, 1000}, Problem{1, 1000, 3000, 520}, Problem{1, 2048, 2048, 2048},
+                      Problem{1, 300, 520, 328}})
+      for (int cluster : {2, 4})
+        for (bool persistent : {false, true}) {
+          INFO("M x N x K = " << p.m << " x " << p.n << " x " << p.k << ", tiles " << t.m << " x " << t.n << " x "
+                              << t.k << ", clusters of " << cluster << (persistent ? ", persistent" : ""));
+          CompileOptions o = options_for(p, t, false);
+          o.subs.insert(o.subs.end(), {{WAVE_M, 64}, {WAVE_N, 64}});
+          o.warp_specialize = true;
+          o.persistent = persistent;
+          o.cluster_size = cluster;
+          const CompiledKernel compiled = compile(gemm, o);
+          const int tilesM = (p.m + t.m - 1) / t.m, tilesN = (p.n + t.n - 1) / t.n;
+          const bool clustered = tilesM % cluster == 0 || tilesN % cluster == 0;
+          CHECK(compiled.ptx().cluster_size == (clustered ? unsigned(cluster) : 1u));
+          CHECK((compiled.ptx().ptx.find(".multicast::cluster") != std::string::npos) == clustered);
+          check_gemm<std::uint32_t>(compiled, p, false, false, false, rng);
+        }
+  // The bf16 -> bf16 variant (a cast in the epilogue), software-pipelined (clusters only
+  // group the workgroups: no producer to multicast).
+  CompileOptions o = options_for({1, 1000, 1000, 1000}, {128, 128, 64}, false);
+  o.cluster_size = 2;
+  for (bool specialize : {true, false}) {
+    o.warp_specialize = specialize;
+    const CompiledKernel compiled = compile(make_variant<bf16, bf16, false, false>(), o);
+    CHECK(compiled.ptx().cluster_size == 2u);
+    CHECK((compiled.ptx().ptx.find(".multicast::cluster") != std::string::npos) == specialize);
+    check_gemm<std::uint16_t>(compiled, {1, 1000, 1000, 1000}, true, false, true, rng);
+  }
+}
+
 TEST_CASE("GEMM: the example kernel, its default options", "[gpu][gemm]") {
   std::mt19937 rng(Catch::rngSeed());
   check_gemm<std::uint32_t>(compile(ex::make_kernel(), ex::default_options()), {1, 4096, 4096, 4096}, false, false,

@@ -308,6 +308,50 @@ TEST_CASE("specialized flash attention runs each iteration's P V during the next
     }
 }
 
+TEST_CASE("clusters: the tiles a cluster's workgroups share are multicast, half (a quarter) by each producer",
+          "[compile][tma][ws][cluster]") {
+  namespace ex = examples::gemm;
+  auto occurrences = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const auto gemm = ex::make_with_wave_tiles<f16>("gemm_cluster");
+  for (const int size : {2, 4})
+    for (const bool persistent : {false, true}) {
+      INFO("clusters of " << size << (persistent ? ", persistent" : ""));
+      CompileOptions options{.subs = {{ex::M, 4096}, {ex::N, 4096}, {ex::K, 4096}, {ex::BLOCK_M, 128},
+                                      {ex::BLOCK_N, 256}, {ex::BLOCK_K, 64}, {ex::WAVE_M, 64}, {ex::WAVE_N, 64}},
+                             .cache = false, .warp_specialize = true, .persistent = persistent, .cluster_size = size};
+      const jit::PtxKernel clustered = jit::compile_to_ptx(gemm.trace(), options);
+      CHECK(clustered.cluster_size == unsigned(size));
+      // Along M (B's 256 x 64 tile is the larger one shared): a persistent grid's clusters
+      // are along its one axis.
+      CHECK_THAT(clustered.ptx, Contains(".reqnctapercluster " + std::to_string(size) + ", 1, 1"));
+      // B's copy split in parts of 256 / size rows, one tensor map more; A's whole.
+      REQUIRE(clustered.tensor_maps.size() == 3);
+      CHECK(clustered.tensor_maps.back().box == std::vector<unsigned>{unsigned(256 / size), 64});
+      CHECK(occurrences(clustered.ptx, ".multicast::cluster") == 1);
+      CHECK_THAT(clustered.ptx, Contains("%cluster_ctarank"));
+      // Each release arrives on every member's empty mbarrier; set-up and exit synced.
+      CHECK(occurrences(clustered.ptx, "mbarrier.arrive.release.cluster.shared::cluster.b64") % size == 0);
+      CHECK(occurrences(clustered.ptx, "mapa.shared::cluster") >= unsigned(size));
+      CHECK_THAT(clustered.ptx, Contains("fence.mbarrier_init.release.cluster"));
+      CHECK(occurrences(clustered.ptx, "barrier.cluster.wait") == 2);
+      check_ptxas_clean(clustered.ptx, "gemm_cluster");
+    }
+  // No axis whose tile count 4 divides (3 x 5 tiles): no clusters; 2 x 5: along M.
+  CompileOptions odd{.subs = {{ex::M, 300}, {ex::N, 520}, {ex::K, 1000}, {ex::BLOCK_M, 128}, {ex::BLOCK_N, 128},
+                              {ex::BLOCK_K, 64}, {ex::WAVE_M, 64}, {ex::WAVE_N, 64}},
+                     .cache = false, .warp_specialize = true, .cluster_size = 4};
+  const jit::PtxKernel none = jit::compile_to_ptx(gemm.trace(), odd);
+  CHECK(none.cluster_size == 1);
+  CHECK(none.ptx.find(".reqnctapercluster") == std::string::npos);
+  // A cluster size the hardware does not take: an error naming the option.
+  odd.cluster_size = 3;
+  CHECK_THROWS_WITH(jit::compile_to_ptx(gemm.trace(), odd), Contains("expected cluster_size 1, 2 or 4, but found 3"));
+}
+
 TEST_CASE("a scaled f8 GEMM runs on wgmma k32 from TMA-filled tiles; without wgmma, on mma.sync m16n8k32",
           "[compile][tma][f8]") {
   namespace ex = examples::gemm_f8;

@@ -142,5 +142,11 @@ LogicalResult WaveDialect::verifyOperationAttribute(Operation* op, NamedAttribut
                            "region, but found ")
            << attr.getValue();
   }
+  if (name == "wave.multicast") {
+    // The distribution's mark on a TMA load whose tile every workgroup of the cluster
+    // fills alike (analysis/Cluster.h).
+    if (isa<UnitAttr>(attr.getValue()) && op->getName().getStringRef() == "nvgpu.tma.async.load") return success();
+    return op->emitOpError("expected wave.multicast to be a unit attribute on an nvgpu.tma.async.load");
+  }
   return op->emitOpError("unknown wave dialect attribute ") << attr.getName();
 }

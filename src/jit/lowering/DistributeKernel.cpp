@@ -243,10 +243,10 @@ LogicalResult Distributor::lowerBlock(Block& block) {
 
 }  // namespace distribution
 
-LogicalResult emitDistributedKernel(func::FuncOp kernel, gpu::GPUModuleOp module, bool persistent) {
+LogicalResult emitDistributedKernel(func::FuncOp kernel, gpu::GPUModuleOp module, bool persistent, int clusterSize) {
   auto grid = kernelGrid(kernel);
   if (failed(grid)) return failure();
-  return distribution::Distributor(kernel, std::move(*grid), persistent).emit(module);
+  return distribution::Distributor(kernel, std::move(*grid), persistent, clusterSize).emit(module);
 }
 
 }  // namespace wave::jit

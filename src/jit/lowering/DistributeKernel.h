@@ -19,9 +19,10 @@ namespace wave::jit {
 mlir::Operation* firstWithoutLayout(mlir::func::FuncOp kernel);
 
 // Builds `kernel`'s gpu.func at the end of `module`, `persistent`ly or one workgroup per
-// tile (see wave-lower-to-gpu); emits a diagnostic at the op it cannot lower and fails.
+// tile, in clusters of `clusterSize` workgroups where they share loop copies (see
+// wave-lower-to-gpu); emits a diagnostic at the op it cannot lower and fails.
 mlir::LogicalResult emitDistributedKernel(mlir::func::FuncOp kernel, mlir::gpu::GPUModuleOp module,
-                                          bool persistent = false);
+                                          bool persistent = false, int clusterSize = 1);
 
 }  // namespace wave::jit
 

@@ -5,7 +5,10 @@
 // the workgroups' order and the reverse by turns. Either way the tile scheduler's order:
 // tensor-core kernels take their tiles in groups of 8 along x (the workgroups running at
 // once share operand tiles in L2), and loops that end by the workgroup's position run
-// their longest tiles first.
+// their longest tiles first. Under a cluster size, the workgroups of a cluster take
+// neighbouring tiles along the axis whose tiles share the most of the loops' TMA-filled
+// operands (a GEMM's B along M), so that wave-multicast-tensor-copies can fill those once
+// for all of them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +18,7 @@
 #include "analysis/TileLoop.h"
 #include "lowering/KernelSignature.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace wave::jit::distribution {
@@ -32,8 +36,52 @@ Value Distributor::gridSize(gpu::Dimension axis) {
   return gpu::GridDimOp::create(b_, loc_, axis);
 }
 
+std::optional<int> Distributor::clusterAxis() {
+  if (clusterSize_ <= 1 || !tileGrid_) return std::nullopt;
+  // Loops whose trips depend on the workgroup's position along an axis: its workgroups
+  // would not fill their stages in step.
+  llvm::SmallDenseSet<int, 4> uneven;
+  kernel_.walk([&](dialect::IterateOp loop) {
+    for (ArrayAttr dims : {loop.getEndDimsAttr(), loop.getUnmaskedEndDimsAttr()})
+      for (Attribute d : dims ? dims.getValue() : ArrayRef<Attribute>())
+        uneven.insert(grid_.tiling(cast<StringAttr>(d).getValue()).gridAxis);
+  });
+  std::optional<int> best;
+  int64_t bestBytes = 0;
+  for (int axis = 0; axis < 3; ++axis) {
+    const int32_t tiles = (*tileGrid_)[axis];
+    if (tiles < clusterSize_ || tiles % clusterSize_ != 0 || uneven.contains(axis)) continue;
+    // The bytes per trip of the loops' copies whose tiles neighbours along `axis` share.
+    int64_t bytes = 0;
+    kernel_.walk([&](dialect::TmaCopyOp copy) {
+      if (!copy->getParentOfType<dialect::IterateOp>()) return;
+      dialect::MemoryType memory = copy.getSource().getType();
+      int64_t tileBytes = memory.getElementType().getIntOrFloatBitWidth() / 8;
+      for (StringRef d : memory.getDimNames()) {
+        if (grid_.tiling(d).gridAxis == axis) return;
+        tileBytes *= grid_.tiling(d).blockTile;
+      }
+      bytes += tileBytes;
+    });
+    if (bytes > bestBytes) best = axis, bestBytes = bytes;
+  }
+  return best;
+}
+
 LogicalResult Distributor::enterTiles() {
   if (std::optional<ArrayRef<int32_t>> known = func_.getKnownGridSize()) tileGrid_ = {(*known)[0], (*known)[1], (*known)[2]};
+  cluster_ = clusterAxis();
+  if (cluster_) {
+    SmallVector<int32_t, 3> dims(3, 1);
+    dims[persistent_ ? 0 : *cluster_] = clusterSize_;  // (a persistent grid's workgroups go along x)
+    func_->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(), b_.getDenseI32ArrayAttr(dims));
+  }
+  // Where a cluster's workgroups take neighbouring tiles along its axis, the scheduler
+  // orders clusters: the tile counts along it are counted in clusters' tiles.
+  auto inClusters = [&](Value count, int axis) {
+    return cluster_ == axis ? arith::DivUIOp::create(b_, loc_, count, index(clusterSize_)).getResult() : count;
+  };
+  Value rank;  // the workgroup's place in its cluster
   Value tile[3];
   if (persistent_) {
     // The launch sizes the grid to the GPU: the tile counts come from the dims' sizes.
@@ -53,7 +101,8 @@ LogicalResult Distributor::enterTiles() {
                                           arith::CeilDivUIOp::create(b_, loc_, sizes_[dim], index(t.blockTile)));
         tileCounts_[axis] = count;
       }
-    Value counts[3] = {gridSize(kAxes[0]), gridSize(kAxes[1]), gridSize(kAxes[2])};
+    Value counts[3] = {inClusters(gridSize(kAxes[0]), 0), inClusters(gridSize(kAxes[1]), 1),
+                       inClusters(gridSize(kAxes[2]), 2)};
     Value tiles = arith::MulIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, counts[0], counts[1]), counts[2]);
     // Each loop of the body at its top level may count its trips across tiles (see
     // analysis/TileLoop.h): an iteration argument each.
@@ -65,8 +114,15 @@ LogicalResult Distributor::enterTiles() {
     // workgroup's long and short ones pair up; each round's tiles are still neighbours, as
     // a plain grid's running at once are (L2). A workgroup runs the full rounds, and the
     // partial last one if its place in that round's direction is among the tiles left.
+    // (Under a cluster, its workgroups take the same round's tiles: a cluster is one
+    // place in the rounds.)
     Value workgroup = gpu::BlockIdOp::create(b_, loc_, gpu::Dimension::x);
     Value workgroups = gpu::GridDimOp::create(b_, loc_, gpu::Dimension::x);
+    if (cluster_) {
+      rank = arith::RemUIOp::create(b_, loc_, workgroup, index(clusterSize_));
+      workgroup = arith::DivUIOp::create(b_, loc_, workgroup, index(clusterSize_));
+      workgroups = arith::DivUIOp::create(b_, loc_, workgroups, index(clusterSize_));
+    }
     Value mirrored = arith::SubIOp::create(b_, loc_, arith::SubIOp::create(b_, loc_, workgroups, index(1)), workgroup);
     auto placeIn = [&](Value round) {
       return arith::SelectOp::create(b_, loc_, parityOf(b_, loc_, round), mirrored, workgroup).getResult();
@@ -95,11 +151,20 @@ LogicalResult Distributor::enterTiles() {
     // Along an axis of one workgroup the tile is 0, known where the addresses are built.
     for (int axis = 0; axis < 3; ++axis)
       tile[axis] = tileGrid_ && (*tileGrid_)[axis] == 1 ? index(0) : gpu::BlockIdOp::create(b_, loc_, kAxes[axis]);
+    if (cluster_) {
+      rank = arith::RemUIOp::create(b_, loc_, tile[*cluster_], index(clusterSize_));
+      tile[*cluster_] = arith::DivUIOp::create(b_, loc_, tile[*cluster_], index(clusterSize_));
+    }
   }
   // Tensor-core kernels reuse operand tiles across workgroups: those running at once take
-  // them from L2 when they go in groups of 8 along x.
+  // them from L2 when they go in groups of 8 along x (8 tiles' worth of clusters).
   if (computesWithMMA(kernel_))
-    std::tie(tile[0], tile[1]) = groupedTileOrder(tile[0], tile[1], gridSize(kAxes[0]), gridSize(kAxes[1]), 8);
+    std::tie(tile[0], tile[1]) =
+        groupedTileOrder(tile[0], tile[1], inClusters(gridSize(kAxes[0]), 0), inClusters(gridSize(kAxes[1]), 1),
+                         cluster_ == 0 ? std::max(1, 8 / clusterSize_) : 8);
+  if (cluster_)
+    tile[*cluster_] = arith::AddIOp::create(
+        b_, loc_, arith::MulIOp::create(b_, loc_, tile[*cluster_], index(clusterSize_)), rank);
   // A loop that ends early by the workgroup's position (wave-skip-masked-tiles: causal
   // attention's later query tiles see more keys) makes those workgroups longer: they go
   // first, so the last to run are short ones.

@@ -12,6 +12,7 @@
 
 #include "lowering/Distributor.h"
 
+#include "analysis/Cluster.h"
 #include "analysis/TileLoop.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -105,6 +106,10 @@ LogicalResult Distributor::lowerTmaCopy(dialect::TmaCopyOp op) {
 
   Value first = index(0);
   nvgpu::MBarrierArriveExpectTxOp::create(b_, loc_, barrier, index(rows * inner * bytes), first, leader);
+  // A tile every workgroup of the cluster fills alike (no dim along its axis), in a loop:
+  // wave-multicast-tensor-copies may split its copies among them.
+  const bool shared = cluster_ && op->getParentOfType<dialect::IterateOp>() &&
+                      llvm::none_of(dims, [&](StringRef d) { return grid_.tiling(d).gridAxis == *cluster_; });
   const int64_t boxElements = rows * block;
   SmallVector<ReassociationIndices> allDims(1);
   for (int64_t d = 0; d < static_cast<int64_t>(box.size()); ++d) allDims.front().push_back(d);
@@ -124,7 +129,9 @@ LogicalResult Distributor::lowerTmaCopy(dialect::TmaCopyOp op) {
       if (!at) return op.emitOpError("found no tile offset along ") << d;
       coordinates.push_back(d == dims.back() ? add(at, boxIndex * block) : at);
     }
-    nvgpu::TmaAsyncLoadOp::create(b_, loc_, dst, barrier, map, coordinates, first, /*multicastMask=*/Value(), leader);
+    auto load =
+        nvgpu::TmaAsyncLoadOp::create(b_, loc_, dst, barrier, map, coordinates, first, /*multicastMask=*/Value(), leader);
+    if (shared) load->setAttr(kMulticastAttr, b_.getUnitAttr());
   }
   // The copy's completion: in a loop, the parity of the trip (one completion per trip,
   // counted over the workgroup's tiles where it runs several: analysis/TileLoop.h).

@@ -91,8 +91,9 @@ struct FragmentSource {
 
 class Distributor : LoweringBuilder {
  public:
-  Distributor(func::FuncOp kernel, KernelGrid grid, bool persistent)
-      : LoweringBuilder(kernel), kernel_(kernel), grid_(std::move(grid)), persistent_(persistent) {}
+  Distributor(func::FuncOp kernel, KernelGrid grid, bool persistent, int clusterSize)
+      : LoweringBuilder(kernel), kernel_(kernel), grid_(std::move(grid)), persistent_(persistent),
+        clusterSize_(clusterSize) {}
 
   LogicalResult emit(gpu::GPUModuleOp module);
 
@@ -144,6 +145,11 @@ class Distributor : LoweringBuilder {
   // the tile's coordinates in the tile scheduler's order; for a persistent grid, inside
   // the loop over the tiles it opens (the builder left in its body).
   LogicalResult enterTiles();
+  // The grid axis a cluster's workgroups go along (neighbouring tiles): the one whose
+  // tiles share the most bytes of the loops' TMA copies, among those whose static tile
+  // count the cluster size divides and whose loops' trips do not depend on the tile;
+  // none where no axis qualifies (clusters of one workgroup).
+  std::optional<int> clusterAxis();
   // Closes the tile loop, if any (each loop's trips across tiles carried on).
   LogicalResult exitTiles();
   // `loop` (directly in the tile loop's body, running `trips` trips) counts its trips from
@@ -189,6 +195,8 @@ class Distributor : LoweringBuilder {
   func::FuncOp kernel_;
   KernelGrid grid_;
   bool persistent_ = false;
+  int clusterSize_ = 1;
+  std::optional<int> cluster_;  // the axis a cluster's workgroups go along
   gpu::GPUFuncOp func_;
   std::optional<std::array<int32_t, 3>> tileGrid_;  // the tile counts, where static
   Value tileCounts_[3];                             // a persistent grid's, where not

@@ -31,6 +31,10 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
       if (!f.isExternal() && f->hasAttr("wave.constraints")) kernels.push_back(f);
     });
     if (kernels.empty()) return;
+    if (const int size = clusterSize; size != 1 && size != 2 && size != 4) {
+      kernels.front().emitError("expected cluster_size 1, 2 or 4, but found ") << size;
+      return signalPassFailure();
+    }
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&getContext()));
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointToEnd(module.getBody());
@@ -40,7 +44,7 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
         op->emitOpError("expected a layout on its result (from wave-assign-layouts), but found none");
         return signalPassFailure();
       }
-      if (failed(emitDistributedKernel(kernel, gpuModule, persistent))) return signalPassFailure();
+      if (failed(emitDistributedKernel(kernel, gpuModule, persistent, clusterSize))) return signalPassFailure();
       kernel.erase();
     }
   }

@@ -22,10 +22,19 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     only as many workgroups as fit on the GPU. Each loop of the body that waits on
     mbarriers counts its trips across tiles (`wave.trip_base`: the index of the tile
     loop's iteration argument holding the trips of earlier tiles), so that phases carry on.
+
+    `cluster-size=n` (1, 2 or 4) groups the workgroups in clusters of n along the grid
+    axis whose neighbouring tiles share the most bytes of the loops' TMA-filled operands,
+    among the axes whose static tile count n divides and whose loops' trips do not depend
+    on the tile (`nvvm.cluster_dim`; a persistent grid's clusters are n workgroups along
+    x that take one place in its rounds). The copies of the shared operands are marked
+    `wave.multicast` for wave-multicast-tensor-copies. No axis qualifying: no clusters.
   }];
   let options = [
     Option<"persistent", "persistent", "bool", /*default=*/"false",
-           "Loop each workgroup over the tiles of a grid sized to the GPU">
+           "Loop each workgroup over the tiles of a grid sized to the GPU">,
+    Option<"clusterSize", "cluster-size", "int", /*default=*/"1",
+           "Workgroups per cluster, along the axis whose tiles share loop copies">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

@@ -207,8 +207,13 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
   runtime::Dim3 grid{g[0], g[1], g[2]};
   // A persistent kernel's workgroups loop over the tiles (at least one workgroup: a grid
   // of no tiles is launched as the plain kernel's would be).
-  if (ptx_.persistent)
-    grid = {static_cast<unsigned>(std::clamp<std::uint64_t>(std::uint64_t(g[0]) * g[1] * g[2], 1, loaded_->resident)), 1, 1};
+  // Its clusters are whole (the tiles come in whole clusters too: the cluster size divides
+  // their count along its axis).
+  if (ptx_.persistent) {
+    const std::uint64_t cluster = std::max(1u, ptx_.cluster_size);
+    const std::uint64_t workgroups = std::clamp<std::uint64_t>(std::uint64_t(g[0]) * g[1] * g[2], 1, loaded_->resident);
+    grid = {static_cast<unsigned>(std::max(cluster, workgroups / cluster * cluster)), 1, 1};
+  }
   loaded_->kernel->launch(grid, block, args, ptx_.shared_bytes, stream, where);
 }
 

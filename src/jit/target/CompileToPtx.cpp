@@ -16,6 +16,7 @@
 #include "lowering/ElementConversion.h"
 #include "lowering/Passes.h"
 #include "transforms/Passes.h"
+#include "analysis/Cluster.h"
 #include "runtime/KernelCache.h"
 #include "target/CompileModule.h"
 #include "target/LlvmToPtx.h"
@@ -104,6 +105,12 @@ bool persistentRequested(const CompileOptions& options) {
   return options.persistent || (v && *v && std::string(v) != "0");
 }
 
+// CompileOptions::cluster_size, or WAVE_CLUSTER_SIZE=n (a whole test run under it).
+int clusterSizeRequested(const CompileOptions& options) {
+  const char* v = std::getenv("WAVE_CLUSTER_SIZE");
+  return v && *v ? std::atoi(v) : options.cluster_size;
+}
+
 // CompileOptions::overlap_mma, unless WAVE_OVERLAP_MMA=0 (a whole run without it).
 bool overlapMmaRequested(const CompileOptions& options) {
   const char* v = std::getenv("WAVE_OVERLAP_MMA");
@@ -138,8 +145,8 @@ KernelCache& cacheFor(const std::string& dir) {
 
 // The kernel ABI and cache payload layout: a change to either must not serve old entries
 // (2: memref-descriptor parameters, grid dims and dynamic shared memory in the payload;
-// 3: tensor maps after them; 4: the persistent flag).
-constexpr int kCacheFormat = 4;
+// 3: tensor maps after them; 4: the persistent flag; 5: the cluster size).
+constexpr int kCacheFormat = 5;
 
 // Everything the PTX depends on: the kernel's IR, the target, the compiler's versions and
 // sources (any change to the JIT invalidates what it cached).
@@ -149,7 +156,7 @@ std::string cacheKey(mlir::ModuleOp module, const CompileOptions& options) {
   module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
   os << "\ntarget=" << options.target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
      << ", format " << kCacheFormat << ", stages "
-     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", tma " << options.tma << ", warp specialize " << warpSpecializeRequested(options) << ", persistent " << persistentRequested(options) << ", overlap mma " << overlapMmaRequested(options) << ", alternate warpgroups " << alternateWarpgroupsRequested() << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
+     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", tma " << options.tma << ", warp specialize " << warpSpecializeRequested(options) << ", persistent " << persistentRequested(options) << ", overlap mma " << overlapMmaRequested(options) << ", cluster " << clusterSizeRequested(options) << ", alternate warpgroups " << alternateWarpgroupsRequested() << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
   return key;
 }
 
@@ -158,7 +165,7 @@ std::string serialize(const PtxKernel& k) {
   os << k.entry << '\n' << k.grid[0] << ' ' << k.grid[1] << ' ' << k.grid[2] << '\n'
      << k.block[0] << ' ' << k.block[1] << ' ' << k.block[2] << '\n';
   for (const PtxKernel::GridDim& g : k.grid_dims) os << (g.dim.empty() ? "-" : g.dim) << ' ' << g.tile << ' ';
-  os << k.shared_bytes << ' ' << k.persistent << ' ' << k.tensor_maps.size() << '\n';
+  os << k.shared_bytes << ' ' << k.persistent << ' ' << k.cluster_size << ' ' << k.tensor_maps.size() << '\n';
   for (const PtxKernel::TensorMap& m : k.tensor_maps) {
     os << m.argument << ' ' << m.swizzle << ' ' << m.box.size();
     for (unsigned extent : m.box) os << ' ' << extent;
@@ -178,7 +185,7 @@ PtxKernel deserialize(const std::string& payload) {
     if (g.dim == "-") g.dim.clear();
   }
   std::size_t maps = 0;
-  is >> k.shared_bytes >> k.persistent >> maps;
+  is >> k.shared_bytes >> k.persistent >> k.cluster_size >> maps;
   k.tensor_maps.resize(maps);
   for (PtxKernel::TensorMap& m : k.tensor_maps) {
     std::size_t rank = 0;
@@ -255,7 +262,8 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
       createWaveSelectWarpgroupMma({.enabled = warpgroupMma}));
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSelectTensorCopies({.enabled = warpgroupMma && options.tma}));
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
-  lowering.addPass(createWaveLowerToGPU({.persistent = persistentRequested(options)}));
+  lowering.addPass(
+      createWaveLowerToGPU({.persistent = persistentRequested(options), .clusterSize = clusterSizeRequested(options)}));
   mlir::OpPassManager& gpuFunc = lowering.nest<mlir::gpu::GPUModuleOp>().nest<mlir::gpu::GPUFuncOp>();
   // Folded first, so that fills are plain load -> store pairs the pipelining recognizes.
   // The kernels are structured (scf) with few blocks: region simplification finds nothing
@@ -269,6 +277,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   gpuFunc.addPass(createWaveInsertBarriers());
   if (overlapMmaRequested(options)) gpuFunc.addPass(createWaveOverlapWarpgroupMma());
   if (alternateWarpgroupsRequested()) gpuFunc.addPass(createWaveAlternateWarpgroupMma());
+  gpuFunc.addPass(createWaveMulticastTensorCopies());
   lowering.addPass(mlir::createCanonicalizerPass(folding));
   lowering.addPass(mlir::createCSEPass());
   lowering.addPass(mlir::createLowerAffinePass());
@@ -321,6 +330,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
       result.persistent = true;
       f->removeAttr("wave.persistent");
     }
+    result.cluster_size = static_cast<unsigned>(clusterSize(f));
     if (auto block = f.getKnownBlockSizeAttr())
       for (int i = 0; i < 3; ++i) result.block[i] = static_cast<unsigned>(block[i]);
   });

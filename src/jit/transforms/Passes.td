@@ -272,6 +272,35 @@ def WaveOverlapWarpgroupMma : Pass<"wave-overlap-warpgroup-mma", "mlir::gpu::GPU
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
+def WaveMulticastTensorCopies : Pass<"wave-multicast-tensor-copies", "mlir::gpu::GPUFuncOp"> {
+  let summary = "Fill the tiles a cluster's workgroups share once, each issuing a part to all";
+  let description = [{
+    In a function launched in clusters of n workgroups (`nvvm.cluster_dim`, from
+    wave-lower-to-gpu's cluster-size) and warp-specialized (the `scf.if` marked
+    `wave.consumer_threads`), each TMA load the producer issues that is marked
+    `wave.multicast` (its tile is the same in every workgroup of the cluster) is split
+    along its box's outermost dim into n parts: the workgroup of rank r
+    (`%cluster_ctarank`) issues part r, with a tensor map of the part's box (a new
+    parameter and `wave.tensor_maps` entry) and the multicast mask of all n, so that
+    each part lands in every workgroup's tile and completes on every workgroup's full
+    mbarrier of the stage (which still expects the whole tile's bytes). A box is left
+    whole where its parts would not start on the swizzle's 8-row period.
+
+    A stage is then written by every producer of the cluster: the computing threads'
+    release of a stage (each `nvgpu.mbarrier.arrive` on the empty mbarriers the producer
+    waits on) becomes an arrival on that mbarrier in every workgroup of the cluster
+    (`mapa`, cluster scope), and each empty mbarrier counts n times the arrivals. The
+    mbarriers' initialization is fenced for the cluster and the cluster synchronizes
+    before the split (no part lands in a workgroup not yet set up) and before the
+    function returns (none exits while another may still arrive on its mbarriers).
+
+    The marks are removed; a function without a producer or clusters is left as it is
+    (its clusters then only group its workgroups).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::NVVM::NVVMDialect", "::mlir::nvgpu::NVGPUDialect"];
+}
+
 def WaveAlternateWarpgroupMma : Pass<"wave-alternate-warpgroup-mma", "mlir::gpu::GPUFuncOp"> {
   let summary = "Computing warpgroups take turns at issuing an iteration's wgmma batches";
   let description = [{
