@@ -16,8 +16,11 @@
 //                             on the large square shapes, one line per tiling
 //   wave-bench-gemm --schedules  per shape, its best tiling under each schedule: software
 //                             pipelined or warp-specialized, one workgroup per tile or a
-//                             persistent grid (CompileOptions::warp_specialize, persistent);
-//                             WAVE_BENCH_OUT=f16 for an f16 output
+//                             persistent grid, specialized in clusters of 2 (CompileOptions::
+//                             warp_specialize, persistent, cluster_size); WAVE_BENCH_OUT=f16
+//                             for an f16 output
+//   wave-bench-gemm M N K BM BN BK WM WN [specialize persistent cluster]
+//                             that one configuration (e.g. under ncu)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -218,58 +221,79 @@ int scaled_f8() {
   return 0;
 }
 
-// --schedules: the same tiling under the four schedules, each line checked before timed;
-// f32 out, or with WAVE_BENCH_OUT=f16 f16 out (cuBLAS's usual).
-int schedules() {
+struct ScheduleCase { int m, n, k, bm, bn, bk, wm, wn; };
+struct Schedule { bool specialize, persistent; int cluster; };
+
+// One line: `s` under `schedule`, its output checked before it is timed (f32 out, or with
+// WAVE_BENCH_OUT=f16 f16 out, cuBLAS's usual).
+void time_schedule(const ScheduleCase& s, const Schedule& schedule, std::mt19937& rng) {
   const char* out_env = std::getenv("WAVE_BENCH_OUT");
   const bool f16_out = out_env && std::string(out_env) == "f16";
-  std::printf("%-6s %4s %6s %6s %6s %5s %5s %5s %5s %5s %10s %9s  %s (%s out)\n", "", "in", "M", "N", "K", "BM", "BN", "BK",
-              "WM", "WN", "ms", "TFLOP/s", "schedule", f16_out ? "f16" : "f32");
-  std::mt19937 rng(9);
-  const auto gemm32 = ex::make_with_wave_tiles<f16>();
-  const auto gemm16 = ex::make_with_wave_tiles<f16, f16>();
-  struct Case { int m, n, k, bm, bn, bk, wm, wn; };
-  for (Case s : {Case{4096, 4096, 4096, 128, 256, 64, 64, 64}, Case{8192, 8192, 8192, 128, 256, 64, 64, 64},
-                 Case{2048, 10240, 1280, 128, 256, 64, 64, 64}, Case{128, 1280, 5120, 128, 128, 64, 64, 64},
-                 Case{4000, 4000, 4000, 128, 256, 64, 64, 64}}) {
-    const GemmInputs in(s.m, s.n, s.k, Format::f16, rng);
-    runtime::DeviceBuffer c(std::size_t(s.m) * s.n * (f16_out ? 2 : 4));
-    const std::vector<const void*> args{reinterpret_cast<const void*>(in.a.address()),
-                                        reinterpret_cast<const void*>(in.b.address()),
-                                        reinterpret_cast<const void*>(c.address())};
-    for (auto [specialize, persistent] : {std::pair{false, false}, std::pair{true, false}, std::pair{false, true},
-                                          std::pair{true, true}}) {
-      char schedule[64];
-      std::snprintf(schedule, sizeof schedule, "%s, %s", specialize ? "specialized" : "pipelined",
-                    persistent ? "persistent" : "a workgroup per tile");
-      try {
-        const CompileOptions o{.subs = {{ex::M, s.m}, {ex::N, s.n}, {ex::K, s.k}, {ex::BLOCK_M, s.bm},
-                                        {ex::BLOCK_N, s.bn}, {ex::BLOCK_K, s.bk}, {WAVE_M, s.wm}, {WAVE_N, s.wn}},
-                               .cache = false, .tma = bench::tma(), .warp_specialize = specialize,
-                               .persistent = persistent};
-        const CompiledKernel compiled = f16_out ? compile(gemm16, o) : compile(gemm32, o);
-        auto launch = [&] { compiled.launch(args); };
-        // f16 out: the f32 bound and the output's own rounding (2^-11 of it).
-        const std::string wrong = check_gemm(c, f16_out ? Format::f16 : Format::f32, launch, [&](std::size_t i) {
-          bench::Expected e = in.at(i);
-          if (f16_out) e.tolerance += std::ldexp(std::abs(e.value), -11);
-          return e;
-        });
-        char config[96];
-        std::snprintf(config, sizeof config, "%dx%dx%d %s", s.m, s.n, s.k, schedule);
-        if (!wrong.empty()) {
-          bench::refuse(config, wrong);
-          continue;
-        }
-        const double ms = median_ms(launch);
-        std::printf("gemm   %4s %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f  %s\n", "f16", s.m, s.n, s.k, s.bm, s.bn,
-                    s.bk, s.wm, s.wn, ms, 2.0 * s.m * s.n * s.k / (ms * 1e9), schedule);
-      } catch (const Error& e) {
-        std::printf("error  %4s %6d %6d %6d %s: %s\n", "f16", s.m, s.n, s.k, schedule, e.what());
-      }
-      std::fflush(stdout);
+  const GemmInputs in(s.m, s.n, s.k, Format::f16, rng);
+  runtime::DeviceBuffer c(std::size_t(s.m) * s.n * (f16_out ? 2 : 4));
+  const std::vector<const void*> args{reinterpret_cast<const void*>(in.a.address()),
+                                      reinterpret_cast<const void*>(in.b.address()),
+                                      reinterpret_cast<const void*>(c.address())};
+  char name[80];
+  std::snprintf(name, sizeof name, "%s, %s%s", schedule.specialize ? "specialized" : "pipelined",
+                schedule.persistent ? "persistent" : "a workgroup per tile",
+                schedule.cluster > 1 ? (schedule.cluster == 2 ? ", clusters of 2" : ", clusters of 4") : "");
+  try {
+    const CompileOptions o{.subs = {{ex::M, s.m}, {ex::N, s.n}, {ex::K, s.k}, {ex::BLOCK_M, s.bm},
+                                    {ex::BLOCK_N, s.bn}, {ex::BLOCK_K, s.bk}, {WAVE_M, s.wm}, {WAVE_N, s.wn}},
+                           .cache = false, .tma = bench::tma(), .warp_specialize = schedule.specialize,
+                           .persistent = schedule.persistent, .cluster_size = schedule.cluster};
+    const CompiledKernel compiled =
+        f16_out ? compile(ex::make_with_wave_tiles<f16, f16>(), o) : compile(ex::make_with_wave_tiles<f16>(), o);
+    auto launch = [&] { compiled.launch(args); };
+    // f16 out: the f32 bound and the output's own rounding (2^-11 of it).
+    const std::string wrong = check_gemm(c, f16_out ? Format::f16 : Format::f32, launch, [&](std::size_t i) {
+      bench::Expected e = in.at(i);
+      if (f16_out) e.tolerance += std::ldexp(std::abs(e.value), -11);
+      return e;
+    });
+    char config[128];
+    std::snprintf(config, sizeof config, "%dx%dx%d %s", s.m, s.n, s.k, name);
+    if (!wrong.empty()) {
+      bench::refuse(config, wrong);
+      return;
     }
+    const double ms = median_ms(launch);
+    std::printf("gemm   %4s %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f  %s\n", "f16", s.m, s.n, s.k, s.bm, s.bn, s.bk,
+                s.wm, s.wn, ms, 2.0 * s.m * s.n * s.k / (ms * 1e9), name);
+  } catch (const Error& e) {
+    std::printf("error  %4s %6d %6d %6d %s: %s\n", "f16", s.m, s.n, s.k, name, e.what());
   }
+  std::fflush(stdout);
+}
+
+void print_schedule_header() {
+  const char* out_env = std::getenv("WAVE_BENCH_OUT");
+  std::printf("%-6s %4s %6s %6s %6s %5s %5s %5s %5s %5s %10s %9s  %s (%s out)\n", "", "in", "M", "N", "K", "BM", "BN",
+              "BK", "WM", "WN", "ms", "TFLOP/s", "schedule", out_env && std::string(out_env) == "f16" ? "f16" : "f32");
+}
+
+// --schedules: per shape, one tiling under six schedules.
+int schedules() {
+  print_schedule_header();
+  std::mt19937 rng(9);
+  using C = ScheduleCase;
+  for (C s : {C{4096, 4096, 4096, 128, 256, 64, 64, 64}, C{8192, 8192, 8192, 128, 256, 64, 64, 64},
+              C{2048, 10240, 1280, 128, 256, 64, 64, 64}, C{128, 1280, 5120, 128, 128, 64, 64, 64},
+              C{4000, 4000, 4000, 128, 256, 64, 64, 64}})
+    for (Schedule schedule : {Schedule{false, false, 1}, Schedule{true, false, 1}, Schedule{false, true, 1},
+                              Schedule{true, true, 1}, Schedule{true, false, 2}, Schedule{true, true, 2}})
+      time_schedule(s, schedule, rng);
+  return 0;
+}
+
+// M N K BM BN BK WM WN [specialize persistent cluster]: that one configuration (e.g. under ncu).
+int one_configuration(char** argv, int argc) {
+  int a[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+  for (int i = 0; i + 1 < argc && i < 11; ++i) a[i] = std::atoi(argv[i + 1]);
+  print_schedule_header();
+  std::mt19937 rng(9);
+  time_schedule({a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}, {a[8] != 0, a[9] != 0, a[10]}, rng);
   return 0;
 }
 
@@ -280,6 +304,7 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--fused") return fused();
   if (argc > 1 && std::string(argv[1]) == "--f8") return scaled_f8();
   if (argc > 1 && std::string(argv[1]) == "--schedules") return schedules();
+  if (argc == 9 || argc == 12) return one_configuration(argv, argc);
   // Each shape and input type is tuned by autotune() over the tilings (compiled in
   // parallel, each timed as the median of 20 runs after 3 warm-ups); one line per tiling,
   // then the winner's line with its cold compile time, compiled again alone.

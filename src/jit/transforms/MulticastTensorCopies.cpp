@@ -157,10 +157,13 @@ void releaseAcrossCluster(Value empty, int64_t size) {
         address);
     auto clusterPointer =
         LLVM::LLVMPointerType::get(b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+    // (At CTA scope: the stage's readers are this workgroup's wgmma, done at their wait.
+    // A cluster-scope release puts MEMBAR.ALL.GPU before each arrival: bench/RESULTS.md,
+    // run 135.)
     for (int64_t r = 0; r < size; ++r) {
       Value remote = NVVM::MapaOp::create(b, loc, clusterPointer, local,
                                           arith::ConstantIntOp::create(b, loc, b.getI32Type(), r));
-      NVVM::MBarrierArriveOp::create(b, loc, Type(), remote, Value(), NVVM::MemScopeKind::CLUSTER);
+      NVVM::MBarrierArriveOp::create(b, loc, Type(), remote, Value(), NVVM::MemScopeKind::CTA);
     }
     arrive.erase();
   }

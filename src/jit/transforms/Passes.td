@@ -289,7 +289,10 @@ def WaveMulticastTensorCopies : Pass<"wave-multicast-tensor-copies", "mlir::gpu:
     A stage is then written by every producer of the cluster: the computing threads'
     release of a stage (each `nvgpu.mbarrier.arrive` on the empty mbarriers the producer
     waits on) becomes an arrival on that mbarrier in every workgroup of the cluster
-    (`mapa`, cluster scope), and each empty mbarrier counts n times the arrivals. The
+    (`mapa`; a release at CTA scope, enough since the stage's readers are this
+    workgroup's own wgmma, done at their wait: cluster scope fences all of memory before
+    each arrival, which halved a GEMM's rate), and each empty mbarrier counts n times the
+    arrivals. The
     mbarriers' initialization is fenced for the cluster and the cluster synchronizes
     before the split (no part lands in a workgroup not yet set up) and before the
     function returns (none exits while another may still arrive on its mbarriers).

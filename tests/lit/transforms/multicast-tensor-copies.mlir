@@ -27,9 +27,9 @@
 // CHECK: %[[AT:.*]] = nvgpu.mbarrier.get %[[EMPTY]][%c0] {{.*}} -> i32
 // CHECK-NEXT: %[[LOCAL:.*]] = llvm.inttoptr %[[AT]] : i32 to !llvm.ptr<3>
 // CHECK: %[[FIRST:.*]] = nvvm.mapa %[[LOCAL]], %c0_i32 : !llvm.ptr<3> -> !llvm.ptr<7>
-// CHECK-NEXT: nvvm.mbarrier.arrive %[[FIRST]] {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// CHECK-NEXT: nvvm.mbarrier.arrive %[[FIRST]] : !llvm.ptr<7>
 // CHECK: %[[SECOND:.*]] = nvvm.mapa %[[LOCAL]], %c1_i32 : !llvm.ptr<3> -> !llvm.ptr<7>
-// CHECK-NEXT: nvvm.mbarrier.arrive %[[SECOND]] {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// CHECK-NEXT: nvvm.mbarrier.arrive %[[SECOND]] : !llvm.ptr<7>
 // CHECK-NOT: nvgpu.mbarrier.arrive
 // CHECK: } else {
 // CHECK-NEXT: %[[RANK32:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
