@@ -79,6 +79,15 @@ CompileOptions static_options(const Case& c, int block_m = 128, int block_k2 = 6
                    {ex::BLOCK_M, block_m}, {ex::BLOCK_K2, block_k2}}};
 }
 
+// The flash attention example's schedule (examples/kernels/flash_attention.hpp) for `c`.
+CompileOptions example_schedule(const Case& c) {
+  const CompileOptions example = ex::default_options();
+  CompileOptions options = static_options(c, 128, 128);
+  options.warp_specialize = example.warp_specialize;
+  options.overlap_mma = example.overlap_mma;
+  return options;
+}
+
 }  // namespace
 
 TEST_CASE("flash attention, f32 out: S in {128, 1000, 4096}, D in {64, 128}, causal and not, wgmma and mma.sync",
@@ -124,15 +133,12 @@ TEST_CASE("flash attention on the example's default schedule: 128 x 128 tiles, s
   // query and key tiles, causal too, f32 and f16 out (the overlap's stage boundary carries
   // P and the rescaling one iteration further; the last P V runs after the loop).
   std::mt19937 rng(Catch::rngSeed());
-  const CompileOptions example = ex::default_options();
   for (int d : {64, 128})
     for (bool causal : {false, true})
       for (Case c : {Case{1, 2, 1000, 1000, d, causal}, Case{2, 2, 4096, 4096, d, causal}, Case{1, 1, 300, 1300, d, causal}}) {
         INFO("B x H x M x K2 x D = " << c.b << " x " << c.h << " x " << c.m << " x " << c.k2 << " x " << c.d
                                      << (causal ? ", causal" : ""));
-        CompileOptions options = static_options(c, 128, 128);
-        options.warp_specialize = example.warp_specialize;
-        options.overlap_mma = example.overlap_mma;
+        const CompileOptions options = example_schedule(c);
         const auto attention = compile(ex::make_kernel({.head_dim = d, .causal = causal}), options);
         // (At D 128 a partial key tile's masks, which P V's operand needs too, would be
         // held across the stages past the registers: that loop is left alone.)
@@ -151,14 +157,12 @@ TEST_CASE("flash attention in clusters: query tiles sharing their K and V tiles 
   // tile: each producer copies half of each into both. Causal loops end by the query tile
   // (the members' trips would differ): no clusters; nor where M's tile count is odd.
   std::mt19937 rng(Catch::rngSeed());
-  const CompileOptions example = ex::default_options();
   for (int d : {64, 128})
     for (bool causal : {false, true})
       for (Case c : {Case{1, 2, 1000, 1000, d, causal}, Case{2, 2, 2048, 2048, d, causal}, Case{1, 1, 300, 1300, d, causal}}) {
         INFO("B x H x M x K2 x D = " << c.b << " x " << c.h << " x " << c.m << " x " << c.k2 << " x " << c.d
                                      << (causal ? ", causal" : ""));
-        CompileOptions options = static_options(c, 128, 128);
-        options.warp_specialize = example.warp_specialize;
+        CompileOptions options = example_schedule(c);
         options.cluster_size = 2;
         const auto attention = compile(ex::make_kernel({.head_dim = d, .causal = causal}), options);
         const bool clustered = !causal && (c.m + 127) / 128 % 2 == 0;
