@@ -68,7 +68,8 @@ class Multicaster {
     Value& part = partMaps_[map];
     if (part) return part;
     const int64_t first = static_cast<int64_t>(func_.getNumArguments()) - static_cast<int64_t>(maps.size());
-    auto entry = cast_if_present<DictionaryAttr>(maps[parameter.getArgNumber() - first]);
+    const int64_t which = static_cast<int64_t>(parameter.getArgNumber()) - first;
+    auto entry = which >= 0 ? dyn_cast<DictionaryAttr>(maps[which]) : DictionaryAttr();
     if (!entry) return {};
     OpBuilder b(func_.getContext());
     const unsigned position = func_.getNumArguments();
