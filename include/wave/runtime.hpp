@@ -108,6 +108,12 @@ class LoadedKernel {
   int resident_per_sm(Dim3 block, std::uint32_t shared_bytes,
                       std::source_location where = std::source_location::current()) const;
 
+  // How many clusters of `cluster` such workgroups (the kernel's compile-time cluster
+  // size) the GPU runs at once: fewer than the SMs / cluster where a cluster must fit on
+  // one GPC. 0 where the driver cannot say.
+  int resident_clusters(Dim3 block, std::uint32_t shared_bytes, unsigned cluster,
+                        std::source_location where = std::source_location::current()) const;
+
  private:
   // Lets the kernel take `shared_bytes` of dynamic shared memory.
   void allow_shared(std::uint32_t shared_bytes, std::source_location where) const;

@@ -171,9 +171,15 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
   const runtime::Dim3 block{ptx_.block[0], ptx_.block[1], ptx_.block[2]};
   std::call_once(loaded_->once, [&] {
     loaded_->kernel = std::make_unique<runtime::LoadedKernel>(ptx_.ptx, ptx_.entry, where);
-    if (ptx_.persistent)
+    if (ptx_.persistent) {
       loaded_->resident = static_cast<unsigned>(std::max(1, loaded_->kernel->resident_per_sm(block, ptx_.shared_bytes, where)) *
                                                 runtime::device_info(where).multiprocessors);
+      // In clusters, as many as fit at once (a cluster keeps to one GPC: clusters of 4
+      // leave SMs of some idle), so that no cluster waits for another's tiles.
+      if (ptx_.cluster_size > 1)
+        if (const int clusters = loaded_->kernel->resident_clusters(block, ptx_.shared_bytes, ptx_.cluster_size, where))
+          loaded_->resident = std::min(loaded_->resident, static_cast<unsigned>(clusters) * ptx_.cluster_size);
+    }
   });
   std::vector<void*> args;
   for (std::int64_t& w : words) args.push_back(&w);

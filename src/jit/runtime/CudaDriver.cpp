@@ -45,6 +45,7 @@ Driver::Driver() {
     return;
   }
   bind(lib, "cuTensorMapEncodeTiled", cuTensorMapEncodeTiled);  // optional: see the header
+  bind(lib, "cuOccupancyMaxActiveClusters", cuOccupancyMaxActiveClusters);
   if (CUresult r = cuInit(0); r != CUDA_SUCCESS) {
     reason = "the CUDA driver is installed but no device is usable: " + describe("cuInit", r);
     return;

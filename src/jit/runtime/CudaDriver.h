@@ -23,6 +23,15 @@ using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
+// cuda.h's CUlaunchConfig, field for field (no launch attributes are passed).
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  void* attrs;
+  unsigned numAttrs;
+};
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
@@ -78,6 +87,9 @@ struct Driver {
   CUresult (*cuGetErrorString)(CUresult, const char**) = nullptr;
   // CUDA 12 and later (null on older drivers: kernels with TMA copies cannot launch there).
   // The enums are passed as ints: data type, interleave, swizzle, L2 promotion, OOB fill.
+  // Optional (CUDA 12): how many clusters of a kernel with compile-time cluster dims
+  // the GPU runs at once.
+  CUresult (*cuOccupancyMaxActiveClusters)(int*, CUfunction, const CUlaunchConfig*) = nullptr;
   CUresult (*cuTensorMapEncodeTiled)(void* map, int dataType, std::uint32_t rank, void* address,
                                      const std::uint64_t* dims, const std::uint64_t* strides,
                                      const std::uint32_t* box, const std::uint32_t* elementStrides, int interleave,

@@ -168,6 +168,19 @@ int LoadedKernel::resident_per_sm(Dim3 block, std::uint32_t shared_bytes, std::s
   return count;
 }
 
+int LoadedKernel::resident_clusters(Dim3 block, std::uint32_t shared_bytes, unsigned cluster,
+                                    std::source_location where) const {
+  const Driver& d = ready(where);
+  if (!d.cuOccupancyMaxActiveClusters) return 0;
+  allow_shared(shared_bytes, where);
+  // (One cluster's grid; the cluster dims are the kernel's own, .reqnctapercluster.)
+  const CUlaunchConfig config{cluster, 1, 1, block.x, block.y, block.z, shared_bytes, nullptr, nullptr, 0};
+  int count = 0;
+  check(d, d.cuOccupancyMaxActiveClusters(&count, static_cast<CUfunction>(function_), &config),
+        "cuOccupancyMaxActiveClusters", where);
+  return count;
+}
+
 Stream::Stream(std::source_location where) {
   const Driver& d = ready(where);
   CUstream stream = nullptr;
