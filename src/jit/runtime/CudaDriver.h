@@ -85,11 +85,11 @@ struct Driver {
   CUresult (*cuEventDestroy)(CUevent) = nullptr;
   CUresult (*cuGetErrorName)(CUresult, const char**) = nullptr;
   CUresult (*cuGetErrorString)(CUresult, const char**) = nullptr;
-  // CUDA 12 and later (null on older drivers: kernels with TMA copies cannot launch there).
-  // The enums are passed as ints: data type, interleave, swizzle, L2 promotion, OOB fill.
   // Optional (CUDA 12): how many clusters of a kernel with compile-time cluster dims
   // the GPU runs at once.
   CUresult (*cuOccupancyMaxActiveClusters)(int*, CUfunction, const CUlaunchConfig*) = nullptr;
+  // CUDA 12 and later (null on older drivers: kernels with TMA copies cannot launch there).
+  // The enums are passed as ints: data type, interleave, swizzle, L2 promotion, OOB fill.
   CUresult (*cuTensorMapEncodeTiled)(void* map, int dataType, std::uint32_t rank, void* address,
                                      const std::uint64_t* dims, const std::uint64_t* strides,
                                      const std::uint32_t* box, const std::uint32_t* elementStrides, int interleave,

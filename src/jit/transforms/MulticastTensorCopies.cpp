@@ -58,32 +58,41 @@ class Multicaster {
     return rank_;
   }
 
-  // The tensor map of boxes of `box` over the argument `map` describes, a parameter after
-  // the others (with its entry in `wave.tensor_maps`), once per map.
-  Value partMap(Value map, ArrayRef<int64_t> box) {
+  // The kernel parameter `map` is cast from and its `wave.tensor_maps` entry (argument,
+  // box, swizzle); null where `map` is not one of them.
+  std::pair<BlockArgument, DictionaryAttr> entryOf(Value map) {
     auto described = map.getDefiningOp<UnrealizedConversionCastOp>();
     auto parameter = described ? dyn_cast<BlockArgument>(described.getOperand(0)) : BlockArgument();
     auto maps = func_->getAttrOfType<ArrayAttr>("wave.tensor_maps");
     if (!parameter || !maps) return {};
-    Value& part = partMaps_[map];
-    if (part) return part;
     const int64_t first = static_cast<int64_t>(func_.getNumArguments()) - static_cast<int64_t>(maps.size());
     const int64_t which = static_cast<int64_t>(parameter.getArgNumber()) - first;
-    auto entry = which >= 0 ? dyn_cast<DictionaryAttr>(maps[which]) : DictionaryAttr();
-    if (!entry) return {};
+    if (which < 0) return {};
+    return {parameter, dyn_cast<DictionaryAttr>(maps[which])};
+  }
+
+  // The tensor map of boxes of `box` over the argument `map` (whose parameter and entry
+  // are `whole`) describes, a parameter after the others (with its entry in
+  // `wave.tensor_maps`), once per map.
+  Value partMap(Value map, std::pair<BlockArgument, DictionaryAttr> whole, ArrayRef<int64_t> box) {
+    Value& part = partMaps_[map];
+    if (part) return part;
+    auto [parameter, entry] = whole;
     OpBuilder b(func_.getContext());
     const unsigned position = func_.getNumArguments();
     if (failed(func_.insertArgument(position, parameter.getType(), DictionaryAttr(), func_.getLoc()))) return {};
+    auto maps = func_->getAttrOfType<ArrayAttr>("wave.tensor_maps");
     SmallVector<Attribute> all(maps.begin(), maps.end());
     all.push_back(b.getDictionaryAttr({b.getNamedAttr("argument", entry.get("argument")),
                                        b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
                                        b.getNamedAttr("swizzle", entry.get("swizzle"))}));
     func_->setAttr("wave.tensor_maps", b.getArrayAttr(all));
-    auto whole = cast<nvgpu::TensorMapDescriptorType>(map.getType());
-    MemRefType tensor = whole.getTensor();
+    auto descriptor = cast<nvgpu::TensorMapDescriptorType>(map.getType());
+    MemRefType tensor = descriptor.getTensor();
     auto type = nvgpu::TensorMapDescriptorType::get(
         b.getContext(), MemRefType::get(box, tensor.getElementType(), AffineMap(), tensor.getMemorySpace()),
-        whole.getSwizzle(), whole.getL2promo(), whole.getOob(), whole.getInterleave());
+        descriptor.getSwizzle(), descriptor.getL2promo(), descriptor.getOob(), descriptor.getInterleave());
+    auto described = map.getDefiningOp<UnrealizedConversionCastOp>();
     b.setInsertionPointAfter(described);
     part = UnrealizedConversionCastOp::create(b, described.getLoc(), type, func_.getArgument(position)).getResult(0);
     return part;
@@ -94,11 +103,9 @@ class Multicaster {
   // split into parts the swizzle repeats over.
   LogicalResult splitCopy(nvgpu::TmaAsyncLoadOp load, Region& producer) {
     load->removeAttr(kMulticastAttr);
-    auto descriptor = cast<nvgpu::TensorMapDescriptorType>(load.getTensorMapDescriptor().getType());
-    const int64_t swizzle = descriptor.getSwizzle() == nvgpu::TensorMapSwizzleKind::SWIZZLE_128B  ? 128
-                            : descriptor.getSwizzle() == nvgpu::TensorMapSwizzleKind::SWIZZLE_64B ? 64
-                            : descriptor.getSwizzle() == nvgpu::TensorMapSwizzleKind::SWIZZLE_32B ? 32
-                                                                                                  : 0;
+    const auto whole = entryOf(load.getTensorMapDescriptor());
+    auto swizzleAttr = whole.second ? whole.second.getAs<IntegerAttr>("swizzle") : IntegerAttr();
+    const int64_t swizzle = swizzleAttr ? swizzleAttr.getInt() : 0;
     MemRefType boxType = load.getDst().getType();
     if (swizzle == 0 || !boxType.hasStaticShape()) return failure();
     // The outermost dim of more than one element (those outside it are single: its parts
@@ -110,7 +117,7 @@ class Multicaster {
     partShape[split] /= size_;
     const int64_t partBytes = boxType.getNumElements() / size_ * boxType.getElementTypeBitWidth() / 8;
     if (partBytes % (kSwizzleRows * swizzle) != 0) return failure();
-    Value map = partMap(load.getTensorMapDescriptor(), partShape);
+    Value map = partMap(load.getTensorMapDescriptor(), whole, partShape);
     if (!map) return failure();
 
     const Location loc = load.getLoc();
