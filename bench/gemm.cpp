@@ -224,13 +224,15 @@ int scaled_f8() {
 struct ScheduleCase { int m, n, k, bm, bn, bk, wm, wn; };
 struct Schedule { bool specialize, persistent; int cluster; };
 
-// One line: `s` under `schedule`, its output checked before it is timed (f32 out, or with
-// WAVE_BENCH_OUT=f16 f16 out, cuBLAS's usual).
-void time_schedule(const ScheduleCase& s, const Schedule& schedule, std::mt19937& rng) {
+bool f16_out() {
   const char* out_env = std::getenv("WAVE_BENCH_OUT");
-  const bool f16_out = out_env && std::string(out_env) == "f16";
-  const GemmInputs in(s.m, s.n, s.k, Format::f16, rng);
-  runtime::DeviceBuffer c(std::size_t(s.m) * s.n * (f16_out ? 2 : 4));
+  return out_env && std::string(out_env) == "f16";
+}
+
+// One line: `s` under `schedule` on `in` into `c`, its output checked before it is timed
+// (f32 out, or with WAVE_BENCH_OUT=f16 f16 out, cuBLAS's usual).
+void time_schedule(const ScheduleCase& s, const Schedule& schedule, const GemmInputs& in, runtime::DeviceBuffer& c) {
+  const bool f16_out = ::f16_out();
   const std::vector<const void*> args{reinterpret_cast<const void*>(in.a.address()),
                                       reinterpret_cast<const void*>(in.b.address()),
                                       reinterpret_cast<const void*>(c.address())};
@@ -268,10 +270,17 @@ void time_schedule(const ScheduleCase& s, const Schedule& schedule, std::mt19937
 }
 
 void print_schedule_header() {
-  const char* out_env = std::getenv("WAVE_BENCH_OUT");
   std::printf("%-6s %4s %6s %6s %6s %5s %5s %5s %5s %5s %10s %9s  %s (%s out)\n", "", "in", "M", "N", "K", "BM", "BN",
-              "BK", "WM", "WN", "ms", "TFLOP/s", "schedule", out_env && std::string(out_env) == "f16" ? "f16" : "f32");
+              "BK", "WM", "WN", "ms", "TFLOP/s", "schedule", f16_out() ? "f16" : "f32");
 }
+
+// `s`'s inputs (random f16) and output buffer, once for all its schedules.
+struct ScheduleData {
+  GemmInputs in;
+  runtime::DeviceBuffer c;
+  ScheduleData(const ScheduleCase& s, std::mt19937& rng)
+      : in(s.m, s.n, s.k, Format::f16, rng), c(std::size_t(s.m) * s.n * (f16_out() ? 2 : 4)) {}
+};
 
 // --schedules: per shape, one tiling under six schedules.
 int schedules() {
@@ -280,10 +289,12 @@ int schedules() {
   using C = ScheduleCase;
   for (C s : {C{4096, 4096, 4096, 128, 256, 64, 64, 64}, C{8192, 8192, 8192, 128, 256, 64, 64, 64},
               C{2048, 10240, 1280, 128, 256, 64, 64, 64}, C{128, 1280, 5120, 128, 128, 64, 64, 64},
-              C{4000, 4000, 4000, 128, 256, 64, 64, 64}})
+              C{4000, 4000, 4000, 128, 256, 64, 64, 64}}) {
+    ScheduleData data(s, rng);
     for (Schedule schedule : {Schedule{false, false, 1}, Schedule{true, false, 1}, Schedule{false, true, 1},
                               Schedule{true, true, 1}, Schedule{true, false, 2}, Schedule{true, true, 2}})
-      time_schedule(s, schedule, rng);
+      time_schedule(s, schedule, data.in, data.c);
+  }
   return 0;
 }
 
@@ -293,7 +304,9 @@ int one_configuration(char** argv, int argc) {
   for (int i = 0; i + 1 < argc && i < 11; ++i) a[i] = std::atoi(argv[i + 1]);
   print_schedule_header();
   std::mt19937 rng(9);
-  time_schedule({a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}, {a[8] != 0, a[9] != 0, a[10]}, rng);
+  const ScheduleCase s{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]};
+  ScheduleData data(s, rng);
+  time_schedule(s, {a[8] != 0, a[9] != 0, a[10]}, data.in, data.c);
   return 0;
 }
 
