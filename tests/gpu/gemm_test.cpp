@@ -349,6 +349,36 @@ TEST_CASE("GEMM variants: B[K,N], bf16 inputs, f16 and bf16 outputs, batched", "
   }
 }
 
+// 16-bit outputs are shuffled within each wave into 16-byte runs before the store
+// (wave-widen-store-runs): rows whose length allows runs of 8, only 4, or only 1 (the
+// pairs stay), compiled for their sizes and given at launch (then rows of every alignment
+// take the masked stores), on mma.sync tiles and on warpgroups with a producer.
+TEST_CASE("GEMM with 16-bit outputs in 16-byte runs: rows of every alignment, static and dynamic",
+          "[gpu][gemm][layouts]") {
+  std::mt19937 rng(Catch::rngSeed());
+  for (Tiles t : kTileConfigs)
+    for (int n : {1000, 100, 258}) {
+      const Problem p{1, 190, n, 136};
+      INFO("tiles " << t.m << " x " << t.n << " x " << t.k << ", N = " << n);
+      check_gemm<std::uint16_t>(compile(make_variant<f16, f16, false, false>(), options_for(p, t, false)), p, false,
+                                false, false, rng);
+      check_gemm<std::uint16_t>(compile(make_variant<bf16, bf16, true, false>(), options_for(p, t, false)), p, true,
+                                true, true, rng);
+    }
+  const auto dynamic = compile(make_variant<bf16, bf16, false, false>(),
+                               {.subs = {{ex::BLOCK_M, 64}, {ex::BLOCK_N, 128}, {ex::BLOCK_K, 32}}});
+  for (Problem p : {Problem{1, 129, 257, 65}, Problem{1, 64, 1000, 128}, Problem{1, 33, 100, 64}, Problem{1, 70, 8, 40}}) {
+    INFO("dynamic M x N x K = " << p.m << " x " << p.n << " x " << p.k);
+    check_gemm<std::uint16_t>(dynamic, p, true, false, true, rng, {.sizes = {{ex::M, p.m}, {ex::N, p.n}, {ex::K, p.k}}});
+  }
+  CompileOptions specialized = options_for({1, 300, 1000, 640}, {128, 256, 64}, false);
+  specialized.subs.insert(specialized.subs.end(), {{WAVE_M, 64}, {WAVE_N, 64}});
+  specialized.warp_specialize = true;
+  specialized.persistent = true;
+  check_gemm<std::uint16_t>(compile(ex::make_with_wave_tiles<f16, f16>(), specialized), {1, 300, 1000, 640}, false,
+                            false, false, rng);
+}
+
 TEST_CASE("GEMM with M, N and K dynamic: one kernel, sizes at launch", "[gpu][gemm][dynamic]") {
   std::mt19937 rng(Catch::rngSeed());
   const auto gemm = compile(make_variant<f16, f32, false, false>(),

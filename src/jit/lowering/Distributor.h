@@ -189,6 +189,9 @@ class Distributor : LoweringBuilder {
   Value zeroPastEnd(Value value, LayoutAttr layout, unsigned dimIndex, StringRef dim);
   Value gather(Value from, LayoutAttr fromLayout, LayoutAttr toLayout, ArrayRef<StringRef> fromDims,
                ArrayRef<StringRef> toDims);
+  // `from`'s registers in `toLayout` by shuffles within each wave; null where the two
+  // layouts differ by more than exchanges of lane and register steps.
+  Value shuffleWithinWaves(Value from, LayoutAttr fromLayout, LayoutAttr toLayout);
   LogicalResult lowerBlock(Block& block);
   LogicalResult lowerOp(Operation* op);
 

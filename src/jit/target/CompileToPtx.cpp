@@ -262,6 +262,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
       createWaveSelectWarpgroupMma({.enabled = warpgroupMma}));
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSelectTensorCopies({.enabled = warpgroupMma && options.tma}));
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
+  lowering.addNestedPass<mlir::func::FuncOp>(createWaveWidenStoreRuns());
   lowering.addPass(
       createWaveLowerToGPU({.persistent = persistentRequested(options), .clusterSize = clusterSizeRequested(options)}));
   mlir::OpPassManager& gpuFunc = lowering.nest<mlir::gpu::GPUModuleOp>().nest<mlir::gpu::GPUFuncOp>();

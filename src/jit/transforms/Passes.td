@@ -22,6 +22,21 @@ def WaveAssignLayouts : Pass<"wave-assign-layouts", "mlir::func::FuncOp"> {
   let dependentDialects = ["::wave::dialect::WaveDialect"];
 }
 
+def WaveWidenStoreRuns : Pass<"wave-widen-store-runs", "mlir::func::FuncOp"> {
+  let summary = "Lengthen the runs of global writes to 16 bytes by shuffles within the wave";
+  let description = [{
+    A warp stores whole 32-byte sectors only where its lanes' runs along the row hold 8
+    bytes or more; an mma accumulator's pairs cast to 16 bits hold 4, and every store
+    then fills half of each sector it touches. Where the written value's layout is
+    linear (`analysis/LayoutBases.h`) and lanes step along the row where registers step
+    further along it, a `wave.convert_layout` before the write exchanges those steps:
+    each thread then holds runs of 16 bytes (fewer where the row's static length is not a
+    multiple), and the conversion lowers to xor shuffles within each wave. Runs after
+    `wave-assign-layouts`, so the mmas' orientation is chosen without it.
+  }];
+  let dependentDialects = ["::wave::dialect::WaveDialect"];
+}
+
 def WaveHoistInvariantReads : Pass<"wave-hoist-invariant-reads", "mlir::func::FuncOp"> {
   let summary = "Move reads that every iteration of a loop repeats to before the loop";
   let description = [{
