@@ -105,8 +105,10 @@ TEST_CASE("flash attention compiles to wgmma or mma.sync, shuffles and transposi
           (c.warpgroup ? loops * (c.d == 64 ? c.d / 16 + 4 : 4) : 0));
     CHECK(count(ptx, "wgmma.wait_group.sync.aligned") == (c.warpgroup ? 2 * loops : 0));
     CHECK(count(ptx, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == (c.warpgroup ? 0 : loops * (c.d / 16) * 4));
-    // Max and sum over each lane's two rows: two xor shuffles each.
-    CHECK(count(ptx, "shfl.sync.bfly.b32") == loops * 2 * 2 * 2);
+    // Max and sum over each lane's two rows: two xor shuffles each; then the f32 output's
+    // pairs exchanged into 16-byte store runs (wave-widen-store-runs): one shuffle per two
+    // of the thread's D / 2 registers.
+    CHECK(count(ptx, "shfl.sync.bfly.b32") == loops * 2 * 2 * 2 + c.d / 4);
     // On warpgroups the tiles are TMA's: Q's once, K's and V's in the loop per key tile (boxes
     // of 64 along D), each tile's copies landing on its mbarrier; on mma.sync, cp.async.
     CHECK((count(ptx, "cp.async.cg.shared.global") > 0) == !c.warpgroup);

@@ -606,12 +606,12 @@ TEST_CASE("GEMM variants compile to PTX with wgmma on warpgroups", "[compile][ge
   CHECK_FALSE(ptx_of(compile(ex::make_variant<f16, f32>(), off)).find("wgmma") != std::string::npos);
 }
 
-TEST_CASE("16-bit GEMM outputs are stored in 16-byte runs after shuffles within the wave", "[compile][gemm]") {
+TEST_CASE("GEMM outputs are stored in 16-byte runs after shuffles within the wave", "[compile][gemm]") {
   namespace ex = examples::gemm;
   // A warpgroup's 64 x 64 accumulator cast to f16: 16 pairs per thread. Two exchanges of
   // lane and register steps (8 shuffles of packed pairs each), then 4 stores of 16 bytes
-  // instead of 16 of 4; rows of 100 halves allow runs of 4 (one exchange); f32 keeps its
-  // pairs (8 bytes: whole sectors already).
+  // instead of 16 of 4; rows of 100 halves allow runs of 4 (one exchange); f32 pairs take
+  // one exchange (16 shuffles), then 8 stores of 16 bytes instead of 16 of 8.
   auto subs = [](int n) {
     return CompileOptions{.subs = {{ex::M, 256}, {ex::N, n}, {ex::K, 256}, {ex::BLOCK_M, 64}, {ex::BLOCK_N, 64},
                                    {ex::BLOCK_K, 32}},
@@ -626,8 +626,9 @@ TEST_CASE("16-bit GEMM outputs are stored in 16-byte runs after shuffles within 
   CHECK(count(four, "shfl.sync.bfly.b32") == 8);
   CHECK(count(four, "st.global.v2.b32") >= 8);
   const std::string single = compile(ex::make_variant<f16, f32>(), subs(256)).ptx().ptx;
-  CHECK(count(single, "shfl.sync") == 0);
-  CHECK(count(single, "st.global.v2.b32") == 16);
+  CHECK(count(single, "shfl.sync.bfly.b32") == 16);
+  CHECK(count(single, "st.global.v4.b32") == 8);
+  CHECK(count(single, "st.global.v2") == 0);
 }
 
 TEST_CASE("GEMM variants compile to PTX with mma.sync", "[compile][gemm]") {

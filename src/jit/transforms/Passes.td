@@ -25,13 +25,14 @@ def WaveAssignLayouts : Pass<"wave-assign-layouts", "mlir::func::FuncOp"> {
 def WaveWidenStoreRuns : Pass<"wave-widen-store-runs", "mlir::func::FuncOp"> {
   let summary = "Lengthen the runs of global writes to 16 bytes by shuffles within the wave";
   let description = [{
-    A warp stores whole 32-byte sectors only where its lanes' runs along the row hold 8
-    bytes or more; an mma accumulator's pairs cast to 16 bits hold 4, and every store
-    then fills half of each sector it touches. Where the written value's layout is
-    linear (`analysis/LayoutBases.h`) and lanes step along the row where registers step
-    further along it, a `wave.convert_layout` before the write exchanges those steps:
-    each thread then holds runs of 16 bytes (fewer where the row's static length is not a
-    multiple), and the conversion lowers to xor shuffles within each wave. Runs after
+    Each store instruction of a warp is one L2 request per row it touches: an mma
+    accumulator's pairs (8 bytes in f32, 4 cast to 16 bits) write 8 rows of 32 or 16
+    bytes per instruction, and the epilogue's requests, not its bytes, bound it. Where
+    the written value's layout is linear (`analysis/LayoutBases.h`) and lanes step along
+    the row where registers step further along it, a `wave.convert_layout` before the
+    write exchanges those steps: each thread then holds runs of 16 bytes (fewer where the
+    row's static length is not a multiple), half or a quarter of the instructions and
+    requests, and the conversion lowers to xor shuffles within each wave. Runs after
     `wave-assign-layouts`, so the mmas' orientation is chosen without it.
   }];
   let dependentDialects = ["::wave::dialect::WaveDialect"];

@@ -1,7 +1,7 @@
 //===- WidenStoreRuns.cpp - 16-byte runs for global writes ---------------===//
 //
 // A write's value arrives in its producer's layout; where that leaves each thread runs
-// of under 8 bytes along the row (an accumulator's pairs of 16-bit values), a
+// of under 16 bytes along the row (an accumulator's pairs), a
 // `wave.convert_layout` into the layout with lane and register steps exchanged
 // (analysis/LayoutBases.h, `widenRuns`) comes first. See Passes.td.
 //
@@ -35,6 +35,21 @@ int64_t longestAlignedRun(func::FuncOp kernel, dialect::MemoryType memory) {
   return run;
 }
 
+// Whether a write through `mapping` keeps the value's runs along the memory's rows: the
+// memory's innermost index is the iterator of the value dim of its name (conv2d's output
+// channels), as the write's lowering requires to store runs whole.
+bool rowsFollowValue(dialect::IndexMappingAttr mapping, StringRef innerDim) {
+  auto iteratorOf = [](Attribute index) -> std::optional<unsigned> {
+    auto e = dyn_cast_or_null<dialect::ExprAttr>(index);
+    if (!e || e.getMap().getNumSymbols() != 0) return std::nullopt;
+    if (auto d = dyn_cast<AffineDimExpr>(e.getMap().getResult(0))) return d.getPosition();
+    return std::nullopt;
+  };
+  std::optional<unsigned> memory = iteratorOf(mapping.getOutputs().get(innerDim)),
+                          value = iteratorOf(mapping.getInputs().get(innerDim));
+  return memory && memory == value;
+}
+
 struct WaveWidenStoreRunsPass : impl::WaveWidenStoreRunsBase<WaveWidenStoreRunsPass> {
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
@@ -42,13 +57,13 @@ struct WaveWidenStoreRunsPass : impl::WaveWidenStoreRunsBase<WaveWidenStoreRunsP
       dialect::MemoryType memory = write.getMemory().getType();
       auto value = cast<dialect::TensorType>(write.getValue().getType());
       LayoutAttr layout = value.getLayout();
-      // Shared tiles have their readers' layouts; mappings scatter rows.
-      if (!layout || write.getMapping() || memory.getDimNames().empty() ||
-          write.getMemory().getDefiningOp<dialect::AllocateOp>())
+      // Shared tiles have their readers' layouts; other mappings scatter rows.
+      if (!layout || memory.getDimNames().empty() || write.getMemory().getDefiningOp<dialect::AllocateOp>() ||
+          (write.getMapping() && !rowsFollowValue(write.getMappingAttr(), memory.getDimNames().back())))
         return;
       const int inner = dimIndex(value.getDimNames(), memory.getDimNames().back());
       const unsigned bits = memory.getElementType().getIntOrFloatBitWidth();
-      if (inner < 0 || bits < 8 || registerRuns(layout, inner, 16).front().length * bits >= 64) return;
+      if (inner < 0 || bits < 8 || registerRuns(layout, inner, 16).front().length * bits >= 128) return;
       LayoutAttr wide = widenRuns(layout, inner, longestAlignedRun(kernel, memory));
       if (!wide) return;
       OpBuilder b(write);
