@@ -51,8 +51,8 @@ std::optional<WaveLocalConversion> waveLocalConversion(LayoutAttr from, LayoutAt
 
 // `layout` with each thread's run along `dim` lengthened to `maxLength` elements (a power
 // of two) where lane steps along `dim` can exchange with register steps further along it:
-// the warp then covers whole sectors of a row per access instead of every other part of
-// them. The run's registers come first; null where no run gets longer.
+// a warp then moves the same elements in fewer, wider accesses, each row's part of an
+// access longer. The run's registers come first; null where no run gets longer.
 LayoutAttr widenRuns(LayoutAttr layout, unsigned dim, int64_t maxLength);
 
 }  // namespace wave::jit
