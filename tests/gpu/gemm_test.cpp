@@ -13,6 +13,7 @@
 #include "fixtures/sanitizer.hpp"
 #include "host_half.hpp"
 #include "kernels/gemm.hpp"
+#include "wave/interpreter/elements.hpp"
 
 using namespace wave;
 using fixtures::poisoned;
@@ -35,7 +36,8 @@ struct Problem {
   int batch, m, n, k;
 };
 
-// Runs `compiled` on random inputs and checks the output, of 32-bit (f32) or 16-bit words.
+// Runs `compiled` on random inputs and checks the output, of 32-bit (f32), 16-bit (f16 or
+// bf16) or 8-bit (f8 E4M3) words.
 template <class OutWord>
 void check_gemm(const CompiledKernel& compiled, Problem p, bool bf16_in, bool k_major_b, bool bf16_out,
                 std::mt19937& rng, const LaunchOptions& how = {}) {
@@ -56,6 +58,8 @@ void check_gemm(const CompiledKernel& compiled, Problem p, bool bf16_in, bool k_
       float f;
       std::memcpy(&f, &c[i], 4);
       return f;
+    } else if constexpr (sizeof(OutWord) == 1) {
+      return elements::load_float(DataType::f8e4m3, c.data(), std::int64_t(i));  // 0xff (poison): NaN
     } else {
       return to_float(c[i], bf16_out);
     }
@@ -69,7 +73,12 @@ void check_gemm(const CompiledKernel& compiled, Problem p, bool bf16_in, bool k_
   // Every element of small outputs, 4096 random ones of large outputs.
   const bool all = c_size <= (1u << 18);
   std::uniform_int_distribution<std::size_t> pick(0, c_size - 1);
-  const double out_ulp = sizeof(OutWord) == 4 ? 0.0 : (bf16_out ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11));
+  // The output's rounding: half an ulp relative (E4M3: 3 fraction bits), and for f8 half
+  // its smallest subnormal (2^-9) near zero.
+  const double out_ulp = sizeof(OutWord) == 4   ? 0.0
+                         : sizeof(OutWord) == 1 ? std::ldexp(1.0, -4)
+                                                : (bf16_out ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11));
+  const double out_floor = sizeof(OutWord) == 1 ? std::ldexp(1.0, -10) : 0.0;
   std::size_t wrong = 0, checked = 0;
   for (std::size_t s = 0; s < (all ? c_size : 4096); ++s, ++checked) {
     const std::size_t idx = all ? s : pick(rng);
@@ -85,7 +94,7 @@ void check_gemm(const CompiledKernel& compiled, Problem p, bool bf16_in, bool k_
     // f32 accumulation of K products (each exact in f32): rounding grows like sqrt(K)
     // ulps of the running sum, far below one wrong product (magnitude / K for K <= 4096);
     // then the output's own rounding.
-    const double tolerance = 5e-5 * magnitude + out_ulp * std::abs(ref) + 1e-6;
+    const double tolerance = 5e-5 * magnitude + out_ulp * std::abs(ref) + out_floor + 1e-6;
     if (!(std::abs(out(idx) - ref) <= tolerance)) {
       if (wrong < 5) UNSCOPED_INFO("C[" << bi << ", " << i << ", " << j << "] = " << out(idx) << ", expected " << ref);
       ++wrong;
@@ -352,7 +361,8 @@ TEST_CASE("GEMM variants: B[K,N], bf16 inputs, f16 and bf16 outputs, batched", "
 // 16-bit outputs are shuffled within each wave into 16-byte runs before the store
 // (wave-widen-store-runs): rows whose length allows runs of 8, only 4, or only 1 (the
 // pairs stay), compiled for their sizes and given at launch (then rows of every alignment
-// take the masked stores), on mma.sync tiles and on warpgroups with a producer.
+// take the masked stores), on mma.sync tiles and on warpgroups with a producer; f8
+// outputs (runs of 16) too.
 TEST_CASE("GEMM with 16-bit outputs in 16-byte runs: rows of every alignment, static and dynamic",
           "[gpu][gemm][layouts]") {
   std::mt19937 rng(Catch::rngSeed());
@@ -371,6 +381,14 @@ TEST_CASE("GEMM with 16-bit outputs in 16-byte runs: rows of every alignment, st
     INFO("dynamic M x N x K = " << p.m << " x " << p.n << " x " << p.k);
     check_gemm<std::uint16_t>(dynamic, p, true, false, true, rng, {.sizes = {{ex::M, p.m}, {ex::N, p.n}, {ex::K, p.k}}});
   }
+  // f8 out: four registers per shuffled word, runs of 16 (rows of 1024) or 8 (1000).
+  for (Tiles t : kTileConfigs)
+    for (int n : {1024, 1000}) {
+      const Problem p{1, 190, n, 136};
+      INFO("f8 out, tiles " << t.m << " x " << t.n << " x " << t.k << ", N = " << n);
+      check_gemm<std::uint8_t>(compile(make_variant<f16, f8e4m3, false, false>(), options_for(p, t, false)), p,
+                               false, false, false, rng);
+    }
   CompileOptions specialized = options_for({1, 300, 1000, 640}, {128, 256, 64}, false);
   specialized.subs.insert(specialized.subs.end(), {{WAVE_M, 64}, {WAVE_N, 64}});
   specialized.warp_specialize = true;
