@@ -625,6 +625,12 @@ TEST_CASE("GEMM outputs are stored in 16-byte runs after shuffles within the wav
   const std::string four = compile(ex::make_variant<bf16, bf16>(), subs(100)).ptx().ptx;
   CHECK(count(four, "shfl.sync.bfly.b32") == 8);
   CHECK(count(four, "st.global.v2.b32") >= 8);
+  // f8: 32 per thread, four to a word; two exchanges (the lanes' column steps 2 and 4 go
+  // straight to the tiles' 32 and 16) of 4 word pairs, then 2 stores of 16 bytes.
+  const std::string quarter = compile(ex::make_variant<f16, f8e4m3>(), subs(1024)).ptx().ptx;
+  CHECK(count(quarter, "shfl.sync.bfly.b32") == 8);
+  CHECK(count(quarter, "st.global.v4.b32") == 2);
+  CHECK(count(quarter, "st.global.b8") == 0);
   const std::string single = compile(ex::make_variant<f16, f32>(), subs(256)).ptx().ptx;
   CHECK(count(single, "shfl.sync.bfly.b32") == 16);
   CHECK(count(single, "st.global.v4.b32") == 8);
