@@ -358,12 +358,12 @@ TEST_CASE("GEMM variants: B[K,N], bf16 inputs, f16 and bf16 outputs, batched", "
   }
 }
 
-// 16-bit outputs are shuffled within each wave into 16-byte runs before the store
-// (wave-widen-store-runs): rows whose length allows runs of 8, only 4, or only 1 (the
-// pairs stay), compiled for their sizes and given at launch (then rows of every alignment
-// take the masked stores), on mma.sync tiles and on warpgroups with a producer; f8
-// outputs (runs of 16) too.
-TEST_CASE("GEMM with 16-bit outputs in 16-byte runs: rows of every alignment, static and dynamic",
+// 16- and 8-bit outputs are shuffled within each wave into 16-byte runs before the store
+// (wave-widen-store-runs): 16-bit rows whose length allows runs of 8, only 4, or only 1
+// (the pairs stay), compiled for their sizes and given at launch (then rows of every
+// alignment take the masked stores), on mma.sync tiles and on warpgroups with a producer;
+// f8 rows in runs of 16 or 8.
+TEST_CASE("GEMM with 16- and 8-bit outputs in 16-byte runs: rows of every alignment, static and dynamic",
           "[gpu][gemm][layouts]") {
   std::mt19937 rng(Catch::rngSeed());
   for (Tiles t : kTileConfigs)
