@@ -19,6 +19,10 @@
 //                             persistent grid, specialized in clusters of 2 (CompileOptions::
 //                             warp_specialize, persistent, cluster_size); WAVE_BENCH_OUT=f16
 //                             for an f16 output
+//   wave-bench-gemm --split-k the shapes with few output tiles, K split across workgroups
+//                             (examples/kernels/gemm_split_k.hpp: parts added with
+//                             atomic_add; each timed launch zeroes C first) at several
+//                             splits beside the unsplit GEMM; WAVE_BENCH_OUT=f16 for f16 out
 //   wave-bench-gemm M N K BM BN BK WM WN [specialize persistent cluster]
 //                             that one configuration (e.g. under ncu)
 #include <algorithm>
@@ -42,6 +46,7 @@
 #include "kernels/gemm_bias_relu.hpp"
 #include "host_f8.hpp"
 #include "kernels/gemm_f8.hpp"
+#include "kernels/gemm_split_k.hpp"
 #include "wave/interpreter/elements.hpp"
 
 using namespace wave;
@@ -298,6 +303,61 @@ int schedules() {
   return 0;
 }
 
+// --split-k: per skinny shape, the unsplit GEMM's line, then the split-K GEMM's at several
+// splits (each launch preceded by zeroing C, both timed: what a caller pays).
+int split_k() {
+  print_schedule_header();
+  std::mt19937 rng(9);
+  const bool f16 = f16_out();
+  using C = ScheduleCase;
+  for (C s : {C{128, 1280, 5120, 128, 128, 64, 64, 64}, C{128, 4096, 8192, 128, 128, 64, 64, 64},
+              C{256, 2048, 8192, 128, 128, 64, 64, 64}}) {
+    ScheduleData data(s, rng);
+    time_schedule(s, {false, false, 1}, data.in, data.c);
+    for (int parts : {2, 4, 6, 8, 12, 16}) {
+      const int split = (s.k / parts + s.bk - 1) / s.bk * s.bk;
+      const std::vector<const void*> args{reinterpret_cast<const void*>(data.in.a.address()),
+                                          reinterpret_cast<const void*>(data.in.b.address()),
+                                          reinterpret_cast<const void*>(data.c.address())};
+      char name[64];
+      std::snprintf(name, sizeof name, "split-K %d (%d parts)", split, (s.k + split - 1) / split);
+      try {
+        namespace sk = examples::gemm_split_k;
+        const CompileOptions o{.subs = {{sk::M, s.m}, {sk::N, s.n}, {sk::K, s.k}, {sk::SPLIT_K, split},
+                                        {sk::BLOCK_M, s.bm}, {sk::BLOCK_N, s.bn}, {sk::BLOCK_K, s.bk},
+                                        {sk::WAVE_M, s.wm}, {sk::WAVE_N, s.wn}},
+                               .cache = false, .tma = bench::tma(), .warp_specialize = bench::warp_specialize()};
+        const CompiledKernel compiled =
+            f16 ? compile(sk::make_kernel<wave::f16, wave::f16>(), o) : compile(sk::make_kernel<wave::f16>(), o);
+        auto launch = [&] {
+          data.c.fill_bytes(0);
+          compiled.launch(args);
+        };
+        // Each part rounds once more (f16 out: to 2^-11 of the running sum).
+        const int parts_made = (s.k + split - 1) / split;
+        const std::string wrong = check_gemm(data.c, f16 ? Format::f16 : Format::f32, launch, [&](std::size_t i) {
+          bench::Expected e = data.in.at(i);
+          if (f16) e.tolerance += parts_made * std::ldexp(std::abs(e.value), -10);
+          return e;
+        });
+        char config[128];
+        std::snprintf(config, sizeof config, "%dx%dx%d %s", s.m, s.n, s.k, name);
+        if (!wrong.empty()) {
+          bench::refuse(config, wrong);
+          continue;
+        }
+        const double ms = median_ms(launch);
+        std::printf("gemm   %4s %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f  %s\n", "f16", s.m, s.n, s.k, s.bm, s.bn,
+                    s.bk, s.wm, s.wn, ms, 2.0 * s.m * s.n * s.k / (ms * 1e9), name);
+      } catch (const Error& e) {
+        std::printf("error  %4s %6d %6d %6d %s: %s\n", "f16", s.m, s.n, s.k, name, e.what());
+      }
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
 // M N K BM BN BK WM WN [specialize persistent cluster]: that one configuration (e.g. under ncu).
 int one_configuration(char** argv, int argc) {
   int a[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
@@ -317,6 +377,7 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--fused") return fused();
   if (argc > 1 && std::string(argv[1]) == "--f8") return scaled_f8();
   if (argc > 1 && std::string(argv[1]) == "--schedules") return schedules();
+  if (argc > 1 && std::string(argv[1]) == "--split-k") return split_k();
   if (argc == 9 || argc == 12) return one_configuration(argv, argc);
   // Each shape and input type is tuned by autotune() over the tilings (compiled in
   // parallel, each timed as the median of 20 runs after 3 warm-ups); one line per tiling,

@@ -6,7 +6,7 @@ ratio to cuBLAS.
     python3 bench/gemm_vs_cublas.py path/to/wave-bench-gemm [--schedules]
 
 (Arguments after the bench's path go to it: with --schedules, each shape's best of the
-four schedules, named beside its tiling.)
+four schedules, named beside its tiling; with --split-k, the skinny shapes' best split.)
 """
 import subprocess
 import sys
@@ -17,7 +17,8 @@ from compare import best_by_shape, median_ms
 
 
 def main():
-    shapes = [(4096, 4096, 4096), (8192, 8192, 8192), (2048, 10240, 1280), (128, 1280, 5120), (4000, 4000, 4000)]
+    shapes = [(4096, 4096, 4096), (8192, 8192, 8192), (2048, 10240, 1280), (128, 1280, 5120), (4000, 4000, 4000),
+              (128, 4096, 8192), (256, 2048, 8192)]  # the last two: --split-k's
     cublas = {}
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}")
     for dtype, name in ((torch.float16, "f16"), (torch.bfloat16, "bf16")):

@@ -44,7 +44,7 @@ struct GraphBuilder {
 
   graph::Node node(int depth) {
     graph::Node n;
-    n.kind = static_cast<graph::OpKind>(in.ConsumeIntegralInRange<int>(0, static_cast<int>(graph::OpKind::Print)));
+    n.kind = static_cast<graph::OpKind>(in.ConsumeIntegralInRange<int>(0, static_cast<int>(graph::OpKind::AtomicAdd)));
     n.loc = {"fuzzed.cpp", in.ConsumeIntegralInRange<unsigned>(0, 99), 1};
     for (int i = in.ConsumeIntegralInRange<int>(0, 3); i > 0; --i) n.operands.push_back(operand());
     n.fill = in.ConsumeFloatingPoint<double>();
@@ -61,7 +61,7 @@ struct GraphBuilder {
       const int carried = in.ConsumeIntegralInRange<int>(0, 3);
       n.regions.push_back(block(depth + 1, carried));
     }
-    const int results = n.kind == graph::OpKind::Write ? 0 : in.ConsumeIntegralInRange<int>(0, 2);
+    const int results = n.kind == graph::OpKind::Write || n.kind == graph::OpKind::AtomicAdd ? 0 : in.ConsumeIntegralInRange<int>(0, 2);
     for (int i = 0; i < results; ++i) {
       n.results.push_back(next);
       defined.push_back(next++);

@@ -36,6 +36,12 @@ concept DType = is_dtype_v<T>;
 constexpr bool is_float(DataType t) { return t <= DataType::f8e5m2; }
 constexpr bool is_integer(DataType t) { return t >= DataType::i1; }
 
+// The element types GPUs add to memory atomically.
+constexpr bool has_atomic_add(DataType t) {
+  return t == DataType::f16 || t == DataType::bf16 || t == DataType::f32 || t == DataType::f64 ||
+         t == DataType::i32 || t == DataType::i64;
+}
+
 constexpr int bit_width(DataType t) {
   switch (t) {
     case DataType::f16:

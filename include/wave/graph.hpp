@@ -48,7 +48,7 @@ enum class OpKind : std::uint8_t {
   Neg, Exp2, Log2, Reciprocal, Abs, Sqrt, Rsqrt, Tanh,
   ReduceMax, ReduceSum,
   Cast, Permute, Broadcast, Select, SelfIndex, ApplyExpr,
-  Print,
+  Print, AtomicAdd,
 };
 
 // The op's name as users write it (and as `wave.<name>` in the IR).
@@ -59,7 +59,7 @@ inline const char* op_name(OpKind k) {
       "neg", "exp2", "log2", "reciprocal", "abs", "sqrt", "rsqrt", "tanh",
       "reduce_max", "reduce_sum",
       "cast", "permute", "broadcast", "select", "self_index", "apply_expr",
-      "print"};
+      "print", "atomic_add"};
   const auto i = static_cast<std::size_t>(k);
   return i < sizeof names / sizeof *names ? names[i] : "?";  // "?": a hand-built graph's bad kind
 }

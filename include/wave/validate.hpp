@@ -178,10 +178,20 @@ inline void validate_subs(const graph::KernelGraph& k, const Subs& subs,
     return v;
   };
   const Constraints& cs = k.constraints;
-  for (const WorkgroupConstraint* c : cs.all<WorkgroupConstraint>())
-    positive_tile("WorkgroupConstraint", c->dim, c->tile, c->where);
   for (const TilingConstraint* c : cs.all<TilingConstraint>())
     positive_tile("TilingConstraint", c->dim, c->tile, c->where);
+  for (const WorkgroupConstraint* c : cs.all<WorkgroupConstraint>()) {
+    auto tile = positive_tile("WorkgroupConstraint", c->dim, c->tile, c->where);
+    // On a dim a loop walks, the workgroups split the loop (split-K): each walks whole tiles.
+    const auto* loop = cs.find<TilingConstraint>(c->dim);
+    auto step = loop ? loop->tile.evaluate(values) : std::nullopt;
+    if (tile && step && *step > 0 && *tile % *step != 0)
+      fail("WorkgroupConstraint", c->where,
+           "tile of " + c->dim + " = " + c->tile.str() + ": " +
+               expected_found("a multiple of the TilingConstraint's tile " + std::to_string(*step) +
+                                  " (workgroups splitting a loop each walk whole tiles)",
+                              std::to_string(*tile)));
+  }
   for (const WaveConstraint* c : cs.all<WaveConstraint>()) {
     auto wave_tile = positive_tile("WaveConstraint", c->dim, c->tile, c->where);
     // The tile the waves split: the workgroup's, or for a dim a loop walks, each step's.

@@ -14,6 +14,7 @@
 #include "kernels/flash_attention.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/gemm_f8.hpp"
+#include "kernels/gemm_split_k.hpp"
 #include "kernels/softmax.hpp"
 #include "fixtures/index_masks.hpp"
 #include "fixtures/printing.hpp"
@@ -635,6 +636,91 @@ TEST_CASE("GEMM outputs are stored in 16-byte runs after shuffles within the wav
   CHECK(count(single, "shfl.sync.bfly.b32") == 16);
   CHECK(count(single, "st.global.v4.b32") == 8);
   CHECK(count(single, "st.global.v2") == 0);
+}
+
+TEST_CASE("split-K: K's loop split over grid z, parts added by vector red.global.add", "[compile][gemm][atomic]") {
+  namespace sk = examples::gemm_split_k;
+  auto options = [](int k, int split) {
+    return CompileOptions{.subs = {{sk::M, 128}, {sk::N, 1280}, {sk::K, k}, {sk::SPLIT_K, split}, {sk::BLOCK_M, 128},
+                                   {sk::BLOCK_N, 128}, {sk::BLOCK_K, 64}, {sk::WAVE_M, 64}, {sk::WAVE_N, 64}},
+                          .cache = false};
+  };
+  // 5120 / 512: ten parts along z; a 128 x 128 f32 tile on 4 waves is 128 sums per thread,
+  // added 4 at a time (after the shuffles that make 16-byte runs), no plain stores.
+  const CompiledKernel f32_out = compile(sk::make_kernel<f16>(), options(5120, 512));
+  CHECK(f32_out.ptx().grid == std::array<unsigned, 3>{1, 10, 10});
+  const std::string ptx = f32_out.ptx().ptx;
+  CHECK_THAT(ptx, Contains("%ctaid.z"));
+  CHECK(count(ptx, "red.global.add.v4.f32") == 32);
+  CHECK(count(ptx, "st.global") == 0);
+  CHECK_THAT(ptx, Contains(".version 8.1"));
+  check_ptxas_clean(ptx, "gemm_split_k");
+  // f16 out: eight halves per red (four f16x2 words); an uneven last part (K = 5000).
+  const std::string halves = compile(sk::make_kernel<f16, f16>(), options(5000, 1024)).ptx().ptx;
+  CHECK(count(halves, "red.global.add.noftz.v4.f16x2") == 16);
+  check_ptxas_clean(halves, "gemm_split_k_f16");
+  // sm_80 has no vector red: one atomic per element.
+  CompileOptions sm80 = options(5120, 512);
+  sm80.target = "sm_80";
+  const std::string scalar = compile(sk::make_kernel<f16>(), sm80).ptx().ptx;
+  CHECK(count(scalar, "red.global.add.v") == 0);
+  CHECK(count(scalar, "atom.global.add.f32") + count(scalar, "red.global.add.f32") == 128);
+}
+
+TEST_CASE("split-K bad input: what would see one workgroup's part as the whole sum is an error", "[compile][atomic][error]") {
+  namespace sk = examples::gemm_split_k;
+  using namespace sk;
+  const CompileOptions o{.subs = {{M, 128}, {N, 256}, {K, 1024}, {SPLIT_K, 256}, {BLOCK_M, 64}, {BLOCK_N, 64},
+                                  {BLOCK_K, 64}, {WAVE_M, 32}, {WAVE_N, 32}},
+                         .cache = false};
+  const Constraints split{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1),
+                          WorkgroupConstraint(K, SPLIT_K, 2), TilingConstraint(K, BLOCK_K),
+                          WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N),
+                          HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16}};
+  using A = Memory<dims<M, K>, f16, SHARED_ADDRESS_SPACE>;
+  using B = Memory<dims<N, K>, f16, SHARED_ADDRESS_SPACE>;
+  auto sums = [](const A& a, const B& b) {
+    Register<dims<M, N>, f32> acc(0.0);
+    return iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
+  };
+  auto expect = [&](const auto& k, const std::string& op, const std::string& message) {
+    try {
+      compile(k, o);
+      FAIL("expected a wave::Error");
+    } catch (const Error& e) {
+      CHECK(e.op() == op);
+      CHECK_THAT(e.file(), Contains("compile_test.cpp"));
+      CHECK(e.line() > 0);
+      CHECK_THAT(e.message(), Contains(message));
+    }
+  };
+  // A plain write keeps one part.
+  expect(kernel("split_write", split, [&](A a, B b, Memory<dims<M, N>, f32> c) { write(sums(a, b), c); }),
+         "wave.write", "expected atomic_add to store one workgroup's part of the sums of iterate<K>");
+  // relu(part) summed is not relu(sum); a bias would be added once per part.
+  expect(kernel("split_relu", split,
+                [&](A a, B b, Memory<dims<M, N>, f32> c) {
+                  atomic_add(maximum(sums(a, b), Register<dims<M, N>, f32>(0.0)), c);
+                }),
+         "wave.maximum", "expected only linear ops");
+  expect(kernel("split_bias", split,
+                [&](A a, B b, Memory<dims<N>, f32> bias, Memory<dims<M, N>, f32> c) {
+                  atomic_add(sums(a, b) + read(bias), c);
+                }),
+         "wave.add", "expected only linear ops");
+  // A carried value scaled on every trip is no sum.
+  expect(kernel("split_scaled", split,
+                [&](A a, B b, Memory<dims<M, N>, f32> c) {
+                  Register<dims<M, N>, f32> acc(0.0);
+                  atomic_add(iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc) * 0.5; }), c);
+                }),
+         "wave.iterate", "expected each carried value to be a sum over it");
+  // Each workgroup walks whole tiles.
+  CompileOptions uneven = o;
+  for (Sub& s : uneven.subs)
+    if (s.symbol == "SPLIT_K") s.value = 200;
+  CHECK_THROWS_WITH(compile(sk::make_kernel<f16>(), uneven),
+                    Contains("op 'WorkgroupConstraint'") && Contains("expected a multiple of the TilingConstraint's tile 64"));
 }
 
 TEST_CASE("GEMM variants compile to PTX with mma.sync", "[compile][gemm]") {

@@ -5,6 +5,7 @@
 #include "kernels/copy.hpp"
 #include "kernels/flash_attention.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/gemm_split_k.hpp"
 #include "fixtures/printing.hpp"
 
 using namespace wave;
@@ -80,6 +81,19 @@ TEST_CASE("error: min inside an expression the dialect cannot hold", "[import][e
     CHECK(e.op() == "WorkgroupConstraint");
     CHECK_THAT(e.message(), Contains("min, max and comparisons may appear only at the top"));
   }
+}
+
+TEST_CASE("split-K: atomic_add traces as its own op and imports as a write that adds", "[import][atomic]") {
+  namespace sk = examples::gemm_split_k;
+  const auto gemm = sk::make_kernel<f16>();
+  const graph::KernelGraph g = gemm.trace();
+  REQUIRE(!g.body.nodes.empty());
+  CHECK(g.body.nodes.back().kind == graph::OpKind::AtomicAdd);
+  CHECK(std::string(graph::op_name(graph::OpKind::AtomicAdd)) == "atomic_add");
+  const std::string ir = gemm.ir();
+  CHECK(count(ir, "wave.write") == 1);
+  CHECK(count(ir, "combine = #wave.combine<add>") == 1);
+  CHECK(count(ir, "#wave.workgroup_constraint<dim = \"K\"") == 1);
 }
 
 TEST_CASE("print imports as wave.print with its label, limit and mask", "[import][print]") {

@@ -353,6 +353,27 @@ TEST_CASE("interpret: index mappings on reads and writes", "[interpret]") {
   }
 }
 
+TEST_CASE("interpret: atomic_add adds to memory, rounding once per add; integers wrap", "[interpret][atomic]") {
+  auto add = kernel("add", plain(), [](Memory<dims<M, N>, f16> x, Memory<dims<M, N>, f16> y) { atomic_add(read(x), y); });
+  const auto x = to_f16({1.0, 0.5, -3.0, 1000.0, 0.0009765625, 2.0});
+  auto y = to_f16({2.0, 0.25, 3.0, 1.0, 2048.0, -8.0});
+  interpret(add, sizes(2, 3), {x.data(), y.data()});
+  // f16: 1000 + 1 = 1001 exactly; 2048 + 2^-10 rounds back to 2048.
+  const std::vector<double> expected{3.0, 0.75, 0.0, 1001.0, 2048.0, -6.0};
+  for (std::size_t e = 0; e < expected.size(); ++e) CHECK(f16_at(y, e) == expected[e]);
+
+  // Every row into one: out[n] += sum over m of x[m, n], through a mapping that drops M.
+  constexpr auto i = iterator(0), j = iterator(1);
+  const IndexMapping<dims<M, N>> columns{.inputs = {{M, i}, {N, j}}, .outputs = {{N, j}}};
+  auto sums = kernel("columns", plain(), [=](Memory<dims<M, N>, i32> a, Memory<dims<N>, i32> out) {
+    atomic_add(read(a), out, columns);
+  });
+  const std::vector<std::int32_t> a{1, 2, 3, 10, 20, 2147483647};
+  std::vector<std::int32_t> out{100, 200, 1};
+  interpret(sums, sizes(2, 3), {a.data(), out.data()});
+  CHECK(out == std::vector<std::int32_t>{111, 222, -2147483644});  // 1 + 3 + 2^31 - 1 wraps
+}
+
 TEST_CASE("interpret: mistakes are errors naming the kernel and the line", "[interpret][errors]") {
   auto copy = kernel("copy", plain(), [](Memory<dims<M, N>, f32> a, Memory<dims<M, N>, f32> b) { write(read(a), b); });
   const std::vector<float> a(6);

@@ -195,7 +195,8 @@ class Evaluator {
     switch (n.kind) {
       case K::Register: return {fill(n)};
       case K::Read: return {read(n)};
-      case K::Write: write(n); return {};
+      case K::Write: write(n, /*add=*/false); return {};
+      case K::AtomicAdd: write(n, /*add=*/true); return {};
       case K::Iterate: return iterate(n);
       case K::Mma: return {mma(n)};
       case K::Add: case K::Sub: case K::Mul: case K::Div: case K::Maximum: case K::Minimum:
@@ -262,25 +263,35 @@ class Evaluator {
     return r;
   }
 
-  // write(value, mem): the value's elements to the tensor, at its positions.
-  void write(const graph::Node& n) const {
+  // write(value, mem): the value's elements to the tensor, at its positions; atomic_add
+  // (`add`): each added to the element there, rounded to its dtype (integers wrap).
+  void write(const graph::Node& n, bool add) const {
     need_operands(n, 2, 2);
     const HostValue& v = value(n, n.operands[0]);
     const Memory& m = memory(n, n.operands[1]);
     if (!m.writable) fail(n, "writes an argument passed as a pointer to const");
     if (v.type.dtype != m.type.dtype) fail(n, expected_found("the memory's dtype", std::string(name(v.type.dtype))));
+    if (add && !has_atomic_add(m.type.dtype))
+      fail(n, expected_found("f16, bf16, f32, f64, i32 or i64", std::string(name(m.type.dtype))));
+    auto store = [&](std::int64_t at, std::int64_t o) {
+      const DataType t = m.type.dtype;
+      if (v.is_float()) {
+        const double x = add ? v.floats[at] + elements::load_float(t, m.data, o) : v.floats[at];
+        elements::store_float(t, m.data, o, add ? elements::round_float(t, x) : x);
+      } else {
+        const auto sum = static_cast<std::uint64_t>(v.integers[at]) +
+                         static_cast<std::uint64_t>(add ? elements::load_integer(t, m.data, o) : 0);
+        elements::store_integer(t, m.data, o, static_cast<std::int64_t>(sum));
+      }
+    };
     if (!n.mapping) {
       std::int64_t i = 0;
       walk(extents_of(v.boxes), {access(n, m, v.type.dims, v.boxes)}, [&](const auto&, const auto& off) {
-        if (v.is_float()) elements::store_float(m.type.dtype, m.data, off[0], v.floats[i++]);
-        else elements::store_integer(m.type.dtype, m.data, off[0], v.integers[i++]);
+        store(i++, off[0]);
       });
       return;
     }
-    map_points(n, *n.mapping, v, m, /*is_read=*/false, [&](std::int64_t at, std::int64_t o) {
-      if (v.is_float()) elements::store_float(m.type.dtype, m.data, o, v.floats[at]);
-      else elements::store_integer(m.type.dtype, m.data, o, v.integers[at]);
-    });
+    map_points(n, *n.mapping, v, m, /*is_read=*/false, store);
   }
 
   // The points of an index mapping: iterators over the register value's boxes; `move(at,

@@ -4,6 +4,7 @@
 //   auto x_reg = read(x, x_to_mk);            // through an index mapping: Register<dims<M, K>>
 //   write(result, c);                         // result's dims must be c's, in any order
 //   write(result, out, out_mapping);
+//   atomic_add(partial, c);                   // c[i] += partial[i], each element atomically
 //
 // The compiler splits each access over threads and masks what falls outside the tensor.
 #pragma once
@@ -87,15 +88,16 @@ Register<RD, T> read(const Memory<D, T, S>& mem, const IndexMapping<RD>& mapping
 }
 
 namespace detail {
-inline void emit_write(ValueRef value, ValueRef mem, const std::optional<Mapping>& mapping,
+inline void emit_write(graph::OpKind kind, ValueRef value, ValueRef mem, const std::optional<Mapping>& mapping,
                        const std::vector<std::string>& register_dims,
                        const std::vector<std::string>& memory_dims, AccessOptions access,
                        const std::source_location& where) {
-  Tracer& tracer = Tracer::active("write", where);
-  graph::Node node = make_node(tracer, graph::OpKind::Write, where, {value, mem});
+  const char* op = graph::op_name(kind);
+  Tracer& tracer = Tracer::active(op, where);
+  graph::Node node = make_node(tracer, kind, where, {value, mem});
   node.mapping = mapping;
   node.elements_per_thread = access.elements_per_thread;
-  if (mapping) check_mapping(tracer, "write", where, *mapping, register_dims, memory_dims, false);
+  if (mapping) check_mapping(tracer, op, where, *mapping, register_dims, memory_dims, false);
   tracer.append(std::move(node));
 }
 }  // namespace detail
@@ -107,7 +109,7 @@ void write(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, AccessOp
   static_assert(same_dim_set_v<RD, MD>,
                 "write: the value must have the memory's dims (in any order); "
                 "use an IndexMapping to write to other dims");
-  detail::emit_write(detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem), std::nullopt, {}, {},
+  detail::emit_write(graph::OpKind::Write, detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem), std::nullopt, {}, {},
                      access, where);
 }
 
@@ -116,8 +118,36 @@ void write(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem,
            const IndexMapping<RD>& mapping, AccessOptions access = {},
            std::source_location where = std::source_location::current()) {
   static_assert(std::is_same_v<RT, MT>, "write: the value's dtype must be the memory's; cast<>() it first");
-  detail::emit_write(detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem), mapping.erase(),
+  detail::emit_write(graph::OpKind::Write, detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem), mapping.erase(),
                      dim_names<RD>(), dim_names<MD>(), access, where);
+}
+
+// atomic_add(value, mem[, mapping]): adds each element of `value` to the tensor's element at
+// its position, as write() places it, atomically: two adds to one element, from any
+// threads or workgroups, both land, in some order (float sums may then round differently
+// from run to run). Each element of `value` is added once, however many threads hold it.
+// The adds are relaxed: they order nothing else, and a read of `mem` in the same launch
+// may see any subset of them; the sums are complete when the kernel has finished.
+// Returns nothing. Element types: f16, bf16, f32, f64, i32, i64 in global memory.
+template <Dims RD, DType RT, Dims MD, DType MT, auto S>
+void atomic_add(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, AccessOptions access = {},
+                std::source_location where = std::source_location::current()) {
+  static_assert(std::is_same_v<RT, MT>, "atomic_add: the value's dtype must be the memory's; cast<>() it first");
+  static_assert(has_atomic_add(RT::value), "atomic_add: the dtype must be f16, bf16, f32, f64, i32 or i64");
+  static_assert(same_dim_set_v<RD, MD>,
+                "atomic_add: the value must have the memory's dims (in any order); "
+                "use an IndexMapping to add to other dims");
+  detail::emit_write(graph::OpKind::AtomicAdd, detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem),
+                     std::nullopt, {}, {}, access, where);
+}
+
+template <Dims RD, DType RT, Dims MD, DType MT, auto S>
+void atomic_add(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, const IndexMapping<RD>& mapping,
+                AccessOptions access = {}, std::source_location where = std::source_location::current()) {
+  static_assert(std::is_same_v<RT, MT>, "atomic_add: the value's dtype must be the memory's; cast<>() it first");
+  static_assert(has_atomic_add(RT::value), "atomic_add: the dtype must be f16, bf16, f32, f64, i32 or i64");
+  detail::emit_write(graph::OpKind::AtomicAdd, detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem),
+                     mapping.erase(), dim_names<RD>(), dim_names<MD>(), access, where);
 }
 
 }  // namespace wave

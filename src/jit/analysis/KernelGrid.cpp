@@ -60,13 +60,15 @@ FailureOr<KernelGrid> kernelGrid(func::FuncOp kernel) {
   auto constraints = kernel->getAttrOfType<ArrayAttr>("wave.constraints");
   SmallVector<StringRef> waveOrder;
   const llvm::SmallDenseSet<StringRef> reduced = blockedReducedDims(kernel);
+  llvm::SmallDenseMap<StringRef, int64_t> workgroupTile;  // of dims a loop may walk too
   for (Attribute c : constraints ? constraints.getValue() : ArrayRef<Attribute>()) {
     if (auto wg = dyn_cast<dialect::WorkgroupConstraintAttr>(c)) {
       auto it = grid.dims.find(wg.getDim().getValue());
       if (it == grid.dims.end()) continue;
       auto tile = tileSize(kernel, wg.getTile(), wg.getDim().getValue(), "workgroup");
       if (failed(tile)) return failure();
-      it->second.blockTile = *tile;
+      workgroupTile[it->first] = *tile;
+      if (!it->second.loop) it->second.blockTile = *tile;
       it->second.gridAxis = static_cast<int>(wg.getWorkgroupDim());
     } else if (auto w = dyn_cast<dialect::WaveConstraintAttr>(c)) {
       auto it = grid.dims.find(w.getDim().getValue());
@@ -85,6 +87,16 @@ FailureOr<KernelGrid> kernelGrid(func::FuncOp kernel) {
     } else if (auto hw = dyn_cast<dialect::HardwareConstraintAttr>(c)) {
       grid.waves.lanes = hw.getThreadsPerWave();
     }
+  }
+  // A loop's dim split over the grid too: each workgroup walks its own run of whole tiles.
+  for (auto& [dim, t] : grid.dims) {
+    auto split = workgroupTile.find(dim);
+    if (!t.loop || split == workgroupTile.end()) continue;
+    if (split->second % t.blockTile != 0)
+      return kernel.emitError("expected the workgroup tile of ")
+             << dim << " (" << split->second << "), which splits the loop over it across workgroups, to be a "
+             << "multiple of its tiling tile (" << t.blockTile << ")";
+    t.splitTile = split->second;
   }
   for (auto& [dim, t] : grid.dims) {
     if (t.blockTile == 0) {

@@ -17,10 +17,15 @@
 namespace wave::jit {
 
 struct DimTiling {
-  int64_t blockTile = 0;  // elements of the dim a workgroup owns
+  int64_t blockTile = 0;  // elements of the dim a workgroup owns (a loop's: one trip's)
   int64_t waveTile = 0;   // elements of it a wave owns
   int gridAxis = -1;      // the grid axis over its workgroup tiles; -1: one workgroup tile
   bool loop = false;      // walked by an iterate, a TilingConstraint's tile at a time
+  // A loop's dim that a WorkgroupConstraint also splits (split-K): the elements each
+  // workgroup along gridAxis walks, a multiple of blockTile; 0 where not split.
+  int64_t splitTile = 0;
+  // The elements between the starts of consecutive workgroups along gridAxis.
+  int64_t gridStep() const { return splitTile ? splitTile : blockTile; }
 };
 
 struct KernelGrid {

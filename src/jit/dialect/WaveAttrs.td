@@ -34,6 +34,16 @@ def Wave_MMAKindAttr : EnumAttr<Wave_Dialect, Wave_MMAKind, "mma_kind"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Wave_WriteCombine : I32EnumAttr<"WriteCombine", "how a write combines with the element in memory", [
+    I32EnumAttrCase<"add", 0>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::wave::dialect";
+}
+
+def Wave_WriteCombineAttr : EnumAttr<Wave_Dialect, Wave_WriteCombine, "combine"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Wave_FoldKind : I32EnumAttr<"FoldKind", "how partial results of a fold combine", [
     I32EnumAttrCase<"max", 0>, I32EnumAttrCase<"sum", 1>]> {
   let cppNamespace = "::wave::dialect";

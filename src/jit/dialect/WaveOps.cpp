@@ -257,6 +257,16 @@ LogicalResult WriteOp::verify() {
   auto value = getValue().getType();
   if (failed(verifySameElementType(*this, memory.getElementType(), value.getElementType(), "a value")))
     return failure();
+  if (getCombine()) {
+    Type element = memory.getElementType();
+    const bool addable = element.isF16() || element.isBF16() || element.isF32() || element.isF64() ||
+                         element.isInteger(32) || element.isInteger(64);
+    if (!addable)
+      return emitOpError("expected f16, bf16, f32, f64, i32 or i64 elements to add to memory atomically, but found ")
+             << element;
+    if (memory.getAddressSpace().getValue() == "shared" || getMemory().getDefiningOp<AllocateOp>())
+      return emitOpError("expected global memory to add to atomically, but found a shared tile");
+  }
   if (auto mapping = getMappingAttr())
     return verifyMapping(*this, mapping, value.getDimNames(), memory.getDimNames(), /*isRead=*/false);
   if (!sameSet(value.getDimNames(), memory.getDimNames()))

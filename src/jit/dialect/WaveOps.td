@@ -53,12 +53,16 @@ def Wave_WriteOp : Wave_Op<"write"> {
   let description = [{
     `wave.write %v, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>`.
     Without a mapping the value's dims are the memory's, in any order; with one, the
-    mapping's `inputs` are the value's dims and its `outputs` the memory's.
+    mapping's `inputs` are the value's dims and its `outputs` the memory's. With
+    `combine = #wave.combine<add>` (the DSL's `atomic_add`) each element is added to the
+    one in memory, atomically and relaxed, once however many threads hold it; global
+    memory only.
   }];
   let arguments = (ins Wave_TensorType:$value,
                        Arg<Wave_MemoryType, "destination", [MemWrite]>:$memory,
                        OptionalAttr<Wave_IndexMappingAttr>:$mapping,
-                       OptionalAttr<I64Attr>:$elements_per_thread);
+                       OptionalAttr<I64Attr>:$elements_per_thread,
+                       OptionalAttr<Wave_WriteCombineAttr>:$combine);
   let assemblyFormat = "$value `,` $memory attr-dict `:` qualified(type($value)) `,` qualified(type($memory))";
   let hasVerifier = 1;
 }

@@ -229,6 +229,9 @@ class KernelImporter {
         state.addAttribute("value", value);
         break;
       }
+      case graph::OpKind::AtomicAdd:
+        state.addAttribute("combine", dialect::WriteCombineAttr::get(&ctx_, dialect::WriteCombine::add));
+        [[fallthrough]];
       case graph::OpKind::Read:
       case graph::OpKind::Write:
         if (node.mapping) state.addAttribute("mapping", mapping(*node.mapping, node));
@@ -266,7 +269,8 @@ class KernelImporter {
     if (node.results.size() != node.result_types.size())
       fail(name, node.loc, expected_found(std::to_string(node.result_types.size()) + " result ids (one per result type)",
                                         std::to_string(node.results.size())));
-    OperationState state(location(node.loc), "wave." + name);
+    // atomic_add is a write that adds (its `combine`).
+    OperationState state(location(node.loc), node.kind == graph::OpKind::AtomicAdd ? "wave.write" : "wave." + name);
     for (graph::ValueId id : node.operands) state.addOperands(lookup(id, node));
     for (const graph::TensorType& t : node.result_types) state.addTypes(tensorType(t, name, node.loc));
     addAttributes(node, state);

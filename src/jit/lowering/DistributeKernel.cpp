@@ -209,7 +209,7 @@ LogicalResult Distributor::lowerOp(Operation* op) {
 LogicalResult Distributor::emit(gpu::GPUModuleOp module) {
   func_ = createKernelFunc(b_, kernel_, module, grid_.threads());
   SmallVector<LaunchDim> launch;
-  for (auto& [dim, t] : grid_.dims) launch.push_back({dim, t.blockTile, t.waveTile, t.gridAxis});
+  for (auto& [dim, t] : grid_.dims) launch.push_back({dim, t.gridStep(), t.waveTile, t.gridAxis});
   setLaunchShape(b_, kernel_, func_, launchLayout(b_.getContext(), launch, grid_.waves.lanes, 1, 1));
   for (auto [from, to] : llvm::zip(kernel_.getArguments(), func_.getArguments())) memrefs_.map(from, to);
   Value tid = gpu::ThreadIdOp::create(b_, loc_, gpu::Dimension::x);
@@ -234,6 +234,7 @@ LogicalResult Distributor::lowerBlock(Block& block) {
     if (takesPartials && isa<dialect::WriteOp, dialect::PrintOp>(op))
       return op.emitOpError("expected values combined across the waves that fold their parts apart, but found a "
                             "wave's own partial");
+    if (failed(checkUseOfSplitSums(&op))) return failure();
     if (failed(op.hasAttr("wave.hiding_mask") ? lowerHidingMask(cast<dialect::AddOp>(op)) : lowerOp(&op)))
       return failure();
     if (takesPartials) partials_.insert(op.getResults().begin(), op.getResults().end());
@@ -241,12 +242,46 @@ LogicalResult Distributor::lowerBlock(Block& block) {
   return success();
 }
 
+// A workgroup's part of a sum split across workgroups stays one through linear ops; the
+// parts meet only in memory, by writes that add. Anything else would see one part as if
+// it were the whole sum.
+LogicalResult Distributor::checkUseOfSplitSums(Operation* op) {
+  SmallVector<unsigned> parts;
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    if (splitSums_.count(v)) parts.push_back(i);
+  if (parts.empty()) return success();
+  dialect::IterateOp loop = splitSums_.lookup(op->getOperand(parts.front()));
+  auto floatCast = [&] {
+    auto cast = dyn_cast<dialect::CastOp>(op);
+    return cast && isa<FloatType>(elementOf(cast.getResult())) && isa<FloatType>(elementOf(cast->getOperand(0)));
+  };
+  const bool linear =
+      isa<dialect::ConvertLayoutOp, dialect::NegOp, dialect::BroadcastOp, dialect::PermuteOp>(op) || floatCast() ||
+      (isa<dialect::MulOp>(op) && parts.size() == 1) || (isa<dialect::DivOp>(op) && parts == SmallVector<unsigned>{0}) ||
+      (isa<dialect::AddOp, dialect::SubOp>(op) && parts.size() == 2);
+  if (linear) {
+    for (Value r : op->getResults()) splitSums_[r] = loop;
+    return success();
+  }
+  auto write = dyn_cast<dialect::WriteOp>(op);
+  if (write && write.getCombine()) return success();
+  const std::string part = "one workgroup's part of the sums of iterate<" + loop.getDim().str() +
+                           "> (a WorkgroupConstraint splits " + loop.getDim().str() + " across workgroups)";
+  if (write)
+    return op->emitOpError("expected atomic_add to store ")
+           << part << ", but found a write, which would keep one workgroup's part only";
+  return op->emitOpError("expected only linear ops (float casts, negation, products with or quotients by other "
+                         "values, sums of such parts) or atomic_add to take ")
+         << part << ", but found " << op->getName();
+}
+
 }  // namespace distribution
 
-LogicalResult emitDistributedKernel(func::FuncOp kernel, gpu::GPUModuleOp module, bool persistent, int clusterSize) {
+LogicalResult emitDistributedKernel(func::FuncOp kernel, gpu::GPUModuleOp module, bool persistent, int clusterSize,
+                                    bool vectorAtomics) {
   auto grid = kernelGrid(kernel);
   if (failed(grid)) return failure();
-  return distribution::Distributor(kernel, std::move(*grid), persistent, clusterSize).emit(module);
+  return distribution::Distributor(kernel, std::move(*grid), persistent, clusterSize, vectorAtomics).emit(module);
 }
 
 }  // namespace wave::jit

@@ -22,7 +22,8 @@ mlir::Operation* firstWithoutLayout(mlir::func::FuncOp kernel);
 // tile, in clusters of `clusterSize` workgroups where they share loop copies (see
 // wave-lower-to-gpu); emits a diagnostic at the op it cannot lower and fails.
 mlir::LogicalResult emitDistributedKernel(mlir::func::FuncOp kernel, mlir::gpu::GPUModuleOp module,
-                                          bool persistent = false, int clusterSize = 1);
+                                          bool persistent = false, int clusterSize = 1,
+                                          bool vectorAtomics = false);
 
 }  // namespace wave::jit
 

@@ -30,11 +30,27 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
   // The tiles past `end` cannot change the results (wave-skip-masked-tiles).
   FailureOr<Value> extent = endingAt(loop, sizes_.lookup(dim), loop.getEndAttr(), loop.getEndDimsAttr(), "end_dims");
   if (failed(extent)) return failure();
+  // Split over workgroups too: this workgroup walks the tiles of its part, from `start`.
+  Value start = tiling.splitTile ? offsets_.lookup(dim) : Value();
+  if (start) {
+    if (failed(checkSplitSums(loop))) return failure();
+    extent = arith::MinSIOp::create(b_, loc_, arith::SubIOp::create(b_, loc_, *extent, start), index(tiling.splitTile))
+                 .getResult();
+    extent = arith::MaxSIOp::create(b_, loc_, *extent, index(0)).getResult();
+  }
   Value tiles = apply(d0.ceilDiv(tiling.blockTile), *extent);
-  FailureOr<Value> firstMasked = firstMaskedTile(loop, tiles);
+  FailureOr<Value> firstMasked = firstMaskedTile(loop, tiles, start);
   if (failed(firstMasked)) return failure();
   SmallVector<Value> inits;
   for (Value v : loop.getIterArgs()) inits.push_back(lookup(v));
+  if (start) {
+    // Each workgroup sums its part; the initial values count once, in the first.
+    Value first = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, start, index(0));
+    for (Value& init : inits) {
+      Value zero = arith::ConstantOp::create(b_, loc_, init.getType(), b_.getZeroAttr(init.getType()));
+      init = arith::SelectOp::create(b_, loc_, first, init, zero);
+    }
+  }
   ArrayAttr folds = loop.getWaveFoldsAttr();
   if (folds) {
     // Waves folding apart: the initial value of a sum counts once, in the first wave
@@ -58,6 +74,7 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
       b_.setInsertionPointToStart(forOp.getBody());
     Value outside = offsets_.lookup(dim);
     offsets_[dim] = arith::MulIOp::create(b_, loc_, forOp.getInductionVar(), index(tiling.blockTile));
+    if (start) offsets_[dim] = arith::AddIOp::create(b_, loc_, start, offsets_[dim]);
     std::optional<std::pair<int64_t, int64_t>> outsideRange;
     if (auto it = offsetRanges_.find(dim); it != offsetRanges_.end()) {
       outsideRange = it->second;
@@ -84,6 +101,23 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
   for (auto [result, value] : llvm::zip(loop.getResults(), forOp.getResults())) {
     values_[result] = value;
     if (folds) partials_.insert(result);
+    if (start) splitSums_[result] = loop;
+  }
+  return success();
+}
+
+LogicalResult Distributor::checkSplitSums(dialect::IterateOp loop) {
+  Block& body = loop.getBody().front();
+  for (auto [arg, next] : llvm::zip(body.getArguments(), body.getTerminator()->getOperands())) {
+    Operation* def = next.getDefiningOp();
+    const bool sums = def && def->getBlock() == &body &&
+                      ((isa<dialect::MmaOp>(def) && def->getOperand(2) == arg) ||
+                       (isa<dialect::AddOp>(def) && llvm::is_contained(def->getOperands(), arg)));
+    if (!sums)
+      return loop.emitOpError("walks ")
+             << loop.getDim() << ", which a WorkgroupConstraint splits across workgroups: expected each carried value "
+             << "to be a sum over it (an mma's accumulator, or the value plus a term), but carried value #"
+             << arg.getArgNumber() << " is " << (def ? def->getName().getStringRef() : StringRef("passed through"));
   }
   return success();
 }
@@ -98,7 +132,7 @@ FailureOr<Value> Distributor::endingAt(dialect::IterateOp loop, Value extent, di
   return arith::MinSIOp::create(b_, loc_, extent, buildExpr(b_, loc_, end, starts, {})).getResult();
 }
 
-FailureOr<Value> Distributor::firstMaskedTile(dialect::IterateOp loop, Value tiles) {
+FailureOr<Value> Distributor::firstMaskedTile(dialect::IterateOp loop, Value tiles, Value start) {
   Block& body = loop.getBody().front();
   SmallVector<Operation*> adds;
   for (Operation& op : body)
@@ -129,7 +163,10 @@ FailureOr<Value> Distributor::firstMaskedTile(dialect::IterateOp loop, Value til
                                           loop.getUnmaskedEndDimsAttr(), "unmasked_end_dims");
   if (failed(unmaskedEnd)) return failure();
   AffineExpr d0 = getAffineDimExpr(0, b_.getContext());
-  Value whole = apply(d0.floorDiv(grid_.tiling(dim).blockTile), *unmaskedEnd);
+  Value unmasked = *unmaskedEnd;
+  if (start)  // counted from the workgroup's first tile (a whole number of tiles in)
+    unmasked = arith::MaxSIOp::create(b_, loc_, arith::SubIOp::create(b_, loc_, unmasked, start), index(0));
+  Value whole = apply(d0.floorDiv(grid_.tiling(dim).blockTile), unmasked);
   return arith::MinSIOp::create(b_, loc_, whole, tiles).getResult();
 }
 

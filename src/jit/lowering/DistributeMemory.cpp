@@ -3,7 +3,8 @@
 // read / write: per run of registers contiguous in memory, one vector access at the run's
 // position (workgroup offset + the layout's map), masked where a dim may end inside the
 // workgroup's tile; through an index mapping into a static shape, at one simplified
-// offset of the flat tensor. allocate: a view of the dynamic shared memory, whose reads
+// offset of the flat tensor; a write that adds, by atomics (vector red.global.add on
+// sm_90). allocate: a view of the dynamic shared memory, whose reads
 // and writes address the tile at the layout's positions, unmasked.
 //
 //===----------------------------------------------------------------------===//
@@ -15,10 +16,12 @@
 #include "lowering/ExprToArith.h"
 #include "lowering/KernelSignature.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SmallBitVector.h"
 
 namespace wave::jit::distribution {
@@ -238,8 +241,20 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     linear = linearMappedOffset(kernel_, memoryExpr, memoryDims, cast<MemRefType>(memref.getType()),
                                 mapping.getIterators());
   if (linear) memref = flattened(memref);
+  // A write that adds lands once per element: where the layout repeats elements, each
+  // register's first holder adds it, one register at a time.
+  auto write = dyn_cast<dialect::WriteOp>(op);
+  const bool adds = write && write.getCombine();
+  SmallVector<Value> addsHere;
+  if (adds)
+    for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
+      FailureOr<Value> owner = addsElementOf(op, layout, r);
+      if (failed(owner)) return failure();
+      addsHere.push_back(*owner);
+    }
+  const bool repeats = llvm::any_of(addsHere, [](Value owner) { return owner != nullptr; });
   SmallVector<RegisterRun> runs;
-  if (inner >= 0)
+  if (inner >= 0 && !repeats)
     runs = registerRuns(layout, inner, maxRun);
   else
     for (int64_t r = 0; r < layout.getNumRegisters(); ++r) runs.push_back({r, 1});
@@ -279,6 +294,10 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
       if (static_cast<int>(k) != inner || run.length == 1)
         if (mayOverrun(d))
           if (Value inside = beforeEnd(layout, run.first, k, d, at[k])) outer.push_back(inside);
+    if (repeats && addsHere[run.first]) {
+      if (matchPattern(addsHere[run.first], m_Zero())) continue;  // another register adds it
+      outer.push_back(addsHere[run.first]);
+    }
     Value rowIn = outer.empty() ? Value() : andAll(outer);
     auto vec = VectorType::get({run.length}, element);
     if (run.length == 1) {
@@ -302,10 +321,16 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
         result = vector::InsertOp::create(b_, loc_, v, result, ArrayRef<int64_t>{run.first});
       } else {
         Value v = vector::ExtractOp::create(b_, loc_, source, ArrayRef<int64_t>{run.first});
+        auto store = [&] {
+          if (adds)
+            addToMemory(v, memref, indices);
+          else
+            memref::StoreOp::create(b_, loc_, v, memref, indices);
+        };
         if (!rowIn)
-          memref::StoreOp::create(b_, loc_, v, memref, indices);
+          store();
         else
-          ifThen(rowIn, [&] { memref::StoreOp::create(b_, loc_, v, memref, indices); });
+          ifThen(rowIn, store);
       }
       continue;
     }
@@ -336,7 +361,10 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
                                                                  ArrayRef<int64_t>{run.length}, ArrayRef<int64_t>{1})
                                .getResult();
     auto wholeWrite = [&] {
-      vector::StoreOp::create(b_, loc_, piece, memref, indices, /*nontemporal=*/false, alignment);
+      if (adds)
+        addToMemory(piece, memref, indices);
+      else
+        vector::StoreOp::create(b_, loc_, piece, memref, indices, /*nontemporal=*/false, alignment);
     };
     // The masked path: elements inside the row (none where the row is outside).
     auto maskFor = [&]() -> Value {
@@ -365,6 +393,10 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
           Value zero = arith::ConstantOp::create(b_, loc_, vec, b_.getZeroAttr(vec));
           scf::YieldOp::create(b_, loc_,
                                vector::MaskedLoadOp::create(b_, loc_, vec, memref, indices, maskFor(), zero).getResult());
+        } else if (adds) {
+          Value n = count ? count : index(run.length);
+          if (rowIn) n = arith::SelectOp::create(b_, loc_, rowIn, n, index(0));
+          addToMemory(piece, memref, indices, n);
         } else {
           vector::MaskedStoreOp::create(b_, loc_, memref, indices, maskFor(), piece);
         }
@@ -377,6 +409,80 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   }
   if (isRead) values_[op->getResult(0)] = result;
   return success();
+}
+
+FailureOr<Value> Distributor::addsElementOf(Operation* op, LayoutAttr layout, int64_t reg) {
+  FailureOr<SmallVector<FirstHolders>> holders = firstHolders(layout);
+  if (failed(holders))
+    return op->emitOpError("is not yet supported for a value whose layout repeats elements irregularly across "
+                           "threads (each element must be added once): ")
+           << layout;
+  const FirstHolders& first = (*holders)[reg];
+  if (first.none) return arith::ConstantIntOp::create(b_, loc_, 0, 1).getResult();
+  const int64_t layoutThreads = layout.getNumLanes() * layout.getNumWaves();
+  if (!first.mask && grid_.threads() <= layoutThreads) return Value();
+  Value tid = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, wave_, index(grid_.waves.lanes)), lane_);
+  SmallVector<Value> conditions;
+  if (first.mask) {
+    Value bits = arith::AndIOp::create(b_, loc_, tid, index(first.mask));
+    conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, bits, index(first.value)));
+  }
+  if (grid_.threads() > layoutThreads) conditions.push_back(lessThan(tid, index(layoutThreads)));
+  return andAll(conditions);
+}
+
+void Distributor::addToMemory(Value values, Value memref, ArrayRef<Value> indices, Value count) {
+  auto vec = dyn_cast<VectorType>(values.getType());
+  Type element = getElementTypeOrSelf(values);
+  const bool isFloat = isa<FloatType>(element);
+  const auto kind = isFloat ? arith::AtomicRMWKind::addf : arith::AtomicRMWKind::addi;
+  const int64_t length = vec ? vec.getNumElements() : 1;
+  const int64_t bits = element.getIntOrFloatBitWidth();
+  // One red.global.add of the whole run: f32 in runs of 2 or 4, f16 and bf16 in pairs
+  // (one word each) of 1 to 4 words.
+  const bool halves = element.isF16() || element.isBF16();
+  const bool vectorAdd = vectorAtomics_ && !count && vec && (element.isF32() ? length == 2 || length == 4
+                                                                                : halves && length <= 8 && length % 2 == 0);
+  if (vectorAdd) {
+    // The run's address: the memref's aligned pointer plus its offset and strides.
+    auto meta = memref::ExtractStridedMetadataOp::create(b_, loc_, memref);
+    Value linear = meta.getOffset();
+    for (auto [i, stride] : llvm::zip(indices, meta.getStrides()))
+      linear = arith::AddIOp::create(b_, loc_, linear, arith::MulIOp::create(b_, loc_, i, stride));
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b_, loc_, memref);
+    Value address = arith::AddIOp::create(b_, loc_, base, arith::MulIOp::create(b_, loc_, linear, index(bits / 8)));
+    SmallVector<Value> operands{arith::IndexCastUIOp::create(b_, loc_, b_.getI64Type(), address)};
+    // f16 and bf16 travel as words of two.
+    const int64_t words = halves ? length / 2 : length;
+    Value lanes = halves ? vector::BitCastOp::create(b_, loc_, VectorType::get({words}, b_.getI32Type()), values)
+                         : values;
+    std::string list, constraints = "l";
+    for (int64_t w = 0; w < words; ++w) {
+      operands.push_back(vector::ExtractOp::create(b_, loc_, lanes, w));
+      list += (w ? ", $" : "$") + std::to_string(w + 1);
+      constraints += halves ? ",r" : ",f";
+    }
+    const std::string shape = words > 1 ? ".v" + std::to_string(words) : "";
+    const std::string type = halves ? (element.isF16() ? ".noftz" + shape + ".f16x2" : ".noftz" + shape + ".bf16x2")
+                                    : shape + ".f32";
+    const std::string ptx = "red.global.add" + type + " [$0], " + (words > 1 ? "{" + list + "}" : list) + ";";
+    LLVM::InlineAsmOp::create(b_, loc_, TypeRange{}, operands, ptx, constraints, /*has_side_effects=*/true,
+                              /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                              LLVM::AsmDialectAttr::get(b_.getContext(), LLVM::AsmDialect::AD_ATT),
+                              /*operand_attrs=*/ArrayAttr());
+    return;
+  }
+  // Element by element (those before `count`).
+  for (int64_t e = 0; e < length; ++e) {
+    Value v = vec ? vector::ExtractOp::create(b_, loc_, values, e).getResult() : values;
+    SmallVector<Value> at(indices.begin(), indices.end());
+    at.back() = add(at.back(), e);
+    auto one = [&] { memref::AtomicRMWOp::create(b_, loc_, kind, v, memref, at); };
+    if (count)
+      ifThen(lessThan(index(e), count), one);
+    else
+      one();
+  }
 }
 
 Value Distributor::beforeEnd(LayoutAttr layout, int64_t reg, unsigned k, StringRef dim, Value at) {

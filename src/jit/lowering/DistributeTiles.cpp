@@ -98,7 +98,7 @@ LogicalResult Distributor::enterTiles() {
         for (auto& [dim, t] : grid_.dims)
           if (t.gridAxis == axis)
             count = arith::MulIOp::create(b_, loc_, count,
-                                          arith::CeilDivUIOp::create(b_, loc_, sizes_[dim], index(t.blockTile)));
+                                          arith::CeilDivUIOp::create(b_, loc_, sizes_[dim], index(t.gridStep())));
         tileCounts_[axis] = count;
       }
     Value counts[3] = {inClusters(gridSize(kAxes[0]), 0), inClusters(gridSize(kAxes[1]), 1),
@@ -186,11 +186,11 @@ LogicalResult Distributor::enterTiles() {
       sizes_[dim] = *size;
     }
     offsets_[dim] = t.gridAxis < 0 ? index(0)
-                                   : arith::MulIOp::create(b_, loc_, tile[t.gridAxis], index(t.blockTile)).getResult();
+                                   : arith::MulIOp::create(b_, loc_, tile[t.gridAxis], index(t.gridStep())).getResult();
     if (t.gridAxis < 0)
       offsetRanges_[dim] = {0, 0};
     else if (tileGrid_)
-      offsetRanges_[dim] = {0, ((*tileGrid_)[t.gridAxis] - 1) * t.blockTile};
+      offsetRanges_[dim] = {0, ((*tileGrid_)[t.gridAxis] - 1) * t.gridStep()};
   }
   return success();
 }

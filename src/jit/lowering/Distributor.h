@@ -91,9 +91,9 @@ struct FragmentSource {
 
 class Distributor : LoweringBuilder {
  public:
-  Distributor(func::FuncOp kernel, KernelGrid grid, bool persistent, int clusterSize)
+  Distributor(func::FuncOp kernel, KernelGrid grid, bool persistent, int clusterSize, bool vectorAtomics)
       : LoweringBuilder(kernel), kernel_(kernel), grid_(std::move(grid)), persistent_(persistent),
-        clusterSize_(clusterSize) {}
+        clusterSize_(clusterSize), vectorAtomics_(vectorAtomics) {}
 
   LogicalResult emit(gpu::GPUModuleOp module);
 
@@ -118,6 +118,13 @@ class Distributor : LoweringBuilder {
   Value beforeEnd(LayoutAttr layout, int64_t reg, unsigned k, StringRef dim, Value at);
 
   LogicalResult access(Operation* op, Value memory, Value tensor, bool isRead);
+  // A write that adds (wave.write's combine): `values` (a vector of a run's consecutive
+  // elements, or one element) added to memory at `indices` (the run's first), atomically;
+  // with `count`, only the run's first `count` elements.
+  void addToMemory(Value values, Value memref, ArrayRef<Value> indices, Value count = Value());
+  // Where `layout` holds an element in several threads or registers, the condition under
+  // which this thread's register `reg` is the one that adds it (null: always; false: never).
+  FailureOr<Value> addsElementOf(Operation* op, LayoutAttr layout, int64_t reg);
   FailureOr<MemoryMapping> mappingOf(Operation* op, Value tensor, bool isRead, ArrayRef<StringRef> valueDims,
                                      ArrayRef<StringRef> memoryDims);
   // A shared tile's read into an mma operand's layout by ldmatrix, one per fragment (two
@@ -174,8 +181,13 @@ class Distributor : LoweringBuilder {
   // attribute named `what`) the smaller of the two.
   FailureOr<Value> endingAt(dialect::IterateOp loop, Value extent, dialect::ExprAttr end, ArrayAttr endDims,
                             StringRef what);
-  // The first tile of `loop` whose marked masks are not all zeros (null: none marked).
-  FailureOr<Value> firstMaskedTile(dialect::IterateOp loop, Value tiles);
+  // The first tile of `loop` whose marked masks are not all zeros (null: none marked),
+  // counted from the tile at `start` where the loop starts there (a split loop).
+  FailureOr<Value> firstMaskedTile(dialect::IterateOp loop, Value tiles, Value start = Value());
+  // A loop split across workgroups: each carried value must be a sum over its dim.
+  LogicalResult checkSplitSums(dialect::IterateOp loop);
+  // What may follow a split loop's sums: linear ops and writes that add (see lowerBlock).
+  LogicalResult checkUseOfSplitSums(Operation* op);
   LogicalResult lowerHidingMask(dialect::AddOp add);
   LogicalResult lowerMma(dialect::MmaOp op);
   // A warpgroup mma: wgmma per 64-row strip, instruction and k16 step, reading both
@@ -199,6 +211,7 @@ class Distributor : LoweringBuilder {
   KernelGrid grid_;
   bool persistent_ = false;
   int clusterSize_ = 1;
+  bool vectorAtomics_ = false;  // red.global.add on vectors (sm_90+)
   std::optional<int> cluster_;  // the axis a cluster's workgroups go along
   gpu::GPUFuncOp func_;
   std::optional<std::array<int32_t, 3>> tileGrid_;  // the tile counts, where static
@@ -232,6 +245,9 @@ class Distributor : LoweringBuilder {
   // waves.
   llvm::StringSet<> foldingApart_;
   DenseSet<Value> partials_;
+  // The values that hold a workgroup's part of a sum over a dim split across workgroups
+  // (its loop's results, and what linear ops make of them), with the loop.
+  DenseMap<Value, dialect::IterateOp> splitSums_;
 };
 
 }  // namespace wave::jit::distribution

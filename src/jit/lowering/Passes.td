@@ -29,12 +29,18 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     on the tile (`nvvm.cluster_dim`; a persistent grid's clusters are n workgroups along
     x that take one place in its rounds). The copies of the shared operands are marked
     `wave.multicast` for wave-multicast-tensor-copies. No axis qualifying: no clusters.
+
+    `vector-atomics=true` (sm_90 and up) lets a write that adds to memory
+    (`combine = #wave.combine<add>`) add a whole run of f32, f16 or bf16 registers with
+    one `red.global.add` of up to 16 bytes; otherwise each element is its own atomic.
   }];
   let options = [
     Option<"persistent", "persistent", "bool", /*default=*/"false",
            "Loop each workgroup over the tiles of a grid sized to the GPU">,
     Option<"clusterSize", "cluster-size", "int", /*default=*/"1",
-           "Workgroups per cluster, along the axis whose tiles share loop copies">
+           "Workgroups per cluster, along the axis whose tiles share loop copies">,
+    Option<"vectorAtomics", "vector-atomics", "bool", /*default=*/"false",
+           "Add runs of f32/f16/bf16 to memory with one vector red.global.add (sm_90+)">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

@@ -26,6 +26,7 @@
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -38,11 +39,12 @@
 namespace wave::jit {
 namespace {
 
-// The PTX ISA version each target needs at least.
-// PTX 8.4 where the kernel computes with f8 (mma.sync m16n8k32 on e4m3/e5m2 needs it).
-std::string ptxFeatures(const std::string& chip, const std::string& kernel, bool usesF8 = false) {
+// The PTX ISA version each target needs at least: on sm_90, 8.0, or what the kernel's
+// instructions need (`sm90Version`: 84 where it computes with f8, as mma.sync m16n8k32 on
+// e4m3/e5m2 needs; 81 for a vector red.global.add).
+std::string ptxFeatures(const std::string& chip, const std::string& kernel, int sm90Version = 80) {
   if (chip == "sm_80") return "+ptx70";
-  if (chip == "sm_90" || chip == "sm_90a") return usesF8 ? "+ptx84" : "+ptx80";
+  if (chip == "sm_90" || chip == "sm_90a") return "+ptx" + std::to_string(sm90Version);
   throw Error(kernel, "compile", "", 0,
               "target: " + expected_found("sm_80, sm_90 or sm_90a", "'" + chip + "'"));
 }
@@ -221,6 +223,17 @@ bool usesF8(mlir::ModuleOp module) {
       .wasInterrupted();
 }
 
+// Whether the lowered module adds a vector to memory with one red.global.add (PTX 8.1).
+bool usesVectorRed(mlir::ModuleOp module) {
+  return module
+      ->walk([&](mlir::LLVM::InlineAsmOp op) {
+        return op.getAsmString().starts_with("red.global.add") && op.getAsmString().contains(".v")
+                   ? mlir::WalkResult::interrupt()
+                   : mlir::WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 }  // namespace
 
 PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName, const CompileOptions& options,
@@ -264,7 +277,9 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveWidenStoreRuns());
   lowering.addPass(
-      createWaveLowerToGPU({.persistent = persistentRequested(options), .clusterSize = clusterSizeRequested(options)}));
+      createWaveLowerToGPU({.persistent = persistentRequested(options),
+                            .clusterSize = clusterSizeRequested(options),
+                            .vectorAtomics = options.target != "sm_80"}));
   mlir::OpPassManager& gpuFunc = lowering.nest<mlir::gpu::GPUModuleOp>().nest<mlir::gpu::GPUFuncOp>();
   // Folded first, so that fills are plain load -> store pairs the pipelining recognizes.
   // The kernels are structured (scf) with few blocks: region simplification finds nothing
@@ -337,7 +352,8 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   });
   mlir::TimingScope codegenTiming = timing ? timing->nest("codegen (NVVM pipeline, LLVM, PTX)") : mlir::TimingScope();
   const NvptxOptions nvptx{.chip = options.target,
-                           .features = ptxFeatures(options.target, kernelName, usesF8(module)),
+                           .features = ptxFeatures(options.target, kernelName,
+                                                   usesF8(module) ? 84 : usesVectorRed(module) ? 81 : 80),
                            .llvmPasses = llvmPasses(),
                            .verifyEachPass = verifyEach,
                            .timing = timing ? &codegenTiming : nullptr,

@@ -120,7 +120,7 @@ struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass
     if (outside) {
       read->moveBefore(outside);
       b.setInsertionPointAfter(read);
-      dialect::WriteOp::create(b, read.getLoc(), read.getResult(), tile, nullptr, nullptr);
+      dialect::WriteOp::create(b, read.getLoc(), read.getResult(), tile, nullptr, nullptr, nullptr);
       return success();
     }
     Block* body = read->getBlock();
@@ -129,7 +129,7 @@ struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass
     else
       read->moveBefore(&body->front());
     b.setInsertionPointAfter(read);
-    lastFill_[body] = dialect::WriteOp::create(b, read.getLoc(), read.getResult(), tile, nullptr, nullptr);
+    lastFill_[body] = dialect::WriteOp::create(b, read.getLoc(), read.getResult(), tile, nullptr, nullptr, nullptr);
     return success();
   }
 

@@ -174,6 +174,22 @@ func.func @write_dims(%v: !wave.tensor<[M, K] of f32>, %c: !wave.memory<[M, N] o
 
 // -----
 
+func.func @add_element_type(%v: !wave.tensor<[M] of f8E4M3FN>, %c: !wave.memory<[M] of f8E4M3FN, global>) {
+  // expected-error @+1 {{expected f16, bf16, f32, f64, i32 or i64 elements to add to memory atomically, but found 'f8E4M3FN'}}
+  wave.write %v, %c {combine = #wave.combine<add>} : !wave.tensor<[M] of f8E4M3FN>, !wave.memory<[M] of f8E4M3FN, global>
+  return
+}
+
+// -----
+
+func.func @add_to_shared(%v: !wave.tensor<[M] of f32>, %c: !wave.memory<[M] of f32, shared>) {
+  // expected-error @+1 {{expected global memory to add to atomically, but found a shared tile}}
+  wave.write %v, %c {combine = #wave.combine<add>} : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, shared>
+  return
+}
+
+// -----
+
 func.func @write_element_type(%v: !wave.tensor<[M] of f32>, %c: !wave.memory<[M] of f16, global>) {
   // expected-error @+1 {{expected a value of element type 'f16', but found 'f32'}}
   wave.write %v, %c : !wave.tensor<[M] of f32>, !wave.memory<[M] of f16, global>

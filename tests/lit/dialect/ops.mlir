@@ -52,6 +52,15 @@ func.func @mapped(%x: !wave.memory<[N, C] of f16, global>, %y: !wave.memory<[C, 
   return
 }
 
+// CHECK-LABEL: func.func @adds
+func.func @adds(%v: !wave.tensor<[M, N] of f32>, %c: !wave.memory<[M, N] of f32, global>, %d: !wave.memory<[N] of i32, global>, %w: !wave.tensor<[M, N] of i32>) {
+  // CHECK: wave.write %{{.*}}, %{{.*}} {combine = #wave.combine<add>} : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  wave.write %v, %c {combine = #wave.combine<add>} : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  // CHECK: wave.write %{{.*}}, %{{.*}} {combine = #wave.combine<add>, mapping = #wave.index_mapping<iterators = 2, inputs = {M = #wave.expr<"$0">, N = #wave.expr<"$1">}, outputs = {N = #wave.expr<"$1">}>}
+  wave.write %w, %d {combine = #wave.combine<add>, mapping = #wave.index_mapping<iterators = 2, inputs = {M = #wave.expr<"$0">, N = #wave.expr<"$1">}, outputs = {N = #wave.expr<"$1">}>} : !wave.tensor<[M, N] of i32>, !wave.memory<[N] of i32, global>
+  return
+}
+
 // CHECK-LABEL: func.func @gemm_loop
 func.func @gemm_loop(%a: !wave.memory<[M, K] of f16, global>, %b: !wave.memory<[N, K] of f16, global>) -> !wave.tensor<[M, N] of f32> {
   // CHECK: %[[ZERO:.*]] = wave.register 0.000000e+00 : !wave.tensor<[M, N] of f32>
