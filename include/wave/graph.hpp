@@ -49,6 +49,8 @@ enum class OpKind : std::uint8_t {
   ReduceMax, ReduceSum,
   Cast, Permute, Broadcast, Select, SelfIndex, ApplyExpr,
   Print, AtomicAdd,
+  Gt, Ge, Lt, Le, Eq, Ne,
+  Sin, Cos, Sinh, Cbrt, RoundEven, Atan2, Powf,
 };
 
 // The op's name as users write it (and as `wave.<name>` in the IR).
@@ -59,7 +61,9 @@ inline const char* op_name(OpKind k) {
       "neg", "exp2", "log2", "reciprocal", "abs", "sqrt", "rsqrt", "tanh",
       "reduce_max", "reduce_sum",
       "cast", "permute", "broadcast", "select", "self_index", "apply_expr",
-      "print", "atomic_add"};
+      "print", "atomic_add",
+      "gt", "ge", "lt", "le", "eq", "ne",
+      "sin", "cos", "sinh", "cbrt", "roundeven", "atan2", "powf"};
   const auto i = static_cast<std::size_t>(k);
   return i < sizeof names / sizeof *names ? names[i] : "?";  // "?": a hand-built graph's bad kind
 }

@@ -15,6 +15,7 @@
 #include "host_half.hpp"
 #include "kernels/copy.hpp"
 #include "wave/interpret.hpp"
+#include "wave/interpreter/elements.hpp"
 #include "wave/runtime.hpp"
 
 using namespace wave;
@@ -113,6 +114,93 @@ TEST_CASE("fused exp2(a * b) + c in f32, 1-D to 3-D", "[gpu][memory]") {
     CHECK(unwritten == 0);
     CHECK(std::sqrt(err2 / ref2) < 1e-5);
   }
+}
+
+TEST_CASE("sin, cos, sinh, cbrt, roundeven, log10, softsign, atan2, powf and comparisons", "[gpu][memory][math]") {
+  std::mt19937 rng(Catch::rngSeed());
+  // One kernel per op: out[M, N] = op(x[M, N], y[M, N]) in f32, or in f16 (computed by the
+  // GPU in f32 and rounded: within an f16 ulp). Comparisons pick x or y by select, and
+  // write their i1 as a float 0 or 1 (cast).
+  enum Op { Sin, Cos, Sinh, Cbrt, RoundEven, Log10, Softsign, Atan2, Powf, Gt, Le, Ne, PickGe, PickLtScalar, Count };
+  auto body = [](Op op, auto x, auto y) {
+    using R = decltype(x);
+    switch (op) {
+      case Sin: return sin(x);
+      case Cos: return cos(x);
+      case Sinh: return sinh(x);
+      case Cbrt: return cbrt(x);
+      case RoundEven: return roundeven(x * 4.0);
+      case Log10: return log10(abs(x) + 0.5);
+      case Softsign: return softsign(x);
+      case Atan2: return atan2(y, x);
+      case Powf: return powf(abs(x) + 0.5, y);
+      case Gt: return cast<typename R::dtype>(gt(x, y));
+      case Le: return cast<typename R::dtype>(le(x, y));
+      case Ne: return cast<typename R::dtype>(ne(x, y));
+      case PickGe: return select(ge(x, y), x, y);
+      default: return select(lt(x, 0.25), x, y);
+    }
+  };
+  auto reference = [](Op op, double x, double y) {
+    switch (op) {
+      case Sin: return std::sin(x);
+      case Cos: return std::cos(x);
+      case Sinh: return std::sinh(x);
+      case Cbrt: return std::cbrt(x);
+      case RoundEven: return std::nearbyint(x * 4.0);
+      case Log10: return std::log10(std::abs(x) + 0.5);
+      case Softsign: return x / (1 + std::abs(x));
+      case Atan2: return std::atan2(y, x);
+      case Powf: return std::pow(std::abs(x) + 0.5, y);
+      case Gt: return double(x > y);
+      case Le: return double(x <= y);
+      case Ne: return double(x != y);
+      case PickGe: return x >= y ? x : y;
+      default: return x < 0.25 ? x : y;
+    }
+  };
+  auto run = [&](auto dtype, Op op, int m, int n) {
+    using T = decltype(dtype);
+    constexpr bool half = std::is_same_v<T, f16>;
+    INFO("op " << int(op) << (half ? " f16" : " f32") << ", M = " << m << ", N = " << n);
+    auto k = kernel("math",
+                    {WorkgroupConstraint(M, BLOCK_M, 1), WorkgroupConstraint(N, BLOCK_N, 0),
+                     WaveConstraint(N, BLOCK_N / 2), HardwareConstraint{.threads_per_wave = 32}},
+                    [&](Memory<dims<M, N>, T> x, Memory<dims<M, N>, T> y, Memory<dims<M, N>, T> out) {
+                      write(body(op, read(x), read(y)), out);
+                    });
+    const auto compiled = compile(k, {.subs = {{M, m}, {N, n}, {BLOCK_M, 1}, {BLOCK_N, 256}}});
+    using Word = std::conditional_t<half, std::uint16_t, float>;
+    const DataType t = T::value;
+    const std::size_t size = std::size_t(m) * n;
+    std::uniform_real_distribution<double> uniform(-3.0, 3.0);
+    std::vector<Word> x(size), y(size);
+    for (std::size_t i = 0; i < size; ++i) {
+      elements::store_float(t, x.data(), std::int64_t(i), elements::round_float(t, uniform(rng)));
+      // Every eighth pair equal, so that the comparisons see ties.
+      const double other = i % 8 == 0 ? elements::load_float(t, x.data(), std::int64_t(i)) : uniform(rng);
+      elements::store_float(t, y.data(), std::int64_t(i), elements::round_float(t, other));
+    }
+    auto out = poisoned<Word>(size);
+    run_on_device(compiled, {}, x, y, out);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < size; ++i) {
+      const double a = elements::load_float(t, x.data(), std::int64_t(i)), b = elements::load_float(t, y.data(), std::int64_t(i));
+      const double ref = reference(op, a, b), got = elements::load_float(t, out.data(), std::int64_t(i));
+      // libdevice's f32 functions: a few ulps; f16: the rounding of the f32 result too.
+      const double tolerance = (half ? std::ldexp(1.0, -10) : 1e-6) * std::max(1.0, std::abs(ref));
+      if (!(std::abs(got - ref) <= tolerance)) {
+        if (wrong < 5) UNSCOPED_INFO("out[" << i << "] = " << got << " for x = " << a << ", y = " << b << ", expected " << ref);
+        ++wrong;
+      }
+    }
+    CHECK(wrong == 0);
+  };
+  for (int op = 0; op < Count; ++op)
+    for (auto [m, n] : std::vector<std::pair<int, int>>{{3, 1000}, {2, 4096}}) {
+      run(f32{}, Op(op), m, n);
+      run(f16{}, Op(op), m, n);
+    }
 }
 
 TEST_CASE("self_index, apply_expr, select and broadcast: masks from positions", "[gpu][memory]") {

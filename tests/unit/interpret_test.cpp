@@ -155,6 +155,34 @@ TEST_CASE("interpret: unary math", "[interpret]") {
   }
 }
 
+TEST_CASE("interpret: trigonometry, roots, rounding, powers and comparisons", "[interpret][math]") {
+  auto math = kernel("more_math", plain(), [](Memory<dims<M, N>, f32> x, Memory<dims<M, N>, f32> y,
+                                              Memory<dims<M, N>, f32> out, Memory<dims<M, N>, i32> flags) {
+    auto a = read(x), b = read(y);
+    write(sin(a) + cos(a) * 10.0 + sinh(a) * 100.0 + cbrt(a) * 1000.0 + roundeven(a * 2.0) * 1e4 + atan2(a, b) * 1e5 +
+              powf(abs(a), b) * 1e6 + log10(abs(a)) * 1e7 + softsign(a) * 1e8,
+          out);
+    auto bit = [](auto c, int weight) { return cast<i32>(c) * double(weight); };
+    write(bit(gt(a, b), 1) + bit(ge(a, b), 2) + bit(lt(a, b), 4) + bit(le(a, b), 8) + bit(eq(a, b), 16) +
+              bit(ne(a, b), 32) + bit(gt(a, 0.75), 64),
+          flags);
+  });
+  const std::vector<float> x{1.25f, -2, 0.5f, NAN}, y{-0.5f, -2, 3, 1};
+  std::vector<float> out(4, NAN);
+  std::vector<std::int32_t> flags(4, -1);
+  interpret(math, sizes(2, 2), {x.data(), y.data(), out.data(), flags.data()});
+  for (std::size_t i = 0; i < 3; ++i) {
+    const double a = x[i], b = y[i];
+    // roundeven: 2.5 -> 2, -4 -> -4, 1 -> 1 (ties to even).
+    const double want = std::sin(a) + std::cos(a) * 10 + std::sinh(a) * 100 + std::cbrt(a) * 1000 +
+                        std::nearbyint(a * 2) * 1e4 + std::atan2(a, b) * 1e5 + std::pow(std::abs(a), b) * 1e6 +
+                        std::log10(std::abs(a)) * 1e7 + a / (1 + std::abs(a)) * 1e8;
+    CHECK(out[i] == Approx(want).epsilon(1e-6));
+  }
+  // 1.25 vs -0.5: gt ge ne, > 0.75; -2 vs -2: ge le eq; 0.5 vs 3: lt le ne; NaN: only ne.
+  CHECK(flags == std::vector<std::int32_t>{1 + 2 + 32 + 64, 2 + 8 + 16, 4 + 8 + 32, 32});
+}
+
 TEST_CASE("interpret: exp, log and sigmoid are built from the base-2 ops at the user's line", "[interpret][natural]") {
   const unsigned line = __LINE__ + 3;
   auto natural = kernel("natural", plain(), [](Memory<dims<M, N>, f32> x, Memory<dims<M, N>, f32> out) {

@@ -200,9 +200,11 @@ class Evaluator {
       case K::Iterate: return iterate(n);
       case K::Mma: return {mma(n)};
       case K::Add: case K::Sub: case K::Mul: case K::Div: case K::Maximum: case K::Minimum:
+      case K::Atan2: case K::Powf:
         return {binary(n)};
+      case K::Gt: case K::Ge: case K::Lt: case K::Le: case K::Eq: case K::Ne: return {compare(n)};
       case K::Neg: case K::Exp2: case K::Log2: case K::Reciprocal: case K::Abs: case K::Sqrt:
-      case K::Rsqrt: case K::Tanh:
+      case K::Rsqrt: case K::Tanh: case K::Sin: case K::Cos: case K::Sinh: case K::Cbrt: case K::RoundEven:
         return {unary(n)};
       case K::ReduceMax: case K::ReduceSum: return {reduce(n)};
       case K::Cast: return {cast(n)};
@@ -436,12 +438,16 @@ class Evaluator {
                case graph::OpKind::Div: v = a / b; break;
                // NaN-propagating, as arith.maximumf / minimumf.
                case graph::OpKind::Maximum: v = maximum(a, b); break;
+               case graph::OpKind::Atan2: v = std::atan2(a, b); break;
+               case graph::OpKind::Powf: v = std::pow(a, b); break;
                default: v = std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b); break;
              }
              r.floats[i++] = elements::round_float(t, v);
            } else {
              const std::int64_t a = x.integers[off[0]], b = y.integers[off[1]];
              std::int64_t v = 0;
+             if (kind == graph::OpKind::Atan2 || kind == graph::OpKind::Powf)
+               fail(n, expected_found("float operands", std::string(name(t))));
              switch (kind) {
                case graph::OpKind::Add: v = static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b)); break;
                case graph::OpKind::Sub: v = static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b)); break;
@@ -455,6 +461,35 @@ class Evaluator {
              }
              r.integers[i++] = elements::wrap_integer(t, v);
            }
+         });
+    return r;
+  }
+
+  // gt, ge, lt, le, eq, ne: i1 elements, broadcasting as binary ops do; floats ordered
+  // (NaN compares false) but for ne (true); integers signed.
+  HostValue compare(const graph::Node& n) const {
+    need_operands(n, 2, 2);
+    const HostValue& x = value(n, n.operands[0]);
+    const HostValue& y = value(n, n.operands[1]);
+    HostValue r = make_result(n, result_type(n));
+    if (r.type.dtype != DataType::i1) fail(n, expected_found("an i1 result", std::string(name(r.type.dtype))));
+    same_dtype(n, y, x.type.dtype);
+    std::int64_t i = 0;
+    const auto kind = n.kind;
+    walk(extents_of(r.boxes), {access(n, x, r.type.dims, r.boxes), access(n, y, r.type.dims, r.boxes)},
+         [&](const auto&, const auto& off) {
+           auto holds = [&](auto a, auto b) {
+             switch (kind) {
+               case graph::OpKind::Gt: return a > b;
+               case graph::OpKind::Ge: return a >= b;
+               case graph::OpKind::Lt: return a < b;
+               case graph::OpKind::Le: return a <= b;
+               case graph::OpKind::Eq: return a == b;
+               default: return !(a == b);  // ne: true for NaN
+             }
+           };
+           r.integers[i++] = x.is_float() ? holds(x.floats[off[0]], y.floats[off[1]])
+                                          : holds(x.integers[off[0]], y.integers[off[1]]);
          });
     return r;
   }
@@ -486,6 +521,11 @@ class Evaluator {
         case graph::OpKind::Abs: v = std::fabs(a); break;
         case graph::OpKind::Sqrt: v = std::sqrt(a); break;
         case graph::OpKind::Rsqrt: v = 1.0 / std::sqrt(a); break;
+        case graph::OpKind::Sin: v = std::sin(a); break;
+        case graph::OpKind::Cos: v = std::cos(a); break;
+        case graph::OpKind::Sinh: v = std::sinh(a); break;
+        case graph::OpKind::Cbrt: v = std::cbrt(a); break;
+        case graph::OpKind::RoundEven: v = std::nearbyint(a); break;  // the default mode: ties to even
         default: v = std::tanh(a); break;
       }
       r.floats[i++] = elements::round_float(t, v);

@@ -411,6 +411,37 @@ WAVE_BROADCAST_BINARY_VERIFIER(MaximumOp)
 WAVE_BROADCAST_BINARY_VERIFIER(MinimumOp)
 #undef WAVE_BROADCAST_BINARY_VERIFIER
 
+LogicalResult Atan2Op::verify() {
+  return failed(verifyFloatElements(*this)) ? failure() : verifyBroadcastBinary(*this);
+}
+LogicalResult PowfOp::verify() {
+  return failed(verifyFloatElements(*this)) ? failure() : verifyBroadcastBinary(*this);
+}
+
+// Comparisons: a binary op's operands, and the larger one's dims with i1 elements.
+LogicalResult verifyComparison(Operation* op) {
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  if (failed(verifySameElementType(op, elementOf(lhs), elementOf(rhs), "operands"))) return failure();
+  Names l = dimsOf(lhs), r = dimsOf(rhs);
+  if (!isSubset(r, l) && !isSubset(l, r))
+    return op->emitOpError("expected one operand's dims to be a subset of the other's, but found ")
+           << list(l) << " and " << list(r);
+  auto result = cast<TensorType>(op->getResult(0).getType());
+  Names larger = isSubset(r, l) ? l : r;
+  if (!result.getElementType().isInteger(1) || dimsOf(op->getResult(0)) != larger)
+    return op->emitOpError("expected an i1 result with the dims ") << list(larger) << ", but found " << result;
+  return success();
+}
+#define WAVE_COMPARISON_VERIFIER(Op) \
+  LogicalResult Op::verify() { return verifyComparison(*this); }
+WAVE_COMPARISON_VERIFIER(GtOp)
+WAVE_COMPARISON_VERIFIER(GeOp)
+WAVE_COMPARISON_VERIFIER(LtOp)
+WAVE_COMPARISON_VERIFIER(LeOp)
+WAVE_COMPARISON_VERIFIER(EqOp)
+WAVE_COMPARISON_VERIFIER(NeOp)
+#undef WAVE_COMPARISON_VERIFIER
+
 #define WAVE_FLOAT_UNARY_VERIFIER(Op) \
   LogicalResult Op::verify() { return verifyFloatElements(*this); }
 WAVE_FLOAT_UNARY_VERIFIER(Exp2Op)
@@ -419,6 +450,11 @@ WAVE_FLOAT_UNARY_VERIFIER(ReciprocalOp)
 WAVE_FLOAT_UNARY_VERIFIER(SqrtOp)
 WAVE_FLOAT_UNARY_VERIFIER(RsqrtOp)
 WAVE_FLOAT_UNARY_VERIFIER(TanhOp)
+WAVE_FLOAT_UNARY_VERIFIER(SinOp)
+WAVE_FLOAT_UNARY_VERIFIER(CosOp)
+WAVE_FLOAT_UNARY_VERIFIER(SinhOp)
+WAVE_FLOAT_UNARY_VERIFIER(CbrtOp)
+WAVE_FLOAT_UNARY_VERIFIER(RoundEvenOp)
 #undef WAVE_FLOAT_UNARY_VERIFIER
 
 LogicalResult ReduceMaxOp::verify() { return verifyReduction(*this, getInput(), getInit(), getDim()); }

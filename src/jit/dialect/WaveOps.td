@@ -245,6 +245,29 @@ def Wave_MulOp : Wave_BinaryOp<"mul", "multiplication">;
 def Wave_DivOp : Wave_BinaryOp<"div", "division">;
 def Wave_MaximumOp : Wave_BinaryOp<"maximum", "maximum">;
 def Wave_MinimumOp : Wave_BinaryOp<"minimum", "minimum">;
+def Wave_Atan2Op : Wave_BinaryOp<"atan2", "arc tangent of lhs / rhs in the quadrant of (rhs, lhs)">;
+def Wave_PowfOp : Wave_BinaryOp<"powf", "power (lhs to the rhs)">;
+
+class Wave_CompareOp<string mnemonic, string what> : Wave_Op<mnemonic, [Pure]> {
+  let summary = "elementwise comparison: " # what # ", with i1 results";
+  let description = [{
+    `%r = wave.gt %x, %y : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M] of f32>)
+    -> !wave.tensor<[M, N] of i1>`. The operands as for the binary ops (one element type,
+    one's dims a subset of the other's); the result has the larger operand's dims and i1
+    elements. Floats compare ordered (NaN: false), but for `ne` (NaN: true); integers signed.
+  }];
+  let arguments = (ins Wave_TensorType:$lhs, Wave_TensorType:$rhs);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Wave_GtOp : Wave_CompareOp<"gt", "greater than">;
+def Wave_GeOp : Wave_CompareOp<"ge", "greater than or equal">;
+def Wave_LtOp : Wave_CompareOp<"lt", "less than">;
+def Wave_LeOp : Wave_CompareOp<"le", "less than or equal">;
+def Wave_EqOp : Wave_CompareOp<"eq", "equal">;
+def Wave_NeOp : Wave_CompareOp<"ne", "not equal">;
 
 class Wave_UnaryOp<string mnemonic, string what, bit floatOnly = 1>
     : Wave_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
@@ -267,6 +290,11 @@ def Wave_ReciprocalOp : Wave_UnaryOp<"reciprocal", "reciprocal (1 / x)">;
 def Wave_SqrtOp : Wave_UnaryOp<"sqrt", "square root">;
 def Wave_RsqrtOp : Wave_UnaryOp<"rsqrt", "reciprocal square root">;
 def Wave_TanhOp : Wave_UnaryOp<"tanh", "hyperbolic tangent">;
+def Wave_SinOp : Wave_UnaryOp<"sin", "sine">;
+def Wave_CosOp : Wave_UnaryOp<"cos", "cosine">;
+def Wave_SinhOp : Wave_UnaryOp<"sinh", "hyperbolic sine">;
+def Wave_CbrtOp : Wave_UnaryOp<"cbrt", "cube root">;
+def Wave_RoundEvenOp : Wave_UnaryOp<"roundeven", "rounding to the nearest integer, ties to even">;
 
 //===----------------------------------------------------------------------===//
 // Reductions

@@ -107,6 +107,22 @@ bool zeroFilledPastEnd(Value v) {
   return false;
 }
 
+// A comparison's i1 vector: ordered float predicates (NaN false) but for ne (unordered: NaN
+// true), signed integer ones.
+Value Distributor::compareElements(Operation* op, Value lhs, Value rhs) {
+  using F = arith::CmpFPredicate;
+  using I = arith::CmpIPredicate;
+  auto [f, i] = llvm::TypeSwitch<Operation*, std::pair<F, I>>(op)
+                    .Case([](dialect::GtOp) { return std::pair{F::OGT, I::sgt}; })
+                    .Case([](dialect::GeOp) { return std::pair{F::OGE, I::sge}; })
+                    .Case([](dialect::LtOp) { return std::pair{F::OLT, I::slt}; })
+                    .Case([](dialect::LeOp) { return std::pair{F::OLE, I::sle}; })
+                    .Case([](dialect::EqOp) { return std::pair{F::OEQ, I::eq}; })
+                    .Default([](Operation*) { return std::pair{F::UNE, I::ne}; });
+  if (isa<FloatType>(getElementTypeOrSelf(lhs))) return arith::CmpFOp::create(b_, loc_, f, lhs, rhs);
+  return arith::CmpIOp::create(b_, loc_, i, lhs, rhs);
+}
+
 LogicalResult Distributor::lowerOp(Operation* op) {
   auto operand = [&](unsigned i) { return lookup(op->getOperand(i)); };
   auto done = [&](Value v) {
@@ -155,6 +171,15 @@ LogicalResult Distributor::lowerOp(Operation* op) {
       .Case([&](dialect::SqrtOp) { return done(math::SqrtOp::create(b_, loc_, operand(0))); })
       .Case([&](dialect::RsqrtOp) { return done(math::RsqrtOp::create(b_, loc_, operand(0))); })
       .Case([&](dialect::TanhOp) { return done(math::TanhOp::create(b_, loc_, operand(0))); })
+      .Case([&](dialect::SinOp) { return done(math::SinOp::create(b_, loc_, operand(0))); })
+      .Case([&](dialect::CosOp) { return done(math::CosOp::create(b_, loc_, operand(0))); })
+      .Case([&](dialect::SinhOp) { return done(math::SinhOp::create(b_, loc_, operand(0))); })
+      .Case([&](dialect::CbrtOp) { return done(math::CbrtOp::create(b_, loc_, operand(0))); })
+      .Case([&](dialect::RoundEvenOp) { return done(math::RoundEvenOp::create(b_, loc_, operand(0))); })
+      .Case([&](dialect::Atan2Op) { return done(math::Atan2Op::create(b_, loc_, operand(0), operand(1))); })
+      .Case([&](dialect::PowfOp) { return done(math::PowFOp::create(b_, loc_, operand(0), operand(1))); })
+      .Case<dialect::GtOp, dialect::GeOp, dialect::LtOp, dialect::LeOp, dialect::EqOp, dialect::NeOp>(
+          [&](Operation* c) { return done(compareElements(c, operand(0), operand(1))); })
       .Case([&](dialect::ReciprocalOp) {
         return done(arith::DivFOp::create(b_, loc_, constantLike(operand(0), 1.0), operand(0)));
       })

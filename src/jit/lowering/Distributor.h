@@ -206,6 +206,7 @@ class Distributor : LoweringBuilder {
   Value shuffleWithinWaves(Value from, LayoutAttr fromLayout, LayoutAttr toLayout);
   LogicalResult lowerBlock(Block& block);
   LogicalResult lowerOp(Operation* op);
+  Value compareElements(Operation* op, Value lhs, Value rhs);
 
   func::FuncOp kernel_;
   KernelGrid grid_;

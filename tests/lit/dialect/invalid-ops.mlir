@@ -174,6 +174,22 @@ func.func @write_dims(%v: !wave.tensor<[M, K] of f32>, %c: !wave.memory<[M, N] o
 
 // -----
 
+func.func @compare_result(%x: !wave.tensor<[M] of f32>, %y: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected an i1 result with the dims [M], but found '!wave.tensor<[M] of f32>'}}
+  %c = wave.lt %x, %y : (!wave.tensor<[M] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
+  return
+}
+
+// -----
+
+func.func @sin_of_integers(%x: !wave.tensor<[M] of i32>) {
+  // expected-error @+1 {{expected a float element type, but found 'i32'}}
+  %s = wave.sin %x : !wave.tensor<[M] of i32>
+  return
+}
+
+// -----
+
 func.func @add_element_type(%v: !wave.tensor<[M] of f8E4M3FN>, %c: !wave.memory<[M] of f8E4M3FN, global>) {
   // expected-error @+1 {{expected f16, bf16, f32, f64, i32 or i64 elements to add to memory atomically, but found 'f8E4M3FN'}}
   wave.write %v, %c {combine = #wave.combine<add>} : !wave.tensor<[M] of f8E4M3FN>, !wave.memory<[M] of f8E4M3FN, global>

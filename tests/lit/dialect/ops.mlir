@@ -52,6 +52,19 @@ func.func @mapped(%x: !wave.memory<[N, C] of f16, global>, %y: !wave.memory<[C, 
   return
 }
 
+// CHECK-LABEL: func.func @math_and_comparisons
+func.func @math_and_comparisons(%x: !wave.tensor<[M, N] of f32>, %y: !wave.tensor<[N] of f32>) -> !wave.tensor<[M, N] of i1> {
+  // CHECK: wave.sin %{{.*}} : !wave.tensor<[M, N] of f32>
+  %s = wave.sin %x : !wave.tensor<[M, N] of f32>
+  // CHECK: wave.roundeven %{{.*}} : !wave.tensor<[M, N] of f32>
+  %r = wave.roundeven %s : !wave.tensor<[M, N] of f32>
+  // CHECK: wave.atan2 %{{.*}}, %{{.*}} : (!wave.tensor<[M, N] of f32>, !wave.tensor<[N] of f32>) -> !wave.tensor<[M, N] of f32>
+  %a = wave.atan2 %r, %y : (!wave.tensor<[M, N] of f32>, !wave.tensor<[N] of f32>) -> !wave.tensor<[M, N] of f32>
+  // CHECK: wave.ge %{{.*}}, %{{.*}} : (!wave.tensor<[M, N] of f32>, !wave.tensor<[N] of f32>) -> !wave.tensor<[M, N] of i1>
+  %c = wave.ge %a, %y : (!wave.tensor<[M, N] of f32>, !wave.tensor<[N] of f32>) -> !wave.tensor<[M, N] of i1>
+  return %c : !wave.tensor<[M, N] of i1>
+}
+
 // CHECK-LABEL: func.func @adds
 func.func @adds(%v: !wave.tensor<[M, N] of f32>, %c: !wave.memory<[M, N] of f32, global>, %d: !wave.memory<[N] of i32, global>, %w: !wave.tensor<[M, N] of i32>) {
   // CHECK: wave.write %{{.*}}, %{{.*}} {combine = #wave.combine<add>} : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
