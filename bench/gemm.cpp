@@ -234,6 +234,22 @@ bool f16_out() {
   return out_env && std::string(out_env) == "f16";
 }
 
+// Checks `launch`'s output in `c` against `expected`, then times it and prints its line
+// (named `name`), or prints why it is refused.
+void check_and_time(const ScheduleCase& s, const char* name, runtime::DeviceBuffer& c, Format out,
+                    const std::function<void()>& launch, const std::function<bench::Expected(std::size_t)>& expected) {
+  const std::string wrong = check_gemm(c, out, launch, expected);
+  char config[128];
+  std::snprintf(config, sizeof config, "%dx%dx%d %s", s.m, s.n, s.k, name);
+  if (!wrong.empty()) {
+    bench::refuse(config, wrong);
+    return;
+  }
+  const double ms = median_ms(launch);
+  std::printf("gemm   %4s %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f  %s\n", "f16", s.m, s.n, s.k, s.bm, s.bn, s.bk,
+              s.wm, s.wn, ms, 2.0 * s.m * s.n * s.k / (ms * 1e9), name);
+}
+
 // One line: `s` under `schedule` on `in` into `c`, its output checked before it is timed
 // (f32 out, or with WAVE_BENCH_OUT=f16 f16 out, cuBLAS's usual).
 void time_schedule(const ScheduleCase& s, const Schedule& schedule, const GemmInputs& in, runtime::DeviceBuffer& c) {
@@ -254,20 +270,11 @@ void time_schedule(const ScheduleCase& s, const Schedule& schedule, const GemmIn
         f16_out ? compile(ex::make_with_wave_tiles<f16, f16>(), o) : compile(ex::make_with_wave_tiles<f16>(), o);
     auto launch = [&] { compiled.launch(args); };
     // f16 out: the f32 bound and the output's own rounding (2^-11 of it).
-    const std::string wrong = check_gemm(c, f16_out ? Format::f16 : Format::f32, launch, [&](std::size_t i) {
+    check_and_time(s, name, c, f16_out ? Format::f16 : Format::f32, launch, [&](std::size_t i) {
       bench::Expected e = in.at(i);
       if (f16_out) e.tolerance += std::ldexp(std::abs(e.value), -11);
       return e;
     });
-    char config[128];
-    std::snprintf(config, sizeof config, "%dx%dx%d %s", s.m, s.n, s.k, name);
-    if (!wrong.empty()) {
-      bench::refuse(config, wrong);
-      return;
-    }
-    const double ms = median_ms(launch);
-    std::printf("gemm   %4s %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f  %s\n", "f16", s.m, s.n, s.k, s.bm, s.bn, s.bk,
-                s.wm, s.wn, ms, 2.0 * s.m * s.n * s.k / (ms * 1e9), name);
   } catch (const Error& e) {
     std::printf("error  %4s %6d %6d %6d %s: %s\n", "f16", s.m, s.n, s.k, name, e.what());
   }
@@ -335,20 +342,11 @@ int split_k() {
         };
         // Each part rounds once more (f16 out: to 2^-11 of the running sum).
         const int parts_made = (s.k + split - 1) / split;
-        const std::string wrong = check_gemm(data.c, f16 ? Format::f16 : Format::f32, launch, [&](std::size_t i) {
+        check_and_time(s, name, data.c, f16 ? Format::f16 : Format::f32, launch, [&](std::size_t i) {
           bench::Expected e = data.in.at(i);
           if (f16) e.tolerance += parts_made * std::ldexp(std::abs(e.value), -10);
           return e;
         });
-        char config[128];
-        std::snprintf(config, sizeof config, "%dx%dx%d %s", s.m, s.n, s.k, name);
-        if (!wrong.empty()) {
-          bench::refuse(config, wrong);
-          continue;
-        }
-        const double ms = median_ms(launch);
-        std::printf("gemm   %4s %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f  %s\n", "f16", s.m, s.n, s.k, s.bm, s.bn,
-                    s.bk, s.wm, s.wn, ms, 2.0 * s.m * s.n * s.k / (ms * 1e9), name);
       } catch (const Error& e) {
         std::printf("error  %4s %6d %6d %6d %s: %s\n", "f16", s.m, s.n, s.k, name, e.what());
       }

@@ -81,6 +81,19 @@ double load(DataType t, const void* data, std::size_t e) {
                             : elements::load_float(t, data, std::int64_t(e));
 }
 
+// The elements of out[N] that are not out0 plus x[M, N]'s column sums, exactly (i32).
+std::size_t wrong_column_sums(const std::vector<std::int32_t>& x, const std::vector<std::int32_t>& out0,
+                              const std::vector<std::int32_t>& out, int m, int n) {
+  std::size_t wrong = 0;
+  for (int j = 0; j < n; ++j) {
+    std::int64_t expected = out0[std::size_t(j)];
+    for (int r = 0; r < m; ++r) expected += x[std::size_t(r) * n + j];
+    if (out[std::size_t(j)] != expected && wrong++ < 5)
+      UNSCOPED_INFO("out[" << j << "] = " << out[std::size_t(j)] << ", expected " << expected);
+  }
+  return wrong;
+}
+
 template <class T, class Word>
 void check_add_into(int m, int n, int bm, int bn, std::mt19937& rng) {
   const DataType t = dtype_of<T>;
@@ -127,13 +140,7 @@ TEST_CASE("atomic_add from every row and workgroup into one row: column sums", "
       const auto out0 = random_words<std::int32_t>(DataType::i32, std::size_t(n), rng);
       auto out = out0;
       fixtures::run_on_device(compiled, {}, x, out);
-      std::size_t wrong = 0;
-      for (int j = 0; j < n; ++j) {
-        std::int64_t expected = out0[std::size_t(j)];
-        for (int r = 0; r < m; ++r) expected += x[std::size_t(r) * n + j];
-        wrong += out[std::size_t(j)] != expected;
-      }
-      CHECK(wrong == 0);
+      CHECK(wrong_column_sums(x, out0, out, m, n) == 0);
     }
     // f32: each add rounds once; their order is the hardware's.
     {
@@ -165,14 +172,7 @@ TEST_CASE("atomic_add of sums two waves hold adds each once", "[gpu][atomic]") {
     const auto out0 = random_words<std::int32_t>(DataType::i32, std::size_t(n), rng);
     auto out = out0;
     fixtures::run_on_device(compiled, {}, x, out);
-    std::size_t wrong = 0;
-    for (int j = 0; j < n; ++j) {
-      std::int64_t expected = out0[std::size_t(j)];
-      for (int r = 0; r < m; ++r) expected += x[std::size_t(r) * n + j];
-      if (out[std::size_t(j)] != expected && wrong++ < 5)
-        UNSCOPED_INFO("out[" << j << "] = " << out[std::size_t(j)] << ", expected " << expected);
-    }
-    CHECK(wrong == 0);
+    CHECK(wrong_column_sums(x, out0, out, m, n) == 0);
   }
 }
 
