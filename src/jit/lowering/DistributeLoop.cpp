@@ -108,16 +108,37 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
 
 LogicalResult Distributor::checkSplitSums(dialect::IterateOp loop) {
   Block& body = loop.getBody().front();
+  // Whether `v` is computed from a carried value (then the term is no sum's term).
+  auto fromCarried = [&](Value v) {
+    SmallVector<Value> work{v};
+    DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value x = work.pop_back_val();
+      if (!seen.insert(x).second) continue;
+      if (auto arg = dyn_cast<BlockArgument>(x); arg && arg.getOwner() == &body) return true;
+      if (Operation* def = x.getDefiningOp(); def && body.findAncestorOpInBlock(*def))
+        llvm::append_range(work, def->getOperands());
+    }
+    return false;
+  };
   for (auto [arg, next] : llvm::zip(body.getArguments(), body.getTerminator()->getOperands())) {
     Operation* def = next.getDefiningOp();
-    const bool sums = def && def->getBlock() == &body &&
-                      ((isa<dialect::MmaOp>(def) && def->getOperand(2) == arg) ||
-                       (isa<dialect::AddOp>(def) && llvm::is_contained(def->getOperands(), arg)));
+    // acc' = mma(a, b, acc) or acc + term, the term (a, b) not computed from carried values.
+    auto termOf = [&]() -> SmallVector<Value> {
+      if (!def || def->getBlock() != &body) return {};
+      if (isa<dialect::MmaOp>(def) && def->getOperand(2) == arg) return {def->getOperand(0), def->getOperand(1)};
+      if (isa<dialect::AddOp>(def) && def->getOperand(0) == arg) return {def->getOperand(1)};
+      if (isa<dialect::AddOp>(def) && def->getOperand(1) == arg) return {def->getOperand(0)};
+      return {};
+    };
+    SmallVector<Value> term = termOf();
+    const bool sums = !term.empty() && llvm::none_of(term, fromCarried);
     if (!sums)
       return loop.emitOpError("walks ")
              << loop.getDim() << ", which a WorkgroupConstraint splits across workgroups: expected each carried value "
-             << "to be a sum over it (an mma's accumulator, or the value plus a term), but carried value #"
-             << arg.getArgNumber() << " is " << (def ? def->getName().getStringRef() : StringRef("passed through"));
+             << "to be a sum over it (an mma's accumulator, or the value plus a term not computed from carried "
+             << "values), but carried value #" << arg.getArgNumber() << " is updated by "
+             << (def ? def->getName().getStringRef() : StringRef("nothing (passed through)"));
   }
   return success();
 }

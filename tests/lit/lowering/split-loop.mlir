@@ -69,3 +69,26 @@ func.func @nonlinear(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[
   wave.write %e, %c {combine = #wave.combine<add>} : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
   return
 }
+
+// -----
+
+// acc + acc * s per trip is no sum over K: its term is computed from the carried value.
+func.func @carried_term(%x: !wave.memory<[M, K] of f32, global>, %c: !wave.memory<[M] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"1">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "K", tile = #wave.expr<"256">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"64">>,
+                        #wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {K = 1000 : i64, M = 100 : i64}} {
+  %0 = wave.register 0.0 : !wave.tensor<[M] of f32>
+  // expected-error @+1 {{walks K, which a WorkgroupConstraint splits across workgroups: expected each carried value to be a sum over it (an mma's accumulator, or the value plus a term not computed from carried values), but carried value #0 is updated by wave.add}}
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
+  ^bb0(%acc: !wave.tensor<[M] of f32>):
+    %v = wave.read %x : !wave.memory<[M, K] of f32, global> -> !wave.tensor<[M, K] of f32>
+    %s = wave.reduce_sum %v along "K" : (!wave.tensor<[M, K] of f32>) -> !wave.tensor<[M] of f32>
+    %p = wave.mul %acc, %s : (!wave.tensor<[M] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
+    %n = wave.add %acc, %p : (!wave.tensor<[M] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
+    wave.yield %n : !wave.tensor<[M] of f32>
+  }
+  wave.write %1, %c {combine = #wave.combine<add>} : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, global>
+  return
+}
