@@ -246,12 +246,11 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   auto write = dyn_cast<dialect::WriteOp>(op);
   const bool adds = write && write.getCombine();
   SmallVector<Value> addsHere;
-  if (adds)
-    for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
-      FailureOr<Value> owner = addsElementOf(op, layout, r);
-      if (failed(owner)) return failure();
-      addsHere.push_back(*owner);
-    }
+  if (adds) {
+    FailureOr<SmallVector<Value>> adders = addersOf(op, layout);
+    if (failed(adders)) return failure();
+    addsHere = std::move(*adders);
+  }
   const bool repeats = llvm::any_of(addsHere, [](Value owner) { return owner != nullptr; });
   SmallVector<RegisterRun> runs;
   if (inner >= 0 && !repeats)
@@ -411,24 +410,35 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   return success();
 }
 
-FailureOr<Value> Distributor::addsElementOf(Operation* op, LayoutAttr layout, int64_t reg) {
+FailureOr<SmallVector<Value>> Distributor::addersOf(Operation* op, LayoutAttr layout) {
   FailureOr<SmallVector<FirstHolders>> holders = firstHolders(layout);
   if (failed(holders))
     return op->emitOpError("is not yet supported for a value whose layout repeats elements irregularly across "
                            "threads (each element must be added once): ")
            << layout;
-  const FirstHolders& first = (*holders)[reg];
-  if (first.none) return arith::ConstantIntOp::create(b_, loc_, 0, 1).getResult();
   const int64_t layoutThreads = layout.getNumLanes() * layout.getNumWaves();
-  if (!first.mask && grid_.threads() <= layoutThreads) return Value();
-  Value tid = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, wave_, index(grid_.waves.lanes)), lane_);
-  SmallVector<Value> conditions;
-  if (first.mask) {
-    Value bits = arith::AndIOp::create(b_, loc_, tid, index(first.mask));
-    conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, bits, index(first.value)));
+  Value tid;
+  SmallVector<Value> adders;
+  for (const FirstHolders& first : *holders) {
+    if (first.none) {
+      adders.push_back(arith::ConstantIntOp::create(b_, loc_, 0, 1));
+      continue;
+    }
+    if (!first.mask && grid_.threads() <= layoutThreads) {
+      adders.push_back(Value());
+      continue;
+    }
+    if (!tid)
+      tid = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, wave_, index(grid_.waves.lanes)), lane_);
+    SmallVector<Value> conditions;
+    if (first.mask) {
+      Value bits = arith::AndIOp::create(b_, loc_, tid, index(first.mask));
+      conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, bits, index(first.value)));
+    }
+    if (grid_.threads() > layoutThreads) conditions.push_back(lessThan(tid, index(layoutThreads)));
+    adders.push_back(andAll(conditions));
   }
-  if (grid_.threads() > layoutThreads) conditions.push_back(lessThan(tid, index(layoutThreads)));
-  return andAll(conditions);
+  return adders;
 }
 
 void Distributor::addToMemory(Value values, Value memref, ArrayRef<Value> indices, Value count) {

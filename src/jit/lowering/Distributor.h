@@ -122,9 +122,10 @@ class Distributor : LoweringBuilder {
   // elements, or one element) added to memory at `indices` (the run's first), atomically;
   // with `count`, only the run's first `count` elements.
   void addToMemory(Value values, Value memref, ArrayRef<Value> indices, Value count = Value());
-  // Where `layout` holds an element in several threads or registers, the condition under
-  // which this thread's register `reg` is the one that adds it (null: always; false: never).
-  FailureOr<Value> addsElementOf(Operation* op, LayoutAttr layout, int64_t reg);
+  // Per register of `layout`, the condition under which this thread's register is the one
+  // that adds its element, where the layout holds elements in several threads or
+  // registers (null: always; false: never).
+  FailureOr<SmallVector<Value>> addersOf(Operation* op, LayoutAttr layout);
   FailureOr<MemoryMapping> mappingOf(Operation* op, Value tensor, bool isRead, ArrayRef<StringRef> valueDims,
                                      ArrayRef<StringRef> memoryDims);
   // A shared tile's read into an mma operand's layout by ldmatrix, one per fragment (two
