@@ -49,7 +49,9 @@ struct GraphBuilder {
     for (int i = in.ConsumeIntegralInRange<int>(0, 3); i > 0; --i) n.operands.push_back(operand());
     n.fill = in.ConsumeFloatingPoint<double>();
     n.dim = fuzz::random_name(in);
-    if (in.ConsumeBool()) n.mapping = Mapping{in.ConsumeIntegralInRange<int>(-1, 4), fuzz::random_dim_exprs(in), fuzz::random_dim_exprs(in)};
+    if (in.ConsumeBool())
+      n.mapping = Mapping{in.ConsumeIntegralInRange<int>(-1, 4), fuzz::random_dim_exprs(in), fuzz::random_dim_exprs(in),
+                          in.ConsumeIntegralInRange<int>(-1, 2)};
     n.elements_per_thread = in.ConsumeIntegralInRange<int>(-1, 9);
     if (in.ConsumeBool()) n.mma = static_cast<MMA>(in.ConsumeIntegralInRange<int>(0, 5));
     if (in.ConsumeBool()) n.expr = fuzz::random_expr(in);

@@ -15,6 +15,7 @@
 #include "kernels/gemm.hpp"
 #include "kernels/gemm_f8.hpp"
 #include "kernels/gemm_split_k.hpp"
+#include "kernels/paged_decode_attention.hpp"
 #include "kernels/softmax.hpp"
 #include "fixtures/index_masks.hpp"
 #include "fixtures/printing.hpp"
@@ -665,6 +666,24 @@ TEST_CASE("split-K: K's loop split over grid z, parts added by vector red.global
   const std::string scalar = compile(sk::make_kernel<f16>(), sm80).ptx().ptx;
   CHECK(count(scalar, "red.global.add.v") == 0);
   CHECK(count(scalar, "atom.global.add.f32") + count(scalar, "red.global.add.f32") == 128);
+}
+
+TEST_CASE("paged decode attention: cache rows read in 16 bytes at the page the block table names", "[compile][dynamic]") {
+  namespace pd = examples::paged_decode_attention;
+  // 32 heads over 8 kv heads, D 128, pages of 16 tokens, 4 splits; the cache's page count
+  // is given at launch.
+  const pd::Shape shape{4, 32, 8, 128, 16, 1000, 4};
+  const CompiledKernel chunks = compile(pd::make_chunk_kernel(), {.subs = pd::chunk_sizes(shape), .cache = false});
+  // One workgroup per (kv head, sequence chunk): grid (G tiles, HKV, B * NSPLIT).
+  CHECK(chunks.ptx().grid == std::array<unsigned, 3>{1, 8, 16});
+  const std::string ptx = chunks.ptx().ptx;
+  // K and V rows: 16-byte loads whatever the page (the index is one per key).
+  CHECK(count(ptx, "ld.global.v4") + count(ptx, "ld.global.nc.v4") >= 8);
+  CHECK(count(ptx, "mma.sync.aligned.m16n8k16") > 0);
+  check_ptxas_clean(ptx, "paged_decode_chunks");
+  const std::string combine =
+      compile(pd::make_combine_kernel<f16>(), {.subs = pd::combine_sizes(shape), .cache = false}).ptx().ptx;
+  check_ptxas_clean(combine, "paged_decode_combine");
 }
 
 TEST_CASE("split-K bad input: what would see one workgroup's part as the whole sum is an error", "[compile][atomic][error]") {

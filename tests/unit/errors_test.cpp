@@ -246,6 +246,39 @@ TEST_CASE("error: an index mapping that uses more iterators than it has", "[erro
               "expected iterators $0..$1, but found $2");
 }
 
+TEST_CASE("error: dynamic values a mapping lacks, does not use, or uses on its register side", "[error][dynamic]") {
+  constexpr auto i = iterator(0), j = iterator(1);
+  unsigned line = 0;
+  auto missing = kernel("paged", {WorkgroupConstraint(M, BM, 0), HardwareConstraint{}},
+                        [&](Memory<dims<Q, N>, f16> a, Memory<dims<M, N>, f16> b) {
+                          const IndexMapping<dims<M, N>> by_page{.inputs = {{Q, dynamic_val(0)}, {N, j}},
+                                                                 .outputs = {{M, i}, {N, j}}};
+                          line = __LINE__; write(read(a, by_page), b);
+                        });
+  auto missing_error = caught([&] { missing.trace(); });
+  check_error(missing_error, line, "paged", "read",
+              "expected a value for dynamic_val(0) given with mapping.with_values(...), but found 0 values");
+
+  auto unused = kernel("paged", {WorkgroupConstraint(M, BM, 0), HardwareConstraint{}},
+                       [&](Memory<dims<Q, N>, f16> a, Memory<dims<M>, i32> pages, Memory<dims<M, N>, f16> b) {
+                         const IndexMapping<dims<M, N>> plain{.inputs = {{Q, i}, {N, j}}, .outputs = {{M, i}, {N, j}}};
+                         line = __LINE__; write(read(a, plain.with_values(read(pages))), b);
+                       });
+  auto unused_error = caught([&] { unused.trace(); });
+  check_error(unused_error, line, "paged", "read",
+              "expected dynamic_val(0) in an expression, but found a value given for it that no expression uses");
+
+  auto register_side = kernel("scatter", {WorkgroupConstraint(M, BM, 0), HardwareConstraint{}},
+                              [&](Memory<dims<M, N>, f16> a, Memory<dims<M>, i32> at, Memory<dims<Q, N>, f16> b) {
+                                const IndexMapping<dims<M, N>> bad{.inputs = {{M, dynamic_val(0)}, {N, j}},
+                                                                   .outputs = {{Q, i}, {N, j}}};
+                                line = __LINE__; write(read(a), b, bad.with_values(read(at)));
+                              });
+  auto register_side_error = caught([&] { register_side.trace(); });
+  check_error(register_side_error, line, "scatter", "write",
+              "expected iterators only on the register side, but found a dynamic value");
+}
+
 TEST_CASE("error: a value used after the iterate body that made it", "[error]") {
   unsigned line = 0;
   auto k = kernel("leak", gemm_constraints(),

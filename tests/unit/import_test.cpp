@@ -6,6 +6,7 @@
 #include "kernels/flash_attention.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/gemm_split_k.hpp"
+#include "kernels/paged_decode_attention.hpp"
 #include "fixtures/printing.hpp"
 
 using namespace wave;
@@ -103,4 +104,15 @@ TEST_CASE("print imports as wave.print with its label, limit and mask", "[import
   CHECK(count(ir, "\"x\" {limit = 40 : i64}") == 1);
   CHECK(count(ir, " where ") == 1);
   CHECK(count(ir, "\"twice\" {limit = 1048576 : i64}") == 1);
+}
+
+TEST_CASE("paged decode imports its cache reads with the block table's pages as dynamic values", "[import][dynamic]") {
+  namespace pd = examples::paged_decode_attention;
+  const std::string ir = pd::make_chunk_kernel().ir({.subs = pd::chunk_sizes({4, 32, 8, 128, 16, 1000, 4})});
+  // The table read takes the clamped positions; K and V take the pages and the positions.
+  CHECK(count(ir, "dynamic = 1>") == 1);
+  CHECK(count(ir, "dynamic = 2>") == 2);
+  CHECK(count(ir, " dynamic(%") == 3);
+  CHECK_THAT(ir, Contains("PAGES = #wave.expr<\"$4\">"));
+  CHECK_THAT(ir, Contains("PAGE = #wave.expr<\"$5 mod PAGE\">"));
 }

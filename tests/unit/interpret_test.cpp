@@ -381,6 +381,47 @@ TEST_CASE("interpret: index mappings on reads and writes", "[interpret]") {
   }
 }
 
+TEST_CASE("interpret: mappings with indices read at run time gather, scatter and add", "[interpret][dynamic]") {
+  constexpr auto i = iterator(0), j = iterator(1);
+  // out[m, n] = table[rows[m], n]: an embedding lookup.
+  const IndexMapping<dims<M, N>> by_row{.inputs = {{K, dynamic_val(0)}, {N, j}}, .outputs = {{M, i}, {N, j}}};
+  auto gather = kernel("gather", plain(), [=](Memory<dims<K, N>, f32> table, Memory<dims<M>, i32> rows,
+                                              Memory<dims<M, N>, f32> out) {
+    write(read(table, by_row.with_values(read(rows))), out);
+  });
+  const std::vector<float> table{1, 2, 3, 10, 20, 30, 100, 200, 300, 7, 8, 9};  // [K=4, N=3]
+  const std::vector<std::int32_t> rows{2, 0, 2, 3, 1};
+  std::vector<float> out(15, NAN);
+  CompileOptions options = sizes(5, 3);
+  options.subs.push_back({K, 4});
+  interpret(gather, options, {table.data(), rows.data(), out.data()});
+  CHECK(out == std::vector<float>{100, 200, 300, 1, 2, 3, 100, 200, 300, 7, 8, 9, 10, 20, 30});
+
+  // The other way: y[rows[m], n] += x[m, n]; two rows sent to one place both land. The
+  // index may also enter an expression (rows[m] + 1, wrapped into the table).
+  const IndexMapping<dims<M, N>> to_row{.inputs = {{M, i}, {N, j}},
+                                        .outputs = {{K, (dynamic_val(0) + 1) % K}, {N, j}}};
+  auto scatter = kernel("scatter_add", plain(), [=](Memory<dims<M, N>, f32> x, Memory<dims<M>, i32> at,
+                                                    Memory<dims<K, N>, f32> y) {
+    atomic_add(read(x), y, to_row.with_values(read(at)));
+  });
+  const std::vector<float> x{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};  // [M=5, N=3]
+  std::vector<float> y(12, 0.5f);
+  interpret(scatter, options, {x.data(), rows.data(), y.data()});
+  // rows + 1 mod 4 = {3, 1, 3, 0, 2}: y[3] gets rows 0 and 2, y[1] row 1, y[0] row 3, y[2] row 4.
+  CHECK(y == std::vector<float>{10.5, 11.5, 12.5, 4.5, 5.5, 6.5, 13.5, 14.5, 15.5, 8.5, 10.5, 12.5});
+
+  // An index outside the table is an error naming the point and the value.
+  const std::vector<std::int32_t> bad{2, 0, 4, 3, 1};
+  try {
+    interpret(gather, options, {table.data(), bad.data(), out.data()});
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.op() == "read");
+    CHECK_THAT(e.what(), Catch::Contains("dynamic_val(0)=4") && Catch::Contains("found K = 4"));
+  }
+}
+
 TEST_CASE("interpret: atomic_add adds to memory, rounding once per add; integers wrap", "[interpret][atomic]") {
   auto add = kernel("add", plain(), [](Memory<dims<M, N>, f16> x, Memory<dims<M, N>, f16> y) { atomic_add(read(x), y); });
   const auto x = to_f16({1.0, 0.5, -3.0, 1000.0, 0.0009765625, 2.0});

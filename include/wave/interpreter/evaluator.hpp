@@ -246,7 +246,7 @@ class Evaluator {
   // k walks the k-th register dim; the register side places each point, the memory side
   // says which element it holds (it must be inside the tensor).
   HostValue read(const graph::Node& n) const {
-    need_operands(n, 1, 1);
+    need_operands(n, 1 + dynamic_count(n), 1 + dynamic_count(n));
     const Memory& m = memory(n, n.operands[0]);
     HostValue r = make_result(n, result_type(n));
     if (r.type.dtype != m.type.dtype) fail(n, expected_found("the memory's dtype", std::string(name(r.type.dtype))));
@@ -258,7 +258,7 @@ class Evaluator {
       });
       return r;
     }
-    map_points(n, *n.mapping, r, m, /*is_read=*/true, [&](std::int64_t at, std::int64_t o) {
+    map_points(n, *n.mapping, r, m, /*is_read=*/true, 1, [&](std::int64_t at, std::int64_t o) {
       if (r.is_float()) r.floats[at] = elements::load_float(m.type.dtype, m.data, o);
       else r.integers[at] = elements::load_integer(m.type.dtype, m.data, o);
     });
@@ -268,7 +268,7 @@ class Evaluator {
   // write(value, mem): the value's elements to the tensor, at its positions; atomic_add
   // (`add`): each added to the element there, rounded to its dtype (integers wrap).
   void write(const graph::Node& n, bool add) const {
-    need_operands(n, 2, 2);
+    need_operands(n, 2 + dynamic_count(n), 2 + dynamic_count(n));
     const HostValue& v = value(n, n.operands[0]);
     const Memory& m = memory(n, n.operands[1]);
     if (!m.writable) fail(n, "writes an argument passed as a pointer to const");
@@ -293,14 +293,19 @@ class Evaluator {
       });
       return;
     }
-    map_points(n, *n.mapping, v, m, /*is_read=*/false, store);
+    map_points(n, *n.mapping, v, m, /*is_read=*/false, 2, store);
   }
 
-  // The points of an index mapping: iterators over the register value's boxes; `move(at,
-  // o)` moves the element between the value's offset `at` and the memory's offset `o`.
+  static std::size_t dynamic_count(const graph::Node& n) {
+    return n.mapping ? static_cast<std::size_t>(std::max(n.mapping->dynamic, 0)) : 0;
+  }
+
+  // The points of an index mapping: iterators over the register value's boxes, then the
+  // dynamic values (operands from `first_dynamic` on) at each point; `move(at, o)` moves
+  // the element between the value's offset `at` and the memory's offset `o`.
   template <class Move>
   void map_points(const graph::Node& n, const Mapping& mapping, const HostValue& reg, const Memory& m, bool is_read,
-                  Move&& move) const {
+                  std::size_t first_dynamic, Move&& move) const {
     const auto& register_side = is_read ? mapping.outputs : mapping.inputs;
     const auto& memory_side = is_read ? mapping.inputs : mapping.outputs;
     if (mapping.iterators != static_cast<int>(reg.type.dims.size()))
@@ -318,9 +323,23 @@ class Evaluator {
     const std::vector<ExprProgram> to_register = programs(register_side, reg.type.dims);
     const std::vector<ExprProgram> to_memory = programs(memory_side, m.type.dims);
     const std::vector<std::int64_t> reg_strides = strides_of(extents_of(reg.boxes));
-    std::vector<std::int64_t> iterators(reg.type.dims.size());
+    std::vector<const HostValue*> dynamic;
+    std::vector<Access> dynamic_at;
+    for (std::size_t k = 0; k < dynamic_count(n); ++k) {
+      const HostValue& v = value(n, n.operands[first_dynamic + k]);
+      if (v.is_float() || v.type.dtype == DataType::i1)
+        fail(n, "dynamic value " + std::to_string(k) + ": " + expected_found("an index (i8, i32, i64)", std::string(name(v.type.dtype))));
+      dynamic.push_back(&v);
+      dynamic_at.push_back(access(n, v, reg.type.dims, reg.boxes));
+    }
+    std::vector<std::int64_t> iterators(reg.type.dims.size() + dynamic.size());
     walk(extents_of(reg.boxes), {}, [&](const auto& at, const auto&) {
       for (std::size_t k = 0; k < at.size(); ++k) iterators[k] = reg.boxes[k].origin + at[k];
+      for (std::size_t k = 0; k < dynamic.size(); ++k) {
+        std::int64_t o = dynamic_at[k].base;
+        for (std::size_t j = 0; j < at.size(); ++j) o += at[j] * dynamic_at[k].strides[j];
+        iterators[at.size() + k] = dynamic[k]->integers[static_cast<std::size_t>(o)];
+      }
       std::int64_t r = 0, o = 0;
       for (std::size_t d = 0; d < to_register.size(); ++d) {
         const std::int64_t p = eval(n, to_register[d], iterators) - reg.boxes[d].origin;
@@ -347,7 +366,9 @@ class Evaluator {
                               std::size_t bad, std::int64_t at) const {
     std::string point, sizes;
     for (std::size_t k = 0; k < iterators.size(); ++k)
-      point += (k ? ", " : "") + reg.type.dims[k] + "=" + std::to_string(iterators[k]);
+      point += (k ? ", " : "") +
+               (k < reg.type.dims.size() ? reg.type.dims[k] : "dynamic_val(" + std::to_string(k - reg.type.dims.size()) + ")") +
+               "=" + std::to_string(iterators[k]);
     for (std::size_t d = 0; d < to_memory.size(); ++d)
       sizes += (d ? ", " : "") + m.type.dims[d] + "=" + std::to_string(m.sizes[d]);
     return "index mapping at [" + point + "]: " +

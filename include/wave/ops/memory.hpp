@@ -4,11 +4,13 @@
 //   auto x_reg = read(x, x_to_mk);            // through an index mapping: Register<dims<M, K>>
 //   write(result, c);                         // result's dims must be c's, in any order
 //   write(result, out, out_mapping);
+//   auto k_reg = read(k_cache, by_page.with_values(pages));  // indices read at run time
 //   atomic_add(partial, c);                   // c[i] += partial[i], each element atomically
 //
 // The compiler splits each access over threads and masks what falls outside the tensor.
 #pragma once
 
+#include <set>
 #include <source_location>
 
 #include "wave/index_mapping.hpp"
@@ -22,6 +24,15 @@ struct AccessOptions {
 };
 
 namespace detail {
+
+// The variables an expression uses.
+inline std::set<int> variables_of(const Expr& e) {
+  if (e.op() == ExprOp::Variable) return {e.index()};
+  if (e.op() == ExprOp::Constant || e.op() == ExprOp::Symbol) return {};
+  std::set<int> out = variables_of(e.lhs());
+  out.merge(variables_of(e.rhs()));
+  return out;
+}
 
 inline void check_mapping(const Tracer& tracer, const char* op, const std::source_location& where,
                           const Mapping& m, const std::vector<std::string>& register_dims,
@@ -54,14 +65,32 @@ inline void check_mapping(const Tracer& tracer, const char* op, const std::sourc
     tracer.fail(op, where,
                 std::string("index mapping ") + memory_name + ": " +
                     expected_found("the memory dims " + list(memory_dims), list(keys(memory_side))));
+  std::vector<bool> used(static_cast<std::size_t>(m.dynamic), false);
   for (const auto* side : {&m.inputs, &m.outputs})
-    for (const DimExpr& e : *side)
-      if (e.expr.num_variables() > m.iterators)
+    for (const DimExpr& e : *side) {
+      const std::string entry = "index mapping entry '" + e.dim + ": " + e.expr.str() + "': ";
+      for (int v : variables_of(e.expr)) {
+        if (v >= kFirstDynamicVal)
+          tracer.fail(op, where,
+                      entry + expected_found("a value for dynamic_val(" + std::to_string(v - kFirstDynamicVal) +
+                                                 ") given with mapping.with_values(...)",
+                                             std::to_string(m.dynamic) + " values"));
+        if (v >= m.iterators && side == &register_side)
+          tracer.fail(op, where, entry + expected_found("iterators only on the register side", "a dynamic value"));
+        if (v >= m.iterators && v < m.iterators + m.dynamic) used[static_cast<std::size_t>(v - m.iterators)] = true;
+      }
+      if (e.expr.num_variables() > m.iterators + m.dynamic && e.expr.num_variables() <= kFirstDynamicVal)
         tracer.fail(op, where,
-                    "index mapping entry '" + e.dim + ": " + e.expr.str() + "': " +
-                        expected_found("iterators $0..$" + std::to_string(m.iterators - 1),
-                                       "$" + std::to_string(e.expr.num_variables() - 1)));
+                    entry + expected_found("iterators $0..$" + std::to_string(m.iterators - 1),
+                                           "$" + std::to_string(e.expr.num_variables() - 1)));
+    }
+  for (std::size_t k = 0; k < used.size(); ++k)
+    if (!used[k])
+      tracer.fail(op, where,
+                  "index mapping: " + expected_found("dynamic_val(" + std::to_string(k) + ") in an expression",
+                                                     "a value given for it that no expression uses"));
 }
+
 
 }  // namespace detail
 
@@ -87,17 +116,62 @@ Register<RD, T> read(const Memory<D, T, S>& mem, const IndexMapping<RD>& mapping
       });
 }
 
+// An index mapping with its dynamic values (IndexMapping::with_values).
+template <Dims RegisterDims>
+struct DynamicMapping {
+  IndexMapping<RegisterDims> mapping;
+  std::vector<detail::ValueRef> values;
+};
+
+template <Dims RD>
+template <class... Values>
+auto IndexMapping<RD>::with_values(const Values&... values) const {
+  static_assert(sizeof...(Values) > 0, "with_values: give the mapping at least one value");
+  static_assert((is_register_v<Values> && ...), "with_values: each dynamic value must be a Register");
+  static_assert(((is_integer(Values::dtype::value) && Values::dtype::value != DataType::i1) && ...),
+                "with_values: each dynamic value must be an index: i8, i32 or i64");
+  static_assert((dims_subset_v<typename Values::dims_type, RD> && ...),
+                "with_values: each dynamic value's dims must be some of the mapping's register dims");
+  return DynamicMapping<RD>{*this, {detail::ValueAccess::ref(values)...}};
+}
+
+namespace detail {
+// The dynamic values become the access's operands after its memory.
+inline void add_dynamic_values(graph::Node& n, Tracer& tracer, const char* op, const std::source_location& where,
+                               const std::vector<ValueRef>& values) {
+  for (const ValueRef& v : values) {
+    tracer.check_use(v, op, where);
+    n.operands.push_back(v.id);
+  }
+}
+}  // namespace detail
+
+// read(mem, mapping.with_values(v...)): through a mapping whose memory side uses values
+// read at run time, e.g. a paged cache addressed through its block table.
+template <Dims RD, Dims D, DType T, auto S>
+Register<RD, T> read(const Memory<D, T, S>& mem, const DynamicMapping<RD>& mapping, AccessOptions access = {},
+                     std::source_location where = std::source_location::current()) {
+  return detail::emit<Register<RD, T>>(
+      graph::OpKind::Read, where, {detail::ValueAccess::ref(mem)}, [&](graph::Node& n, detail::Tracer& tracer) {
+        n.mapping = mapping.mapping.erase(static_cast<int>(mapping.values.size()));
+        n.elements_per_thread = access.elements_per_thread;
+        detail::check_mapping(tracer, "read", where, *n.mapping, dim_names<RD>(), dim_names<D>(), /*is_read=*/true);
+        detail::add_dynamic_values(n, tracer, "read", where, mapping.values);
+      });
+}
+
 namespace detail {
 inline void emit_write(graph::OpKind kind, ValueRef value, ValueRef mem, const std::optional<Mapping>& mapping,
                        const std::vector<std::string>& register_dims,
                        const std::vector<std::string>& memory_dims, AccessOptions access,
-                       const std::source_location& where) {
+                       const std::source_location& where, const std::vector<ValueRef>& dynamic_values = {}) {
   const char* op = graph::op_name(kind);
   Tracer& tracer = Tracer::active(op, where);
   graph::Node node = make_node(tracer, kind, where, {value, mem});
   node.mapping = mapping;
   node.elements_per_thread = access.elements_per_thread;
   if (mapping) check_mapping(tracer, op, where, *mapping, register_dims, memory_dims, false);
+  add_dynamic_values(node, tracer, op, where, dynamic_values);
   tracer.append(std::move(node));
 }
 }  // namespace detail
@@ -148,6 +222,28 @@ void atomic_add(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, con
   static_assert(has_atomic_add(RT::value), "atomic_add: the dtype must be f16, bf16, f32, f64, i32 or i64");
   detail::emit_write(graph::OpKind::AtomicAdd, detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem),
                      mapping.erase(), dim_names<RD>(), dim_names<MD>(), access, where);
+}
+
+// write(value, mem, mapping.with_values(v...)) and atomic_add(...) alike: scattered through
+// indices read at run time. Two elements sent to one position by a plain write leave one
+// of them there, which one is unspecified; atomic_add adds both.
+template <Dims RD, DType RT, Dims MD, DType MT, auto S>
+void write(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, const DynamicMapping<RD>& mapping,
+           AccessOptions access = {}, std::source_location where = std::source_location::current()) {
+  static_assert(std::is_same_v<RT, MT>, "write: the value's dtype must be the memory's; cast<>() it first");
+  detail::emit_write(graph::OpKind::Write, detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem),
+                     mapping.mapping.erase(static_cast<int>(mapping.values.size())), dim_names<RD>(),
+                     dim_names<MD>(), access, where, mapping.values);
+}
+
+template <Dims RD, DType RT, Dims MD, DType MT, auto S>
+void atomic_add(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, const DynamicMapping<RD>& mapping,
+                AccessOptions access = {}, std::source_location where = std::source_location::current()) {
+  static_assert(std::is_same_v<RT, MT>, "atomic_add: the value's dtype must be the memory's; cast<>() it first");
+  static_assert(has_atomic_add(RT::value), "atomic_add: the dtype must be f16, bf16, f32, f64, i32 or i64");
+  detail::emit_write(graph::OpKind::AtomicAdd, detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem),
+                     mapping.mapping.erase(static_cast<int>(mapping.values.size())), dim_names<RD>(),
+                     dim_names<MD>(), access, where, mapping.values);
 }
 
 }  // namespace wave

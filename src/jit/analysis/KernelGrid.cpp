@@ -47,8 +47,12 @@ int64_t reducedDimTile(int64_t size) {
 FailureOr<KernelGrid> kernelGrid(func::FuncOp kernel) {
   KernelGrid grid;
   for (BlockArgument arg : kernel.getArguments()) addDims(arg.getType(), grid.dims);
+  llvm::MapVector<StringRef, DimTiling> valueDims;  // the dims of the kernel's tensor values
   kernel.walk([&](Operation* op) {
-    for (Type t : op->getResultTypes()) addDims(t, grid.dims);
+    for (Type t : op->getResultTypes()) {
+      addDims(t, grid.dims);
+      addDims(t, valueDims);
+    }
   });
   // A loop walks a dim of the kernel's tensors (IR edited by hand may name another).
   WalkResult unknownLoopDim = kernel.walk([&](dialect::IterateOp loop) {
@@ -98,6 +102,12 @@ FailureOr<KernelGrid> kernelGrid(func::FuncOp kernel) {
              << "multiple of its tiling tile (" << t.blockTile << ")";
     t.splitTile = split->second;
   }
+  // A memory's dim that no value has (reached only through index mappings, as a paged
+  // cache's page count) needs no tile; its size may be given at launch.
+  SmallVector<StringRef> memoryOnly;
+  for (auto& [dim, t] : grid.dims)
+    if (t.blockTile == 0 && !valueDims.contains(dim)) memoryOnly.push_back(dim);
+  for (StringRef dim : memoryOnly) grid.dims.erase(dim);
   for (auto& [dim, t] : grid.dims) {
     if (t.blockTile == 0) {
       auto hyper = kernel->getAttrOfType<DictionaryAttr>("wave.hyperparameters");

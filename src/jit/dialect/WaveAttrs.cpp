@@ -116,7 +116,7 @@ Attribute ExprAttr::parse(AsmParser& parser, Type) {
 
 LogicalResult IndexMappingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                        unsigned iterators, DictionaryAttr inputs,
-                                       DictionaryAttr outputs) {
+                                       DictionaryAttr outputs, unsigned dynamic) {
   for (DictionaryAttr side : {inputs, outputs}) {
     if (!side) return emitError() << "expected inputs and outputs dictionaries";
     for (NamedAttribute entry : side) {
@@ -126,10 +126,11 @@ LogicalResult IndexMappingAttr::verify(function_ref<InFlightDiagnostic()> emitEr
                            << " to map to a #wave.expr value, but found " << entry.getValue();
       // Parsed text has one dim per variable up to the last one used, so an
       // expression may have fewer dims than the mapping has iterators.
-      if (expr.getMap().getNumDims() > iterators) {
+      const unsigned variables = iterators + dynamic;  // the op checks which side uses which
+      if (expr.getMap().getNumDims() > variables) {
         auto diag = emitError() << "expected " << entry.getName() << " to use ";
-        if (iterators == 0) diag << "no iterators";
-        else diag << "iterators $0..$" << iterators - 1;
+        if (variables == 0) diag << "no iterators";
+        else diag << "iterators " << (dynamic ? "and dynamic values " : "") << "$0..$" << variables - 1;
         return diag << ", but found $" << expr.getMap().getNumDims() - 1;
       }
     }

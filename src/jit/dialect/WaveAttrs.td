@@ -112,10 +112,20 @@ def Wave_IndexMappingAttr : AttrDef<Wave_Dialect, "IndexMapping"> {
   let description = [{
     One iterator ($0, $1, ...) per dim of the register side. `inputs` and `outputs` map
     dim names to expressions over the iterators: for a read, `inputs` are the memory
-    dims and `outputs` the register dims; for a write, the other way round.
+    dims and `outputs` the register dims; for a write, the other way round. With
+    `dynamic = n`, the variables after the iterators ($iterators .. $iterators + n - 1)
+    are the access's dynamic values: at each point, the element of its n tensor operands
+    after the memory (indices read at run time); only the memory side uses them.
   }];
   let parameters = (ins "unsigned":$iterators, "::mlir::DictionaryAttr":$inputs,
-                        "::mlir::DictionaryAttr":$outputs);
+                        "::mlir::DictionaryAttr":$outputs,
+                        DefaultValuedParameter<"unsigned", "0">:$dynamic);
+  let builders = [
+    AttrBuilder<(ins "unsigned":$iterators, "::mlir::DictionaryAttr":$inputs,
+                     "::mlir::DictionaryAttr":$outputs), [{
+      return $_get($_ctxt, iterators, inputs, outputs, 0);
+    }]>
+  ];
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

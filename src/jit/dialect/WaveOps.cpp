@@ -45,8 +45,10 @@ Type elementOf(Value v) { return cast<TensorType>(v.getType()).getElementType();
 
 // The register side and memory side of a read or write's mapping must name the dims of
 // the value and of the memory.
+// the value and of the memory; its dynamic values are the op's `dynamic` operands: integer
+// tensors over some of the register dims, used only by the memory side.
 LogicalResult verifyMapping(Operation* op, IndexMappingAttr mapping, ArrayRef<StringRef> registerDims,
-                            ArrayRef<StringRef> memoryDims, bool isRead) {
+                            ArrayRef<StringRef> memoryDims, bool isRead, ValueRange dynamic) {
   if (mapping.getIterators() != registerDims.size())
     return op->emitOpError("expected one mapping iterator per register dim (")
            << registerDims.size() << "), but found " << mapping.getIterators();
@@ -58,6 +60,26 @@ LogicalResult verifyMapping(Operation* op, IndexMappingAttr mapping, ArrayRef<St
   if (!sameSet(keys(memorySide), memoryDims))
     return op->emitOpError("expected the mapping's ") << (isRead ? "inputs" : "outputs") << " to be the memory dims "
            << list(memoryDims) << ", but found " << list(keys(memorySide));
+  for (NamedAttribute entry : registerSide) {
+    AffineMap map = cast<ExprAttr>(entry.getValue()).getMap();
+    for (unsigned d = mapping.getIterators(); d < map.getNumDims(); ++d)
+      if (map.isFunctionOfDim(d))
+        return op->emitOpError("expected the mapping's register side to use iterators only, but ")
+               << entry.getName().getValue() << " uses a dynamic value";
+  }
+  if (dynamic.size() != mapping.getDynamic())
+    return op->emitOpError("expected ") << mapping.getDynamic() << " dynamic values for the mapping, but found "
+                                        << dynamic.size();
+  for (auto [k, v] : llvm::enumerate(dynamic)) {
+    Type element = elementOf(v);
+    if (!element.isSignlessInteger() || element.isInteger(1))
+      return op->emitOpError("expected dynamic value ") << k << " to hold indices (i8, i32 or i64), but found "
+                                                        << element;
+    if (!isSubset(dimsOf(v), registerDims))
+      return op->emitOpError("expected dynamic value ")
+             << k << "'s dims to be some of the register dims " << list(registerDims) << ", but found "
+             << list(dimsOf(v));
+  }
   return success();
 }
 
@@ -245,7 +267,8 @@ LogicalResult ReadOp::verify() {
   if (failed(verifySameElementType(*this, memory.getElementType(), result.getElementType(), "a result")))
     return failure();
   if (auto mapping = getMappingAttr())
-    return verifyMapping(*this, mapping, result.getDimNames(), memory.getDimNames(), /*isRead=*/true);
+    return verifyMapping(*this, mapping, result.getDimNames(), memory.getDimNames(), /*isRead=*/true, getDynamic());
+  if (!getDynamic().empty()) return emitOpError("expected dynamic values only with an index mapping that uses them");
   if (!sameSet(result.getDimNames(), memory.getDimNames()))
     return emitOpError("expected the memory's dims ") << list(memory.getDimNames()) << " (in any order), but found "
                                                       << list(result.getDimNames());
@@ -268,7 +291,8 @@ LogicalResult WriteOp::verify() {
       return emitOpError("expected global memory to add to atomically, but found a shared tile");
   }
   if (auto mapping = getMappingAttr())
-    return verifyMapping(*this, mapping, value.getDimNames(), memory.getDimNames(), /*isRead=*/false);
+    return verifyMapping(*this, mapping, value.getDimNames(), memory.getDimNames(), /*isRead=*/false, getDynamic());
+  if (!getDynamic().empty()) return emitOpError("expected dynamic values only with an index mapping that uses them");
   if (!sameSet(value.getDimNames(), memory.getDimNames()))
     return emitOpError("expected a value with the memory's dims ")
            << list(memory.getDimNames()) << " (in any order), but found " << list(value.getDimNames());

@@ -38,13 +38,19 @@ def Wave_ReadOp : Wave_Op<"read"> {
     `%r = wave.read %a {elements_per_thread = 8 : i64} : !wave.memory<[M, K] of f16, global>
     -> !wave.tensor<[M, K] of f16>`. Without a mapping the result has the memory's dims,
     in order; with one, the mapping's register-side (`outputs`) dims, and its `inputs` are
-    the memory's. `elements_per_thread` is a hint for expansion.
+    the memory's. `elements_per_thread` is a hint for expansion. A mapping with dynamic
+    values takes them as operands: `wave.read %k dynamic(%pages : !wave.tensor<[N] of i32>)
+    {mapping = #wave.index_mapping<iterators = 2, ..., dynamic = 1>}`.
   }];
   let arguments = (ins Arg<Wave_MemoryType, "source", [MemRead]>:$memory,
+                       Variadic<Wave_TensorType>:$dynamic,
                        OptionalAttr<Wave_IndexMappingAttr>:$mapping,
                        OptionalAttr<I64Attr>:$elements_per_thread);
   let results = (outs Wave_TensorType:$result);
-  let assemblyFormat = "$memory attr-dict `:` qualified(type($memory)) `->` qualified(type($result))";
+  let assemblyFormat = [{
+    $memory (`dynamic` `(` $dynamic^ `:` qualified(type($dynamic)) `)`)? attr-dict `:` qualified(type($memory))
+    `->` qualified(type($result))
+  }];
   let hasVerifier = 1;
 }
 
@@ -56,14 +62,18 @@ def Wave_WriteOp : Wave_Op<"write"> {
     mapping's `inputs` are the value's dims and its `outputs` the memory's. With
     `combine = #wave.combine<add>` (the DSL's `atomic_add`) each element is added to the
     one in memory, atomically and relaxed, once however many threads hold it; global
-    memory only.
+    memory only. Dynamic values as for wave.read.
   }];
   let arguments = (ins Wave_TensorType:$value,
                        Arg<Wave_MemoryType, "destination", [MemWrite]>:$memory,
+                       Variadic<Wave_TensorType>:$dynamic,
                        OptionalAttr<Wave_IndexMappingAttr>:$mapping,
                        OptionalAttr<I64Attr>:$elements_per_thread,
                        OptionalAttr<Wave_WriteCombineAttr>:$combine);
-  let assemblyFormat = "$value `,` $memory attr-dict `:` qualified(type($value)) `,` qualified(type($memory))";
+  let assemblyFormat = [{
+    $value `,` $memory (`dynamic` `(` $dynamic^ `:` qualified(type($dynamic)) `)`)? attr-dict `:`
+    qualified(type($value)) `,` qualified(type($memory))
+  }];
   let hasVerifier = 1;
 }
 

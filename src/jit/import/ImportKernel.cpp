@@ -187,9 +187,14 @@ class KernelImporter {
     if (m.iterators < 0)
       fail(graph::op_name(node.kind), node.loc,
            "index mapping: " + expected_found("a count of iterators", std::to_string(m.iterators)));
+    if (m.dynamic < 0)
+      fail(graph::op_name(node.kind), node.loc,
+           "index mapping: " + expected_found("a count of dynamic values", std::to_string(m.dynamic)));
+    const unsigned variables = static_cast<unsigned>(m.iterators) + static_cast<unsigned>(m.dynamic);
     return checked<dialect::IndexMappingAttr>(graph::op_name(node.kind), node.loc, static_cast<unsigned>(m.iterators),
-                                              mappingSide(m.inputs, m.iterators, node),
-                                              mappingSide(m.outputs, m.iterators, node));
+                                              mappingSide(m.inputs, variables, node),
+                                              mappingSide(m.outputs, variables, node),
+                                              static_cast<unsigned>(m.dynamic));
   }
 
   Value lookup(graph::ValueId id, const graph::Node& node) {

@@ -289,9 +289,12 @@ LogicalResult Distributor::checkUseOfSplitSums(Operation* op) {
     return success();
   }
   auto write = dyn_cast<dialect::WriteOp>(op);
-  if (write && write.getCombine()) return success();
+  if (write && write.getCombine() && parts == SmallVector<unsigned>{0}) return success();  // the value added, not an index
   const std::string part = "one workgroup's part of the sums of iterate<" + loop.getDim().str() +
                            "> (a WorkgroupConstraint splits " + loop.getDim().str() + " across workgroups)";
+  if (write && write.getCombine())
+    return op->emitOpError("expected ") << part << " only as the value atomic_add adds, but found it among the "
+                                                   "indices (dynamic values) of its mapping";
   if (write)
     return op->emitOpError("expected atomic_add to store ")
            << part << ", but found a write, which would keep one workgroup's part only";

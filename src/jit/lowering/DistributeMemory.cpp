@@ -172,7 +172,8 @@ FailureOr<MemoryMapping> Distributor::mappingOf(Operation* op, Value tensor, boo
     if (!memoryDims.empty()) {
       dialect::ExprAttr e = memoryExpr.lookup(memoryDims.back());
       auto it = dyn_cast<AffineDimExpr>(e.getMap().getResult(0));
-      const int walked = it ? iteratorDim[it.getPosition()] : -1;
+      // (A dim past the iterators is a dynamic value: no run follows it.)
+      const int walked = it && it.getPosition() < iteratorDim.size() ? iteratorDim[it.getPosition()] : -1;
       innerIsIterator = walked >= 0 && e.getMap().getNumSymbols() == 0 && valueDims[walked] == memoryDims.back();
     }
   }
@@ -228,7 +229,19 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   if (inTile) innerSize = cast<MemRefType>(memref.getType()).getShape().back();
   if (rows && innerSize)
     while (maxRun > 1 && *innerSize % maxRun != 0) maxRun /= 2;
-  if (mapping && !innerIsIterator && innerSize) {
+  // Indices read at run time (the mapping's dynamic values), one per register of the
+  // access's layout; a run stays whole only where none of them varies along it.
+  ValueRange dynamicValues = isRead ? cast<dialect::ReadOp>(op).getDynamic() : cast<dialect::WriteOp>(op).getDynamic();
+  SmallVector<Value> dynamic;
+  for (auto [k, v] : llvm::enumerate(dynamicValues)) {
+    Value g = gather(lookup(v), layoutOf(v), layout, dimsOf(v), valueDims);
+    if (!g)
+      return op->emitOpError("expected dynamic value ")
+             << k << " in a layout that holds, in each thread, the index of every element the thread moves";
+    dynamic.push_back(g);
+    if (inner >= 0 && llvm::is_contained(dimsOf(v), valueDims[inner])) inner = -1;
+  }
+  if (mapping && !innerIsIterator && innerSize && dynamic.empty()) {
     // The run must also divide the row (checked with the rest in contiguousMappedDim).
     for (int64_t run = maxRun; run > 1 && inner < 0; run /= 2)
       if ((inner = contiguousMappedDim(kernel_, memoryExpr, memoryDims, iteratorDim, valueDims, run)) >= 0)
@@ -239,7 +252,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   std::optional<AffineExpr> linear;
   if (mapping && !inTile)
     linear = linearMappedOffset(kernel_, memoryExpr, memoryDims, cast<MemRefType>(memref.getType()),
-                                mapping.getIterators());
+                                mapping.getIterators() + mapping.getDynamic());
   if (linear) memref = flattened(memref);
   // A write that adds lands once per element: where the layout repeats elements, each
   // register's first holder adds it, one register at a time.
@@ -280,6 +293,9 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     } else {
       SmallVector<Value> iterators;
       for (int d : iteratorDim) iterators.push_back(at[d]);
+      for (Value registers : dynamic)
+        iterators.push_back(arith::IndexCastOp::create(
+            b_, loc_, b_.getIndexType(), vector::ExtractOp::create(b_, loc_, registers, ArrayRef<int64_t>{run.first})));
       if (linear)
         indices.push_back(applyByIterators(*linear, iterators));
       else

@@ -6,7 +6,8 @@
 // workgroup in coalesced runs. Elementwise ops take their operands' layout. Reads,
 // constants, indices and broadcasts cost the same in any layout: they take the layout
 // their first consumer asks for (reads with none: coalesced runs along the memory's
-// innermost dim). An iterate's carried values keep one layout through the loop: the
+// innermost dim); a read's or write's dynamic values follow its value, sliced to their
+// dims. An iterate's carried values keep one layout through the loop: the
 // init's, or what the body first asks of it, or what it yields. Where a value reaches a
 // consumer in another layout than it needs (operands that disagree; a write whose value
 // would scatter its runs, as in a transpose), a wave.convert_layout goes after the value.
@@ -96,6 +97,10 @@ class LayoutAssigner {
   LogicalResult visitWrite(dialect::WriteOp write);
   // Makes `op`'s operand `i` arrive in `want`.
   void demand(Operation* user, unsigned i, LayoutAttr want);
+  // Makes a read's or write's dynamic values (its operands from `first` on) arrive in
+  // `layout`, the accessed value's, sliced to their dims: each thread then holds the
+  // indices of the elements it moves.
+  void demandDynamicValues(Operation* access, unsigned first, LayoutAttr layout, ArrayRef<StringRef> valueDims);
   // Gives an op that takes its consumer's layout the layout `want`.
   void assign(Operation* op, LayoutAttr want);
   void set(Value v, LayoutAttr layout) {
@@ -177,10 +182,19 @@ void LayoutAssigner::makeBroadcastsExplicit() {
   });
 }
 
+void LayoutAssigner::demandDynamicValues(Operation* access, unsigned first, LayoutAttr layout,
+                                         ArrayRef<StringRef> valueDims) {
+  for (unsigned i = first; i < access->getNumOperands(); ++i)
+    demand(access, i, restrictLayout(layout, valueDims, tensorOf(access->getOperand(i)).getDimNames()));
+}
+
 void LayoutAssigner::assign(Operation* op, LayoutAttr want) {
   Value result = op->getResult(0);
   set(result, want);
-  if (isa<dialect::ReadOp>(op)) return;
+  if (isa<dialect::ReadOp>(op)) {
+    demandDynamicValues(op, 1, want, tensorOf(result).getDimNames());
+    return;
+  }
   if (auto broadcast = dyn_cast<dialect::BroadcastOp>(op)) {
     demand(op, 0,
            restrictLayout(want, tensorOf(result).getDimNames(), tensorOf(broadcast.getInput()).getDimNames()));
@@ -233,6 +247,7 @@ LogicalResult LayoutAssigner::visitWrite(dialect::WriteOp write) {
   // Through an index mapping the memory's dims are not the value's: runs over the value.
   if (write.getMapping()) {
     if (!layouts_.count(write.getValue())) demand(write, 0, blocked(valueDims));
+    demandDynamicValues(write, 2, layouts_.lookup(write.getValue()), valueDims);
     return success();
   }
   LayoutAttr want = isSharedTile(write.getMemory())

@@ -111,7 +111,7 @@ struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass
     // iteration repeats (left in the loop by wave-hoist-invariant-reads) fills its tile
     // once, before the outermost loop it does not change in.
     b.setInsertionPoint(read);
-    auto fromShared = dialect::ReadOp::create(b, read.getLoc(), read.getType(), tile, nullptr, nullptr);
+    auto fromShared = dialect::ReadOp::create(b, read.getLoc(), read.getType(), tile, ValueRange{}, nullptr, nullptr);
     read.getResult().replaceAllUsesWith(fromShared.getResult());
     Operation* outside = nullptr;
     for (auto loop = read->getParentOfType<dialect::IterateOp>(); loop && isLoopInvariant(read, loop);
@@ -120,16 +120,21 @@ struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass
     if (outside) {
       read->moveBefore(outside);
       b.setInsertionPointAfter(read);
-      dialect::WriteOp::create(b, read.getLoc(), read.getResult(), tile, nullptr, nullptr, nullptr);
+      dialect::WriteOp::create(b, read.getLoc(), read.getResult(), tile, ValueRange{}, nullptr, nullptr, nullptr);
       return success();
     }
     Block* body = read->getBlock();
-    if (Operation* last = lastFill_.lookup(body))
-      read->moveAfter(last);
+    // The fill goes after the fills before it and after what computes its dynamic values.
+    Operation* after = lastFill_.lookup(body);
+    for (Value v : read.getDynamic())
+      if (Operation* def = v.getDefiningOp(); def && def->getBlock() == body && (!after || after->isBeforeInBlock(def)))
+        after = def;
+    if (after)
+      read->moveAfter(after);
     else
       read->moveBefore(&body->front());
     b.setInsertionPointAfter(read);
-    lastFill_[body] = dialect::WriteOp::create(b, read.getLoc(), read.getResult(), tile, nullptr, nullptr, nullptr);
+    lastFill_[body] = dialect::WriteOp::create(b, read.getLoc(), read.getResult(), tile, ValueRange{}, nullptr, nullptr, nullptr);
     return success();
   }
 

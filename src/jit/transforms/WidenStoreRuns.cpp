@@ -57,8 +57,10 @@ struct WaveWidenStoreRunsPass : impl::WaveWidenStoreRunsBase<WaveWidenStoreRunsP
       dialect::MemoryType memory = write.getMemory().getType();
       auto value = cast<dialect::TensorType>(write.getValue().getType());
       LayoutAttr layout = value.getLayout();
-      // Shared tiles have their readers' layouts; other mappings scatter rows.
+      // Shared tiles have their readers' layouts; other mappings scatter rows, and so do
+      // indices read at run time (which would have to follow the value's new layout).
       if (!layout || memory.getDimNames().empty() || write.getMemory().getDefiningOp<dialect::AllocateOp>() ||
+          !write.getDynamic().empty() ||
           (write.getMapping() && !rowsFollowValue(write.getMappingAttr(), memory.getDimNames().back())))
         return;
       const int inner = dimIndex(value.getDimNames(), memory.getDimNames().back());

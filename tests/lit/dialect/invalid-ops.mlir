@@ -689,3 +689,43 @@ func.func @combine_over_own_dim(%a: !wave.tensor<[M, K] of f32>) {
   %c = wave.combine_waves sum %a along "K" : !wave.tensor<[M, K] of f32>
   return
 }
+
+// -----
+
+func.func @dynamic_count(%a: !wave.memory<[V, E] of f16, global>) {
+  // expected-error @+1 {{expected 1 dynamic values for the mapping, but found 0}}
+  %r = wave.read %a {mapping = #wave.index_mapping<iterators = 2, inputs = {V = #wave.expr<"$2">, E = #wave.expr<"$1">}, outputs = {T = #wave.expr<"$0">, E = #wave.expr<"$1">}, dynamic = 1>} : !wave.memory<[V, E] of f16, global> -> !wave.tensor<[T, E] of f16>
+  return
+}
+
+// -----
+
+func.func @dynamic_float(%a: !wave.memory<[V, E] of f16, global>, %rows: !wave.tensor<[T] of f32>) {
+  // expected-error @+1 {{expected dynamic value 0 to hold indices (i8, i32 or i64), but found 'f32'}}
+  %r = wave.read %a dynamic(%rows : !wave.tensor<[T] of f32>) {mapping = #wave.index_mapping<iterators = 2, inputs = {V = #wave.expr<"$2">, E = #wave.expr<"$1">}, outputs = {T = #wave.expr<"$0">, E = #wave.expr<"$1">}, dynamic = 1>} : !wave.memory<[V, E] of f16, global> -> !wave.tensor<[T, E] of f16>
+  return
+}
+
+// -----
+
+func.func @dynamic_dims(%a: !wave.memory<[V, E] of f16, global>, %rows: !wave.tensor<[Q] of i32>) {
+  // expected-error @+1 {{expected dynamic value 0's dims to be some of the register dims [T, E], but found [Q]}}
+  %r = wave.read %a dynamic(%rows : !wave.tensor<[Q] of i32>) {mapping = #wave.index_mapping<iterators = 2, inputs = {V = #wave.expr<"$2">, E = #wave.expr<"$1">}, outputs = {T = #wave.expr<"$0">, E = #wave.expr<"$1">}, dynamic = 1>} : !wave.memory<[V, E] of f16, global> -> !wave.tensor<[T, E] of f16>
+  return
+}
+
+// -----
+
+func.func @dynamic_register_side(%a: !wave.memory<[V, E] of f16, global>, %rows: !wave.tensor<[T] of i32>) {
+  // expected-error @+1 {{expected the mapping's register side to use iterators only, but T uses a dynamic value}}
+  %r = wave.read %a dynamic(%rows : !wave.tensor<[T] of i32>) {mapping = #wave.index_mapping<iterators = 2, inputs = {V = #wave.expr<"$2">, E = #wave.expr<"$1">}, outputs = {T = #wave.expr<"$2">, E = #wave.expr<"$1">}, dynamic = 1>} : !wave.memory<[V, E] of f16, global> -> !wave.tensor<[T, E] of f16>
+  return
+}
+
+// -----
+
+func.func @dynamic_without_mapping(%a: !wave.memory<[T, E] of f16, global>, %rows: !wave.tensor<[T] of i32>) {
+  // expected-error @+1 {{expected dynamic values only with an index mapping that uses them}}
+  %r = wave.read %a dynamic(%rows : !wave.tensor<[T] of i32>) : !wave.memory<[T, E] of f16, global> -> !wave.tensor<[T, E] of f16>
+  return
+}

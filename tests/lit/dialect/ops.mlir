@@ -52,6 +52,15 @@ func.func @mapped(%x: !wave.memory<[N, C] of f16, global>, %y: !wave.memory<[C, 
   return
 }
 
+// CHECK-LABEL: func.func @dynamic_values
+func.func @dynamic_values(%table: !wave.memory<[V, E] of f16, global>, %rows: !wave.tensor<[T] of i32>, %out: !wave.memory<[V, E] of f16, global>) {
+  // CHECK: %[[G:.*]] = wave.read %{{.*}} dynamic(%{{.*}} : !wave.tensor<[T] of i32>) {mapping = #wave.index_mapping<iterators = 2, inputs = {E = #wave.expr<"$1">, V = #wave.expr<"$2">}, outputs = {E = #wave.expr<"$1">, T = #wave.expr<"$0">}, dynamic = 1>} : !wave.memory<[V, E] of f16, global> -> !wave.tensor<[T, E] of f16>
+  %g = wave.read %table dynamic(%rows : !wave.tensor<[T] of i32>) {mapping = #wave.index_mapping<iterators = 2, inputs = {V = #wave.expr<"$2">, E = #wave.expr<"$1">}, outputs = {T = #wave.expr<"$0">, E = #wave.expr<"$1">}, dynamic = 1>} : !wave.memory<[V, E] of f16, global> -> !wave.tensor<[T, E] of f16>
+  // CHECK: wave.write %[[G]], %{{.*}} dynamic(%{{.*}} : !wave.tensor<[T] of i32>) {mapping = #wave.index_mapping<iterators = 2, inputs = {E = #wave.expr<"$1">, T = #wave.expr<"$0">}, outputs = {E = #wave.expr<"$1">, V = #wave.expr<"($2 + 1) mod V">}, dynamic = 1>} : !wave.tensor<[T, E] of f16>, !wave.memory<[V, E] of f16, global>
+  wave.write %g, %out dynamic(%rows : !wave.tensor<[T] of i32>) {mapping = #wave.index_mapping<iterators = 2, inputs = {T = #wave.expr<"$0">, E = #wave.expr<"$1">}, outputs = {V = #wave.expr<"($2 + 1) mod V">, E = #wave.expr<"$1">}, dynamic = 1>} : !wave.tensor<[T, E] of f16>, !wave.memory<[V, E] of f16, global>
+  return
+}
+
 // CHECK-LABEL: func.func @math_and_comparisons
 func.func @math_and_comparisons(%x: !wave.tensor<[M, N] of f32>, %y: !wave.tensor<[N] of f32>) -> !wave.tensor<[M, N] of i1> {
   // CHECK: wave.sin %{{.*}} : !wave.tensor<[M, N] of f32>
