@@ -14,6 +14,7 @@
 #include "kernels/conv2d.hpp"
 #include "kernels/flash_attention.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/paged_decode_attention.hpp"
 #include "kernels/softmax.hpp"
 
 using namespace wave;
@@ -563,4 +564,53 @@ TEST_CASE("interpret: conv2d through index mappings matches a direct convolution
               want += f16_at(x, ((oh + dy) * w + ow + dx) * c + ch) * f16_at(we, ((dy * wf + dx) * c + ch) * nf + f);
         REQUIRE(out[(std::size_t(oh) * wo + ow) * nf + f] == Approx(want).margin(1e-5));
       }
+}
+
+TEST_CASE("interpret: paged decode attention matches softmax over each sequence's pages", "[interpret][examples][dynamic]") {
+  namespace pd = examples::paged_decode_attention;
+  std::mt19937 rng(13);
+  // Three sequences (one token; one ending inside a page; one over 4 pages + 6), 8 query
+  // heads over 2 kv heads, pages of 16 shuffled through a cache of 9, two chunks each.
+  const std::vector<int> lengths{1, 37, 70};
+  const int b = 3, heads = 8, kv_heads = 2, d = 16, page = 16, splits = 2, g = heads / kv_heads;
+  const pd::Shape shape{b, heads, kv_heads, d, page, 70, splits};
+  const int max_pages = shape.max_pages(), pages = 9;
+  const std::vector<std::int32_t> table{7, 0, 0, 0, 0,   //
+                                        2, 5, 1, 0, 0,   //
+                                        8, 3, 6, 4, 0};  // entries past a sequence: page 0
+  const std::vector<std::int32_t> lens(lengths.begin(), lengths.end());
+  const std::size_t slot = std::size_t(kv_heads) * d;
+  const auto q = to_f16(random_values(std::size_t(b) * heads * d, rng));
+  const auto k = to_f16(random_values(std::size_t(pages) * page * slot, rng));
+  const auto v = to_f16(random_values(std::size_t(pages) * page * slot, rng));
+  const std::size_t parts = std::size_t(b) * splits * heads;
+  std::vector<float> o_part(parts * d, NAN), lse_part(parts, NAN);
+  CompileOptions chunk_options{.subs = pd::chunk_sizes(shape)};
+  chunk_options.subs.push_back({pd::PAGES, pages});
+  interpret(pd::make_chunk_kernel({.head_dim = d}), chunk_options,
+            {q.data(), k.data(), v.data(), table.data(), lens.data(), o_part.data(), lse_part.data()});
+  std::vector<float> out(std::size_t(b) * heads * d, NAN);
+  interpret(pd::make_combine_kernel<f32>(), {.subs = pd::combine_sizes(shape)},
+            {o_part.data(), lse_part.data(), out.data()});
+  for (int s = 0; s < b; ++s)
+    for (int h = 0; h < heads; ++h) {
+      auto row = [&](int t) {
+        return (std::size_t(table[std::size_t(s) * max_pages + t / page]) * page + t % page) * slot +
+               std::size_t(h / g) * d;
+      };
+      std::vector<double> p(static_cast<std::size_t>(lengths[std::size_t(s)]));
+      double top = -INFINITY, total = 0;
+      for (std::size_t t = 0; t < p.size(); ++t) {
+        double dot = 0;
+        for (int x = 0; x < d; ++x) dot += f16_at(q, (std::size_t(s) * heads + h) * d + x) * f16_at(k, row(int(t)) + x);
+        top = std::max(top, p[t] = dot / std::sqrt(double(d)));
+      }
+      for (double& x : p) total += (x = std::exp(x - top));
+      for (int x = 0; x < d; ++x) {
+        double want = 0;
+        for (std::size_t t = 0; t < p.size(); ++t) want += p[t] / total * f16_at(v, row(int(t)) + x);
+        // The probabilities go through f16 before P V, as on the GPU.
+        REQUIRE(out[(std::size_t(s) * heads + h) * d + x] == Approx(want).margin(4e-3));
+      }
+    }
 }
