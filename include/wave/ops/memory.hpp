@@ -102,25 +102,14 @@ Register<D, T> read(const Memory<D, T, S>& mem, AccessOptions access = {},
       [&](graph::Node& n, detail::Tracer&) { n.elements_per_thread = access.elements_per_thread; });
 }
 
-template <Dims RD, Dims D, DType T, auto S>
-Register<RD, T> read(const Memory<D, T, S>& mem, const IndexMapping<RD>& mapping,
-                     AccessOptions access = {},
-                     std::source_location where = std::source_location::current()) {
-  return detail::emit<Register<RD, T>>(
-      graph::OpKind::Read, where, {detail::ValueAccess::ref(mem)},
-      [&](graph::Node& n, detail::Tracer& tracer) {
-        n.mapping = mapping.erase();
-        n.elements_per_thread = access.elements_per_thread;
-        detail::check_mapping(tracer, "read", where, *n.mapping, dim_names<RD>(), dim_names<D>(),
-                              /*is_read=*/true);
-      });
-}
-
-// An index mapping with its dynamic values (IndexMapping::with_values).
+// An index mapping with its dynamic values (IndexMapping::with_values; none for a plain
+// mapping).
 template <Dims RegisterDims>
 struct DynamicMapping {
   IndexMapping<RegisterDims> mapping;
   std::vector<detail::ValueRef> values;
+
+  Mapping erase() const { return mapping.erase(static_cast<int>(values.size())); }
 };
 
 template <Dims RD>
@@ -144,23 +133,7 @@ inline void add_dynamic_values(graph::Node& n, Tracer& tracer, const char* op, c
     n.operands.push_back(v.id);
   }
 }
-}  // namespace detail
 
-// read(mem, mapping.with_values(v...)): through a mapping whose memory side uses values
-// read at run time, e.g. a paged cache addressed through its block table.
-template <Dims RD, Dims D, DType T, auto S>
-Register<RD, T> read(const Memory<D, T, S>& mem, const DynamicMapping<RD>& mapping, AccessOptions access = {},
-                     std::source_location where = std::source_location::current()) {
-  return detail::emit<Register<RD, T>>(
-      graph::OpKind::Read, where, {detail::ValueAccess::ref(mem)}, [&](graph::Node& n, detail::Tracer& tracer) {
-        n.mapping = mapping.mapping.erase(static_cast<int>(mapping.values.size()));
-        n.elements_per_thread = access.elements_per_thread;
-        detail::check_mapping(tracer, "read", where, *n.mapping, dim_names<RD>(), dim_names<D>(), /*is_read=*/true);
-        detail::add_dynamic_values(n, tracer, "read", where, mapping.values);
-      });
-}
-
-namespace detail {
 inline void emit_write(graph::OpKind kind, ValueRef value, ValueRef mem, const std::optional<Mapping>& mapping,
                        const std::vector<std::string>& register_dims,
                        const std::vector<std::string>& memory_dims, AccessOptions access,
@@ -176,6 +149,26 @@ inline void emit_write(graph::OpKind kind, ValueRef value, ValueRef mem, const s
 }
 }  // namespace detail
 
+// read(mem, mapping.with_values(v...)): through a mapping whose memory side uses values
+// read at run time, e.g. a paged cache addressed through its block table.
+template <Dims RD, Dims D, DType T, auto S>
+Register<RD, T> read(const Memory<D, T, S>& mem, const DynamicMapping<RD>& mapping, AccessOptions access = {},
+                     std::source_location where = std::source_location::current()) {
+  return detail::emit<Register<RD, T>>(
+      graph::OpKind::Read, where, {detail::ValueAccess::ref(mem)}, [&](graph::Node& n, detail::Tracer& tracer) {
+        n.mapping = mapping.erase();
+        n.elements_per_thread = access.elements_per_thread;
+        detail::check_mapping(tracer, "read", where, *n.mapping, dim_names<RD>(), dim_names<D>(), /*is_read=*/true);
+        detail::add_dynamic_values(n, tracer, "read", where, mapping.values);
+      });
+}
+
+template <Dims RD, Dims D, DType T, auto S>
+Register<RD, T> read(const Memory<D, T, S>& mem, const IndexMapping<RD>& mapping, AccessOptions access = {},
+                     std::source_location where = std::source_location::current()) {
+  return read(mem, DynamicMapping<RD>{mapping, {}}, access, where);
+}
+
 template <Dims RD, DType RT, Dims MD, DType MT, auto S>
 void write(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, AccessOptions access = {},
            std::source_location where = std::source_location::current()) {
@@ -187,13 +180,21 @@ void write(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, AccessOp
                      access, where);
 }
 
+// write(value, mem, mapping[.with_values(v...)]): scattered through the mapping, with
+// indices read at run time where given. Two elements sent to one position leave one of
+// them there, which one is unspecified (atomic_add adds both).
 template <Dims RD, DType RT, Dims MD, DType MT, auto S>
-void write(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem,
-           const IndexMapping<RD>& mapping, AccessOptions access = {},
-           std::source_location where = std::source_location::current()) {
+void write(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, const DynamicMapping<RD>& mapping,
+           AccessOptions access = {}, std::source_location where = std::source_location::current()) {
   static_assert(std::is_same_v<RT, MT>, "write: the value's dtype must be the memory's; cast<>() it first");
-  detail::emit_write(graph::OpKind::Write, detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem), mapping.erase(),
-                     dim_names<RD>(), dim_names<MD>(), access, where);
+  detail::emit_write(graph::OpKind::Write, detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem),
+                     mapping.erase(), dim_names<RD>(), dim_names<MD>(), access, where, mapping.values);
+}
+
+template <Dims RD, DType RT, Dims MD, DType MT, auto S>
+void write(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, const IndexMapping<RD>& mapping,
+           AccessOptions access = {}, std::source_location where = std::source_location::current()) {
+  write(value, mem, DynamicMapping<RD>{mapping, {}}, access, where);
 }
 
 // atomic_add(value, mem[, mapping]): adds each element of `value` to the tensor's element at
@@ -216,34 +217,18 @@ void atomic_add(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, Acc
 }
 
 template <Dims RD, DType RT, Dims MD, DType MT, auto S>
-void atomic_add(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, const IndexMapping<RD>& mapping,
-                AccessOptions access = {}, std::source_location where = std::source_location::current()) {
-  static_assert(std::is_same_v<RT, MT>, "atomic_add: the value's dtype must be the memory's; cast<>() it first");
-  static_assert(has_atomic_add(RT::value), "atomic_add: the dtype must be f16, bf16, f32, f64, i32 or i64");
-  detail::emit_write(graph::OpKind::AtomicAdd, detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem),
-                     mapping.erase(), dim_names<RD>(), dim_names<MD>(), access, where);
-}
-
-// write(value, mem, mapping.with_values(v...)) and atomic_add(...) alike: scattered through
-// indices read at run time. Two elements sent to one position by a plain write leave one
-// of them there, which one is unspecified; atomic_add adds both.
-template <Dims RD, DType RT, Dims MD, DType MT, auto S>
-void write(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, const DynamicMapping<RD>& mapping,
-           AccessOptions access = {}, std::source_location where = std::source_location::current()) {
-  static_assert(std::is_same_v<RT, MT>, "write: the value's dtype must be the memory's; cast<>() it first");
-  detail::emit_write(graph::OpKind::Write, detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem),
-                     mapping.mapping.erase(static_cast<int>(mapping.values.size())), dim_names<RD>(),
-                     dim_names<MD>(), access, where, mapping.values);
-}
-
-template <Dims RD, DType RT, Dims MD, DType MT, auto S>
 void atomic_add(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, const DynamicMapping<RD>& mapping,
                 AccessOptions access = {}, std::source_location where = std::source_location::current()) {
   static_assert(std::is_same_v<RT, MT>, "atomic_add: the value's dtype must be the memory's; cast<>() it first");
   static_assert(has_atomic_add(RT::value), "atomic_add: the dtype must be f16, bf16, f32, f64, i32 or i64");
   detail::emit_write(graph::OpKind::AtomicAdd, detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem),
-                     mapping.mapping.erase(static_cast<int>(mapping.values.size())), dim_names<RD>(),
-                     dim_names<MD>(), access, where, mapping.values);
+                     mapping.erase(), dim_names<RD>(), dim_names<MD>(), access, where, mapping.values);
+}
+
+template <Dims RD, DType RT, Dims MD, DType MT, auto S>
+void atomic_add(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, const IndexMapping<RD>& mapping,
+                AccessOptions access = {}, std::source_location where = std::source_location::current()) {
+  atomic_add(value, mem, DynamicMapping<RD>{mapping, {}}, access, where);
 }
 
 }  // namespace wave

@@ -10,7 +10,9 @@
 // dims. An iterate's carried values keep one layout through the loop: the
 // init's, or what the body first asks of it, or what it yields. Where a value reaches a
 // consumer in another layout than it needs (operands that disagree; a write whose value
-// would scatter its runs, as in a transpose), a wave.convert_layout goes after the value.
+// would scatter its runs, as in a transpose), a wave.convert_layout goes after the value,
+// unless the value is cheaply computed again in the layout asked for (constants, indices
+// and elementwise functions of them and of plain reads of the kernel's arguments).
 //
 // An mma may run transposed (computing acc^T, see wave.mma): where that lets its result
 // reach its consumers without crossing threads (attention's scores into the second mma,
@@ -97,6 +99,11 @@ class LayoutAssigner {
   LogicalResult visitWrite(dialect::WriteOp write);
   // Makes `op`'s operand `i` arrive in `want`.
   void demand(Operation* user, unsigned i, LayoutAttr want);
+  // Whether `v` is cheaper computed again in another layout than moved between threads:
+  // elementwise ops and broadcasts (at most kMaxRecomputed deep) of constants, indices and
+  // plain reads of kernel arguments (an index chain such as a key's position).
+  bool recomputable(Value v, int depth = 0);
+  static constexpr int kMaxRecomputed = 8;
   // Makes a read's or write's dynamic values (its operands from `first` on) arrive in
   // `layout`, the accessed value's, sliced to their dims: each thread then holds the
   // indices of the elements it moves.
@@ -182,6 +189,16 @@ void LayoutAssigner::makeBroadcastsExplicit() {
   });
 }
 
+bool LayoutAssigner::recomputable(Value v, int depth) {
+  Operation* def = v.getDefiningOp();
+  if (!def || depth > kMaxRecomputed) return false;
+  if (isa<dialect::RegisterOp, dialect::SelfIndexOp>(def)) return true;
+  if (auto read = dyn_cast<dialect::ReadOp>(def))
+    return read.getDynamic().empty() && isa<BlockArgument>(read.getMemory());
+  if (!isElementwise(def) && !isa<dialect::BroadcastOp>(def)) return false;
+  return llvm::all_of(def->getOperands(), [&](Value operand) { return recomputable(operand, depth + 1); });
+}
+
 void LayoutAssigner::demandDynamicValues(Operation* access, unsigned first, LayoutAttr layout,
                                          ArrayRef<StringRef> valueDims) {
   for (unsigned i = first; i < access->getNumOperands(); ++i)
@@ -223,6 +240,16 @@ void LayoutAssigner::demand(Operation* user, unsigned i, LayoutAttr want) {
     Operation* copy = b.clone(*def);
     set(copy->getResult(0), want);
     user->setOperand(i, copy->getResult(0));
+    return;
+  }
+  // So is what is computed from them (and from reads of kernel arguments, loaded again):
+  // the copy's operands are asked for in its layout in turn.
+  if (def && recomputable(v)) {
+    OpBuilder b(kernel_.getContext());
+    b.setInsertionPointAfter(def);
+    Operation* copy = b.clone(*def);
+    user->setOperand(i, copy->getResult(0));
+    assign(copy, want);
     return;
   }
   // One conversion per value and layout, right after the value so that it dominates

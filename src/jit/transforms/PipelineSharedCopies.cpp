@@ -51,8 +51,10 @@ Value roundParity(OpBuilder& b, Location loc, scf::ForOp loop, int stages) {
 llvm::SetVector<Operation*> sliceIn(Block* body, ArrayRef<Operation*> roots) {
   llvm::SetVector<Operation*> slice(roots.begin(), roots.end());
   for (size_t i = 0; i < slice.size(); ++i)
-    for (Value operand : slice[i]->getOperands())
-      if (Operation* def = operand.getDefiningOp(); def && def->getBlock() == body) slice.insert(def);
+    slice[i]->walk([&](Operation* inner) {  // (what nested regions use too)
+      for (Value operand : inner->getOperands())
+        if (Operation* def = operand.getDefiningOp(); def && def->getBlock() == body) slice.insert(def);
+    });
   return slice;
 }
 
@@ -140,6 +142,41 @@ bool writesShared(Operation* op) {
   return !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() && llvm::any_of(op->getOperands(), isShared);
 }
 
+// Whether `op` itself may write memory other than shared. Of an op that does not say, it
+// may where it takes an address (a memref or pointer) or is assembly with side effects;
+// register-only intrinsics (mma.sync) write nothing.
+bool writesOutsideShared(Operation* op) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects) {
+    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() || isPure(op)) return false;
+    if (auto assembly = dyn_cast<LLVM::InlineAsmOp>(op)) return assembly.getHasSideEffects();
+    return llvm::any_of(op->getOperandTypes(), [](Type t) {
+      auto memref = dyn_cast<MemRefType>(t);
+      return isa<LLVM::LLVMPointerType>(t) || (memref && !gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(memref));
+    });
+  }
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  return llvm::any_of(instances, [&](const MemoryEffects::EffectInstance& e) {
+    return isa<MemoryEffects::Write>(e.getEffect()) && !(e.getValue() && isShared(e.getValue()));
+  });
+}
+
+// A load from memory outside the workgroup's shared memory, or such loads and arithmetic
+// under a condition (a masked read at a tensor's edge): nothing but reads.
+bool isGlobalLoad(Operation* op) {
+  if (auto load = dyn_cast<memref::LoadOp>(op)) return !isShared(load.getMemRef());
+  if (auto load = dyn_cast<vector::LoadOp>(op)) return !isShared(load.getBase());
+  if (auto masked = dyn_cast<vector::MaskedLoadOp>(op)) return !isShared(masked.getBase());
+  if (auto branch = dyn_cast<scf::IfOp>(op))
+    return !branch.walk([&](Operation* inner) {
+                    const bool read = inner == op || isa<scf::YieldOp>(inner) ||
+                                      (isPure(inner) && inner->getNumRegions() == 0) || isGlobalLoad(inner);
+                    return read ? WalkResult::advance() : WalkResult::interrupt();
+                  }).wasInterrupted();
+  return false;
+}
+
 // A tile filled from global memory: store(load(global), tile), or at a masked edge
 // store(inside ? load(global) : 0, tile), which a cp.async reading no bytes does.
 struct Fill {
@@ -187,11 +224,19 @@ std::optional<SmallVector<Fill>> fillsOf(scf::ForOp loop) {
     if (candidate) fills.push_back(*fill);
   });
   if (!candidate || fills.empty()) return std::nullopt;
-  // The copies move to another iteration with what they depend on: plain arithmetic.
+  // The copies move to another iteration with what they depend on: plain arithmetic, and
+  // loads of global memory the loop does not write (the indices a paged cache's copies
+  // take from its block table), predicated off past the end as the copies are.
+  const bool writesGlobal = body->walk([](Operation* op) {
+                                return writesOutsideShared(op) ? WalkResult::interrupt() : WalkResult::advance();
+                              }).wasInterrupted();
   SmallVector<Operation*> roots;
   for (Fill f : fills) roots.append({f.store, f.load, f.source});
-  for (Operation* op : sliceIn(body, roots))
-    if (!llvm::is_contained(roots, op) && (!isPure(op) || op->getNumRegions() != 0)) return std::nullopt;
+  for (Operation* op : sliceIn(body, roots)) {
+    if (llvm::is_contained(roots, op) || (isPure(op) && op->getNumRegions() == 0)) continue;
+    if (!writesGlobal && isGlobalLoad(op)) continue;
+    return std::nullopt;
+  }
   return fills;
 }
 
@@ -584,6 +629,18 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
         Value count = arith::SelectOp::create(rewriter, loc, predicate, all, none);
         rewriter.modifyOpInPlace(copy, [&] { copy.getSrcElementsMutable().assign(count); });
         return copy;
+      }
+      if (isGlobalLoad(op) && op->getNumResults() > 0) {  // past the end: not loaded (its indices may be anything)
+        rewriter.setInsertionPoint(op);
+        const Location loc = op->getLoc();
+        auto branch = scf::IfOp::create(rewriter, loc, op->getResultTypes(), predicate, /*withElse=*/true);
+        rewriter.setInsertionPointToStart(branch.elseBlock());
+        Type type = op->getResult(0).getType();
+        scf::YieldOp::create(rewriter, loc, ValueRange{arith::ConstantOp::create(rewriter, loc, type, rewriter.getZeroAttr(type)).getResult()});
+        rewriter.setInsertionPointToStart(branch.thenBlock());
+        auto yield = scf::YieldOp::create(rewriter, loc, op->getResults());
+        rewriter.moveOpBefore(op, yield);
+        return branch;
       }
       return isPure(op) || isa<nvgpu::DeviceAsyncCreateGroupOp>(op) ? op : nullptr;
     };
