@@ -1,5 +1,5 @@
 // wave-assign-layouts: reads in coalesced runs, a transpose's write behind a conversion,
-// a reduction's result in its input's slice.
+// a reduction's result in its input's slice, values of indices computed again where asked in another layout.
 // RUN: wave-opt %s --wave-assign-layouts | FileCheck %s
 
 // [M, N] f32 to [N, M]: the read runs along N (4 floats), the write wants runs along M, so
@@ -62,5 +62,24 @@ func.func @column_sum_odd_rows(%a: !wave.memory<[M, N] of f32, global>, %s: !wav
   %r = wave.read %a : !wave.memory<[M, N] of f32, global> -> !wave.tensor<[M, N] of f32>
   %t = wave.reduce_sum %r along "M" : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[N] of f32>
   wave.write %t, %s : !wave.tensor<[N] of f32>, !wave.memory<[N] of f32, global>
+  return
+}
+
+// A value computed from indices, written in two layouts (rows, then transposed): computed
+// again in the second layout rather than moved between threads.
+// CHECK-LABEL: func.func @recomputed_indices
+// CHECK-NOT: wave.convert_layout
+// CHECK-COUNT-2: wave.add
+// CHECK-NOT: wave.convert_layout
+func.func @recomputed_indices(%b: !wave.memory<[M, N] of i32, global>, %c: !wave.memory<[N, M] of i32, global>) attributes {
+    wave.constraints = [#wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {M = 64 : i64, N = 64 : i64}} {
+  %m = wave.self_index "M" : !wave.tensor<[M] of i32>
+  %n = wave.self_index "N" : !wave.tensor<[N] of i32>
+  %bm = wave.broadcast %m : !wave.tensor<[M] of i32> to !wave.tensor<[M, N] of i32>
+  %bn = wave.broadcast %n : !wave.tensor<[N] of i32> to !wave.tensor<[M, N] of i32>
+  %sum = wave.add %bm, %bn : (!wave.tensor<[M, N] of i32>, !wave.tensor<[M, N] of i32>) -> !wave.tensor<[M, N] of i32>
+  wave.write %sum, %b : !wave.tensor<[M, N] of i32>, !wave.memory<[M, N] of i32, global>
+  wave.write %sum, %c : !wave.tensor<[M, N] of i32>, !wave.memory<[N, M] of i32, global>
   return
 }

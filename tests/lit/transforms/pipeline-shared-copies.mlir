@@ -78,6 +78,64 @@ gpu.func @two_tiles(%a: memref<128x128xf16>, %b: memref<128x128xf16>, %out: memr
   gpu.return
 }
 
+// A gather: each copy's row is an index loaded from global memory (a paged cache's block
+// table). The load goes ahead with the copies, and past the end it is not made (its
+// index may be anything there): a zero instead.
+// CHECK-LABEL: gpu.func @gathered_rows
+// CHECK: scf.for
+// CHECK: %[[ROW:.*]] = scf.if %{{.*}} -> (i32) {
+// CHECK-NEXT: %[[AT:.*]] = memref.load %arg1
+// CHECK-NEXT: scf.yield %[[AT]] : i32
+// CHECK-NEXT: } else {
+// CHECK: arith.index_cast %[[ROW]] : i32 to index
+// CHECK: nvgpu.device_async_copy
+// CHECK: scf.yield
+// A loop that also writes global memory keeps its loads where they are: not pipelined.
+// CHECK-LABEL: gpu.func @gathered_rows_written
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: gpu.return
+gpu.func @gathered_rows(%a: memref<1000x128xf16>, %rows: memref<64xi32>, %out: memref<128xf16>) kernel attributes {wave.shared_memory_bytes = 2304 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant dense<0.0> : vector<8xf16>
+  %smem = gpu.dynamic_shared_memory : !smem
+  %ta = memref.view %smem[%c0][] : !smem to !tile
+  %tid = gpu.thread_id x
+  %sum = scf.for %k = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (vector<8xf16>) {
+    %r = memref.load %rows[%k] : memref<64xi32>
+    %row = arith.index_cast %r : i32 to index
+    %va = vector.load %a[%row, %tid] : memref<1000x128xf16>, vector<8xf16>
+    vector.store %va, %ta[%tid, %c0] : !tile, vector<8xf16>
+    %ra = vector.load %ta[%c0, %tid] : !tile, vector<8xf16>
+    %next = arith.addf %acc, %ra : vector<8xf16>
+    scf.yield %next : vector<8xf16>
+  }
+  vector.store %sum, %out[%c0] : memref<128xf16>, vector<8xf16>
+  gpu.return
+}
+gpu.func @gathered_rows_written(%a: memref<1000x128xf16>, %rows: memref<64xi32>, %out: memref<128xf16>) kernel attributes {wave.shared_memory_bytes = 2304 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant dense<0.0> : vector<8xf16>
+  %smem = gpu.dynamic_shared_memory : !smem
+  %ta = memref.view %smem[%c0][] : !smem to !tile
+  %tid = gpu.thread_id x
+  %sum = scf.for %k = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (vector<8xf16>) {
+    %r = memref.load %rows[%k] : memref<64xi32>
+    %row = arith.index_cast %r : i32 to index
+    %va = vector.load %a[%row, %tid] : memref<1000x128xf16>, vector<8xf16>
+    vector.store %va, %ta[%tid, %c0] : !tile, vector<8xf16>
+    %ra = vector.load %ta[%c0, %tid] : !tile, vector<8xf16>
+    %next = arith.addf %acc, %ra : vector<8xf16>
+    memref.store %r, %rows[%k] : memref<64xi32>
+    scf.yield %next : vector<8xf16>
+  }
+  vector.store %sum, %out[%c0] : memref<128xf16>, vector<8xf16>
+  gpu.return
+}
+
 // A row past the tensor's edge reads zeros: the copy reads no bytes there.
 // CHECK-LABEL: gpu.func @masked_rows
 // CHECK: scf.for
