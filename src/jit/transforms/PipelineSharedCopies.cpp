@@ -150,9 +150,8 @@ bool writesOutsideShared(Operation* op) {
   if (!effects) {
     if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() || isPure(op)) return false;
     if (auto assembly = dyn_cast<LLVM::InlineAsmOp>(op)) return assembly.getHasSideEffects();
-    return llvm::any_of(op->getOperandTypes(), [](Type t) {
-      auto memref = dyn_cast<MemRefType>(t);
-      return isa<LLVM::LLVMPointerType>(t) || (memref && !gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(memref));
+    return llvm::any_of(op->getOperands(), [](Value v) {
+      return isa<LLVM::LLVMPointerType>(v.getType()) || (isa<MemRefType>(v.getType()) && !isShared(v));
     });
   }
   SmallVector<MemoryEffects::EffectInstance> instances;
