@@ -44,7 +44,7 @@ struct GraphBuilder {
 
   graph::Node node(int depth) {
     graph::Node n;
-    n.kind = static_cast<graph::OpKind>(in.ConsumeIntegralInRange<int>(0, static_cast<int>(graph::OpKind::Powf)));
+    n.kind = static_cast<graph::OpKind>(in.ConsumeIntegralInRange<int>(0, static_cast<int>(graph::kLastOpKind)));
     n.loc = {"fuzzed.cpp", in.ConsumeIntegralInRange<unsigned>(0, 99), 1};
     for (int i = in.ConsumeIntegralInRange<int>(0, 3); i > 0; --i) n.operands.push_back(operand());
     n.fill = in.ConsumeFloatingPoint<double>();

@@ -42,6 +42,11 @@ constexpr bool has_atomic_add(DataType t) {
          t == DataType::i32 || t == DataType::i64;
 }
 
+// The element types atomic_min and atomic_max take.
+constexpr bool has_atomic_min_max(DataType t) {
+  return t == DataType::f32 || t == DataType::f64 || t == DataType::i32 || t == DataType::i64;
+}
+
 constexpr int bit_width(DataType t) {
   switch (t) {
     case DataType::f16:

@@ -90,7 +90,7 @@ TEST_CASE("a read through indices from a tensor gathers rows (embedding lookup)"
   }
 }
 
-TEST_CASE("a write through indices from a tensor scatters rows; atomic_add sums repeated ones", "[gpu][dynamic]") {
+TEST_CASE("a write through indices from a tensor scatters rows, atomic_add sums repeated ones", "[gpu][dynamic]") {
   std::mt19937 rng(Catch::rngSeed());
   for (auto [t, v, e] : std::vector<std::array<int, 3>>{{256, 300, 128}, {77, 100, 36}, {1000, 7, 64}}) {
     INFO("T = " << t << ", V = " << v << ", E = " << e);

@@ -348,7 +348,7 @@ TEST_CASE("clusters: the tiles a cluster's workgroups share are multicast, half 
   CHECK_THROWS_WITH(jit::compile_to_ptx(gemm.trace(), odd), Contains("expected cluster_size 1, 2 or 4, but found 3"));
 }
 
-TEST_CASE("a scaled f8 GEMM runs on wgmma k32 from TMA-filled tiles; without wgmma, on mma.sync m16n8k32",
+TEST_CASE("a scaled f8 GEMM runs on wgmma k32 from TMA-filled tiles, without wgmma, on mma.sync m16n8k32",
           "[compile][tma][f8]") {
   namespace ex = examples::gemm_f8;
   CompileOptions options = ex::default_options();
@@ -688,6 +688,55 @@ TEST_CASE("paged decode attention: cache rows copied in 16 bytes from the page t
   check_ptxas_clean(combine, "paged_decode_combine");
 }
 
+TEST_CASE("cumsum, min reductions and atomic min/max compile: shared-memory scan steps, atom.min/max", "[compile][scan][atomic]") {
+  WAVE_SYMBOL(T);
+  WAVE_SYMBOL(E);
+  WAVE_SYMBOL(BLOCK_T);
+  WAVE_SYMBOL(WAVE_E);
+  WAVE_SYMBOL(BLOCK_E);
+  // Per token t, offsets along the experts E (a router's counts), the least count, and
+  // each expert's smallest and largest count over all tokens.
+  auto k = kernel("expert_offsets",
+                  Constraints{WorkgroupConstraint(T, BLOCK_T, 1), WorkgroupConstraint(E, BLOCK_E, 0), WaveConstraint(T, 1),
+                              WaveConstraint(E, WAVE_E),
+                              HardwareConstraint{.threads_per_wave = 32}},
+                  [](Memory<dims<T, E>, i32> counts, Memory<dims<T, E>, i32> offsets, Memory<dims<T>, i32> least,
+                     Memory<dims<E>, i32> lo, Memory<dims<E>, f32> hi) {
+                    constexpr auto i = iterator(0), j = iterator(1);
+                    IndexMapping<dims<T, E>> per_expert{.inputs = {{T, i}, {E, j}}, .outputs = {{E, j}}};
+                    auto c = read(counts);
+                    write(cumsum<E>(c), offsets);
+                    write(min<E>(c), least);
+                    atomic_min(c, lo, per_expert);
+                    atomic_max(cast<f32>(c), hi, per_expert);
+                  });
+  const jit::PtxKernel ptx =
+      jit::compile_to_ptx(k.trace(), uncached({.subs = {{T, 1000}, {E, 64}, {BLOCK_T, 2}, {BLOCK_E, 64}, {WAVE_E, 32}}}));
+  // 64 experts over two waves: log2(64) = 6 steps, each a shared store and load per element.
+  CHECK(ptx.block[0] == 128);
+  CHECK(count(ptx.ptx, "atom.global.min.s32") >= 1);
+  CHECK_THAT(ptx.ptx, Contains("atom.global"));
+  CHECK(count(ptx.ptx, "st.shared") >= 6);
+  CHECK(count(ptx.ptx, "bar.sync") >= 12);
+  check_ptxas_clean(ptx.ptx, "expert_offsets");
+  // A prefix sum along the dim a loop walks would restart every tile.
+  auto looped = kernel("looped_cumsum",
+                       Constraints{WorkgroupConstraint(T, BLOCK_T, 0), WaveConstraint(T, BLOCK_T), TilingConstraint(E, BLOCK_E),
+                                   HardwareConstraint{.threads_per_wave = 32}},
+                       [](Memory<dims<T, E>, f32> x, Memory<dims<T>, f32> out) {
+                         Register<dims<T>, f32> acc(0.0);
+                         write(iterate<E>(acc, [&](auto acc) { return sum<E>(cumsum<E>(read(x)), acc); }), out);
+                       });
+  try {
+    compile(looped, uncached({.subs = {{T, 64}, {E, 256}, {BLOCK_T, 16}, {BLOCK_E, 64}}}));
+    FAIL("expected a wave::Error");
+  } catch (const Error& e) {
+    CHECK(e.op() == "wave.cumsum");
+    CHECK_THAT(e.file(), Contains("compile_test.cpp"));
+    CHECK_THAT(e.message(), Contains("is not yet supported: prefix sums along E, a dim a loop walks"));
+  }
+}
+
 TEST_CASE("split-K bad input: what would see one workgroup's part as the whole sum is an error", "[compile][atomic][error]") {
   namespace sk = examples::gemm_split_k;
   using namespace sk;
@@ -718,6 +767,9 @@ TEST_CASE("split-K bad input: what would see one workgroup's part as the whole s
   // A plain write keeps one part.
   expect(kernel("split_write", split, [&](A a, B b, Memory<dims<M, N>, f32> c) { write(sums(a, b), c); }),
          "wave.write", "expected atomic_add to store one workgroup's part of the sums of iterate<K>");
+  // The maximum of the parts is not the sum's.
+  expect(kernel("split_max", split, [&](A a, B b, Memory<dims<M, N>, f32> c) { atomic_max(sums(a, b), c); }),
+         "wave.write", "splits K across workgroups), but found atomic_max, which would combine the workgroups' parts");
   // relu(part) summed is not relu(sum); a bias would be added once per part.
   expect(kernel("split_relu", split,
                 [&](A a, B b, Memory<dims<M, N>, f32> c) {

@@ -116,3 +116,25 @@ TEST_CASE("paged decode imports its cache reads with the block table's pages as 
   CHECK_THAT(ir, Contains("PAGES = #wave.expr<\"$4\">"));
   CHECK_THAT(ir, Contains("PAGE = #wave.expr<\"$5 mod PAGE\">"));
 }
+
+TEST_CASE("min reductions, prefix sums and atomic min/max import as their ops", "[import][scan]") {
+  WAVE_SYMBOL(T);
+  WAVE_SYMBOL(E);
+  WAVE_SYMBOL(BLOCK_T);
+  auto k = kernel("routing",
+                  Constraints{WorkgroupConstraint(T, BLOCK_T, 0), WaveConstraint(T, BLOCK_T), HardwareConstraint{.threads_per_wave = 32}},
+                  [](Memory<dims<T, E>, i32> counts, Memory<dims<T, E>, i32> offsets, Memory<dims<T>, i32> least,
+                     Memory<dims<T, E>, i32> lo, Memory<dims<T, E>, i32> hi) {
+                    auto c = read(counts);
+                    write(cumsum<E>(c), offsets);
+                    write(min<E>(c), least);
+                    atomic_min(c, lo);
+                    atomic_max(c, hi);
+                  });
+  const std::string ir = k.ir();
+  CHECK_THAT(ir, Contains("wave.cumsum %0 along \"E\" : !wave.tensor<[T, E] of i32>"));
+  CHECK_THAT(ir, Contains("wave.reduce_min %0 along \"E\""));
+  CHECK(count(ir, "{combine = #wave.combine<min>}") == 1);
+  CHECK(count(ir, "{combine = #wave.combine<max>}") == 1);
+  CHECK(count(ir, "wave.atomic") == 0);
+}

@@ -224,6 +224,36 @@ TEST_CASE("interpret: reductions with and without an initial value", "[interpret
   CHECK(column == std::vector<float>{-3, 2, -9});
 }
 
+TEST_CASE("interpret: min reductions, cumsum runs along its dim, integers wrapping", "[interpret][scan]") {
+  auto scan = kernel("scan", plain(),
+                     [](Memory<dims<M, N>, f32> x, Memory<dims<M>, f32> floor, Memory<dims<M>, f32> least,
+                        Memory<dims<N>, f32> column_least, Memory<dims<M, N>, f32> along_n, Memory<dims<M, N>, f32> along_m) {
+                       auto v = read(x);
+                       write(min<N>(v, read(floor)), least);
+                       write(min<M>(v), column_least);
+                       write(cumsum<N>(v), along_n);
+                       write(cumsum<M>(v), along_m);
+                     });
+  const std::vector<float> x{1, 7, -3, -4, 0.5, -6}, floor{-10, 0};
+  std::vector<float> least(2), column_least(3), along_n(6), along_m(6);
+  interpret(scan, sizes(2, 3), {x.data(), floor.data(), least.data(), column_least.data(), along_n.data(), along_m.data()});
+  CHECK(least == std::vector<float>{-10, -6});
+  CHECK(column_least == std::vector<float>{-4, 0.5, -6});
+  CHECK(along_n == std::vector<float>{1, 8, 5, -4, -3.5, -9.5});
+  CHECK(along_m == std::vector<float>{1, 7, -3, -3, 7.5, -9});
+
+  auto counts = kernel("counts", plain(), [](Memory<dims<M, N>, i32> c, Memory<dims<M, N>, i32> offsets, Memory<dims<M>, i32> least) {
+    auto v = read(c);
+    write(cumsum<N>(v), offsets);
+    write(min<N>(v), least);
+  });
+  const std::vector<std::int32_t> c{3, 0, 5, 2147483647, 1, -7};
+  std::vector<std::int32_t> offsets(6), least_i(2);
+  interpret(counts, sizes(2, 3), {c.data(), offsets.data(), least_i.data()});
+  CHECK(offsets == std::vector<std::int32_t>{3, 3, 8, 2147483647, -2147483647 - 1, 2147483641});
+  CHECK(least_i == std::vector<std::int32_t>{0, -7});
+}
+
 TEST_CASE("interpret: casts round, truncate, saturate, and treat i1 as 0 or 1", "[interpret]") {
   auto casts = kernel("casts", plain(),
                       [](Memory<dims<M, N>, f32> x, Memory<dims<M, N>, i32> to_int, Memory<dims<M, N>, bf16> to_bf16,
@@ -270,7 +300,7 @@ TEST_CASE("interpret: permute, broadcast, select, self_index and apply_expr", "[
   CHECK(positions == std::vector<std::int64_t>{0, 1, 2, 1 + 3, 2 + 3, 0 + 3});
 }
 
-TEST_CASE("interpret: iterate walks the loop's tiles; positions past the end do not exist", "[interpret]") {
+TEST_CASE("interpret: iterate walks the loop's tiles, positions past the end do not exist", "[interpret]") {
   // Row sums over K in tiles of 4, K = 10: the last tile holds 2 positions.
   auto row_sum = kernel("row_sum", looped(), [](Memory<dims<M, K>, f32> x, Memory<dims<M, K>, i32> at,
                                                 Memory<dims<M>, f32> total, Memory<dims<M>, f32> largest) {
@@ -423,7 +453,7 @@ TEST_CASE("interpret: mappings with indices read at run time gather, scatter and
   }
 }
 
-TEST_CASE("interpret: atomic_add adds to memory, rounding once per add; integers wrap", "[interpret][atomic]") {
+TEST_CASE("interpret: atomic_add adds to memory, rounding once per add, integers wrap", "[interpret][atomic]") {
   auto add = kernel("add", plain(), [](Memory<dims<M, N>, f16> x, Memory<dims<M, N>, f16> y) { atomic_add(read(x), y); });
   const auto x = to_f16({1.0, 0.5, -3.0, 1000.0, 0.0009765625, 2.0});
   auto y = to_f16({2.0, 0.25, 3.0, 1.0, 2048.0, -8.0});
@@ -441,7 +471,37 @@ TEST_CASE("interpret: atomic_add adds to memory, rounding once per add; integers
   const std::vector<std::int32_t> a{1, 2, 3, 10, 20, 2147483647};
   std::vector<std::int32_t> out{100, 200, 1};
   interpret(sums, sizes(2, 3), {a.data(), out.data()});
-  CHECK(out == std::vector<std::int32_t>{111, 222, -2147483644});  // 1 + 3 + 2^31 - 1 wraps
+  CHECK(out == std::vector<std::int32_t>{111, 222, -2147483645});  // 1 + 3 + 2^31 - 1 wraps to -2^31 + 3
+}
+
+TEST_CASE("interpret: atomic_min and atomic_max keep the least and greatest, a NaN wins", "[interpret][atomic]") {
+  constexpr auto i = iterator(0), j = iterator(1);
+  const IndexMapping<dims<M, N>> columns{.inputs = {{M, i}, {N, j}}, .outputs = {{N, j}}};
+  auto extremes = kernel("extremes", plain(), [=](Memory<dims<M, N>, f32> a, Memory<dims<N>, f32> lo, Memory<dims<N>, f32> hi) {
+    auto v = read(a);
+    atomic_min(v, lo, columns);
+    atomic_max(v, hi, columns);
+  });
+  const std::vector<float> a{1, -2, NAN, 10, 20, 3};
+  std::vector<float> lo{0, -1, 5}, hi{0, 30, 5};
+  interpret(extremes, sizes(2, 3), {a.data(), lo.data(), hi.data()});
+  CHECK(lo[0] == 0);
+  CHECK(lo[1] == -2);
+  CHECK(std::isnan(lo[2]));
+  CHECK(hi[0] == 10);
+  CHECK(hi[1] == 30);
+  CHECK(std::isnan(hi[2]));
+
+  auto ints = kernel("ints", plain(), [](Memory<dims<M, N>, i64> a, Memory<dims<M, N>, i64> lo, Memory<dims<M, N>, i64> hi) {
+    auto v = read(a);
+    atomic_min(v, lo);
+    atomic_max(v, hi);
+  });
+  const std::vector<std::int64_t> b{-5, 6, INT64_MIN, INT64_MAX, 0, 7};
+  std::vector<std::int64_t> lo_i(6, 1), hi_i(6, 1);
+  interpret(ints, sizes(2, 3), {b.data(), lo_i.data(), hi_i.data()});
+  CHECK(lo_i == std::vector<std::int64_t>{-5, 1, INT64_MIN, 1, 0, 1});
+  CHECK(hi_i == std::vector<std::int64_t>{1, 6, 1, INT64_MAX, 1, 7});
 }
 
 TEST_CASE("interpret: mistakes are errors naming the kernel and the line", "[interpret][errors]") {

@@ -195,8 +195,7 @@ class Evaluator {
     switch (n.kind) {
       case K::Register: return {fill(n)};
       case K::Read: return {read(n)};
-      case K::Write: write(n, /*add=*/false); return {};
-      case K::AtomicAdd: write(n, /*add=*/true); return {};
+      case K::Write: case K::AtomicAdd: case K::AtomicMin: case K::AtomicMax: write(n); return {};
       case K::Iterate: return iterate(n);
       case K::Mma: return {mma(n)};
       case K::Add: case K::Sub: case K::Mul: case K::Div: case K::Maximum: case K::Minimum:
@@ -206,7 +205,8 @@ class Evaluator {
       case K::Neg: case K::Exp2: case K::Log2: case K::Reciprocal: case K::Abs: case K::Sqrt:
       case K::Rsqrt: case K::Tanh: case K::Sin: case K::Cos: case K::Sinh: case K::Cbrt: case K::RoundEven:
         return {unary(n)};
-      case K::ReduceMax: case K::ReduceSum: return {reduce(n)};
+      case K::ReduceMax: case K::ReduceMin: case K::ReduceSum: return {reduce(n)};
+      case K::Cumsum: return {cumsum(n)};
       case K::Cast: return {cast(n)};
       case K::Permute: case K::Broadcast: return {rearrange(n)};
       case K::Select: return {select(n)};
@@ -265,25 +265,43 @@ class Evaluator {
     return r;
   }
 
-  // write(value, mem): the value's elements to the tensor, at its positions; atomic_add
-  // (`add`): each added to the element there, rounded to its dtype (integers wrap).
-  void write(const graph::Node& n, bool add) const {
+  // write(value, mem): the value's elements to the tensor, at its positions; atomic_add:
+  // each added to the element there, rounded to its dtype (integers wrap); atomic_min and
+  // atomic_max: the smaller or larger of the two kept (a NaN kept).
+  void write(const graph::Node& n) const {
     need_operands(n, 2 + dynamic_count(n), 2 + dynamic_count(n));
     const HostValue& v = value(n, n.operands[0]);
     const Memory& m = memory(n, n.operands[1]);
     if (!m.writable) fail(n, "writes an argument passed as a pointer to const");
     if (v.type.dtype != m.type.dtype) fail(n, expected_found("the memory's dtype", std::string(name(v.type.dtype))));
-    if (add && !has_atomic_add(m.type.dtype))
+    const graph::OpKind kind = n.kind;
+    if (kind == graph::OpKind::AtomicAdd && !has_atomic_add(m.type.dtype))
       fail(n, expected_found("f16, bf16, f32, f64, i32 or i64", std::string(name(m.type.dtype))));
+    if ((kind == graph::OpKind::AtomicMin || kind == graph::OpKind::AtomicMax) && !has_atomic_min_max(m.type.dtype))
+      fail(n, expected_found("f32, f64, i32 or i64", std::string(name(m.type.dtype))));
     auto store = [&](std::int64_t at, std::int64_t o) {
       const DataType t = m.type.dtype;
       if (v.is_float()) {
-        const double x = add ? v.floats[at] + elements::load_float(t, m.data, o) : v.floats[at];
-        elements::store_float(t, m.data, o, add ? elements::round_float(t, x) : x);
+        const double x = v.floats[at];
+        double stored = x;
+        if (kind != graph::OpKind::Write) {
+          const double old = elements::load_float(t, m.data, o);
+          stored = kind == graph::OpKind::AtomicAdd   ? elements::round_float(t, old + x)
+                   : kind == graph::OpKind::AtomicMin ? minimum(old, x)
+                                                      : maximum(old, x);
+        }
+        elements::store_float(t, m.data, o, stored);
       } else {
-        const auto sum = static_cast<std::uint64_t>(v.integers[at]) +
-                         static_cast<std::uint64_t>(add ? elements::load_integer(t, m.data, o) : 0);
-        elements::store_integer(t, m.data, o, static_cast<std::int64_t>(sum));
+        const std::int64_t x = v.integers[at];
+        std::int64_t stored = x;
+        if (kind != graph::OpKind::Write) {
+          const std::int64_t old = elements::load_integer(t, m.data, o);
+          stored = kind == graph::OpKind::AtomicAdd
+                       ? static_cast<std::int64_t>(static_cast<std::uint64_t>(old) + static_cast<std::uint64_t>(x))
+                   : kind == graph::OpKind::AtomicMin ? std::min(old, x)
+                                                      : std::max(old, x);
+        }
+        elements::store_integer(t, m.data, o, stored);
       }
     };
     if (!n.mapping) {
@@ -554,11 +572,13 @@ class Evaluator {
     return r;
   }
 
-  // NaN-propagating, as arith.maximumf (the `maximum` op and max reductions).
+  // NaN-propagating, as arith.maximumf and minimumf (the `maximum` and `minimum` ops, max
+  // and min reductions). -0 and +0 compare equal here.
   static double maximum(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
+  static double minimum(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b); }
 
-  // max<K>(x[, init]), sum<K>(x[, init]): over K's positions (floats accumulate in f32, or
-  // f64 for f64), then combined with init.
+  // max<K>(x[, init]), min<K>(x[, init]), sum<K>(x[, init]): over K's positions (floats
+  // accumulate in f32, or f64 for f64), then combined with init.
   HostValue reduce(const graph::Node& n) const {
     need_operands(n, 1, 2);
     const HostValue& x = value(n, n.operands[0]);
@@ -568,7 +588,7 @@ class Evaluator {
     const auto p = std::find(x.type.dims.begin(), x.type.dims.end(), n.dim) - x.type.dims.begin();
     if (p == static_cast<std::ptrdiff_t>(x.type.dims.size())) fail(n, "the operand has no dim " + n.dim);
     const std::int64_t extent = x.boxes[p].extent, step = strides_of(extents_of(x.boxes))[p];
-    const bool is_max = n.kind == graph::OpKind::ReduceMax;
+    const graph::OpKind kind = n.kind;
     const DataType work = r.type.dtype == DataType::f64 ? DataType::f64 : DataType::f32;
     std::vector<Access> accesses{access(n, x, r.type.dims, r.boxes, n.dim)};
     const HostValue* init = n.operands.size() == 2 ? &value(n, n.operands[1]) : nullptr;
@@ -576,26 +596,62 @@ class Evaluator {
     std::int64_t i = 0;
     walk(extents_of(r.boxes), accesses, [&](const auto&, const auto& off) {
       if (r.is_float()) {
-        double acc = is_max ? -INFINITY : 0.0;
-        for (std::int64_t t = 0; t < extent; ++t) {
-          const double v = x.floats[off[0] + t * step];
-          acc = is_max ? maximum(acc, v) : elements::round_float(work, acc + v);
-        }
-        if (init) {
-          const double v = init->floats[off[1]];
-          acc = is_max ? maximum(acc, v) : acc + v;
-        }
+        auto fold = [&](double acc, double v) {
+          return kind == graph::OpKind::ReduceMax   ? maximum(acc, v)
+                 : kind == graph::OpKind::ReduceMin ? minimum(acc, v)
+                                                    : elements::round_float(work, acc + v);
+        };
+        double acc = kind == graph::OpKind::ReduceMax ? -INFINITY : kind == graph::OpKind::ReduceMin ? INFINITY : 0.0;
+        for (std::int64_t t = 0; t < extent; ++t) acc = fold(acc, x.floats[off[0] + t * step]);
+        if (init) acc = fold(acc, init->floats[off[1]]);
         r.floats[i++] = elements::round_float(r.type.dtype, acc);
       } else {
-        std::int64_t acc = is_max ? INT64_MIN : 0;
-        for (std::int64_t t = 0; t < extent; ++t) {
-          const std::int64_t v = x.integers[off[0] + t * step];
-          acc = is_max ? std::max(acc, v) : elements::wrap_integer(r.type.dtype, acc + v);
-        }
-        if (init) acc = is_max ? std::max(acc, init->integers[off[1]]) : acc + init->integers[off[1]];
+        auto fold = [&](std::int64_t acc, std::int64_t v) {
+          return kind == graph::OpKind::ReduceMax   ? std::max(acc, v)
+                 : kind == graph::OpKind::ReduceMin ? std::min(acc, v)
+                                                    : elements::wrap_integer(r.type.dtype, acc + v);
+        };
+        std::int64_t acc = kind == graph::OpKind::ReduceMax ? INT64_MIN : kind == graph::OpKind::ReduceMin ? INT64_MAX : 0;
+        for (std::int64_t t = 0; t < extent; ++t) acc = fold(acc, x.integers[off[0] + t * step]);
+        if (init) acc = fold(acc, init->integers[off[1]]);
         r.integers[i++] = elements::wrap_integer(r.type.dtype, acc);
       }
     });
+    return r;
+  }
+
+  // cumsum<K>(x): along K, element i is the sum of elements 0..i (of the positions this
+  // scope holds); floats accumulate in f32 (f64 for f64), integers wrap.
+  HostValue cumsum(const graph::Node& n) const {
+    need_operands(n, 1, 1);
+    const HostValue& x = value(n, n.operands[0]);
+    HostValue r = make_result(n, result_type(n));
+    same_dtype(n, x, r.type.dtype);
+    if (x.type.dims != r.type.dims) fail(n, expected_found("a result of the operand's dims", "other dims"));
+    const auto p = std::find(x.type.dims.begin(), x.type.dims.end(), n.dim) - x.type.dims.begin();
+    if (p == static_cast<std::ptrdiff_t>(x.type.dims.size())) fail(n, "the operand has no dim " + n.dim);
+    for (std::size_t d = 0; d < x.boxes.size(); ++d)
+      if (x.boxes[d].origin != r.boxes[d].origin || x.boxes[d].extent != r.boxes[d].extent)
+        fail(n, "the operand holds " + x.type.dims[d] + " over other positions than the result");
+    const std::int64_t extent = x.boxes[p].extent, step = strides_of(extents_of(x.boxes))[p];
+    const std::int64_t total = static_cast<std::int64_t>(x.is_float() ? x.floats.size() : x.integers.size());
+    const DataType work = r.type.dtype == DataType::f64 ? DataType::f64 : DataType::f32;
+    for (std::int64_t i = 0; i < total; ++i) {
+      if ((i / step) % extent != 0) continue;  // not a row's first element
+      double facc = 0.0;
+      std::int64_t iacc = 0;
+      for (std::int64_t t = 0; t < extent; ++t) {
+        const std::int64_t at = i + t * step;
+        if (r.is_float()) {
+          facc = elements::round_float(work, facc + x.floats[at]);
+          r.floats[at] = elements::round_float(r.type.dtype, facc);
+        } else {
+          iacc = elements::wrap_integer(r.type.dtype, static_cast<std::int64_t>(static_cast<std::uint64_t>(iacc) +
+                                                                                static_cast<std::uint64_t>(x.integers[at])));
+          r.integers[at] = iacc;
+        }
+      }
+    }
     return r;
   }
 

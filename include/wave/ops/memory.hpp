@@ -204,31 +204,38 @@ void write(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, const In
 // The adds are relaxed: they order nothing else, and a read of `mem` in the same launch
 // may see any subset of them; the sums are complete when the kernel has finished.
 // Returns nothing. Element types: f16, bf16, f32, f64, i32, i64 in global memory.
-template <Dims RD, DType RT, Dims MD, DType MT, auto S>
-void atomic_add(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, AccessOptions access = {},
-                std::source_location where = std::source_location::current()) {
-  static_assert(std::is_same_v<RT, MT>, "atomic_add: the value's dtype must be the memory's; cast<>() it first");
-  static_assert(has_atomic_add(RT::value), "atomic_add: the dtype must be f16, bf16, f32, f64, i32 or i64");
-  static_assert(same_dim_set_v<RD, MD>,
-                "atomic_add: the value must have the memory's dims (in any order); "
-                "use an IndexMapping to add to other dims");
-  detail::emit_write(graph::OpKind::AtomicAdd, detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem),
-                     std::nullopt, {}, {}, access, where);
-}
-
-template <Dims RD, DType RT, Dims MD, DType MT, auto S>
-void atomic_add(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, const DynamicMapping<RD>& mapping,
-                AccessOptions access = {}, std::source_location where = std::source_location::current()) {
-  static_assert(std::is_same_v<RT, MT>, "atomic_add: the value's dtype must be the memory's; cast<>() it first");
-  static_assert(has_atomic_add(RT::value), "atomic_add: the dtype must be f16, bf16, f32, f64, i32 or i64");
-  detail::emit_write(graph::OpKind::AtomicAdd, detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem),
-                     mapping.erase(), dim_names<RD>(), dim_names<MD>(), access, where, mapping.values);
-}
-
-template <Dims RD, DType RT, Dims MD, DType MT, auto S>
-void atomic_add(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, const IndexMapping<RD>& mapping,
-                AccessOptions access = {}, std::source_location where = std::source_location::current()) {
-  atomic_add(value, mem, DynamicMapping<RD>{mapping, {}}, access, where);
-}
+//
+// atomic_min(value, mem[, mapping]), atomic_max(...): the same, each element of memory
+// left the smaller (larger) of itself and each value sent to it; the result does not
+// depend on the order. Integers compare signed; floats as `minimum`/`maximum` do (a NaN
+// on either side wins). Element types: f32, f64, i32, i64 in global memory.
+#define WAVE_ATOMIC(fn, kind, allowed, dtypes)                                                        \
+  template <Dims RD, DType RT, Dims MD, DType MT, auto S>                                             \
+  void fn(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, AccessOptions access = {},     \
+          std::source_location where = std::source_location::current()) {                            \
+    static_assert(std::is_same_v<RT, MT>, #fn ": the value's dtype must be the memory's; cast<>() it first"); \
+    static_assert(allowed(RT::value), #fn ": the dtype must be " dtypes);                             \
+    static_assert(same_dim_set_v<RD, MD>, #fn ": the value must have the memory's dims (in any order); " \
+                                          "use an IndexMapping to reach other dims");                 \
+    detail::emit_write(graph::OpKind::kind, detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem), \
+                       std::nullopt, {}, {}, access, where);                                          \
+  }                                                                                                   \
+  template <Dims RD, DType RT, Dims MD, DType MT, auto S>                                             \
+  void fn(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, const DynamicMapping<RD>& mapping, \
+          AccessOptions access = {}, std::source_location where = std::source_location::current()) {  \
+    static_assert(std::is_same_v<RT, MT>, #fn ": the value's dtype must be the memory's; cast<>() it first"); \
+    static_assert(allowed(RT::value), #fn ": the dtype must be " dtypes);                             \
+    detail::emit_write(graph::OpKind::kind, detail::ValueAccess::ref(value), detail::ValueAccess::ref(mem), \
+                       mapping.erase(), dim_names<RD>(), dim_names<MD>(), access, where, mapping.values); \
+  }                                                                                                   \
+  template <Dims RD, DType RT, Dims MD, DType MT, auto S>                                             \
+  void fn(const Register<RD, RT>& value, const Memory<MD, MT, S>& mem, const IndexMapping<RD>& mapping, \
+          AccessOptions access = {}, std::source_location where = std::source_location::current()) {  \
+    fn(value, mem, DynamicMapping<RD>{mapping, {}}, access, where);                                   \
+  }
+WAVE_ATOMIC(atomic_add, AtomicAdd, has_atomic_add, "f16, bf16, f32, f64, i32 or i64")
+WAVE_ATOMIC(atomic_min, AtomicMin, has_atomic_min_max, "f32, f64, i32 or i64")
+WAVE_ATOMIC(atomic_max, AtomicMax, has_atomic_min_max, "f32, f64, i32 or i64")
+#undef WAVE_ATOMIC
 
 }  // namespace wave

@@ -172,7 +172,7 @@ FailureOr<Role> FoldAnalysis::visit(Operation* op) {
       llvm::all_of(op->getOperands(), [&](Value v) { return roleOf(v).tag == Role::plain; });
   if (op->getNumRegions() != 0) {
     if (allPlain && !op->walk([&](Operation* inner) {
-                         if (isa<ReduceMaxOp, ReduceSumOp, MmaOp>(inner)) return WalkResult::interrupt();
+                         if (isa<ReductionOpInterface, MmaOp>(inner)) return WalkResult::interrupt();
                          return WalkResult::advance();
                        }).wasInterrupted())
       return Role();

@@ -17,13 +17,14 @@ void addDims(Type type, llvm::MapVector<StringRef, DimTiling>& dims) {
   for (StringRef d : names) dims.insert({d, DimTiling{}});
 }
 
-// The dims a reduction reduces over, less those an mma holds: their values take blocked
-// layouts, which walk the tile in coalesced runs over the wave's lanes.
+// The dims a reduction reduces over (or prefix sums run along), less those an mma holds:
+// their values take blocked layouts, which walk the tile in coalesced runs over the
+// wave's lanes.
 llvm::SmallDenseSet<StringRef> blockedReducedDims(func::FuncOp kernel) {
   llvm::SmallDenseSet<StringRef> reduced, mma;
   kernel.walk([&](Operation* op) {
-    if (auto sum = dyn_cast<dialect::ReduceSumOp>(op)) reduced.insert(sum.getDim());
-    if (auto max = dyn_cast<dialect::ReduceMaxOp>(op)) reduced.insert(max.getDim());
+    if (auto reduction = dyn_cast<dialect::ReductionOpInterface>(op)) reduced.insert(reduction.getDim());
+    if (auto cumsum = dyn_cast<dialect::CumsumOp>(op)) reduced.insert(cumsum.getDim());
     if (isa<dialect::MmaOp>(op))
       for (Value v : op->getOperands())
         for (StringRef d : cast<dialect::TensorType>(v.getType()).getDimNames()) mma.insert(d);

@@ -34,8 +34,7 @@ llvm::SmallDenseSet<StringRef> dimsReducedFrom(Value product) {
     for (OpOperand& use : v.getUses()) {
       Operation* user = use.getOwner();
       if (use.getOperandNumber() == 0) {
-        if (auto max = dyn_cast<dialect::ReduceMaxOp>(user)) dims.insert(max.getDim());
-        if (auto sum = dyn_cast<dialect::ReduceSumOp>(user)) dims.insert(sum.getDim());
+        if (auto reduction = dyn_cast<dialect::ReductionOpInterface>(user)) dims.insert(reduction.getDim());
       }
       if (auto loop = isa<dialect::YieldOp>(user) ? dyn_cast<dialect::IterateOp>(user->getParentOp()) : nullptr) {
         push(loop->getResult(use.getOperandNumber()));

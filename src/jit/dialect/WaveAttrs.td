@@ -35,7 +35,7 @@ def Wave_MMAKindAttr : EnumAttr<Wave_Dialect, Wave_MMAKind, "mma_kind"> {
 }
 
 def Wave_WriteCombine : I32EnumAttr<"WriteCombine", "how a write combines with the element in memory", [
-    I32EnumAttrCase<"add", 0>]> {
+    I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"min", 1>, I32EnumAttrCase<"max", 2>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::wave::dialect";
 }
@@ -45,7 +45,7 @@ def Wave_WriteCombineAttr : EnumAttr<Wave_Dialect, Wave_WriteCombine, "combine">
 }
 
 def Wave_FoldKind : I32EnumAttr<"FoldKind", "how partial results of a fold combine", [
-    I32EnumAttrCase<"max", 0>, I32EnumAttrCase<"sum", 1>]> {
+    I32EnumAttrCase<"max", 0>, I32EnumAttrCase<"sum", 1>, I32EnumAttrCase<"min", 2>]> {
   let cppNamespace = "::wave::dialect";
 }
 

@@ -11,6 +11,8 @@
 
 using namespace mlir;
 
+#include "dialect/WaveInterfaces.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "dialect/WaveOps.cpp.inc"
 
@@ -280,15 +282,19 @@ LogicalResult WriteOp::verify() {
   auto value = getValue().getType();
   if (failed(verifySameElementType(*this, memory.getElementType(), value.getElementType(), "a value")))
     return failure();
-  if (getCombine()) {
+  if (auto combine = getCombine()) {
     Type element = memory.getElementType();
-    const bool addable = element.isF16() || element.isBF16() || element.isF32() || element.isF64() ||
-                         element.isInteger(32) || element.isInteger(64);
-    if (!addable)
+    const bool minMax = element.isF32() || element.isF64() || element.isInteger(32) || element.isInteger(64);
+    const bool addable = minMax || element.isF16() || element.isBF16();
+    const StringRef how = stringifyWriteCombine(*combine);
+    if (*combine == WriteCombine::add && !addable)
       return emitOpError("expected f16, bf16, f32, f64, i32 or i64 elements to add to memory atomically, but found ")
              << element;
+    if (*combine != WriteCombine::add && !minMax)
+      return emitOpError("expected f32, f64, i32 or i64 elements to combine by ") << how << " atomically, but found "
+                                                                                  << element;
     if (memory.getAddressSpace().getValue() == "shared" || getMemory().getDefiningOp<AllocateOp>())
-      return emitOpError("expected global memory to add to atomically, but found a shared tile");
+      return emitOpError("expected global memory to combine with atomically (") << how << "), but found a shared tile";
   }
   if (auto mapping = getMappingAttr())
     return verifyMapping(*this, mapping, value.getDimNames(), memory.getDimNames(), /*isRead=*/false, getDynamic());
@@ -351,9 +357,12 @@ LogicalResult IterateOp::verify() {
     if (folds.size() != carried.size())
       return emitOpError("expected one wave_folds entry per carried value (") << carried.size() << "), but found "
                                                                                  << folds.size();
-    for (Attribute fold : folds)
-      if (!symbolizeFoldKind(cast<StringAttr>(fold).getValue()))
+    for (Attribute fold : folds) {
+      // Waves fold maxima and sums apart (CarriedFolds); no loop folds a minimum yet.
+      std::optional<FoldKind> kind = symbolizeFoldKind(cast<StringAttr>(fold).getValue());
+      if (!kind || *kind == FoldKind::min)
         return emitOpError("expected wave_folds entries \"max\" or \"sum\", but found ") << fold;
+    }
   }
   return success();
 }
@@ -482,7 +491,16 @@ WAVE_FLOAT_UNARY_VERIFIER(RoundEvenOp)
 #undef WAVE_FLOAT_UNARY_VERIFIER
 
 LogicalResult ReduceMaxOp::verify() { return verifyReduction(*this, getInput(), getInit(), getDim()); }
+LogicalResult ReduceMinOp::verify() { return verifyReduction(*this, getInput(), getInit(), getDim()); }
 LogicalResult ReduceSumOp::verify() { return verifyReduction(*this, getInput(), getInit(), getDim()); }
+
+LogicalResult CumsumOp::verify() {
+  if (!contains(dimsOf(getInput()), getDim()))
+    return emitOpError("expected the input to have the dim ") << getDim() << ", but found " << list(dimsOf(getInput()));
+  if (elementOf(getInput()).isInteger(1))
+    return emitOpError("expected numbers to sum, but found i1 elements (cast<i32>() them first)");
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // Shape and type changes, index arithmetic

@@ -13,6 +13,8 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "dialect/WaveInterfaces.h.inc"
+
 #define GET_OP_CLASSES
 #include "dialect/WaveOps.h.inc"
 

@@ -9,6 +9,7 @@
 #define WAVE_OPS_TD
 
 include "WaveAttrs.td"
+include "WaveInterfaces.td"
 include "WaveTypes.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/OpBase.td"
@@ -62,7 +63,9 @@ def Wave_WriteOp : Wave_Op<"write"> {
     mapping's `inputs` are the value's dims and its `outputs` the memory's. With
     `combine = #wave.combine<add>` (the DSL's `atomic_add`) each element is added to the
     one in memory, atomically and relaxed, once however many threads hold it; global
-    memory only. Dynamic values as for wave.read.
+    memory only. `min` and `max` (`atomic_min`, `atomic_max`) keep the smaller or larger
+    of the two, as `wave.minimum`/`wave.maximum` (integers signed; f32, f64, i32, i64).
+    Dynamic values as for wave.read.
   }];
   let arguments = (ins Wave_TensorType:$value,
                        Arg<Wave_MemoryType, "destination", [MemWrite]>:$memory,
@@ -310,7 +313,8 @@ def Wave_RoundEvenOp : Wave_UnaryOp<"roundeven", "rounding to the nearest intege
 // Reductions
 //===----------------------------------------------------------------------===//
 
-class Wave_ReduceOp<string mnemonic, string what> : Wave_Op<mnemonic, [Pure]> {
+class Wave_ReduceOp<string mnemonic, string what, string kind>
+    : Wave_Op<mnemonic, [Pure, Wave_ReductionOpInterface]> {
   let summary = what # " over one dim";
   let description = [{
     `%m = wave.reduce_max %x init(%m0) along "K2" : (!wave.tensor<[M, K2] of f32>,
@@ -324,10 +328,27 @@ class Wave_ReduceOp<string mnemonic, string what> : Wave_Op<mnemonic, [Pure]> {
     $input (`init` `(` $init^ `)`)? `along` $dim attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    static constexpr FoldKind kKind = FoldKind::}] # kind # [{;
+  }];
 }
 
-def Wave_ReduceMaxOp : Wave_ReduceOp<"reduce_max", "maximum">;
-def Wave_ReduceSumOp : Wave_ReduceOp<"reduce_sum", "sum">;
+def Wave_ReduceMaxOp : Wave_ReduceOp<"reduce_max", "maximum", "max">;
+def Wave_ReduceMinOp : Wave_ReduceOp<"reduce_min", "minimum", "min">;
+def Wave_ReduceSumOp : Wave_ReduceOp<"reduce_sum", "sum", "sum">;
+
+def Wave_CumsumOp : Wave_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
+  let summary = "inclusive prefix sums along one dim";
+  let description = [{
+    `%s = wave.cumsum %x along "E" : !wave.tensor<[T, E] of i32>`: element i along `dim`
+    is the sum of the input's elements 0 to i along it, at the same positions of the other
+    dims. Integers wrap; f16 and bf16 sum in f32, rounded once at the end.
+  }];
+  let arguments = (ins Wave_TensorType:$input, StrAttr:$dim);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = "$input `along` $dim attr-dict `:` qualified(type($input))";
+  let hasVerifier = 1;
+}
 
 def Wave_CombineWavesOp : Wave_Op<"combine_waves", [Pure, AllTypesMatch<["input", "result"]>]> {
   let summary = "the per-wave partials of a fold over a dim, combined across the waves";

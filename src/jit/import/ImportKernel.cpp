@@ -235,7 +235,9 @@ class KernelImporter {
         break;
       }
       case graph::OpKind::AtomicAdd:
-        state.addAttribute("combine", dialect::WriteCombineAttr::get(&ctx_, dialect::WriteCombine::add));
+      case graph::OpKind::AtomicMin:
+      case graph::OpKind::AtomicMax:
+        state.addAttribute("combine", dialect::WriteCombineAttr::get(&ctx_, *writeCombine(node.kind)));
         [[fallthrough]];
       case graph::OpKind::Read:
       case graph::OpKind::Write:
@@ -249,6 +251,8 @@ class KernelImporter {
       case graph::OpKind::Iterate:
       case graph::OpKind::ReduceMax:
       case graph::OpKind::ReduceSum:
+      case graph::OpKind::ReduceMin:
+      case graph::OpKind::Cumsum:
       case graph::OpKind::SelfIndex:
         state.addAttribute("dim", builder_.getStringAttr(node.dim));
         break;
@@ -264,6 +268,16 @@ class KernelImporter {
     }
   }
 
+  // How an atomic write combines with memory; none for other ops.
+  static std::optional<dialect::WriteCombine> writeCombine(graph::OpKind kind) {
+    switch (kind) {
+      case graph::OpKind::AtomicAdd: return dialect::WriteCombine::add;
+      case graph::OpKind::AtomicMin: return dialect::WriteCombine::min;
+      case graph::OpKind::AtomicMax: return dialect::WriteCombine::max;
+      default: return std::nullopt;
+    }
+  }
+
   void importBlock(const graph::Block& block) {
     for (const graph::Node& node : block.nodes) importNode(node);
   }
@@ -274,8 +288,8 @@ class KernelImporter {
     if (node.results.size() != node.result_types.size())
       fail(name, node.loc, expected_found(std::to_string(node.result_types.size()) + " result ids (one per result type)",
                                         std::to_string(node.results.size())));
-    // atomic_add is a write that adds (its `combine`).
-    OperationState state(location(node.loc), node.kind == graph::OpKind::AtomicAdd ? "wave.write" : "wave." + name);
+    // atomic_add, atomic_min and atomic_max are writes that combine (their `combine`).
+    OperationState state(location(node.loc), writeCombine(node.kind) ? "wave.write" : "wave." + name);
     for (graph::ValueId id : node.operands) state.addOperands(lookup(id, node));
     for (const graph::TensorType& t : node.result_types) state.addTypes(tensorType(t, name, node.loc));
     addAttributes(node, state);

@@ -11,12 +11,14 @@ using namespace mlir;
 Value reductionIdentity(OpBuilder& b, Location loc, ReductionKind kind, Type type) {
   if (auto f = dyn_cast<FloatType>(type)) {
     const llvm::fltSemantics& semantics = f.getFloatSemantics();
-    llvm::APFloat value = kind == ReductionKind::max ? llvm::APFloat::getInf(semantics, /*Negative=*/true)
-                                                     : llvm::APFloat::getZero(semantics);
+    llvm::APFloat value = kind == ReductionKind::sum ? llvm::APFloat::getZero(semantics)
+                                                     : llvm::APFloat::getInf(semantics, kind == ReductionKind::max);
     return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
   }
   const unsigned bits = type.getIntOrFloatBitWidth();
-  llvm::APInt value = kind == ReductionKind::max ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt(bits, 0);
+  llvm::APInt value = kind == ReductionKind::max   ? llvm::APInt::getSignedMinValue(bits)
+                      : kind == ReductionKind::min ? llvm::APInt::getSignedMaxValue(bits)
+                                                   : llvm::APInt(bits, 0);
   return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, value));
 }
 
@@ -24,14 +26,16 @@ Value combine(OpBuilder& b, Location loc, ReductionKind kind, Value a, Value c) 
   const bool isFloat = isa<FloatType>(getElementTypeOrSelf(a.getType()));
   if (kind == ReductionKind::max)
     return isFloat ? arith::MaximumFOp::create(b, loc, a, c).getResult() : arith::MaxSIOp::create(b, loc, a, c).getResult();
+  if (kind == ReductionKind::min)
+    return isFloat ? arith::MinimumFOp::create(b, loc, a, c).getResult() : arith::MinSIOp::create(b, loc, a, c).getResult();
   return isFloat ? arith::AddFOp::create(b, loc, a, c).getResult() : arith::AddIOp::create(b, loc, a, c).getResult();
 }
 
 Value reduceElements(OpBuilder& b, Location loc, ReductionKind kind, Value vector) {
   const bool isFloat = isa<FloatType>(cast<VectorType>(vector.getType()).getElementType());
-  vector::CombiningKind combining = kind == ReductionKind::sum ? vector::CombiningKind::ADD
-                                    : isFloat                  ? vector::CombiningKind::MAXIMUMF
-                                                               : vector::CombiningKind::MAXSI;
+  vector::CombiningKind combining = vector::CombiningKind::ADD;
+  if (kind == ReductionKind::max) combining = isFloat ? vector::CombiningKind::MAXIMUMF : vector::CombiningKind::MAXSI;
+  if (kind == ReductionKind::min) combining = isFloat ? vector::CombiningKind::MINIMUMF : vector::CombiningKind::MINSI;
   return vector::ReductionOp::create(b, loc, combining, vector);
 }
 

@@ -13,12 +13,12 @@
 
 namespace wave::jit {
 
-enum class ReductionKind { max, sum };
+enum class ReductionKind { max, min, sum };
 
-// -inf (the smallest integer) for max, 0 for sum, of `type`.
+// -inf (the smallest integer) for max, +inf (the largest) for min, 0 for sum, of `type`.
 mlir::Value reductionIdentity(mlir::OpBuilder& b, mlir::Location loc, ReductionKind kind, mlir::Type type);
 
-// `a` and `b` combined: maximumf / maxsi, or addf / addi. Works on scalars and vectors.
+// `a` and `b` combined: maximumf / maxsi, minimumf / minsi, or addf / addi. Works on scalars and vectors.
 mlir::Value combine(mlir::OpBuilder& b, mlir::Location loc, ReductionKind kind, mlir::Value a, mlir::Value c);
 
 // The elements of a 1-D vector reduced to one scalar.

@@ -8,6 +8,7 @@
 //   read / write / allocate   DistributeMemory.cpp
 //   tma_copy                  DistributeTmaCopy.cpp
 //   reductions                DistributeReduction.cpp
+//   cumsum                    DistributeScan.cpp
 //   iterate                   DistributeLoop.cpp
 //   mma                       DistributeMma.cpp
 //   convert_layout            DistributeLayoutConversion.cpp
@@ -222,9 +223,10 @@ LogicalResult Distributor::lowerOp(Operation* op) {
         VectorType want = registersOf(a.getResult());
         return done(result.getType() == want ? result : convertElements(b_, loc_, result, want));
       })
-      .Case<dialect::ReduceMaxOp, dialect::ReduceSumOp>([&](Operation* r) { return lowerReduction(r); })
+      .Case([&](dialect::ReductionOpInterface r) { return lowerReduction(r); })
       .Case([&](dialect::ConvertLayoutOp c) { return lowerConvert(c); })
       .Case([&](dialect::CombineWavesOp c) { return lowerCombineWaves(c); })
+      .Case([&](dialect::CumsumOp c) { return lowerCumsum(c); })
       .Case([&](dialect::PrintOp p) { return lowerPrint(p); })
       .Default([&](Operation*) {
         return op->emitOpError("is not yet supported by the layout pipeline's distribution");
@@ -289,12 +291,17 @@ LogicalResult Distributor::checkUseOfSplitSums(Operation* op) {
     return success();
   }
   auto write = dyn_cast<dialect::WriteOp>(op);
-  if (write && write.getCombine() && parts == SmallVector<unsigned>{0}) return success();  // the value added, not an index
+  const bool adds = write && write.getCombine() == dialect::WriteCombine::add;
+  if (adds && parts == SmallVector<unsigned>{0}) return success();  // the value added, not an index
   const std::string part = "one workgroup's part of the sums of iterate<" + loop.getDim().str() +
                            "> (a WorkgroupConstraint splits " + loop.getDim().str() + " across workgroups)";
-  if (write && write.getCombine())
+  if (adds)
     return op->emitOpError("expected ") << part << " only as the value atomic_add adds, but found it among the "
                                                    "indices (dynamic values) of its mapping";
+  if (write && write.getCombine())
+    return op->emitOpError("expected atomic_add to take ")
+           << part << ", but found atomic_" << dialect::stringifyWriteCombine(*write.getCombine())
+           << ", which would combine the workgroups' parts, not their sum";
   if (write)
     return op->emitOpError("expected atomic_add to store ")
            << part << ", but found a write, which would keep one workgroup's part only";

@@ -254,10 +254,11 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     linear = linearMappedOffset(kernel_, memoryExpr, memoryDims, cast<MemRefType>(memref.getType()),
                                 mapping.getIterators() + mapping.getDynamic());
   if (linear) memref = flattened(memref);
-  // A write that adds lands once per element: where the layout repeats elements, each
-  // register's first holder adds it, one register at a time.
+  // A write that combines (adds) lands once per element: where the layout repeats
+  // elements, each register's first holder combines it, one register at a time.
   auto write = dyn_cast<dialect::WriteOp>(op);
-  const bool adds = write && write.getCombine();
+  const std::optional<dialect::WriteCombine> combine = write ? write.getCombine() : std::nullopt;
+  const bool adds = combine.has_value();
   SmallVector<Value> addsHere;
   if (adds) {
     FailureOr<SmallVector<Value>> adders = addersOf(op, layout);
@@ -338,7 +339,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
         Value v = vector::ExtractOp::create(b_, loc_, source, ArrayRef<int64_t>{run.first});
         auto store = [&] {
           if (adds)
-            addToMemory(v, memref, indices);
+            combineIntoMemory(*combine, v, memref, indices);
           else
             memref::StoreOp::create(b_, loc_, v, memref, indices);
         };
@@ -377,7 +378,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
                                .getResult();
     auto wholeWrite = [&] {
       if (adds)
-        addToMemory(piece, memref, indices);
+        combineIntoMemory(*combine, piece, memref, indices);
       else
         vector::StoreOp::create(b_, loc_, piece, memref, indices, /*nontemporal=*/false, alignment);
     };
@@ -411,7 +412,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
         } else if (adds) {
           Value n = count ? count : index(run.length);
           if (rowIn) n = arith::SelectOp::create(b_, loc_, rowIn, n, index(0));
-          addToMemory(piece, memref, indices, n);
+          combineIntoMemory(*combine, piece, memref, indices, n);
         } else {
           vector::MaskedStoreOp::create(b_, loc_, memref, indices, maskFor(), piece);
         }
@@ -457,18 +458,21 @@ FailureOr<SmallVector<Value>> Distributor::addersOf(Operation* op, LayoutAttr la
   return adders;
 }
 
-void Distributor::addToMemory(Value values, Value memref, ArrayRef<Value> indices, Value count) {
+void Distributor::combineIntoMemory(dialect::WriteCombine combine, Value values, Value memref,
+                                    ArrayRef<Value> indices, Value count) {
   auto vec = dyn_cast<VectorType>(values.getType());
   Type element = getElementTypeOrSelf(values);
   const bool isFloat = isa<FloatType>(element);
-  const auto kind = isFloat ? arith::AtomicRMWKind::addf : arith::AtomicRMWKind::addi;
+  arith::AtomicRMWKind kind = isFloat ? arith::AtomicRMWKind::addf : arith::AtomicRMWKind::addi;
+  if (combine == dialect::WriteCombine::min) kind = isFloat ? arith::AtomicRMWKind::minimumf : arith::AtomicRMWKind::mins;
+  if (combine == dialect::WriteCombine::max) kind = isFloat ? arith::AtomicRMWKind::maximumf : arith::AtomicRMWKind::maxs;
   const int64_t length = vec ? vec.getNumElements() : 1;
   const int64_t bits = element.getIntOrFloatBitWidth();
   // One red.global.add of the whole run: f32 in runs of 2 or 4, f16 and bf16 in pairs
   // (one word each) of 1 to 4 words.
   const bool halves = element.isF16() || element.isBF16();
-  const bool vectorAdd = vectorAtomics_ && !count && vec && (element.isF32() ? length == 2 || length == 4
-                                                                                : halves && length <= 8 && length % 2 == 0);
+  const bool vectorAdd = combine == dialect::WriteCombine::add && vectorAtomics_ && !count && vec &&
+                         (element.isF32() ? length == 2 || length == 4 : halves && length <= 8 && length % 2 == 0);
   if (vectorAdd) {
     // The run's address: the memref's aligned pointer plus its offset and strides.
     auto meta = memref::ExtractStridedMetadataOp::create(b_, loc_, memref);

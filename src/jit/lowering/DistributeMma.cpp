@@ -116,8 +116,21 @@ ArrayRef<Value> Distributor::loadFragment(FragmentSource& source, int64_t f) {
     indices.push_back(d == source.rowDim ? threadIndex(row) : d == source.kDim ? threadIndex(col) : index(0));
   const int64_t count = pair ? 2 : 1;
   auto loadedType = VectorType::get({operand.registers[0] * count, operand.registers[1]}, source.element);
-  Value fragments = nvgpu::LdMatrixOp::create(b_, loc_, loadedType, source.memref, indices, source.transpose,
-                                              static_cast<uint32_t>(operand.ldmatrixTiles * count));
+  // f8 loads as bytes: the ldmatrix lowering would insert f8 vectors into its i8 result
+  // (IR that verifies only once everything is converted). The tile is a view of the
+  // shared bytes, so a byte view of it is the same memory.
+  Value memref = source.memref;
+  auto view = memref.getDefiningOp<memref::ViewOp>();
+  const bool asBytes = isa<Float8E4M3FNType, Float8E5M2Type>(source.element) && view;
+  if (asBytes) {
+    auto type = cast<MemRefType>(memref.getType());
+    auto bytes = MemRefType::get(type.getShape(), b_.getI8Type(), type.getLayout(), type.getMemorySpace());
+    memref = memref::ViewOp::create(b_, loc_, bytes, view.getSource(), view.getByteShift(), view.getSizes());
+  }
+  Value fragments = nvgpu::LdMatrixOp::create(
+      b_, loc_, asBytes ? VectorType::get(loadedType.getShape(), b_.getI8Type()) : loadedType, memref, indices,
+      source.transpose, static_cast<uint32_t>(operand.ldmatrixTiles * count));
+  if (asBytes) fragments = vector::BitCastOp::create(b_, loc_, loadedType, fragments);
   // The x4's first registers are this fragment's, the rest its partner's.
   const int64_t rows = operand.registers[0];
   auto rowsFrom = [&](int64_t first) {

@@ -21,6 +21,15 @@
 
 namespace wave::jit::distribution {
 
+static ReductionKind reductionKind(dialect::FoldKind kind) {
+  switch (kind) {
+    case dialect::FoldKind::max: return ReductionKind::max;
+    case dialect::FoldKind::min: return ReductionKind::min;
+    case dialect::FoldKind::sum: return ReductionKind::sum;
+  }
+  llvm_unreachable("a fold kind");
+}
+
 SmallVector<Value> Distributor::combineAcrossWaves(ArrayRef<Value> partial, ReductionKind kind, ArrayRef<bool> axes,
                                                    LayoutAttr layout) {
   // Slot [wave][register][lane]: each wave's partials, then each thread combines those of
@@ -63,7 +72,7 @@ LogicalResult Distributor::lowerCombineWaves(dialect::CombineWavesOp op) {
     return op.emitOpError("expected waves split along ") << op.getDim() << ", but no WaveConstraint splits it";
   SmallVector<bool> axes(grid_.waves.dims.size(), false);
   axes[axis] = true;
-  const ReductionKind kind = op.getKind() == dialect::FoldKind::max ? ReductionKind::max : ReductionKind::sum;
+  const ReductionKind kind = reductionKind(op.getKind());
   Type element = elementOf(op.getInput());
   // Narrow floats combine in f32.
   Type work = isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32 ? b_.getF32Type() : element;
@@ -82,20 +91,23 @@ LogicalResult Distributor::lowerCombineWaves(dialect::CombineWavesOp op) {
   return success();
 }
 
+LogicalResult Distributor::checkOneWorkgroupCovers(Operation* op, StringRef dim, StringRef what) {
+  const int64_t blockTile = grid_.tiling(dim).blockTile;
+  if (isKnownAtMost(kernel_, dim, blockTile)) return success();
+  auto diag = op->emitOpError("expected one workgroup to cover the dim it ")
+              << what << ", " << dim << ", whose workgroup tile is " << blockTile;
+  if (auto size = staticSize(kernel_, dim)) return diag << ", but " << dim << " is " << *size;
+  return diag << ", but " << dim << " is dynamic and not known to be at most that (state it: Assumption(" << dim
+              << " <= " << blockTile << "))";
+}
+
 FailureOr<ReductionPlan> Distributor::planReduction(Operation* op) {
   Value input = op->getOperand(0), result = op->getResult(0);
   StringRef dim = op->getAttrOfType<StringAttr>("dim").getValue();
   const int k = dimIndex(dimsOf(input), dim);
   LayoutAttr in = layoutOf(input), out = layoutOf(result);
-  const int64_t blockTile = grid_.tiling(dim).blockTile;
   // Inside a loop over `dim`, the reduction is over the loop's tile.
-  if (!grid_.tiling(dim).loop && !isKnownAtMost(kernel_, dim, blockTile)) {
-    auto diag = op->emitOpError("expected one workgroup to cover the dim it reduces over, ")
-                << dim << ", whose workgroup tile is " << blockTile;
-    if (auto size = staticSize(kernel_, dim)) return diag << ", but " << dim << " is " << *size;
-    return diag << ", but " << dim << " is dynamic and not known to be at most that (state it: Assumption(" << dim
-                << " <= " << blockTile << "))";
-  }
+  if (!grid_.tiling(dim).loop && failed(checkOneWorkgroupCovers(op, dim, "reduces over"))) return failure();
   Type element = elementOf(result);
   Type work = isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32 ? b_.getF32Type() : element;
   if (work.getIntOrFloatBitWidth() != 32)
@@ -244,7 +256,7 @@ FailureOr<ReductionPlan> Distributor::planReduction(Operation* op) {
 LogicalResult Distributor::lowerReduction(Operation* op) {
   FailureOr<ReductionPlan> planned = planReduction(op);
   if (failed(planned)) return failure();
-  const ReductionKind kind = isa<dialect::ReduceMaxOp>(op) ? ReductionKind::max : ReductionKind::sum;
+  const ReductionKind kind = reductionKind(cast<dialect::ReductionOpInterface>(op).getKind());
   Value input = op->getOperand(0), result = op->getResult(0);
   StringRef dim = op->getAttrOfType<StringAttr>("dim").getValue();
   const int k = dimIndex(dimsOf(input), dim);

@@ -118,10 +118,11 @@ class Distributor : LoweringBuilder {
   Value beforeEnd(LayoutAttr layout, int64_t reg, unsigned k, StringRef dim, Value at);
 
   LogicalResult access(Operation* op, Value memory, Value tensor, bool isRead);
-  // A write that adds (wave.write's combine): `values` (a vector of a run's consecutive
-  // elements, or one element) added to memory at `indices` (the run's first), atomically;
-  // with `count`, only the run's first `count` elements.
-  void addToMemory(Value values, Value memref, ArrayRef<Value> indices, Value count = Value());
+  // A write that combines (wave.write's combine: add, min, max): `values` (a vector of a
+  // run's consecutive elements, or one element) combined with memory at `indices` (the
+  // run's first), atomically; with `count`, only the run's first `count` elements.
+  void combineIntoMemory(dialect::WriteCombine combine, Value values, Value memref, ArrayRef<Value> indices,
+                         Value count = Value());
   // Per register of `layout`, the condition under which this thread's register is the one
   // that adds its element, where the layout holds elements in several threads or
   // registers (null: always; false: never).
@@ -135,6 +136,9 @@ class Distributor : LoweringBuilder {
   ArrayRef<Value> loadFragment(FragmentSource& source, int64_t f);
   Value loadFragments(dialect::ReadOp read);
   bool loadsAtUse(dialect::ReadOp read);
+  // An error at `op` unless one workgroup's tile holds the whole of `dim` (which `op`
+  // `what`s: "reduces over", "sums along").
+  LogicalResult checkOneWorkgroupCovers(Operation* op, StringRef dim, StringRef what);
   // The plan of a reduction from its input's and result's layouts; an error where they do
   // not allow one (rows that differ between threads, elements repeated across threads).
   FailureOr<ReductionPlan> planReduction(Operation* op);
@@ -144,6 +148,8 @@ class Distributor : LoweringBuilder {
   SmallVector<Value> combineAcrossWaves(ArrayRef<Value> partial, ReductionKind kind, ArrayRef<bool> axes,
                                         LayoutAttr layout);
   LogicalResult lowerCombineWaves(dialect::CombineWavesOp op);
+  // Prefix sums along a dim through shared memory (DistributeScan.cpp).
+  LogicalResult lowerCumsum(dialect::CumsumOp op);
   // This thread's wave index along wave axis `axis`.
   Value waveDigit(int axis);
   // The number of workgroup tiles along `axis`: a constant where every dim over the grid

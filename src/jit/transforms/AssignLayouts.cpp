@@ -327,7 +327,7 @@ LogicalResult LayoutAssigner::visit(Operation* op) {
     if (!layouts_.count(input)) demand(op, 0, blocked(tensorOf(input).getDimNames()));
     return layouts_.lookup(op->getOperand(0));
   };
-  if (isa<dialect::ReduceMaxOp, dialect::ReduceSumOp>(op)) {
+  if (isa<dialect::ReductionOpInterface>(op)) {
     LayoutAttr in = needInput(op->getOperand(0));
     int k = dimIndex(tensorOf(op->getOperand(0)).getDimNames(), op->getAttrOfType<StringAttr>("dim").getValue());
     LayoutAttr out = sliceLayout(in, k);
@@ -337,6 +337,11 @@ LogicalResult LayoutAssigner::visit(Operation* op) {
   }
   if (auto combine = dyn_cast<dialect::CombineWavesOp>(op)) {
     set(combine.getResult(), needInput(combine.getInput()));
+    return success();
+  }
+  // Prefix sums work in any layout (through shared memory); the result keeps the input's.
+  if (auto cumsum = dyn_cast<dialect::CumsumOp>(op)) {
+    set(cumsum.getResult(), needInput(cumsum.getInput()));
     return success();
   }
   if (auto permute = dyn_cast<dialect::PermuteOp>(op)) {

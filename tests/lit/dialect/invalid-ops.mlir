@@ -199,8 +199,24 @@ func.func @add_element_type(%v: !wave.tensor<[M] of f8E4M3FN>, %c: !wave.memory<
 // -----
 
 func.func @add_to_shared(%v: !wave.tensor<[M] of f32>, %c: !wave.memory<[M] of f32, shared>) {
-  // expected-error @+1 {{expected global memory to add to atomically, but found a shared tile}}
+  // expected-error @+1 {{expected global memory to combine with atomically (add), but found a shared tile}}
   wave.write %v, %c {combine = #wave.combine<add>} : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, shared>
+  return
+}
+
+// -----
+
+func.func @min_element_type(%v: !wave.tensor<[M] of f16>, %c: !wave.memory<[M] of f16, global>) {
+  // expected-error @+1 {{expected f32, f64, i32 or i64 elements to combine by min atomically, but found 'f16'}}
+  wave.write %v, %c {combine = #wave.combine<min>} : !wave.tensor<[M] of f16>, !wave.memory<[M] of f16, global>
+  return
+}
+
+// -----
+
+func.func @max_to_shared(%v: !wave.tensor<[M] of i32>, %c: !wave.memory<[M] of i32, shared>) {
+  // expected-error @+1 {{expected global memory to combine with atomically (max), but found a shared tile}}
+  wave.write %v, %c {combine = #wave.combine<max>} : !wave.tensor<[M] of i32>, !wave.memory<[M] of i32, shared>
   return
 }
 
@@ -727,5 +743,21 @@ func.func @dynamic_register_side(%a: !wave.memory<[V, E] of f16, global>, %rows:
 func.func @dynamic_without_mapping(%a: !wave.memory<[T, E] of f16, global>, %rows: !wave.tensor<[T] of i32>) {
   // expected-error @+1 {{expected dynamic values only with an index mapping that uses them}}
   %r = wave.read %a dynamic(%rows : !wave.tensor<[T] of i32>) : !wave.memory<[T, E] of f16, global> -> !wave.tensor<[T, E] of f16>
+  return
+}
+
+// -----
+
+func.func @cumsum_dim(%x: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected the input to have the dim K, but found [M, N]}}
+  %s = wave.cumsum %x along "K" : !wave.tensor<[M, N] of f32>
+  return
+}
+
+// -----
+
+func.func @cumsum_i1(%x: !wave.tensor<[M, N] of i1>) {
+  // expected-error @+1 {{expected numbers to sum, but found i1 elements (cast<i32>() them first)}}
+  %s = wave.cumsum %x along "N" : !wave.tensor<[M, N] of i1>
   return
 }

@@ -78,6 +78,10 @@ func.func @math_and_comparisons(%x: !wave.tensor<[M, N] of f32>, %y: !wave.tenso
 func.func @adds(%v: !wave.tensor<[M, N] of f32>, %c: !wave.memory<[M, N] of f32, global>, %d: !wave.memory<[N] of i32, global>, %w: !wave.tensor<[M, N] of i32>) {
   // CHECK: wave.write %{{.*}}, %{{.*}} {combine = #wave.combine<add>} : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
   wave.write %v, %c {combine = #wave.combine<add>} : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  // CHECK: wave.write %{{.*}}, %{{.*}} {combine = #wave.combine<min>} : !wave.tensor<[M, N] of f32>
+  wave.write %v, %c {combine = #wave.combine<min>} : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  // CHECK: wave.write %{{.*}}, %{{.*}} {combine = #wave.combine<max>} : !wave.tensor<[M, N] of f32>
+  wave.write %v, %c {combine = #wave.combine<max>} : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
   // CHECK: wave.write %{{.*}}, %{{.*}} {combine = #wave.combine<add>, mapping = #wave.index_mapping<iterators = 2, inputs = {M = #wave.expr<"$0">, N = #wave.expr<"$1">}, outputs = {N = #wave.expr<"$1">}>}
   wave.write %w, %d {combine = #wave.combine<add>, mapping = #wave.index_mapping<iterators = 2, inputs = {M = #wave.expr<"$0">, N = #wave.expr<"$1">}, outputs = {N = #wave.expr<"$1">}>} : !wave.tensor<[M, N] of i32>, !wave.memory<[N] of i32, global>
   return
@@ -177,6 +181,10 @@ func.func @reductions(%x: !wave.tensor<[B, M, K2] of f32>, %init: !wave.tensor<[
   // CHECK: wave.reduce_sum %{{.*}} along "M" : (!wave.tensor<[M] of f32>) -> !wave.tensor<[] of f32>
   %row = wave.reduce_max %max along "B" : (!wave.tensor<[B, M] of f32>) -> !wave.tensor<[M] of f32>
   %total = wave.reduce_sum %row along "M" : (!wave.tensor<[M] of f32>) -> !wave.tensor<[] of f32>
+  // CHECK: wave.reduce_min %{{.*}} init(%{{.*}}) along "M" : (!wave.tensor<[B, M, K2] of f32>, !wave.tensor<[B, K2] of f32>) -> !wave.tensor<[B, K2] of f32>
+  %min = wave.reduce_min %x init(%init) along "M" : (!wave.tensor<[B, M, K2] of f32>, !wave.tensor<[B, K2] of f32>) -> !wave.tensor<[B, K2] of f32>
+  // CHECK: wave.cumsum %{{.*}} along "K2" : !wave.tensor<[B, M, K2] of f32>
+  %running = wave.cumsum %x along "K2" : !wave.tensor<[B, M, K2] of f32>
   return
 }
 

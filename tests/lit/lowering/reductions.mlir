@@ -112,3 +112,22 @@ func.func @row_sum_whole_rows(%x: !wave.memory<[M, N] of f16, global>, %y: !wave
   wave.write %s, %y : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, global>
   return
 }
+
+// -----
+
+// A minimum: the identity past the edge is +inf, lanes combine by minimumf.
+// CHECK-LABEL: gpu.func @row_min
+// CHECK: arith.constant 0x7F800000 : f32
+// CHECK-COUNT-4: arith.minimumf
+// CHECK-NOT: arith.maximumf
+func.func @row_min(%x: !wave.memory<[M, N] of f32, global>, %y: !wave.memory<[M] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"1">, workgroup_dim = 1>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"128">, workgroup_dim = 0>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"64">>,
+                        #wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {M = 3 : i64, N = 100 : i64}} {
+  %v = wave.read %x : !wave.memory<[M, N] of f32, global> -> !wave.tensor<[M, N] of f32>
+  %m = wave.reduce_min %v along "N" : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M] of f32>
+  wave.write %m, %y : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, global>
+  return
+}
