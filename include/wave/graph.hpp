@@ -51,9 +51,9 @@ enum class OpKind : std::uint8_t {
   Print, AtomicAdd,
   Gt, Ge, Lt, Le, Eq, Ne,
   Sin, Cos, Sinh, Cbrt, RoundEven, Atan2, Powf,
-  ReduceMin, AtomicMin, AtomicMax, Cumsum,
+  ReduceMin, AtomicMin, AtomicMax, Cumsum, Bitcast, TanhApprox,
 };
-inline constexpr OpKind kLastOpKind = OpKind::Cumsum;
+inline constexpr OpKind kLastOpKind = OpKind::TanhApprox;
 
 // The op's name as users write it (and as `wave.<name>` in the IR).
 inline const char* op_name(OpKind k) {
@@ -66,7 +66,7 @@ inline const char* op_name(OpKind k) {
       "print", "atomic_add",
       "gt", "ge", "lt", "le", "eq", "ne",
       "sin", "cos", "sinh", "cbrt", "roundeven", "atan2", "powf",
-      "reduce_min", "atomic_min", "atomic_max", "cumsum"};
+      "reduce_min", "atomic_min", "atomic_max", "cumsum", "bitcast", "tanh_approx"};
   const auto i = static_cast<std::size_t>(k);
   return i < sizeof names / sizeof *names ? names[i] : "?";  // "?": a hand-built graph's bad kind
 }

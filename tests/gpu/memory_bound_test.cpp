@@ -251,6 +251,42 @@ TEST_CASE("cast f32 -> f16, 1-D", "[gpu][memory]") {
   }
 }
 
+TEST_CASE("bitcast keeps every bit; tanh_approx is the hardware's tanh, in f32 and through f32 for f16", "[gpu][memory][math]") {
+  std::mt19937 rng(Catch::rngSeed());
+  std::uniform_real_distribution<float> uniform(-6.0f, 6.0f);
+  // bits[N] = x's bits as i32, plus 1 (an integer op between the casts), read back as
+  // f32: the next float up; t[N] = tanh_approx(x); h[N] = tanh_approx of x in f16.
+  auto k = kernel("bits_and_tanh", {WorkgroupConstraint(N, BLOCK_N, 0), HardwareConstraint{.threads_per_wave = 32}},
+                  [](Memory<dims<N>, f32> x, Memory<dims<N>, f32> next, Memory<dims<N>, f32> t, Memory<dims<N>, f16> h) {
+                    auto v = read(x);
+                    write(bitcast<f32>(bitcast<i32>(v) + 1), next);
+                    write(tanh_approx(v), t);
+                    write(tanh_approx(cast<f16>(v)), h);
+                  });
+  for (int n : {1, 7, 1000, 4097}) {
+    INFO("N = " << n);
+    const auto compiled = compile(k, {.subs = {{N, n}, {BLOCK_N, 256}}});
+    std::vector<float> x(static_cast<std::size_t>(n));
+    for (float& v : x) v = uniform(rng);
+    x[0] = 1.0f;  // tanh(1) = 0.7616; the float after 1 is 1 + 2^-23
+    auto next = poisoned<float>(x.size()), t = poisoned<float>(x.size());
+    auto h = poisoned<std::uint16_t>(x.size());
+    run_on_device(compiled, {}, x, next, t, h);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double want = std::tanh(static_cast<double>(x[i]));
+      const double want_h = std::tanh(elements::round_float(DataType::f16, x[i]));
+      const bool ok = next[i] == std::nextafter(x[i], x[i] > 0 ? INFINITY : -INFINITY) &&
+                      std::abs(t[i] - want) <= std::abs(want) * std::ldexp(1.0, -10) + std::ldexp(1.0, -20) &&
+                      std::abs(half_to_float(h[i]) - want_h) <= std::abs(want_h) * std::ldexp(1.0, -9) + std::ldexp(1.0, -14);
+      if (!ok && wrong++ < 5)
+        UNSCOPED_INFO("x = " << x[i] << ": next " << next[i] << ", tanh " << t[i] << " (" << want << "), f16 "
+                             << half_to_float(h[i]) << " (" << want_h << ")");
+    }
+    CHECK(wrong == 0);
+  }
+}
+
 namespace {
 
 // The language's float-to-integer cast: toward zero, saturated to the integer's range,

@@ -254,6 +254,25 @@ TEST_CASE("interpret: min reductions, cumsum runs along its dim, integers wrappi
   CHECK(least_i == std::vector<std::int32_t>{0, -7});
 }
 
+TEST_CASE("interpret: bitcast keeps the bits, tanh_approx computes tanh", "[interpret][math]") {
+  auto bits = kernel("bits", plain(), [](Memory<dims<M, N>, f32> x, Memory<dims<M, N>, i32> as_int, Memory<dims<M, N>, f32> t,
+                                         Memory<dims<M, N>, bf16> h) {
+    auto v = read(x);
+    write(bitcast<i32>(v), as_int);
+    write(tanh_approx(v), t);
+    write(bitcast<bf16>(bitcast<f16>(cast<f16>(v))), h);
+  });
+  const std::vector<float> x{1.0f, -2.0f, 0.0f, 0.5f, -0.0f, 3.0f};
+  std::vector<std::int32_t> as_int(6);
+  std::vector<float> t(6);
+  std::vector<std::uint16_t> h(6);
+  interpret(bits, sizes(2, 3), {x.data(), as_int.data(), t.data(), h.data()});
+  CHECK(as_int == std::vector<std::int32_t>{0x3f800000, std::int32_t(0xc0000000u), 0, 0x3f000000, std::int32_t(0x80000000u), 0x40400000});
+  for (std::size_t e = 0; e < x.size(); ++e) CHECK(t[e] == Approx(std::tanh(x[e])));
+  // The f16 bits of 1.0 (0x3c00) read as bf16: 2^(0x78 - 127) = 2^-7.
+  CHECK(f16_at(h, 0, DataType::bf16) == 0.0078125);
+}
+
 TEST_CASE("interpret: casts round, truncate, saturate, and treat i1 as 0 or 1", "[interpret]") {
   auto casts = kernel("casts", plain(),
                       [](Memory<dims<M, N>, f32> x, Memory<dims<M, N>, i32> to_int, Memory<dims<M, N>, bf16> to_bf16,

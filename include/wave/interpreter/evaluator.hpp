@@ -203,11 +203,12 @@ class Evaluator {
         return {binary(n)};
       case K::Gt: case K::Ge: case K::Lt: case K::Le: case K::Eq: case K::Ne: return {compare(n)};
       case K::Neg: case K::Exp2: case K::Log2: case K::Reciprocal: case K::Abs: case K::Sqrt:
-      case K::Rsqrt: case K::Tanh: case K::Sin: case K::Cos: case K::Sinh: case K::Cbrt: case K::RoundEven:
+      case K::Rsqrt: case K::Tanh: case K::TanhApprox: case K::Sin: case K::Cos: case K::Sinh: case K::Cbrt: case K::RoundEven:
         return {unary(n)};
       case K::ReduceMax: case K::ReduceMin: case K::ReduceSum: return {reduce(n)};
       case K::Cumsum: return {cumsum(n)};
       case K::Cast: return {cast(n)};
+      case K::Bitcast: return {bitcast(n)};
       case K::Permute: case K::Broadcast: return {rearrange(n)};
       case K::Select: return {select(n)};
       case K::SelfIndex: return {self_index(n)};
@@ -616,6 +617,25 @@ class Evaluator {
         if (init) acc = fold(acc, init->integers[off[1]]);
         r.integers[i++] = elements::wrap_integer(r.type.dtype, acc);
       }
+    });
+    return r;
+  }
+
+  // bitcast<T>(x): each element's bits, as stored in x's dtype, read as T's.
+  HostValue bitcast(const graph::Node& n) const {
+    need_operands(n, 1, 1);
+    const HostValue& x = value(n, n.operands[0]);
+    HostValue r = make_result(n, result_type(n));
+    const DataType from = x.type.dtype, to = r.type.dtype;
+    if (bit_width(from) != bit_width(to) || from == DataType::i1)
+      fail(n, expected_found("a dtype of " + std::string(name(from)) + "'s width", std::string(name(to))));
+    std::int64_t i = 0;
+    walk(extents_of(r.boxes), {access(n, x, r.type.dims, r.boxes)}, [&](const auto&, const auto& off) {
+      unsigned char bits[8] = {};
+      if (x.is_float()) elements::store_float(from, bits, 0, x.floats[off[0]]);
+      else elements::store_integer(from, bits, 0, x.integers[off[0]]);
+      if (r.is_float()) r.floats[i++] = elements::load_float(to, bits, 0);
+      else r.integers[i++] = elements::load_integer(to, bits, 0);
     });
     return r;
   }

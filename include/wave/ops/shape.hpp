@@ -1,6 +1,7 @@
 // Ops that change a register's dtype or dims without arithmetic.
 //
 //   cast<f16>(x)                       // convert every element
+//   bitcast<i32>(x)                    // the same bits as another dtype of their width
 //   permute<dims<B, M, K2>>(x)         // reorder dims (same set)
 //   broadcast<dims<M, K2>>(mask)       // add dims: the value repeats along them
 //   select(cond, a, b)                 // cond ? a : b, cond of dtype i1
@@ -18,6 +19,16 @@ Register<D, To> cast(const Register<D, T>& x,
                      std::source_location where = std::source_location::current()) {
   if constexpr (std::is_same_v<To, T>) return x;
   else return detail::emit<Register<D, To>>(graph::OpKind::Cast, where, {detail::ValueAccess::ref(x)});
+}
+
+// The same bits read as another dtype of the same width (f32 <-> i32, f16 <-> bf16, ...);
+// a bitcast to x's own dtype is x.
+template <DType To, Dims D, DType T>
+Register<D, To> bitcast(const Register<D, T>& x, std::source_location where = std::source_location::current()) {
+  static_assert(bit_width(To::value) == bit_width(T::value), "bitcast<T>: T must have as many bits as x's dtype");
+  static_assert(T::value != DataType::i1, "bitcast<T>: i1 elements have no other dtype of their width");
+  if constexpr (std::is_same_v<To, T>) return x;
+  else return detail::emit<Register<D, To>>(graph::OpKind::Bitcast, where, {detail::ValueAccess::ref(x)});
 }
 
 template <Dims To, Dims D, DType T>

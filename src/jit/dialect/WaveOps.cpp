@@ -93,19 +93,24 @@ LogicalResult verifySameElementType(Operation* op, Type expected, Type found, St
 
 // Elementwise binary ops: one operand's dims a subset of the other's; the result is the
 // larger operand's type.
-LogicalResult verifyBroadcastBinary(Operation* op) {
+// The operand of a broadcasting binary op whose dims hold the other's (the result's
+// shape); an error where the element types differ or neither holds the other's dims.
+FailureOr<Value> broadcastOperands(Operation* op) {
   Value lhs = op->getOperand(0), rhs = op->getOperand(1);
   if (failed(verifySameElementType(op, elementOf(lhs), elementOf(rhs), "operands")))
     return failure();
   Names l = dimsOf(lhs), r = dimsOf(rhs);
-  Value larger;
-  if (isSubset(r, l)) larger = lhs;
-  else if (isSubset(l, r)) larger = rhs;
-  else
-    return op->emitOpError("expected one operand's dims to be a subset of the other's, but found ")
-           << list(l) << " and " << list(r);
-  if (op->getResult(0).getType() != larger.getType())
-    return op->emitOpError("expected result type ") << larger.getType() << ", but found "
+  if (isSubset(r, l)) return lhs;
+  if (isSubset(l, r)) return rhs;
+  return op->emitOpError("expected one operand's dims to be a subset of the other's, but found ")
+         << list(l) << " and " << list(r);
+}
+
+LogicalResult verifyBroadcastBinary(Operation* op) {
+  FailureOr<Value> larger = broadcastOperands(op);
+  if (failed(larger)) return failure();
+  if (op->getResult(0).getType() != larger->getType())
+    return op->emitOpError("expected result type ") << larger->getType() << ", but found "
                                                     << op->getResult(0).getType();
   return success();
 }
@@ -453,14 +458,10 @@ LogicalResult PowfOp::verify() {
 
 // Comparisons: a binary op's operands, and the larger one's dims with i1 elements.
 LogicalResult verifyComparison(Operation* op) {
-  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
-  if (failed(verifySameElementType(op, elementOf(lhs), elementOf(rhs), "operands"))) return failure();
-  Names l = dimsOf(lhs), r = dimsOf(rhs);
-  if (!isSubset(r, l) && !isSubset(l, r))
-    return op->emitOpError("expected one operand's dims to be a subset of the other's, but found ")
-           << list(l) << " and " << list(r);
+  FailureOr<Value> operand = broadcastOperands(op);
+  if (failed(operand)) return failure();
   auto result = cast<TensorType>(op->getResult(0).getType());
-  Names larger = isSubset(r, l) ? l : r;
+  Names larger = dimsOf(*operand);
   if (!result.getElementType().isInteger(1) || dimsOf(op->getResult(0)) != larger)
     return op->emitOpError("expected an i1 result with the dims ") << list(larger) << ", but found " << result;
   return success();
@@ -483,6 +484,7 @@ WAVE_FLOAT_UNARY_VERIFIER(ReciprocalOp)
 WAVE_FLOAT_UNARY_VERIFIER(SqrtOp)
 WAVE_FLOAT_UNARY_VERIFIER(RsqrtOp)
 WAVE_FLOAT_UNARY_VERIFIER(TanhOp)
+WAVE_FLOAT_UNARY_VERIFIER(TanhApproxOp)
 WAVE_FLOAT_UNARY_VERIFIER(SinOp)
 WAVE_FLOAT_UNARY_VERIFIER(CosOp)
 WAVE_FLOAT_UNARY_VERIFIER(SinhOp)
@@ -510,6 +512,16 @@ LogicalResult CastOp::verify() {
   if (dimsOf(getInput()) != dimsOf(getResult()))
     return emitOpError("expected the input's dims ") << list(dimsOf(getInput())) << ", but found "
                                                      << list(dimsOf(getResult()));
+  return success();
+}
+
+LogicalResult BitcastOp::verify() {
+  if (dimsOf(getInput()) != dimsOf(getResult()))
+    return emitOpError("expected the input's dims ") << list(dimsOf(getInput())) << ", but found "
+                                                     << list(dimsOf(getResult()));
+  Type from = elementOf(getInput()), to = elementOf(getResult());
+  if (from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth() || from.isInteger(1))
+    return emitOpError("expected an element type of ") << from << "'s width (not i1), but found " << to;
   return success();
 }
 

@@ -303,6 +303,7 @@ def Wave_ReciprocalOp : Wave_UnaryOp<"reciprocal", "reciprocal (1 / x)">;
 def Wave_SqrtOp : Wave_UnaryOp<"sqrt", "square root">;
 def Wave_RsqrtOp : Wave_UnaryOp<"rsqrt", "reciprocal square root">;
 def Wave_TanhOp : Wave_UnaryOp<"tanh", "hyperbolic tangent">;
+def Wave_TanhApproxOp : Wave_UnaryOp<"tanh_approx", "hyperbolic tangent, the hardware's approximation (2^-11 relative)">;
 def Wave_SinOp : Wave_UnaryOp<"sin", "sine">;
 def Wave_CosOp : Wave_UnaryOp<"cos", "cosine">;
 def Wave_SinhOp : Wave_UnaryOp<"sinh", "hyperbolic sine">;
@@ -375,6 +376,18 @@ def Wave_CastOp : Wave_Op<"cast", [Pure]> {
     `%h = wave.cast %x : !wave.tensor<[M, N] of f32> to !wave.tensor<[M, N] of f16>`:
     same dims, any numeric element types (float rounding, integer truncation or
     extension, float <-> integer).
+  }];
+  let arguments = (ins Wave_TensorType:$input);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `to` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Wave_BitcastOp : Wave_Op<"bitcast", [Pure]> {
+  let summary = "reads every element's bits as another type of the same width";
+  let description = [{
+    `%i = wave.bitcast %x : !wave.tensor<[M, N] of f32> to !wave.tensor<[M, N] of i32>`:
+    same dims, element types of the same width (not i1).
   }];
   let arguments = (ins Wave_TensorType:$input);
   let results = (outs Wave_TensorType:$result);

@@ -44,6 +44,7 @@
 #include "wave/print_format.hpp"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -106,6 +107,24 @@ bool zeroFilledPastEnd(Value v) {
   if (isa<dialect::CastOp, dialect::ConvertLayoutOp>(def)) return zeroFilledPastEnd(def->getOperand(0));
   if (isa<dialect::MulOp>(def)) return zeroFilledPastEnd(def->getOperand(0)) || zeroFilledPastEnd(def->getOperand(1));
   return false;
+}
+
+Value Distributor::tanhApprox(Value x) {
+  auto type = cast<VectorType>(x.getType());
+  Type f32 = b_.getF32Type();
+  Value result = arith::ConstantOp::create(b_, loc_, type, b_.getZeroAttr(type));
+  for (int64_t i = 0; i < type.getNumElements(); ++i) {
+    Value e = vector::ExtractOp::create(b_, loc_, x, ArrayRef<int64_t>{i});
+    if (e.getType() != f32) e = arith::ExtFOp::create(b_, loc_, f32, e);
+    Value t = LLVM::InlineAsmOp::create(b_, loc_, TypeRange{f32}, ValueRange{e}, "tanh.approx.f32 $0, $1;", "=f,f",
+                                        /*has_side_effects=*/false, /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                                        LLVM::AsmDialectAttr::get(b_.getContext(), LLVM::AsmDialect::AD_ATT),
+                                        /*operand_attrs=*/ArrayAttr())
+                  .getResult(0);
+    if (type.getElementType() != f32) t = arith::TruncFOp::create(b_, loc_, type.getElementType(), t);
+    result = vector::InsertOp::create(b_, loc_, t, result, ArrayRef<int64_t>{i});
+  }
+  return result;
 }
 
 // A comparison's i1 vector: ordered float predicates (NaN false) but for ne (unordered: NaN
@@ -185,6 +204,8 @@ LogicalResult Distributor::lowerOp(Operation* op) {
         return done(arith::DivFOp::create(b_, loc_, constantLike(operand(0), 1.0), operand(0)));
       })
       .Case([&](dialect::CastOp c) { return done(convertElements(b_, loc_, operand(0), registersOf(c.getResult()))); })
+      .Case([&](dialect::BitcastOp c) { return done(arith::BitcastOp::create(b_, loc_, registersOf(c.getResult()), operand(0))); })
+      .Case([&](dialect::TanhApproxOp) { return done(tanhApprox(operand(0))); })
       .Case([&](dialect::SelectOp) {
         return done(arith::SelectOp::create(b_, loc_, operand(0), operand(1), operand(2)));
       })

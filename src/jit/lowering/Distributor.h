@@ -214,6 +214,8 @@ class Distributor : LoweringBuilder {
   LogicalResult lowerBlock(Block& block);
   LogicalResult lowerOp(Operation* op);
   Value compareElements(Operation* op, Value lhs, Value rhs);
+  // Each element's tanh by the hardware's tanh.approx.f32 (narrower floats through f32).
+  Value tanhApprox(Value x);
 
   func::FuncOp kernel_;
   KernelGrid grid_;

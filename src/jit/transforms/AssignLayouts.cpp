@@ -44,7 +44,7 @@ using namespace mlir;
 bool isElementwise(Operation* op) {
   return isa<dialect::AddOp, dialect::SubOp, dialect::MulOp, dialect::DivOp, dialect::MaximumOp, dialect::MinimumOp,
              dialect::NegOp, dialect::AbsOp, dialect::Exp2Op, dialect::Log2Op, dialect::ReciprocalOp, dialect::SqrtOp,
-             dialect::RsqrtOp, dialect::TanhOp, dialect::SinOp, dialect::CosOp, dialect::SinhOp, dialect::CbrtOp,
+             dialect::RsqrtOp, dialect::TanhOp, dialect::TanhApproxOp, dialect::BitcastOp, dialect::SinOp, dialect::CosOp, dialect::SinhOp, dialect::CbrtOp,
              dialect::RoundEvenOp, dialect::Atan2Op, dialect::PowfOp, dialect::GtOp, dialect::GeOp, dialect::LtOp,
              dialect::LeOp, dialect::EqOp, dialect::NeOp, dialect::CastOp, dialect::SelectOp, dialect::ApplyExprOp>(op);
 }

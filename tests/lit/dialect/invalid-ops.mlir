@@ -761,3 +761,11 @@ func.func @cumsum_i1(%x: !wave.tensor<[M, N] of i1>) {
   %s = wave.cumsum %x along "N" : !wave.tensor<[M, N] of i1>
   return
 }
+
+// -----
+
+func.func @bitcast_width(%x: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected an element type of 'f32''s width (not i1), but found 'f16'}}
+  %b = wave.bitcast %x : !wave.tensor<[M] of f32> to !wave.tensor<[M] of f16>
+  return
+}

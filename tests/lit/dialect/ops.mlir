@@ -190,6 +190,10 @@ func.func @reductions(%x: !wave.tensor<[B, M, K2] of f32>, %init: !wave.tensor<[
 
 // CHECK-LABEL: func.func @shapes_and_types
 func.func @shapes_and_types(%x: !wave.tensor<[M, N] of f32>) {
+  // CHECK: wave.bitcast %{{.*}} : !wave.tensor<[M, N] of f32> to !wave.tensor<[M, N] of i32>
+  %bits = wave.bitcast %x : !wave.tensor<[M, N] of f32> to !wave.tensor<[M, N] of i32>
+  // CHECK: wave.tanh_approx %{{.*}} : !wave.tensor<[M, N] of f32>
+  %t = wave.tanh_approx %x : !wave.tensor<[M, N] of f32>
   // CHECK: wave.cast %{{.*}} : !wave.tensor<[M, N] of f32> to !wave.tensor<[M, N] of f16>
   %h = wave.cast %x : !wave.tensor<[M, N] of f32> to !wave.tensor<[M, N] of f16>
   // CHECK: wave.cast %{{.*}} : !wave.tensor<[M, N] of f16> to !wave.tensor<[M, N] of i8>
