@@ -3,7 +3,7 @@
 // read / write: per run of registers contiguous in memory, one vector access at the run's
 // position (workgroup offset + the layout's map), masked where a dim may end inside the
 // workgroup's tile; through an index mapping into a static shape, at one simplified
-// offset of the flat tensor; a write that adds, by atomics (vector red.global.add on
+// offset of the flat tensor; a write that combines, by atomics (vector red.global.add on
 // sm_90). allocate: a view of the dynamic shared memory, whose reads
 // and writes address the tile at the layout's positions, unmasked.
 //
@@ -254,13 +254,13 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     linear = linearMappedOffset(kernel_, memoryExpr, memoryDims, cast<MemRefType>(memref.getType()),
                                 mapping.getIterators() + mapping.getDynamic());
   if (linear) memref = flattened(memref);
-  // A write that combines (adds) lands once per element: where the layout repeats
+  // A write that combines (atomic add, min, max) lands once per element: where the layout repeats
   // elements, each register's first holder combines it, one register at a time.
   auto write = dyn_cast<dialect::WriteOp>(op);
   const std::optional<dialect::WriteCombine> combine = write ? write.getCombine() : std::nullopt;
-  const bool adds = combine.has_value();
+  const bool combines = combine.has_value();
   SmallVector<Value> addsHere;
-  if (adds) {
+  if (combines) {
     FailureOr<SmallVector<Value>> adders = addersOf(op, layout);
     if (failed(adders)) return failure();
     addsHere = std::move(*adders);
@@ -311,7 +311,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
         if (mayOverrun(d))
           if (Value inside = beforeEnd(layout, run.first, k, d, at[k])) outer.push_back(inside);
     if (repeats && addsHere[run.first]) {
-      if (matchPattern(addsHere[run.first], m_Zero())) continue;  // another register adds it
+      if (matchPattern(addsHere[run.first], m_Zero())) continue;  // another register combines it
       outer.push_back(addsHere[run.first]);
     }
     Value rowIn = outer.empty() ? Value() : andAll(outer);
@@ -338,7 +338,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
       } else {
         Value v = vector::ExtractOp::create(b_, loc_, source, ArrayRef<int64_t>{run.first});
         auto store = [&] {
-          if (adds)
+          if (combines)
             combineIntoMemory(*combine, v, memref, indices);
           else
             memref::StoreOp::create(b_, loc_, v, memref, indices);
@@ -377,7 +377,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
                                                                  ArrayRef<int64_t>{run.length}, ArrayRef<int64_t>{1})
                                .getResult();
     auto wholeWrite = [&] {
-      if (adds)
+      if (combines)
         combineIntoMemory(*combine, piece, memref, indices);
       else
         vector::StoreOp::create(b_, loc_, piece, memref, indices, /*nontemporal=*/false, alignment);
@@ -409,7 +409,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
           Value zero = arith::ConstantOp::create(b_, loc_, vec, b_.getZeroAttr(vec));
           scf::YieldOp::create(b_, loc_,
                                vector::MaskedLoadOp::create(b_, loc_, vec, memref, indices, maskFor(), zero).getResult());
-        } else if (adds) {
+        } else if (combines) {
           Value n = count ? count : index(run.length);
           if (rowIn) n = arith::SelectOp::create(b_, loc_, rowIn, n, index(0));
           combineIntoMemory(*combine, piece, memref, indices, n);
