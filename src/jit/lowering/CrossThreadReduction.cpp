@@ -8,6 +8,11 @@ namespace wave::jit {
 
 using namespace mlir;
 
+Type accumulationType(Type element) {
+  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32) return Float32Type::get(element.getContext());
+  return element;
+}
+
 Value reductionIdentity(OpBuilder& b, Location loc, ReductionKind kind, Type type) {
   if (auto f = dyn_cast<FloatType>(type)) {
     const llvm::fltSemantics& semantics = f.getFloatSemantics();

@@ -15,6 +15,10 @@ namespace wave::jit {
 
 enum class ReductionKind { max, min, sum };
 
+// The type a reduction or scan of `element`s accumulates in: f32 for narrower floats, else
+// the element type.
+mlir::Type accumulationType(mlir::Type element);
+
 // -inf (the smallest integer) for max, +inf (the largest) for min, 0 for sum, of `type`.
 mlir::Value reductionIdentity(mlir::OpBuilder& b, mlir::Location loc, ReductionKind kind, mlir::Type type);
 

@@ -109,6 +109,12 @@ bool zeroFilledPastEnd(Value v) {
   return false;
 }
 
+SmallVector<Value> Distributor::positionInTile(LayoutAttr layout, int64_t reg) {
+  SmallVector<Value> p;
+  for (AffineExpr e : positionOfRegister(layout, reg)) p.push_back(threadIndex(e));
+  return p;
+}
+
 Value Distributor::tanhApprox(Value x) {
   auto type = cast<VectorType>(x.getType());
   Type f32 = b_.getF32Type();

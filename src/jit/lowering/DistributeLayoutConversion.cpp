@@ -44,19 +44,14 @@ LogicalResult Distributor::lowerConvert(dialect::ConvertLayoutOp op) {
   // Rows one element longer spread a column's elements over the banks.
   if (shape.size() > 1) shape.back() += 1;
   Value buffer = sharedBuffer(shape, elementOf(op.getInput()));
-  auto position = [&](LayoutAttr layout, int64_t reg) {
-    SmallVector<Value> p;
-    for (AffineExpr e : positionOfRegister(layout, reg)) p.push_back(threadIndex(e));
-    return p;
-  };
   Value in = lookup(op.getInput());
   for (int64_t r = 0; r < from.getNumRegisters(); ++r)
     memref::StoreOp::create(b_, loc_, vector::ExtractOp::create(b_, loc_, in, ArrayRef<int64_t>{r}), buffer,
-                            position(from, r));
+                            positionInTile(from, r));
   VectorType outType = registersOf(op.getResult());
   Value out = arith::ConstantOp::create(b_, loc_, outType, b_.getZeroAttr(outType));
   for (int64_t r = 0; r < to.getNumRegisters(); ++r)
-    out = vector::InsertOp::create(b_, loc_, memref::LoadOp::create(b_, loc_, buffer, position(to, r)), out,
+    out = vector::InsertOp::create(b_, loc_, memref::LoadOp::create(b_, loc_, buffer, positionInTile(to, r)), out,
                                    ArrayRef<int64_t>{r});
   values_[op.getResult()] = out;
   return success();

@@ -75,7 +75,7 @@ LogicalResult Distributor::lowerCombineWaves(dialect::CombineWavesOp op) {
   const ReductionKind kind = reductionKind(op.getKind());
   Type element = elementOf(op.getInput());
   // Narrow floats combine in f32.
-  Type work = isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32 ? b_.getF32Type() : element;
+  Type work = accumulationType(element);
   Value in = lookup(op.getInput());
   SmallVector<Value> partial;
   for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
@@ -109,7 +109,7 @@ FailureOr<ReductionPlan> Distributor::planReduction(Operation* op) {
   // Inside a loop over `dim`, the reduction is over the loop's tile.
   if (!grid_.tiling(dim).loop && failed(checkOneWorkgroupCovers(op, dim, "reduces over"))) return failure();
   Type element = elementOf(result);
-  Type work = isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32 ? b_.getF32Type() : element;
+  Type work = accumulationType(element);
   if (work.getIntOrFloatBitWidth() != 32)
     return op->emitOpError("is not yet supported: a reduction of ")
            << element << " (32-bit or narrower floats, 32-bit integers)";

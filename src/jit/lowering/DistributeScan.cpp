@@ -31,7 +31,7 @@ LogicalResult Distributor::lowerCumsum(dialect::CumsumOp op) {
   LayoutAttr layout = layoutOf(op.getInput());
   const int k = dimIndex(dimsOf(op.getInput()), dim);
   Type element = elementOf(op.getInput());
-  Type work = isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32 ? b_.getF32Type() : element;
+  Type work = accumulationType(element);
   if (work.getIntOrFloatBitWidth() < 32)
     return op.emitOpError("is not yet supported: prefix sums of ") << element << " (32- and 64-bit numbers, f16, bf16)";
 
@@ -68,9 +68,7 @@ LogicalResult Distributor::lowerCumsum(dialect::CumsumOp op) {
   Value in = lookup(op.getInput());
   for (int64_t r = 0; r < registers; ++r) {
     positions.push_back(positionOfRegister(layout, r));
-    SmallVector<Value> p;
-    for (AffineExpr e : positions.back()) p.push_back(threadIndex(e));
-    at.push_back(std::move(p));
+    at.push_back(positionInTile(layout, r));
     Value v = vector::ExtractOp::create(b_, loc_, in, ArrayRef<int64_t>{r});
     if (v.getType() != work) v = arith::ExtFOp::create(b_, loc_, work, v);
     sums.push_back(v);

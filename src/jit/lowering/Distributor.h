@@ -110,6 +110,8 @@ class Distributor : LoweringBuilder {
   // Per dim of `dims`, the index of register `reg`'s element in this thread: in the
   // tensor (the tile's offsets added), or with `inTile`, in the workgroup's tile.
   SmallVector<Value> indexOf(LayoutAttr layout, ArrayRef<StringRef> dims, int64_t reg, bool inTile = false);
+  // Per dim, register `reg`'s position in the workgroup's tile (the layout's), in this thread.
+  SmallVector<Value> positionInTile(LayoutAttr layout, int64_t reg);
   // Whether `dim` may end inside a workgroup's tile (then accesses are masked).
   bool mayOverrun(StringRef dim) { return !isKnownMultiple(kernel_, dim, grid_.tiling(dim).blockTile); }
   // Whether position `k` of register `reg` (`at`, in the tensor) lies before the end of
