@@ -45,6 +45,8 @@ struct Variant {
 // Phase 1: per (sequence chunk, kv head), the chunk's attention for the kv head's G query
 // heads: its output normalized by its own sum, and its log2-sum-exp (in the base-2 units
 // of the exponentials), or a large negative one for a chunk past the sequence's end.
+// The chunk's keys end at the sequence's end (set_symbol), so a workgroup walks only the
+// key tiles its sequence holds.
 inline auto chunk_body(Variant variant) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(variant.head_dim));
   const double cap = variant.logit_cap;
@@ -71,15 +73,18 @@ inline auto chunk_body(Variant variant) {
 
     auto queries = read(q, q_heads);
     auto length = read(seq_lens, sequence);  // [BS]
+    // The chunk's first key; its keys end at the sequence's end (none for a chunk past
+    // it): the loop below walks only the tiles holding keys.
+    auto first = apply_expr(self_index<BS, i32>(), [](auto x) { return x % NSPLIT * KC; });
+    set_symbol<KC>(length - first);
     Register<dims<BS, HKV, N, G>, f32> acc0(0.0);
     Register<dims<BS, HKV, G>, f32> sum0(0.0);
     Register<dims<BS, HKV, G>, f32> max0(-1e6);
     auto [res_max, res_sum, res_acc] = iterate<KC>(
         std::tuple{max0, sum0, acc0}, [&](auto partial_max, auto partial_sum, auto acc) {
-          // Each key's position in its sequence. Keys at or past its length are masked;
-          // they read the sequence's last key instead (its table entry and page exist),
-          // so no read leaves the table or the cache whatever the chunking.
-          auto first = apply_expr(self_index<BS, i32>(), [](auto x) { return x % NSPLIT * KC; });
+          // Each key's position in its sequence. Keys at or past its length (in the last
+          // tile) are masked; they read the sequence's last key instead (its table entry
+          // and page exist), so no read leaves the table or the cache.
           auto position = broadcast<dims<BS, KC>>(first) + broadcast<dims<BS, KC>>(self_index<KC, i32>());
           auto inside = lt(position, broadcast<dims<BS, KC>>(length));
           auto clamped = minimum(position, broadcast<dims<BS, KC>>(length - 1));
@@ -99,8 +104,12 @@ inline auto chunk_body(Variant variant) {
           auto next = mma(read(v_cache, v_slot.with_values(pages, clamped)), cast<f16>(e), acc * rescale);
           return std::tuple{m, l, next};
         });
-    write(res_acc * reciprocal(res_sum), o_part);
-    write(res_max + log2(res_sum), lse_part);
+    // A chunk past the sequence's end sums nothing: its output 0, its log2-sum-exp about
+    // -1e6 - 100, which weighs nothing in the combine.
+    Register<dims<BS, HKV, G>, f32> tiny(1e-30);
+    auto total = maximum(res_sum, tiny);
+    write(res_acc * reciprocal(total), o_part);
+    write(res_max + log2(total), lse_part);
   };
 }
 

@@ -52,8 +52,9 @@ enum class OpKind : std::uint8_t {
   Gt, Ge, Lt, Le, Eq, Ne,
   Sin, Cos, Sinh, Cbrt, RoundEven, Atan2, Powf,
   ReduceMin, AtomicMin, AtomicMax, Cumsum, Bitcast, TanhApprox,
+  SetSymbol,
 };
-inline constexpr OpKind kLastOpKind = OpKind::TanhApprox;
+inline constexpr OpKind kLastOpKind = OpKind::SetSymbol;
 
 // The op's name as users write it (and as `wave.<name>` in the IR).
 inline const char* op_name(OpKind k) {
@@ -66,7 +67,8 @@ inline const char* op_name(OpKind k) {
       "print", "atomic_add",
       "gt", "ge", "lt", "le", "eq", "ne",
       "sin", "cos", "sinh", "cbrt", "roundeven", "atan2", "powf",
-      "reduce_min", "atomic_min", "atomic_max", "cumsum", "bitcast", "tanh_approx"};
+      "reduce_min", "atomic_min", "atomic_max", "cumsum", "bitcast", "tanh_approx",
+      "set_symbol"};
   const auto i = static_cast<std::size_t>(k);
   return i < sizeof names / sizeof *names ? names[i] : "?";  // "?": a hand-built graph's bad kind
 }
@@ -82,7 +84,7 @@ struct Node {
 
   // Attributes; each op uses the ones it needs.
   double fill = 0;                 // register: the constant
-  std::string dim;                 // iterate, reductions, self_index
+  std::string dim;                 // iterate, reductions, self_index, set_symbol
   std::optional<Mapping> mapping;  // read, write
   int elements_per_thread = 0;     // read, write (0: chosen by the compiler)
   std::optional<MMA> mma;          // mma: an explicit kind

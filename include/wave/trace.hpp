@@ -100,6 +100,9 @@ class Tracer {
     return args;
   }
 
+  // Whether ops go to the kernel body itself (no iterate body is open).
+  bool at_top_level() const { return open_.size() == 1; }
+
   graph::Block close_block() {
     graph::Block b = std::move(open_.back().block);
     open_.pop_back();

@@ -17,8 +17,10 @@
 #include "kernels/gemm_split_k.hpp"
 #include "kernels/paged_decode_attention.hpp"
 #include "kernels/softmax.hpp"
+#include "kernels/varlen_attention.hpp"
 #include "fixtures/index_masks.hpp"
 #include "fixtures/printing.hpp"
+#include "fixtures/varlen_rows.hpp"
 #include "wave/print_format.hpp"
 #include "wave/dlpack.hpp"
 #include "wave/runtime.hpp"
@@ -1109,4 +1111,74 @@ TEST_CASE("CompileOptions::override_dir compiles from a hand-edited wave IR or P
   std::ofstream(dir / "scale" / "0-wave.mlir") << "not IR";
   CHECK_THROWS_WITH(compile(scale, edited), Contains("override") && Contains("0-wave.mlir"));
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("set_symbol: a dim's end read at run time bounds loops and masks accesses", "[compile][set_symbol]") {
+  namespace vl = fixtures::varlen;
+  const CompileOptions o = uncached({.subs = {{vl::B, 6}, {vl::N, 1024}, {vl::BLOCK_N, 128}, {vl::WAVE_N, 64}}});
+  // N = 1024 is whole tiles, but the ends set at run time are not: the accesses are masked.
+  const jit::PtxKernel sums = jit::compile_to_ptx(vl::row_sums<f32>().trace(), o);
+  // Whole runs in one 16-byte access; at a row's end, one element each under its check.
+  CHECK(count(sums.ptx, "ld.global.v4.b32") == 1);
+  CHECK(count(sums.ptx, "st.global.v4.b32") == 1);
+  CHECK(count(sums.ptx, "ld.global.b32") == 4);
+  CHECK(count(sums.ptx, "st.global.b32") == 5);  // (and the row's sum)
+  check_ptxas_clean(sums.ptx, "varlen_row_sums");
+  check_ptxas_clean(jit::compile_to_ptx(vl::scaled_rows<f16>().trace(), o).ptx, "varlen_scaled_rows");
+  // The paged decode's chunks end at their sequence's end.
+  namespace pd = examples::paged_decode_attention;
+  const pd::Shape shape{4, 32, 8, 128, 16, 1000, 4};
+  const std::string paged =
+      compile(pd::make_chunk_kernel(), {.subs = pd::chunk_sizes(shape), .cache = false}).ptx().ptx;
+  check_ptxas_clean(paged, "paged_decode_chunks");
+}
+
+TEST_CASE("varlen attention compiles to wgmma on cp.async-filled tiles (TMA fills zeros only past a tensor's end)", "[compile][set_symbol]") {
+  namespace va = examples::varlen_attention;
+  for (bool causal : {true, false}) {
+    const std::string ptx = compile(va::make_kernel<f16>({.head_dim = 128, .causal = causal, .waves = 8}),
+                                    {.subs = va::sizes({.lengths = {1, 300, 2048, 77}}), .cache = false})
+                                .ptx()
+                                .ptx;
+    CHECK(count(ptx, "wgmma.mma_async") > 0);
+    CHECK(count(ptx, "cp.async.cg.shared.global") > 0);
+    CHECK(count(ptx, "cp.async.bulk.tensor") == 0);
+    check_ptxas_clean(ptx, causal ? "varlen_attention_causal" : "varlen_attention");
+  }
+}
+
+TEST_CASE("set_symbol bad input: a size per workgroup, set before the dim is used", "[compile][set_symbol][error]") {
+  namespace vl = fixtures::varlen;
+  using namespace vl;
+  const CompileOptions o = uncached({.subs = {{B, 6}, {N, 100}, {BLOCK_N, 64}, {WAVE_N, 64}}});
+  const Constraints rows{WorkgroupConstraint(B, 2, 1), WorkgroupConstraint(N, BLOCK_N, 0), WaveConstraint(N, WAVE_N),
+                         HardwareConstraint{.threads_per_wave = 32}};
+  // Two rows per workgroup: the size is not one per workgroup.
+  auto two_rows = kernel("two_rows", rows, [](Memory<dims<B, N>, f32> x, Memory<dims<B>, i32> lens, Memory<dims<B, N>, f32> out) {
+    set_symbol<N>(read(lens));
+    write(read(x), out);
+  });
+  try {
+    compile(two_rows, o);
+    FAIL("expected a wave::Error");
+  } catch (const Error& e) {
+    CHECK(e.op() == "wave.set_symbol");
+    CHECK_THAT(e.file(), Contains("compile_test.cpp"));
+    CHECK_THAT(e.message(), Contains("a workgroup tile of 1 along each of its dims") && Contains("B's workgroup tile is 2"));
+  }
+  // N read before its end is set: the read would see another size than what follows.
+  const Constraints one_row{WorkgroupConstraint(B, 1, 1), WorkgroupConstraint(N, BLOCK_N, 0), WaveConstraint(N, WAVE_N),
+                            HardwareConstraint{.threads_per_wave = 32, .vector_shapes = {{B, 0}}}};
+  auto late = kernel("late", one_row, [](Memory<dims<B, N>, f32> x, Memory<dims<B>, i32> lens, Memory<dims<B, N>, f32> out) {
+    auto v = read(x);
+    set_symbol<N>(read(lens));
+    write(v, out);
+  });
+  try {
+    compile(late, o);
+    FAIL("expected a wave::Error");
+  } catch (const Error& e) {
+    CHECK(e.op() == "wave.set_symbol");
+    CHECK_THAT(e.message(), Contains("expected before every op over N, but found wave.read over it before"));
+  }
 }

@@ -7,6 +7,7 @@
 #include "kernels/gemm.hpp"
 #include "kernels/gemm_split_k.hpp"
 #include "kernels/paged_decode_attention.hpp"
+#include "kernels/varlen_attention.hpp"
 #include "fixtures/printing.hpp"
 
 using namespace wave;
@@ -115,6 +116,18 @@ TEST_CASE("paged decode imports its cache reads with the block table's pages as 
   CHECK(count(ir, " dynamic(%") == 3);
   CHECK_THAT(ir, Contains("PAGES = #wave.expr<\"$4\">"));
   CHECK_THAT(ir, Contains("PAGE = #wave.expr<\"$5 mod PAGE\">"));
+  // Each chunk's keys end at its sequence's end.
+  CHECK(count(ir, "wave.set_symbol \"KC\" = %") == 1);
+}
+
+TEST_CASE("varlen attention imports its sequences' ends as set_symbols and offsets its rows", "[import][set_symbol]") {
+  namespace va = examples::varlen_attention;
+  const std::string ir = va::make_kernel().ir({.subs = va::sizes({.lengths = {5, 300, 77}})});
+  CHECK(count(ir, "wave.set_symbol \"M\" = %") == 1);
+  CHECK(count(ir, "wave.set_symbol \"K2\" = %") == 1);
+  // Q, K, V and the output offset by the sequence's first token.
+  CHECK(count(ir, " dynamic(%") == 4);
+  CHECK_THAT(ir, Contains("T = #wave.expr<\"$2 + $4\">"));
 }
 
 TEST_CASE("min reductions, prefix sums and atomic min/max import as their ops", "[import][scan]") {

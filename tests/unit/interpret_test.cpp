@@ -10,12 +10,14 @@
 
 #include <wave/interpret.hpp>
 
+#include "fixtures/varlen_rows.hpp"
 #include "gemm_reference.hpp"
 #include "kernels/conv2d.hpp"
 #include "kernels/flash_attention.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/paged_decode_attention.hpp"
 #include "kernels/softmax.hpp"
+#include "varlen_attention_reference.hpp"
 
 using namespace wave;
 
@@ -692,4 +694,71 @@ TEST_CASE("interpret: paged decode attention matches softmax over each sequence'
         REQUIRE(out[(std::size_t(s) * heads + h) * d + x] == Approx(want).margin(4e-3));
       }
     }
+}
+
+TEST_CASE("interpret: set_symbol ends a dim per workgroup: loops, reads and writes stop there", "[interpret][set_symbol]") {
+  namespace vl = fixtures::varlen;
+  // Lengths inside, at and past N = 10 (clamped), zero and negative (nothing).
+  const std::vector<std::int32_t> lens{3, 0, 10, 25, -4, 7};
+  const std::int64_t b = static_cast<std::int64_t>(lens.size()), n = 10;
+  const CompileOptions options{.subs = {{vl::B, b}, {vl::N, n}, {vl::BLOCK_N, 4}, {vl::WAVE_N, 4}}};
+  std::vector<float> x(static_cast<std::size_t>(b * n));
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) - 2.5f;
+  std::vector<float> doubled(x.size(), NAN), total(static_cast<std::size_t>(b), NAN), scaled(x.size(), NAN);
+  interpret(vl::row_sums<f32>(), options, {x.data(), lens.data(), doubled.data(), total.data()});
+  interpret(vl::scaled_rows<f32>(), options, {x.data(), lens.data(), scaled.data()});
+  for (std::int64_t r = 0; r < b; ++r) {
+    const std::int64_t end = std::clamp<std::int64_t>(lens[static_cast<std::size_t>(r)], 0, n);
+    double want = 0;
+    for (std::int64_t c = 0; c < n; ++c) {
+      const auto e = static_cast<std::size_t>(r * n + c);
+      INFO("row " << r << ", column " << c << ", end " << end);
+      if (c < end) {
+        want += x[e];
+        CHECK(doubled[e] == 2 * x[e]);
+        CHECK(scaled[e] == 3 * x[e]);
+      } else {
+        CHECK(std::isnan(doubled[e]));
+        CHECK(std::isnan(scaled[e]));
+      }
+    }
+    CHECK(total[static_cast<std::size_t>(r)] == static_cast<float>(want));
+  }
+}
+
+TEST_CASE("interpret: set_symbol's size is one element per workgroup", "[interpret][set_symbol]") {
+  // plain() gives each workgroup 16 rows of M: a size over M is not one per workgroup.
+  auto per_rows = kernel("per_rows", plain(), [](Memory<dims<M, N>, f32> a, Memory<dims<M>, i32> lens, Memory<dims<M, N>, f32> b) {
+    set_symbol<N>(read(lens));
+    write(read(a), b);
+  });
+  std::vector<float> a(6, 1.0f), out(6, 0.0f);
+  std::vector<std::int32_t> lens{1, 2};
+  CHECK_THROWS_WITH(interpret(per_rows, sizes(2, 3), {a.data(), lens.data(), out.data()}),
+                    Catch::Contains("set_symbol") && Catch::Contains("a workgroup tile of 1 along M") &&
+                        Catch::Contains("16"));
+  // Inside a loop: an error where it is traced.
+  auto in_loop = kernel("in_loop", looped(), [](Memory<dims<M, K>, f32> a, Memory<dims<M>, i32> lens, Memory<dims<M>, f32> out) {
+    Register<dims<M>, f32> zero(0.0);
+    write(iterate<K>(zero, [&](auto acc) {
+            set_symbol<N>(read(lens));
+            return sum<K>(read(a), acc);
+          }),
+          out);
+  });
+  CHECK_THROWS_WITH(in_loop.trace(), Catch::Contains("set_symbol") && Catch::Contains("inside an iterate body"));
+}
+
+TEST_CASE("interpret: packed varlen attention matches float64 per sequence", "[interpret][set_symbol][varlen]") {
+  namespace va = examples::varlen_attention;
+  std::mt19937 rng(7);
+  for (bool causal : {true, false}) {
+    const va::Shape shape{.lengths = {1, 5, 17, 8}, .heads = 4, .kv_heads = 2, .head_dim = 16, .padding = 3};
+    const examples::host::VarlenInputs in = examples::host::random_varlen(shape, causal, rng);
+    std::vector<std::uint16_t> out(std::size_t(shape.rows()) * shape.heads * shape.head_dim, 0xFFFF);
+    const std::vector<std::int32_t> cu = shape.offsets();
+    interpret(va::make_kernel<f16>({.head_dim = 16, .causal = causal, .waves = 1}), {.subs = va::sizes(shape, 8, 4)},
+              {in.q.data(), in.k.data(), in.v.data(), cu.data(), out.data()});
+    CHECK(examples::host::varlen_mismatches(in, out, examples::host::half_to_float, true, std::uint16_t{0xFFFF}) == 0);
+  }
 }

@@ -5,6 +5,7 @@
 #include "kernels/copy.hpp"
 #include "kernels/flash_attention.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/varlen_attention.hpp"
 
 using namespace wave;
 using graph::OpKind;
@@ -185,4 +186,24 @@ TEST_CASE("print traces its label, limit and mask, a mask of fewer dims broadcas
   // An empty label or a limit below one is the user's mistake, at their line.
   auto empty = kernel("empty_label", {HardwareConstraint{}}, [](Memory<dims<M>, f32> x) { print(read(x), ""); });
   CHECK_THROWS_WITH(empty.trace(), Catch::Contains("op 'print'") && Catch::Contains("expected a label"));
+}
+
+TEST_CASE("set_symbol traces a node with the dim and the size, and no result", "[trace][set_symbol]") {
+  const graph::KernelGraph g = examples::varlen_attention::make_kernel().trace();
+  std::vector<const graph::Node*> sets;
+  for (const auto& n : g.body.nodes)
+    if (n.kind == OpKind::SetSymbol) sets.push_back(&n);
+  REQUIRE(sets.size() == 2);
+  CHECK(sets[0]->dim == "M");
+  CHECK(sets[1]->dim == "K2");
+  for (const graph::Node* s : sets) {
+    CHECK(s->results.empty());
+    REQUIRE(s->operands.size() == 1);
+    // The size: the sequence's length, over B (one per workgroup).
+    const graph::Node& length = defining(g.body, s->operands[0]);
+    CHECK(length.kind == OpKind::Sub);
+    CHECK(length.result_types[0].dims == Names{"B"});
+    CHECK(length.result_types[0].dtype == DataType::i32);
+  }
+  CHECK(std::string(graph::op_name(OpKind::SetSymbol)) == "set_symbol");
 }

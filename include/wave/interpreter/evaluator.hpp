@@ -57,7 +57,19 @@ class Evaluator {
     for (const auto& a : kernel_.args) dims.insert(a.type.dims.begin(), a.type.dims.end());
     collect_dims(kernel_.body, dims);
     for (const std::string& d : dims) scope_[d] = Box{0, size_of_dim(d, nullptr)};
-    run_block(kernel_.body);
+    // set_symbol's sizes are per workgroup: the body runs once per point of their dims
+    // (each a workgroup tile of 1), as the workgroups along them do.
+    std::vector<std::string> per_point = set_symbol_dims();
+    std::vector<std::int64_t> extents;
+    for (const std::string& d : per_point) extents.push_back(size_of_dim(d, nullptr));
+    const std::map<std::string, Box> whole = scope_;
+    walk(extents, {}, [&](const auto& at, const auto&) {
+      scope_ = whole;
+      for (std::size_t k = 0; k < per_point.size(); ++k) scope_[per_point[k]] = Box{at[k], 1};
+      ends_.clear();
+      values_.clear();
+      run_block(kernel_.body);
+    });
   }
 
  private:
@@ -89,6 +101,25 @@ class Evaluator {
       n ? fail(*n, bad) : fail_at_call("interpret", bad);
     }
     return it->second;
+  }
+
+  // The dims of the sizes the body's set_symbols take, in order of first appearance.
+  std::vector<std::string> set_symbol_dims() const {
+    std::map<graph::ValueId, const graph::TensorType*> types;
+    std::vector<std::string> out;
+    for (const graph::Node& n : kernel_.body.nodes) {
+      for (std::size_t i = 0; i < n.results.size() && i < n.result_types.size(); ++i) types[n.results[i]] = &n.result_types[i];
+      if (n.kind != graph::OpKind::SetSymbol || n.operands.size() != 1 || !types.count(n.operands[0])) continue;
+      for (const std::string& d : types[n.operands[0]]->dims)
+        if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+    }
+    return out;
+  }
+
+  // Where `dim` ends in the current workgroup: its size, or what set_symbol set.
+  std::int64_t end_of(const std::string& dim, const graph::Node& n) const {
+    auto it = ends_.find(dim);
+    return it != ends_.end() ? it->second : size_of_dim(dim, &n);
   }
 
   static void collect_dims(const graph::Block& block, std::set<std::string>& out) {
@@ -214,6 +245,7 @@ class Evaluator {
       case K::SelfIndex: return {self_index(n)};
       case K::ApplyExpr: return {apply_expr(n)};
       case K::Print: print(n); return {};
+      case K::SetSymbol: set_symbol(n); return {};
       case K::Yield: break;
     }
     fail(n, "an op the interpreter does not know");
@@ -395,6 +427,28 @@ class Evaluator {
                           m.type.dims[bad] + " = " + std::to_string(at));
   }
 
+  // set_symbol<K>(size): K ends at the size (its one element, clamped to [0, K's size]) in
+  // what follows; values over K hold the positions before it.
+  void set_symbol(const graph::Node& n) {
+    need_operands(n, 1, 1);
+    const HostValue& v = value(n, n.operands[0]);
+    if (v.is_float() || v.type.dtype == DataType::i1)
+      fail(n, "the size: " + expected_found("an integer (i8, i32, i64)", std::string(name(v.type.dtype))));
+    if (v.integers.size() != 1)
+      fail(n, "the size: " + expected_found("one element per workgroup", std::to_string(v.integers.size()) + " elements"));
+    if (ends_.count(n.dim)) fail(n, expected_found("one set_symbol per dim", "a second one for " + n.dim));
+    for (const std::string& d : v.type.dims) {
+      const WorkgroupConstraint* c = kernel_.constraints.find<WorkgroupConstraint>(d);
+      const std::int64_t tile = c ? eval(n, program(n, c->tile), {}) : size_of_dim(d, &n);
+      if (tile != 1)
+        fail(n, "the size: " + expected_found("one element per workgroup (a workgroup tile of 1 along " + d + ")",
+                                              "a tile of " + std::to_string(tile)));
+    }
+    const std::int64_t end = std::clamp<std::int64_t>(v.integers[0], 0, size_of_dim(n.dim, &n));
+    ends_[n.dim] = end;
+    scope_[n.dim] = Box{0, end};
+  }
+
   // iterate<K>(init, body): the body once per tile of K, in order, K's box the tile.
   std::vector<HostValue> iterate(const graph::Node& n) {
     if (n.regions.size() != 1) fail(n, expected_found("one body", std::to_string(n.regions.size())));
@@ -403,7 +457,7 @@ class Evaluator {
     if (!tiling) fail(n, expected_found("a TilingConstraint on " + n.dim, "none"));
     const std::int64_t tile = eval(n, program(n, tiling->tile), {});
     if (tile <= 0) fail(n, "tile of " + n.dim + ": " + expected_found("a positive size", std::to_string(tile)));
-    const std::int64_t size = size_of_dim(n.dim, &n);
+    const std::int64_t size = end_of(n.dim, n);
     std::vector<HostValue> carried;
     for (graph::ValueId id : n.operands) carried.push_back(value(n, id));
     if (body.args.size() != carried.size()) fail(n, expected_found(std::to_string(carried.size()) + " block arguments", std::to_string(body.args.size())));
@@ -797,6 +851,7 @@ class Evaluator {
   std::map<graph::ValueId, Memory> memories_;
   std::map<graph::ValueId, HostValue> values_;
   std::map<std::string, Box> scope_;
+  std::map<std::string, std::int64_t> ends_;  // the dims set_symbol ended, in this workgroup
 };
 
 }  // namespace wave::interpreter

@@ -456,6 +456,13 @@ LayoutAttr blockedLayout(MLIRContext* ctx, ArrayRef<StringRef> dims, ArrayRef<in
   return LayoutAttr::get(ctx, registers, {grid.lanes}, grid.waves, simplifyAffineMap(map));
 }
 
+LayoutAttr replicatedLayout(MLIRContext* ctx, size_t rank, const WaveGrid& grid) {
+  // Inputs: (register, lane, wave axes...).
+  SmallVector<AffineExpr> results(rank, getAffineConstantExpr(0, ctx));
+  auto map = AffineMap::get(2 + grid.waves.size(), 0, results, ctx);
+  return LayoutAttr::get(ctx, {1}, {grid.lanes}, grid.waves, map);
+}
+
 namespace {
 
 // Whether `e` changes along `dim` (of extent `extent`, the other inputs held), where the

@@ -128,6 +128,10 @@ llvm::SmallVector<int64_t> waveAxisStrides(llvm::ArrayRef<int64_t> waveAxes);
 LayoutAttr blockedLayout(mlir::MLIRContext* ctx, llvm::ArrayRef<llvm::StringRef> dims,
                          llvm::ArrayRef<int64_t> waveTile, int64_t run, const WaveGrid& grid);
 
+// Every thread holding position 0 of each of `rank` dims in its one register: a value of
+// which the workgroup holds one element, the same in every thread.
+LayoutAttr replicatedLayout(mlir::MLIRContext* ctx, size_t rank, const WaveGrid& grid);
+
 // The largest run (a power of two, at most 16 bytes of `elementBits`) dividing `extent`.
 int64_t coalescedRun(int64_t extent, unsigned elementBits);
 

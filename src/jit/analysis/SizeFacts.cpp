@@ -74,7 +74,14 @@ std::optional<int64_t> constantOf(AffineExpr e) {
 
 }  // namespace
 
+bool isSetAtRunTime(func::FuncOp kernel, StringRef dim) {
+  if (kernel.isExternal()) return false;
+  return llvm::any_of(kernel.getBody().front().getOps<dialect::SetSymbolOp>(),
+                      [&](dialect::SetSymbolOp set) { return set.getDim() == dim; });
+}
+
 bool isKnownMultiple(func::FuncOp kernel, StringRef dim, int64_t factor) {
+  if (factor != 1 && isSetAtRunTime(kernel, dim)) return false;
   if (auto size = staticValue(kernel, dim)) return *size % factor == 0;
   for (Fact f : factsAbout(kernel, dim)) {
     if (f.kind != dialect::ExprKind::eq) continue;

@@ -16,10 +16,14 @@
 
 namespace wave::jit {
 
-// Whether the size of `dim` is known to be a multiple of `factor`: its value in
-// wave.hyperparameters is, or an assumption of the kernel reads `dim mod c == 0` (or
-// `0 == dim mod c`) with c a multiple of `factor` once the hyperparameters are
-// substituted.
+// Whether the kernel sets `dim`'s size at run time (wave.set_symbol): then only the size
+// it is launched with is known, as a bound.
+bool isSetAtRunTime(mlir::func::FuncOp kernel, llvm::StringRef dim);
+
+// Whether the size of `dim` is known to be a multiple of `factor`: never for a size set
+// at run time; else where its value in wave.hyperparameters is, or an assumption of the
+// kernel reads `dim mod c == 0` (or `0 == dim mod c`) with c a multiple of `factor` once
+// the hyperparameters are substituted.
 bool isKnownMultiple(mlir::func::FuncOp kernel, llvm::StringRef dim, int64_t factor);
 
 // Whether the size of `dim` is known to be at most `bound`: its value in

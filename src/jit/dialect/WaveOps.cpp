@@ -496,6 +496,39 @@ LogicalResult ReduceMaxOp::verify() { return verifyReduction(*this, getInput(), 
 LogicalResult ReduceMinOp::verify() { return verifyReduction(*this, getInput(), getInit(), getDim()); }
 LogicalResult ReduceSumOp::verify() { return verifyReduction(*this, getInput(), getInit(), getDim()); }
 
+LogicalResult SetSymbolOp::verify() {
+  Type element = elementOf(getSize());
+  if (!element.isSignlessInteger() || element.isInteger(1))
+    return emitOpError("expected an integer size (i8, i32 or i64), but found ") << element;
+  if (contains(dimsOf(getSize()), getDim()))
+    return emitOpError("expected a size that does not vary along ")
+           << getDim() << ", the dim it sets, but found a size over " << list(dimsOf(getSize()));
+  if ((*this)->getParentOfType<IterateOp>())
+    return emitOpError("expected to be in the kernel's body itself (a size is set once per workgroup), but found "
+                       "it inside wave.iterate");
+  // Every op over the dim sees the one size: none of them may come before.
+  for (Operation* prev = (*this)->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    Operation* over = nullptr;
+    prev->walk([&](Operation* op) {
+      auto set = dyn_cast<SetSymbolOp>(op);
+      auto loop = dyn_cast<IterateOp>(op);
+      const bool overDim = (set && set.getDim() == getDim()) || (loop && loop.getDim() == getDim()) ||
+                           llvm::any_of(op->getResultTypes(), [&](Type t) {
+                             auto tensor = dyn_cast<TensorType>(t);
+                             return tensor && contains(tensor.getDimNames(), getDim());
+                           });
+      if (overDim && !over) over = op;
+    });
+    if (over) {
+      InFlightDiagnostic diag = emitOpError("expected before every op over ")
+                                << getDim() << ", but found " << over->getName() << " over it before";
+      diag.attachNote(over->getLoc()) << "the earlier op over " << getDim();
+      return diag;
+    }
+  }
+  return success();
+}
+
 LogicalResult CumsumOp::verify() {
   if (!contains(dimsOf(getInput()), getDim()))
     return emitOpError("expected the input to have the dim ") << getDim() << ", but found " << list(dimsOf(getInput()));

@@ -190,6 +190,23 @@ def Wave_IterateOp : Wave_Op<"iterate", [
   let hasVerifier = 1;
 }
 
+def Wave_SetSymbolOp : Wave_Op<"set_symbol", [MemoryEffects<[MemWrite]>]> {
+  let summary = "a dim's size in this workgroup, read at run time";
+  let description = [{
+    `wave.set_symbol "N" = %length : !wave.tensor<[B] of i32>`: from this op on, `dim`
+    ends at `size` in the workgroup (at most the size the kernel was launched with; a
+    negative size ends it at 0). Accesses, reductions and prints leave out positions at
+    or past it, and a `wave.iterate` over `dim` stops after the tile holding its last
+    position; the grid keeps the launch size. `size` is an integer tensor of which each
+    workgroup holds one element (each of its dims a workgroup tile of 1, checked when the
+    kernel is distributed). In the kernel's body itself, not a loop's; once per dim, and
+    before every op over `dim`. The write effect keeps it from being removed or moved.
+  }];
+  let arguments = (ins StrAttr:$dim, Wave_TensorType:$size);
+  let assemblyFormat = "$dim `=` $size attr-dict `:` qualified(type($size))";
+  let hasVerifier = 1;
+}
+
 def Wave_YieldOp : Wave_Op<"yield", [Pure, Terminator, ReturnLike, HasParent<"IterateOp">]> {
   let summary = "the next values of an iterate's loop-carried values";
   let description = [{

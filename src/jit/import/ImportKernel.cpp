@@ -254,6 +254,7 @@ class KernelImporter {
       case graph::OpKind::ReduceMin:
       case graph::OpKind::Cumsum:
       case graph::OpKind::SelfIndex:
+      case graph::OpKind::SetSymbol:
         state.addAttribute("dim", builder_.getStringAttr(node.dim));
         break;
       case graph::OpKind::ApplyExpr:

@@ -255,6 +255,7 @@ LogicalResult Distributor::lowerOp(Operation* op) {
       .Case([&](dialect::CombineWavesOp c) { return lowerCombineWaves(c); })
       .Case([&](dialect::CumsumOp c) { return lowerCumsum(c); })
       .Case([&](dialect::PrintOp p) { return lowerPrint(p); })
+      .Case([&](dialect::SetSymbolOp s) { return lowerSetSymbol(s); })
       .Default([&](Operation*) {
         return op->emitOpError("is not yet supported by the layout pipeline's distribution");
       });

@@ -28,7 +28,7 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
     return loop.emitOpError("expected a TilingConstraint on ") << dim << ", the dim it walks, but found none";
   AffineExpr d0 = getAffineDimExpr(0, b_.getContext());
   // The tiles past `end` cannot change the results (wave-skip-masked-tiles).
-  FailureOr<Value> extent = endingAt(loop, sizes_.lookup(dim), loop.getEndAttr(), loop.getEndDimsAttr(), "end_dims");
+  FailureOr<Value> extent = endingAt(loop, endOf(dim), loop.getEndAttr(), loop.getEndDimsAttr(), "end_dims");
   if (failed(extent)) return failure();
   // Split over workgroups too: this workgroup walks the tiles of its part, from `start`.
   Value start = tiling.splitTile ? offsets_.lookup(dim) : Value();
@@ -39,6 +39,14 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
     extent = arith::MaxSIOp::create(b_, loc_, *extent, index(0)).getResult();
   }
   Value tiles = apply(d0.ceilDiv(tiling.blockTile), *extent);
+  // A workgroup whose tile along a dim that every carried value has starts past the end
+  // set at run time holds none of their elements: no tile would change them.
+  if (!loop.getIterArgs().empty())
+    for (const auto& [d, end] : ends_) {
+      if (!llvm::all_of(loop.getIterArgs(), [&](Value v) { return llvm::is_contained(dimsOf(v), d); })) continue;
+      Value holds = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, offsets_.lookup(d), end);
+      tiles = arith::SelectOp::create(b_, loc_, holds, tiles, index(0));
+    }
   FailureOr<Value> firstMasked = firstMaskedTile(loop, tiles, start);
   if (failed(firstMasked)) return failure();
   SmallVector<Value> inits;
@@ -180,7 +188,7 @@ FailureOr<Value> Distributor::firstMaskedTile(dialect::IterateOp loop, Value til
   }
   // Tiles ending at or before both the dim's end and unmasked_end see zeros in every mask.
   StringRef dim = loop.getDim();
-  FailureOr<Value> unmaskedEnd = endingAt(loop, sizes_.lookup(dim), loop.getUnmaskedEndAttr(),
+  FailureOr<Value> unmaskedEnd = endingAt(loop, endOf(dim), loop.getUnmaskedEndAttr(),
                                           loop.getUnmaskedEndDimsAttr(), "unmasked_end_dims");
   if (failed(unmaskedEnd)) return failure();
   AffineExpr d0 = getAffineDimExpr(0, b_.getContext());

@@ -356,7 +356,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     Value count;
     // The run walks value dim `inner`; where it may end inside the tile, fewer are read.
     if (mayOverrun(valueDims[inner])) {
-      Value left = arith::SubIOp::create(b_, loc_, sizes_.lookup(valueDims[inner]), at[inner]);
+      Value left = arith::SubIOp::create(b_, loc_, endOf(valueDims[inner]), at[inner]);
       Value clamped = arith::MaxSIOp::create(b_, loc_, left, index(0));
       count = arith::MinSIOp::create(b_, loc_, clamped, index(run.length));
       conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, count, index(run.length)));
@@ -521,11 +521,12 @@ Value Distributor::beforeEnd(LayoutAttr layout, int64_t reg, unsigned k, StringR
   if (offset != offsetRanges_.end() && size) {
     AffineExpr position = positionOfRegister(layout, reg)[k];
     if (auto range = rangeWithinBounds(position, threadExtents())) {
-      if (offset->second.second + range->second < *size) return Value();
+      // (Before the size is not before an end set at run time.)
+      if (offset->second.second + range->second < *size && !ends_.count(dim)) return Value();
       if (offset->second.first + range->first >= *size) return arith::ConstantIntOp::create(b_, loc_, 0, 1);
     }
   }
-  return lessThan(at, sizes_.lookup(dim));
+  return lessThan(at, endOf(dim));
 }
 
 // A buffer of its own in the workgroup's dynamic shared memory, after the ones before it:

@@ -178,7 +178,7 @@ Value Distributor::zeroPastEnd(Value value, LayoutAttr layout, unsigned dimIndex
     Value at = arith::AddIOp::create(b_, loc_, offsets_.lookup(dim),
                                      threadIndex(positionOfRegister(layout, r)[dimIndex]));
     Value x = vector::ExtractOp::create(b_, loc_, value, ArrayRef<int64_t>{r});
-    x = arith::SelectOp::create(b_, loc_, lessThan(at, sizes_.lookup(dim)), x, zero);
+    x = arith::SelectOp::create(b_, loc_, lessThan(at, endOf(dim)), x, zero);
     value = vector::InsertOp::create(b_, loc_, x, value, ArrayRef<int64_t>{r});
   }
   return value;

@@ -55,7 +55,7 @@ LogicalResult Distributor::lowerPrint(dialect::PrintOp op) {
     if (grid_.threads() > layoutThreads) conditions.push_back(lessThan(tid, index(layoutThreads)));
     Value position = index(0);
     for (auto [k, d] : llvm::enumerate(dims)) {
-      if (mayOverrun(d)) conditions.push_back(lessThan(at[k], sizes_.lookup(d)));
+      if (mayOverrun(d)) conditions.push_back(lessThan(at[k], endOf(d)));
       position = arith::AddIOp::create(b_, loc_, position, arith::MulIOp::create(b_, loc_, at[k], strides[k]));
     }
     conditions.push_back(lessThan(position, index(op.getLimit())));

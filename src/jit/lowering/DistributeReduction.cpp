@@ -273,7 +273,7 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
       Value v = vector::ExtractOp::create(b_, loc_, x, ArrayRef<int64_t>{s});
       if (mayOverrun(dim)) {
         Value at = arith::AddIOp::create(b_, loc_, reducedIndex, threadIndex(positionOfRegister(in, s)[k]));
-        v = arith::SelectOp::create(b_, loc_, lessThan(at, sizes_.lookup(dim)), v,
+        v = arith::SelectOp::create(b_, loc_, lessThan(at, endOf(dim)), v,
                                     reductionIdentity(b_, loc_, kind, element));
       }
       if (v.getType() != work) v = arith::ExtFOp::create(b_, loc_, work, v);

@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace wave::jit::distribution {
 
@@ -215,6 +216,24 @@ LogicalResult Distributor::exitTiles() {
            << tripsAfterTile_.size() << " of " << tileLoop_.getNumRegionIterArgs() << " counting";
   if (!tripsAfterTile_.empty()) scf::YieldOp::create(b_, loc_, tripsAfterTile_);
   b_.setInsertionPointAfter(tileLoop_);
+  return success();
+}
+
+LogicalResult Distributor::lowerSetSymbol(dialect::SetSymbolOp op) {
+  // The layout rule gives the size's one element to every thread, in its register 0: one
+  // element per workgroup takes a workgroup tile of 1 along each of its dims.
+  for (StringRef d : dimsOf(op.getSize()))
+    if (int64_t tile = grid_.tiling(d).blockTile; tile != 1)
+      return op.emitOpError("expected a size of which each workgroup holds one element (a workgroup tile of 1 "
+                            "along each of its dims), but ")
+             << d << "'s workgroup tile is " << tile;
+  if (!sizes_.count(op.getDim()))
+    return op.emitOpError("expected ") << op.getDim() << " to be a dim of the kernel, but found no size for it";
+  Value size = vector::ExtractOp::create(b_, loc_, lookup(op.getSize()), ArrayRef<int64_t>{0});
+  size = arith::IndexCastOp::create(b_, loc_, b_.getIndexType(), size);
+  // At most the launch size (accesses stay inside the tensors), at least 0.
+  size = arith::MinSIOp::create(b_, loc_, size, sizes_.lookup(op.getDim()));
+  ends_[op.getDim()] = arith::MaxSIOp::create(b_, loc_, size, index(0)).getResult();
   return success();
 }
 

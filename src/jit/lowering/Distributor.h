@@ -114,6 +114,13 @@ class Distributor : LoweringBuilder {
   SmallVector<Value> positionInTile(LayoutAttr layout, int64_t reg);
   // Whether `dim` may end inside a workgroup's tile (then accesses are masked).
   bool mayOverrun(StringRef dim) { return !isKnownMultiple(kernel_, dim, grid_.tiling(dim).blockTile); }
+  // Where `dim` ends in this workgroup: its size, or the size wave.set_symbol set.
+  Value endOf(StringRef dim) {
+    Value set = ends_.lookup(dim);
+    return set ? set : sizes_.lookup(dim);
+  }
+  // A dim's end in this workgroup read at run time: clamped to [0, its size].
+  LogicalResult lowerSetSymbol(dialect::SetSymbolOp op);
   // Whether position `k` of register `reg` (`at`, in the tensor) lies before the end of
   // `dim`: null where it always does and `false` where it never does (by the ranges of the
   // workgroup's offset and of the lane and wave), else the comparison.
@@ -234,6 +241,7 @@ class Distributor : LoweringBuilder {
   DenseMap<Value, Value> flat_;  // a memref's 1-D view (flattened)
   DenseMap<Value, Value> values_;
   llvm::StringMap<Value> sizes_, offsets_;
+  llvm::StringMap<Value> ends_;  // the dims' ends that wave.set_symbol set (sizes_ keeps the sizes)
   llvm::StringMap<std::pair<int64_t, int64_t>> offsetRanges_;  // where known: the offset's least and most
   Value lane_, wave_;
   Value sharedMemory_;          // the dynamic shared memory the allocations view

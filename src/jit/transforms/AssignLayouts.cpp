@@ -367,6 +367,11 @@ LogicalResult LayoutAssigner::visit(Operation* op) {
     if (print.getMask()) demand(op, 1, in);
     return success();
   }
+  // A size set at run time: the workgroup's one element, in every thread.
+  if (auto set = dyn_cast<dialect::SetSymbolOp>(op)) {
+    demand(op, 0, replicatedLayout(kernel_.getContext(), tensorOf(set.getSize()).getDims().size(), grid_.waves));
+    return success();
+  }
   if (auto loop = dyn_cast<dialect::IterateOp>(op)) return visitIterate(loop);
   if (auto write = dyn_cast<dialect::WriteOp>(op)) return visitWrite(write);
   return op->emitOpError("is not yet supported by the layout pipeline");

@@ -46,8 +46,11 @@ dialect::ReadOp copiedRead(dialect::WriteOp write, const KernelGrid& grid) {
   if (grid.tiling(dims.back()).blockTile * bits % (kTensorMapSwizzle * 8) != 0) return {};
   for (StringRef d : ArrayRef(dims).drop_back())
     if (grid.tiling(d).blockTile > kMaxBoxExtent) return {};
-  // The tensor map's row strides must be multiples of 16 bytes: so must the innermost dim.
+  // The copy engine zero-fills past the tensor's end, not past a size set at run time
+  // (the masked copies do).
   auto func = read->getParentOfType<func::FuncOp>();
+  if (llvm::any_of(dims, [&](StringRef d) { return isSetAtRunTime(func, d); })) return {};
+  // The tensor map's row strides must be multiples of 16 bytes: so must the innermost dim.
   if (!isKnownMultiple(func, dims.back(), 128 / bits)) return {};
   // Each wait knows the copy's phase from its loop's trip count: one loop around it at most.
   auto loop = write->getParentOfType<dialect::IterateOp>();

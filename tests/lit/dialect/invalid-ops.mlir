@@ -769,3 +769,51 @@ func.func @bitcast_width(%x: !wave.tensor<[M] of f32>) {
   %b = wave.bitcast %x : !wave.tensor<[M] of f32> to !wave.tensor<[M] of f16>
   return
 }
+
+// -----
+
+func.func @set_symbol_float(%n: !wave.tensor<[B] of f32>) {
+  // expected-error @+1 {{expected an integer size (i8, i32 or i64), but found 'f32'}}
+  wave.set_symbol "N" = %n : !wave.tensor<[B] of f32>
+  return
+}
+
+// -----
+
+func.func @set_symbol_over_its_dim(%n: !wave.tensor<[B, N] of i32>) {
+  // expected-error @+1 {{expected a size that does not vary along N, the dim it sets, but found a size over [B, N]}}
+  wave.set_symbol "N" = %n : !wave.tensor<[B, N] of i32>
+  return
+}
+
+// -----
+
+func.func @set_symbol_in_loop(%n: !wave.tensor<[B] of i32>, %x: !wave.tensor<[B] of f32>) {
+  %r = wave.iterate "K" iter_args(%x) : (!wave.tensor<[B] of f32>) -> !wave.tensor<[B] of f32> {
+  ^bb0(%acc: !wave.tensor<[B] of f32>):
+    // expected-error @+1 {{expected to be in the kernel's body itself (a size is set once per workgroup), but found it inside wave.iterate}}
+    wave.set_symbol "N" = %n : !wave.tensor<[B] of i32>
+    wave.yield %acc : !wave.tensor<[B] of f32>
+  }
+  return
+}
+
+// -----
+
+func.func @set_symbol_late(%n: !wave.tensor<[B] of i32>, %x: !wave.memory<[B, N] of f16, global>) {
+  // expected-note @+1 {{the earlier op over N}}
+  %v = wave.read %x : !wave.memory<[B, N] of f16, global> -> !wave.tensor<[B, N] of f16>
+  // expected-error @+1 {{expected before every op over N, but found wave.read over it before}}
+  wave.set_symbol "N" = %n : !wave.tensor<[B] of i32>
+  return
+}
+
+// -----
+
+func.func @set_symbol_twice(%n: !wave.tensor<[B] of i32>) {
+  // expected-note @+1 {{the earlier op over N}}
+  wave.set_symbol "N" = %n : !wave.tensor<[B] of i32>
+  // expected-error @+1 {{expected before every op over N, but found wave.set_symbol over it before}}
+  wave.set_symbol "N" = %n : !wave.tensor<[B] of i32>
+  return
+}

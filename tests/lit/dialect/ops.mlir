@@ -188,6 +188,15 @@ func.func @reductions(%x: !wave.tensor<[B, M, K2] of f32>, %init: !wave.tensor<[
   return
 }
 
+// CHECK-LABEL: func.func @set_symbol
+func.func @set_symbol(%lens: !wave.memory<[B] of i32, global>, %x: !wave.memory<[B, N] of f16, global>) {
+  %len = wave.read %lens : !wave.memory<[B] of i32, global> -> !wave.tensor<[B] of i32>
+  // CHECK: wave.set_symbol "N" = %{{.*}} : !wave.tensor<[B] of i32>
+  wave.set_symbol "N" = %len : !wave.tensor<[B] of i32>
+  %v = wave.read %x : !wave.memory<[B, N] of f16, global> -> !wave.tensor<[B, N] of f16>
+  return
+}
+
 // CHECK-LABEL: func.func @shapes_and_types
 func.func @shapes_and_types(%x: !wave.tensor<[M, N] of f32>) {
   // CHECK: wave.bitcast %{{.*}} : !wave.tensor<[M, N] of f32> to !wave.tensor<[M, N] of i32>
