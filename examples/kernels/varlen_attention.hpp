@@ -70,12 +70,15 @@ auto varlen_body(Variant variant) {
     set_symbol<M>(length);
     set_symbol<K2>(length);
 
-    auto queries = read(q, q_rows.with_values(start));
     Register<dims<B, H, N, M>, f32> acc0(0.0);
     Register<dims<B, H, M>, f32> sum0(0.0);
     Register<dims<B, H, M>, f32> max0(-1e6);
     auto [res_max, res_sum, res_acc] = iterate<K2>(
         std::tuple{max0, sum0, acc0}, [&](auto partial_max, auto partial_sum, auto acc) {
+          // The queries are read beside each key tile, as flash attention reads them: the
+          // compiler stages them in shared memory once, before the loop, where wgmma reads
+          // them.
+          auto queries = read(q, q_rows.with_values(start));
           Register<dims<B, H, K2, M>, f32> zero_scores(0.0);
           auto scores = mma(read(k, k_rows.with_values(start)), queries, zero_scores);  // [B, H, K2, M]
           auto x = permute<dims<B, H, M, K2>>(scores) * scale;
