@@ -8,7 +8,9 @@
 // or at launch; a negative value ends it at 0): reads, writes, reductions and prints
 // leave out positions at or past it, as they do past a size's end, and `iterate<Dim>`
 // stops after the tile holding its last position. The grid keeps the size given at
-// launch (a workgroup whose tile starts past the new end does nothing along `Dim`).
+// launch (a workgroup whose tile starts past the new end writes nothing along `Dim` and
+// skips the loops whose carried values all lie along it); the symbol `Dim` in
+// expressions keeps that size too.
 //
 // The value is one integer per workgroup: each of its dims must be one a workgroup holds
 // a single position of (a WorkgroupConstraint of tile 1). set_symbol goes in the kernel
