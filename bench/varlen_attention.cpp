@@ -19,8 +19,7 @@
 #include <wave/wave.hpp>
 
 #include "bench.hpp"
-
-#include "kernels/flash_attention.hpp"
+#include "flash_timing.hpp"
 #include "varlen_attention_reference.hpp"
 
 using namespace wave;
@@ -28,9 +27,7 @@ namespace va = examples::varlen_attention;
 
 namespace {
 
-struct Tiling {
-  int block_m, block_k2, waves;
-};
+using Tiling = bench::AttentionTiling;
 
 const void* at(const runtime::DeviceBuffer& b) { return reinterpret_cast<const void*>(b.address()); }
 
@@ -73,40 +70,7 @@ void time_varlen(const std::string& name, const examples::host::VarlenInputs& in
     });
     if (!wrong.empty()) return bench::refuse(config, wrong);
     const double ms = bench::median_ms(launch, 30);
-    std::printf("%-40s %9.4f %9.1f %11.1f\n", config, ms, flops_of(s, causal) / (ms * 1e9), compile_ms);
-  } catch (const Error& e) {
-    std::printf("error  %s: %s\n", config, e.what());
-  }
-  std::fflush(stdout);
-}
-
-// Flash attention over [B, H, S, D] (random inputs; its output checked finite and written).
-void time_flash(int b, int h, int len, int d, bool causal, const Tiling& t, bool best, std::mt19937& rng) {
-  namespace ex = examples::flash_attention;
-  char config[128];
-  std::snprintf(config, sizeof config, "flash B%d S%d causal %d %dx%d/%d%s", b, len, causal, t.block_m, t.block_k2,
-                t.waves, best ? " specialized" : "");
-  try {
-    CompileOptions how{.subs = {{ex::B, b}, {ex::H, h}, {ex::M, len}, {ex::K2, len}, {ex::K1, d}, {ex::N, d},
-                                {ex::BLOCK_M, t.block_m}, {ex::BLOCK_K2, t.block_k2}},
-                       .cache = false};
-    how.tma = best;
-    how.warp_specialize = best;
-    const CompiledKernel kernel = compile(ex::make_kernel<f16>({.head_dim = d, .causal = causal, .waves = t.waves}), how);
-    const std::size_t elements = std::size_t(b) * h * len * d;
-    runtime::DeviceBuffer q(elements * 2), k(elements * 2), v(elements * 2), o(elements * 2);
-    bench::fill_random(q, rng, bench::Format::f16, true);
-    bench::fill_random(k, rng, bench::Format::f16, true);
-    bench::fill_random(v, rng, bench::Format::f16, true);
-    auto launch = [&] { kernel.launch({at(q), at(k), at(v), at(o)}); };
-    bench::poison(o);
-    launch();
-    const std::string wrong = bench::check_output(o, bench::Format::f16, 1, rng, [](std::size_t) {
-      return bench::Expected{0.0, 1.0};  // finite, every element written; |out| <= max |v| < 1
-    });
-    if (!wrong.empty()) return bench::refuse(config, wrong);
-    const double ms = bench::median_ms(launch, 30);
-    std::printf("%-40s %9.4f %9.1f\n", config, ms, 4.0 * b * h * double(len) * len * d / (causal ? 2 : 1) / (ms * 1e9));
+    std::printf("%-44s %9.4f %9.1f %11.1f\n", config, ms, flops_of(s, causal) / (ms * 1e9), compile_ms);
   } catch (const Error& e) {
     std::printf("error  %s: %s\n", config, e.what());
   }
@@ -118,7 +82,7 @@ void time_flash(int b, int h, int len, int d, bool causal, const Tiling& t, bool
 int WAVE_BENCH_MAIN(int, char**) {
   if (!bench::open_device()) return 77;
   std::printf("32 query heads over 8 kv heads (flash: 32 heads), D 128, f16 output\n");
-  std::printf("%-40s %9s %9s %11s\n", "", "ms", "TFLOP/s", "compile ms");
+  std::printf("%-44s %9s %9s %11s\n", "", "ms", "TFLOP/s", "compile ms");
   std::mt19937 rng(3);
   std::vector<int> mixed(16);
   std::uniform_int_distribution<int> length(1, 4096);
@@ -133,8 +97,8 @@ int WAVE_BENCH_MAIN(int, char**) {
           {.lengths = lengths, .heads = 32, .kv_heads = 8, .head_dim = 128}, causal, rng);
       for (const Tiling& t : tilings) time_varlen(name, in, t);
     }
-    for (const Tiling& t : tilings) time_flash(16, 32, 2048, 128, causal, t, false, rng);
-    time_flash(16, 32, 2048, 128, causal, {128, 128, 8}, true, rng);
+    for (const Tiling& t : tilings) bench::time_flash(16, 32, 2048, 2048, 128, causal, t, false, rng);
+    bench::time_flash(16, 32, 2048, 2048, 128, causal, {128, 128, 8}, true, rng);
   }
   return 0;
 }

@@ -11,6 +11,7 @@
 
 #include "kernels/conv2d.hpp"
 #include "kernels/copy.hpp"
+#include "kernels/extend_attention.hpp"
 #include "kernels/flash_attention.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/gemm_f8.hpp"
@@ -680,8 +681,10 @@ TEST_CASE("paged decode attention: cache rows copied in 16 bytes from the page t
   CHECK(chunks.ptx().grid == std::array<unsigned, 3>{1, 8, 16});
   const std::string ptx = chunks.ptx().ptx;
   // K and V rows: 16-byte cp.async copies whatever the page (the index is one per key),
-  // run an iteration ahead with the block table's loads they take their pages from.
-  CHECK(count(ptx, "cp.async.cg.shared.global") == 32);
+  // run two iterations ahead with the block table's loads they take their pages from:
+  // three stages, whose tiles share their bytes with the scratch the waves combine their
+  // sums through after the loop (so that two workgroups still fit an SM).
+  CHECK(count(ptx, "cp.async.cg.shared.global") == 48);
   CHECK(count(ptx, "cp.async.wait") > 0);
   CHECK(count(ptx, "mma.sync.aligned.m16n8k16") > 0);
   check_ptxas_clean(ptx, "paged_decode_chunks");
@@ -1145,6 +1148,32 @@ TEST_CASE("varlen attention compiles to wgmma on cp.async-filled tiles (TMA fill
     CHECK(count(ptx, "cp.async.bulk.tensor") == 0);
     check_ptxas_clean(ptx, causal ? "varlen_attention_causal" : "varlen_attention");
   }
+}
+
+TEST_CASE("extend and tree attention: two loops in a row (paged prefix, then the new tokens), both pipelined, on wgmma", "[compile][set_symbol]") {
+  namespace ea = examples::extend_attention;
+  // The second loop starts from the first's running maximum, sum and output; both run
+  // their products on wgmma from cp.async-filled tiles (the prefix's gathered by page).
+  const std::string ptx = compile(ea::make_kernel<f16>({.head_dim = 128, .waves = 8}),
+                                  {.subs = ea::sizes({.prefix_lens = {1000, 0, 37}, .extend_lens = {300, 1, 129}}),
+                                   .cache = false})
+                              .ptx()
+                              .ptx;
+  CHECK(count(ptx, "wgmma.mma_async") >= 4);
+  CHECK(count(ptx, "cp.async.cg.shared.global") > 0);
+  CHECK(count(ptx, "cp.async.bulk.tensor") == 0);
+  // Both loops run their copies ahead (a wait per iteration, a drain after the loop),
+  // the prefix's gathered with the block table's loads; the second loop's tiles and
+  // staged queries take the first's bytes.
+  CHECK(count(ptx, "cp.async.wait_group") == 4);
+  check_ptxas_clean(ptx, "extend_attention");
+  const std::string tree = compile(ea::make_tree_kernel<f16>({.head_dim = 128, .waves = 8}),
+                                   {.subs = ea::sizes({.prefix_lens = {1000, 0, 37}, .extend_lens = {64, 1, 20}}),
+                                    .cache = false})
+                               .ptx()
+                               .ptx;
+  CHECK(count(tree, "cp.async.wait_group") == 4);
+  check_ptxas_clean(tree, "tree_attention");
 }
 
 TEST_CASE("set_symbol bad input: a size per workgroup, set before the dim is used", "[compile][set_symbol][error]") {

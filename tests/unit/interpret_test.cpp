@@ -11,6 +11,7 @@
 #include <wave/interpret.hpp>
 
 #include "fixtures/varlen_rows.hpp"
+#include "extend_attention_reference.hpp"
 #include "gemm_reference.hpp"
 #include "kernels/conv2d.hpp"
 #include "kernels/flash_attention.hpp"
@@ -761,4 +762,45 @@ TEST_CASE("interpret: packed varlen attention matches float64 per sequence", "[i
               {in.q.data(), in.k.data(), in.v.data(), cu.data(), out.data()});
     CHECK(examples::host::varlen_mismatches(in, out, examples::host::half_to_float, true, std::uint16_t{0xFFFF}) == 0);
   }
+}
+
+TEST_CASE("interpret: extend attention over a paged prefix matches float64 per sequence", "[interpret][set_symbol][extend]") {
+  namespace ea = examples::extend_attention;
+  std::mt19937 rng(11);
+  for (double cap : {0.0, 2.0}) {
+    // An empty prefix, ones ending inside a page and at one; one new token alone.
+    const ea::Shape shape{.prefix_lens = {0, 5, 17, 8}, .extend_lens = {1, 9, 6, 12}, .heads = 4, .kv_heads = 2,
+                          .head_dim = 16, .page = 4, .padding = 3};
+    const examples::host::ExtendInputs in = examples::host::random_extend(shape, rng);
+    std::vector<std::uint16_t> out(std::size_t(shape.rows()) * shape.heads * shape.head_dim, 0xFFFF);
+    const std::vector<std::int32_t> cu = shape.offsets(), prefix(shape.prefix_lens.begin(), shape.prefix_lens.end());
+    std::vector<Sub> subs = ea::sizes(shape, 8, 4);
+    subs.push_back({ea::PAGES, in.pages});
+    interpret(ea::make_kernel<f16>({.head_dim = 16, .waves = 1, .logit_cap = cap}), {.subs = subs},
+              {in.q.data(), in.k.data(), in.v.data(), in.k_cache.data(), in.v_cache.data(), in.block_table.data(),
+               cu.data(), prefix.data(), out.data()});
+    CHECK(examples::host::extend_mismatches(in, out, examples::host::half_to_float, true, std::uint16_t{0xFFFF}, cap) ==
+          0);
+  }
+}
+
+TEST_CASE("interpret: tree attention sees each draft token's ancestors, as float64 does", "[interpret][set_symbol][extend]") {
+  namespace ea = examples::extend_attention;
+  std::mt19937 rng(13);
+  const ea::Shape shape{.prefix_lens = {6, 0, 13}, .extend_lens = {7, 1, 5}, .heads = 2, .kv_heads = 1, .head_dim = 16,
+                        .page = 4, .padding = 2};
+  const examples::host::ExtendInputs in = examples::host::random_tree(shape, rng);
+  std::vector<std::uint16_t> out(std::size_t(shape.rows()) * shape.heads * shape.head_dim, 0xFFFF);
+  const std::vector<std::int32_t> cu = shape.offsets(), prefix(shape.prefix_lens.begin(), shape.prefix_lens.end());
+  std::vector<Sub> subs = ea::sizes(shape, 8, 4);
+  subs.push_back({ea::PAGES, in.pages});
+  interpret(ea::make_tree_kernel<f16>({.head_dim = 16, .waves = 1}), {.subs = subs},
+            {in.q.data(), in.k.data(), in.v.data(), in.k_cache.data(), in.v_cache.data(), in.block_table.data(),
+             cu.data(), prefix.data(), in.tree_mask.data(), out.data()});
+  CHECK(examples::host::extend_mismatches(in, out, examples::host::half_to_float, true, std::uint16_t{0xFFFF}) == 0);
+  // The tree differs from the causal mask: the causal reference does not match.
+  examples::host::ExtendInputs causal = in;
+  causal.tree_mask.clear();
+  CHECK(examples::host::extend_mismatches(causal, out, examples::host::half_to_float, true, std::uint16_t{0xFFFF}, 0, 0) >
+        0);
 }

@@ -290,6 +290,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   gpuFunc.addPass(mlir::createCSEPass());
   gpuFunc.addPass(createWavePipelineSharedCopies(
       {.stages = options.pipeline_stages, .warpSpecialize = warpSpecializeRequested(options)}));
+  gpuFunc.addPass(createWavePackSharedMemory());
   gpuFunc.addPass(createWaveInsertBarriers());
   if (overlapMmaRequested(options)) gpuFunc.addPass(createWaveOverlapWarpgroupMma());
   if (alternateWarpgroupsRequested()) gpuFunc.addPass(createWaveAlternateWarpgroupMma());

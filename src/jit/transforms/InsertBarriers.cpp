@@ -29,45 +29,56 @@ using namespace mlir;
 
 using shared_copies::isShared;
 
-// Views that are buffers of their own: memref.views at constant byte offsets whose ranges
-// overlap no other view of their source but ones of the same range (the lowerings carve
-// the dynamic shared memory into tiles so). Each maps to the first view of its range.
-using OwnViews = DenseMap<Value, Value>;
+// Views at constant byte offsets of a source (the lowerings carve the dynamic shared
+// memory into tiles so, and wave-pack-shared-memory overlaps tiles never live at once):
+// each is keyed by the first view of its exact range, and two keys touch the same bytes
+// only where their ranges overlap. Any other shared memref is a buffer of its own, which
+// touches every view of it.
+struct ViewRanges {
+  struct Range {
+    Value source;
+    int64_t begin, end;
+  };
+  DenseMap<Value, Value> key;    // a view -> the first view of its range
+  DenseMap<Value, Range> range;  // a key -> its range
+
+  // Whether accesses to keys `a` and `b` may touch the same bytes.
+  bool mayOverlap(Value a, Value b) const {
+    if (a == b) return true;
+    auto ra = range.find(a), rb = range.find(b);
+    const Value sa = ra != range.end() ? ra->second.source : a, sb = rb != range.end() ? rb->second.source : b;
+    if (sa != sb) return false;
+    if (ra == range.end() || rb == range.end()) return true;  // the whole source
+    return ra->second.begin < rb->second.end && rb->second.begin < ra->second.end;
+  }
+};
 
 Value viewSource(Value memref) {
   while (auto view = memref.getDefiningOp<ViewLikeOpInterface>()) memref = view.getViewSource();
   return memref;
 }
 
-OwnViews disjointViews(gpu::GPUFuncOp func) {
-  struct Range {
-    Value view, source;
-    int64_t begin, end;
-  };
-  SmallVector<Range> ranges;
+ViewRanges viewRanges(gpu::GPUFuncOp func) {
+  ViewRanges views;
+  DenseMap<std::tuple<Value, int64_t, int64_t>, Value> first;
   func.walk([&](memref::ViewOp view) {
     std::optional<int64_t> offset = getConstantIntValue(view.getByteShift());
     MemRefType type = view.getType();
     if (!offset || !type.hasStaticShape() || !isShared(view)) return;
     const int64_t bytes = type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-    ranges.push_back({view, viewSource(view.getSource()), *offset, *offset + bytes});
+    const Value source = viewSource(view.getSource());
+    auto [it, added] = first.try_emplace({source, *offset, *offset + bytes}, view.getResult());
+    views.key[view.getResult()] = it->second;
+    if (added) views.range[view.getResult()] = {source, *offset, *offset + bytes};
   });
-  OwnViews own;
-  for (const Range& r : ranges) {
-    auto sameRange = [&](const Range& o) { return o.source == r.source && o.begin == r.begin && o.end == r.end; };
-    auto overlaps = [&](const Range& o) {
-      return o.source == r.source && !sameRange(o) && o.begin < r.end && r.begin < o.end;
-    };
-    if (llvm::none_of(ranges, overlaps)) own[r.view] = llvm::find_if(ranges, sameRange)->view;
-  }
-  return own;
+  return views;
 }
 
-// The buffer a shared memref views: distinct buffers (workgroup attributions, allocations,
-// the dynamic shared memory, views of their own) never overlap; other views of one may.
-Value underlyingBuffer(Value memref, const OwnViews& own) {
+// The buffer a shared memref accesses: the key of the view at constant offsets it lies in,
+// else the memref it views (a workgroup attribution, an allocation, the dynamic memory).
+Value underlyingBuffer(Value memref, const ViewRanges& views) {
   for (;;) {
-    if (auto it = own.find(memref); it != own.end()) return it->second;
+    if (auto it = views.key.find(memref); it != views.key.end()) return it->second;
     auto view = memref.getDefiningOp<ViewLikeOpInterface>();
     if (!view) return memref;
     memref = view.getViewSource();
@@ -89,13 +100,13 @@ struct Kinds {
 
 // The shared-memory effects of one op (with everything nested in it), per buffer.
 struct Accesses {
-  const OwnViews& own;
+  const ViewRanges& views;
   llvm::MapVector<Value, Kinds> buffers;
   // Lands this thread's async copies: all of them, or all but the latest groups (which
   // copies those are is not tracked, so they count as both landed and in flight).
   std::optional<int32_t> asyncWaitLeaves;
 
-  Value bufferOf(Value memref) const { return underlyingBuffer(memref, own); }
+  Value bufferOf(Value memref) const { return underlyingBuffer(memref, views); }
 
   void add(Operation* op) {
     if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
@@ -156,14 +167,14 @@ struct Pending {
     for (auto& [buffer, kinds] : o.buffers) j.buffers[buffer].merge(kinds);
     return j;
   }
-  // Whether `a` may race with an access of another thread to the same buffer made since
+  // Whether `a` may race with an access of another thread to the same bytes made since
   // the last barrier.
   bool racesWith(const Accesses& a) const {
-    for (auto& [buffer, kinds] : a.buffers) {
-      auto it = buffers.find(buffer);
-      if (it == buffers.end()) continue;
-      if ((kinds.read && it->second.write) || ((kinds.write || kinds.copy) && it->second.read)) return true;
-    }
+    for (auto& [buffer, kinds] : a.buffers)
+      for (auto& [other, done] : buffers)
+        if (a.views.mayOverlap(buffer, other) &&
+            ((kinds.read && done.write) || ((kinds.write || kinds.copy) && done.read)))
+          return true;
     return false;
   }
   // The state after `a` (a barrier before it, if it raced, already cleared this).
@@ -183,7 +194,7 @@ struct Pending {
 
 class BarrierPlacer {
  public:
-  explicit BarrierPlacer(OwnViews own) : own_(std::move(own)) {}
+  explicit BarrierPlacer(ViewRanges views) : views_(std::move(views)) {}
 
   // Walks `block` from `state`. Records where barriers go; inserts them if `insert`.
   Pending walk(Block& block, Pending state, bool insert) {
@@ -199,7 +210,7 @@ class BarrierPlacer {
         state = walk(*roles.thenBlock(), state, insert);
         consumerThreads_ = outer;
       } else {
-        Accesses a{own_};
+        Accesses a{views_};
         a.add(&op);
         if (state.racesWith(a)) {
           if (insert) {
@@ -237,14 +248,14 @@ class BarrierPlacer {
     return before.join(after);  // the loop may run no iterations
   }
 
-  OwnViews own_;
+  ViewRanges views_;
   std::optional<int64_t> consumerThreads_;  // inside a warp-specialized split
 };
 
 struct WaveInsertBarriersPass : impl::WaveInsertBarriersBase<WaveInsertBarriersPass> {
   void runOnOperation() override {
     gpu::GPUFuncOp func = getOperation();
-    BarrierPlacer placer(disjointViews(func));
+    BarrierPlacer placer(viewRanges(func));
     for (Block& block : func.getBody()) placer.walk(block, {}, /*insert=*/true);
   }
 };

@@ -210,9 +210,11 @@ def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::G
       stages are taken where 2 would have been picked.
 
     `stages` 0 picks the most stages (up to 4) whose tiles fit 113 KiB (two workgroups
-    per SM), else 2; where the loop's carried registers (with a floor of 40 others per
+    per SM), else 2; where some loop's carried registers (with a floor of 40 others per
     thread) already keep a second workgroup off the SM's 64K registers, the most that fit
-    227 KiB. 1 leaves loops alone. Loops that already hold async copies or
+    227 KiB. Only the shared memory live during the loop counts (SharedBlocks.h): the
+    tiles of a loop before or after it are not, as wave-pack-shared-memory overlaps them
+    with its own. 1 leaves loops alone. Loops that already hold async copies or
     barriers, write shared memory otherwise (a store under a condition, a partly masked
     run), or whose tiles are used after the loop are left alone, as are loops of fewer
     iterations than two stages.
@@ -251,6 +253,27 @@ def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::G
   ];
   let dependentDialects = ["::mlir::nvgpu::NVGPUDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::NVVM::NVVMDialect"];
+}
+
+def WavePackSharedMemory : Pass<"wave-pack-shared-memory", "mlir::gpu::GPUFuncOp"> {
+  let summary = "Overlap the shared tiles that are never live at once";
+  let description = [{
+    Lays a gpu.func's dynamic shared memory out again: its blocks (maximal sets of
+    `memref.view`s of `gpu.dynamic_shared_memory` at constant offsets whose bytes
+    overlap, with the span of top-level ops using them; SharedBlocks.h), in their order,
+    each at the lowest offset where it overlaps no block placed before it whose span
+    meets its own, aligned as the views were (1024 bytes where wgmma takes tiles'
+    addresses, else 128); where the result fits the room aimed at (one or two workgroups
+    per SM), blocks first take bytes no block before them has while they fit there, as
+    bytes reused cost a barrier. Two loops in a row thus share the bytes of their tiles and
+    stages, and an operand staged for the second loop takes the first's. The views move
+    by their block's shift and `wave.shared_memory_bytes` shrinks to the new end. Only
+    where that matters: the function needs more than a workgroup may have (227 KiB) or
+    fits two workgroups per SM (113 KiB) only so; elsewhere the layout is left alone, as
+    bytes shared for nothing would cost barriers. Runs after the stages are made and
+    before wave-insert-barriers, whose barriers then order the reuse (it orders accesses
+    to views whose bytes overlap).
+  }];
 }
 
 def WaveOverlapWarpgroupMma : Pass<"wave-overlap-warpgroup-mma", "mlir::gpu::GPUFuncOp"> {

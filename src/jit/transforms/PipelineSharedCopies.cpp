@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "transforms/Passes.h"
+#include "transforms/SharedBlocks.h"
 #include "transforms/SharedCopies.h"
 #include "transforms/WarpgroupMma.h"
 
@@ -88,8 +89,8 @@ using namespace shared_copies;
 // (Up to 8 for TMA copies, which hold no registers in flight, measured no faster: the
 // skinny GEMM 128x1280x5120 -4.5%, attention -6% to +2%; RESULTS run 101.)
 constexpr int kMaxStages = 4;
-constexpr int64_t kTwoWorkgroupsBytes = 113 * 1024;  // two workgroups per SM on Hopper
-constexpr int64_t kMaxSharedBytes = 227 * 1024;      // what one workgroup may have
+using shared_blocks::kMaxSharedBytes;
+using shared_blocks::kTwoWorkgroupsBytes;
 // The 32-bit registers each thread keeps across `loop`'s iterations (its carried values).
 int64_t carriedRegisters(scf::ForOp loop) {
   int64_t registers = 0;
@@ -143,9 +144,12 @@ bool writesShared(Operation* op) {
 }
 
 // Whether `op` itself may write memory other than shared. Of an op that does not say, it
-// may where it takes an address (a memref or pointer) or is assembly with side effects;
-// register-only intrinsics (mma.sync) write nothing.
+// may where it takes an address (a memref or pointer) or is assembly with side effects
+// other than wgmma's; register-only intrinsics (mma.sync) write nothing.
 bool writesOutsideShared(Operation* op) {
+  // wgmma (assembly) reads shared memory into registers; its batches' register fences are
+  // empty asm statements.
+  if (isRegisterFence(op) || isWarpgroupMma(op)) return false;
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects) {
     if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() || isPure(op)) return false;
@@ -468,7 +472,16 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     // (Warp specialization adds a group of "empty" mbarriers.)
     const int64_t groups = tensorCopies ? static_cast<int64_t>(tensorCopies->size()) + (specialize ? 1 : 0) : 0;
     const int64_t reserved = tensorCopies ? 1024 + 8 * kMaxStages * groups : 0;
-    const int64_t used = sharedAttr.getInt() + reserved;
+    // Only the bytes live during the loop: wave-pack-shared-memory overlaps the tiles of
+    // loops before and after it with its own.
+    int64_t live = sharedAttr.getInt();
+    if (std::optional<SmallVector<shared_blocks::SharedBlock>> blocks = shared_blocks::sharedBlocks(func);
+        blocks && !blocks->empty()) {
+      const shared_blocks::SharedBlock& last = blocks->back();
+      live = shared_blocks::liveBytes(*blocks, shared_blocks::topLevelIndex(func, loop)) +
+             std::max<int64_t>(0, live - (last.offset + last.bytes));
+    }
+    const int64_t used = live + reserved;
     SmallVector<Tile> tiles;
     int64_t perStage = 0;
     for (Operation* view : views) {
@@ -487,8 +500,14 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     // (Warp-specialized, the computing threads get what the producer does not need: two
     // workgroups where what they hold fits twice.)
     const int64_t perThread = std::max(carriedRegisters(loop), batchRegisters(loop)) + kRegistersBesideCarried;
+    // (A thread's registers are the function's: of loops in a row, the one holding the
+    // most decides.)
+    int64_t held = perThread;
+    func.walk([&](scf::ForOp other) {
+      held = std::max(held, std::max(carriedRegisters(other), batchRegisters(other)) + kRegistersBesideCarried);
+    });
     const int perSM = specialize ? specializedWorkgroupsPerSM(threads - kWarpgroupThreads, perThread) : 0;
-    const bool oneWorkgroup = specialize ? perSM == 1 : 2 * threads * perThread > kRegistersPerSM;
+    const bool oneWorkgroup = specialize ? perSM == 1 : 2 * threads * held > kRegistersPerSM;
     int n = stagesFor(used, perStage, oneWorkgroup);
     // A loop that runs wgmma keeps each batch in flight through the next iteration (its
     // wait leaves one group): the copies then run one iteration less ahead, so that none

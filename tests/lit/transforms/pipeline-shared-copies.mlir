@@ -90,6 +90,14 @@ gpu.func @two_tiles(%a: memref<128x128xf16>, %b: memref<128x128xf16>, %out: memr
 // CHECK: arith.index_cast %[[ROW]] : i32 to index
 // CHECK: nvgpu.device_async_copy
 // CHECK: scf.yield
+// wgmma's register fences (empty asm statements with side effects) write no memory: the
+// gather beside them goes ahead too.
+// CHECK-LABEL: gpu.func @gathered_rows_fenced
+// CHECK: scf.for
+// CHECK: memref.load %arg1
+// CHECK: nvgpu.device_async_copy
+// CHECK: llvm.inline_asm has_side_effects
+// CHECK: scf.yield
 // A loop that also writes global memory keeps its loads where they are: not pipelined.
 // CHECK-LABEL: gpu.func @gathered_rows_written
 // CHECK-NOT: nvgpu.device_async_copy
@@ -109,6 +117,27 @@ gpu.func @gathered_rows(%a: memref<1000x128xf16>, %rows: memref<64xi32>, %out: m
     vector.store %va, %ta[%tid, %c0] : !tile, vector<8xf16>
     %ra = vector.load %ta[%c0, %tid] : !tile, vector<8xf16>
     %next = arith.addf %acc, %ra : vector<8xf16>
+    scf.yield %next : vector<8xf16>
+  }
+  vector.store %sum, %out[%c0] : memref<128xf16>, vector<8xf16>
+  gpu.return
+}
+gpu.func @gathered_rows_fenced(%a: memref<1000x128xf16>, %rows: memref<64xi32>, %out: memref<128xf16>) kernel attributes {wave.shared_memory_bytes = 2304 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant dense<0.0> : vector<8xf16>
+  %smem = gpu.dynamic_shared_memory : !smem
+  %ta = memref.view %smem[%c0][] : !smem to !tile
+  %tid = gpu.thread_id x
+  %sum = scf.for %k = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (vector<8xf16>) {
+    %r = memref.load %rows[%k] : memref<64xi32>
+    %row = arith.index_cast %r : i32 to index
+    %va = vector.load %a[%row, %tid] : memref<1000x128xf16>, vector<8xf16>
+    vector.store %va, %ta[%tid, %c0] : !tile, vector<8xf16>
+    %ra = vector.load %ta[%c0, %tid] : !tile, vector<8xf16>
+    %fenced = llvm.inline_asm has_side_effects asm_dialect = att "", "=r,0" %ra : (vector<8xf16>) -> vector<8xf16>
+    %next = arith.addf %acc, %fenced : vector<8xf16>
     scf.yield %next : vector<8xf16>
   }
   vector.store %sum, %out[%c0] : memref<128xf16>, vector<8xf16>
