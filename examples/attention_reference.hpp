@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include <wave/compile.hpp>
@@ -72,6 +74,32 @@ inline AttentionRow attention_row(const AttentionInputs& in, int bi, int hi, int
 // output where it is f16).
 inline bool attention_close(double got, double want, double magnitude, bool f16_out) {
   return std::abs(got - want) <= 2e-3 * magnitude + (f16_out ? 1e-3 * std::abs(want) : 0.0) + 1e-6;
+}
+
+// How many elements of `out` ([rows, H, D] of sequences packed one after another, token
+// cu[s] .. cu[s + 1] - 1 for sequence s; f16 bits or f32) differ from `want(s, row, h)`
+// (an AttentionRow) beyond the f16 roundings, or are written past the last sequence's
+// rows (which must keep `poison`). Prints the first `report`.
+template <class Element, class Decode, class Want>
+std::size_t packed_mismatches(const std::vector<std::int32_t>& cu, int heads, int d, const std::vector<Element>& out,
+                              Decode decode, bool f16_out, Element poison, Want want, std::size_t report = 5) {
+  std::size_t wrong = 0;
+  for (std::size_t s = 0; s + 1 < cu.size(); ++s)
+    for (int row = 0; row < cu[s + 1] - cu[s]; ++row)
+      for (int h = 0; h < heads; ++h) {
+        const AttentionRow expected = want(static_cast<int>(s), row, h);
+        for (int c = 0; c < d; ++c) {
+          const double got = decode(out[(std::size_t(cu[s] + row) * heads + h) * d + c]);
+          if (!attention_close(got, expected.out[std::size_t(c)], expected.magnitude[std::size_t(c)], f16_out) &&
+              wrong++ < report)
+            std::fprintf(stderr, "sequence %zu row %d head %d [%d]: %g, expected %g\n", s, row, h, c, got,
+                         expected.out[std::size_t(c)]);
+        }
+      }
+  for (std::size_t e = std::size_t(cu.back()) * heads * d; e < out.size(); ++e)
+    if (std::memcmp(&out[e], &poison, sizeof(Element)) != 0 && wrong++ < report)
+      std::fprintf(stderr, "padding element %zu written\n", e);
+  return wrong;
 }
 
 // Runs `attention` on `in` on the device; returns its f32 output, poisoned (NaN) first so

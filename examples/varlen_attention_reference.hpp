@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstring>
 #include <random>
 #include <vector>
 
@@ -67,25 +65,13 @@ inline AttentionRow varlen_row(const VarlenInputs& in, int first, int length, in
 template <class Element, class Decode>
 std::size_t varlen_mismatches(const VarlenInputs& in, const std::vector<Element>& out, Decode decode, bool f16_out,
                               Element poison, std::size_t report = 5) {
-  const int d = in.shape.head_dim, heads = in.shape.heads;
   const std::vector<std::int32_t> cu = in.shape.offsets();
-  std::size_t wrong = 0;
-  for (std::size_t s = 0; s + 1 < cu.size(); ++s)
-    for (int row = 0; row < cu[s + 1] - cu[s]; ++row)
-      for (int h = 0; h < heads; ++h) {
-        const AttentionRow want = varlen_row(in, cu[s], cu[s + 1] - cu[s], row, h);
-        for (int c = 0; c < d; ++c) {
-          const double got = decode(out[(std::size_t(cu[s] + row) * heads + h) * d + c]);
-          if (!attention_close(got, want.out[std::size_t(c)], want.magnitude[std::size_t(c)], f16_out) &&
-              wrong++ < report)
-            std::fprintf(stderr, "sequence %zu row %d head %d [%d]: %g, expected %g\n", s, row, h, c, got,
-                         want.out[std::size_t(c)]);
-        }
-      }
-  for (std::size_t e = std::size_t(in.shape.tokens()) * heads * d; e < out.size(); ++e)
-    if (std::memcmp(&out[e], &poison, sizeof(Element)) != 0 && wrong++ < report)
-      std::fprintf(stderr, "padding element %zu written\n", e);
-  return wrong;
+  return packed_mismatches(cu, in.shape.heads, in.shape.head_dim, out, decode, f16_out, poison,
+                           [&](int s, int row, int h) {
+                             return varlen_row(in, cu[std::size_t(s)], cu[std::size_t(s) + 1] - cu[std::size_t(s)],
+                                               row, h);
+                           },
+                           report);
 }
 
 }  // namespace examples::host

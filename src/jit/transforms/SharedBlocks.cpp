@@ -67,7 +67,8 @@ std::optional<SmallVector<SharedBlock>> sharedBlocks(gpu::GPUFuncOp func) {
     else pieces.push_back({view, *offset, *offset + bytesOf(view.getType())});
   });
   if (!constant) return std::nullopt;
-  llvm::stable_sort(pieces, [](const Piece& a, const Piece& b) { return a.begin < b.begin; });
+  llvm::sort(pieces,
+             [](const Piece& a, const Piece& b) { return std::pair(a.begin, a.end) < std::pair(b.begin, b.end); });
   SmallVector<SharedBlock> blocks;
   for (const Piece& p : pieces) {
     auto [first, last] = spanOf(func, p.view);
