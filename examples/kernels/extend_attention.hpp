@@ -11,14 +11,19 @@
 //
 // A workgroup computes BLOCK_M new queries of one (sequence, head): a first loop walks the
 // prefix's keys through the block table (every one visible), a second the sequence's new
-// keys under the causal mask, carrying the first's running maximum, sum and output.
-//
-// Tree attention, speculative decoding's verification step, is the same kernel with the
-// new tokens a draft tree per request: instead of the causal mask, a tensor
-// tree_mask [B, M, K2] says which draft tokens each one sees (its ancestors and itself). M and
+// keys under the causal mask, carrying the first's running maximum, sum and output. M and
 // K2 (a new token's position among its sequence's new ones) and KP (a prefix position) are
 // launched at the longest and end at each sequence's own (set_symbol), so the loops walk
 // only the sequence's tiles and no row past its end is read or written.
+//
+// Tree attention, speculative decoding's verification step, is the same kernel with the
+// new tokens a draft tree per request: instead of the causal mask, a tensor
+// tree_mask [B, M, K2] says which draft tokens each one sees (its ancestors and itself).
+//
+// Bad input: a prefix length past MAXP * PAGE (KP's launch size) or a new-token count past
+// the longest launched ends there (set_symbol clamps); a negative one counts as 0. Block
+// table entries are read as they are for the prefix's positions only: one naming no page
+// of the cache reads outside it (nothing checks the table's contents on the device).
 //
 // Dims: B sequences (B1 = B + 1 offsets), T packed new tokens, H query heads, HKV kv heads
 // (G = H / HKV), K1 the q/k head dim, N the v head dim, MAXP the block table's pages per
