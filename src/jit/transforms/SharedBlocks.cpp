@@ -26,7 +26,10 @@ namespace {
 // The span of top-level ops using the bytes `view` names: its users, through views of it
 // and addresses taken of it (wgmma's descriptors, computed once and used in a loop)
 // through arithmetic, to whatever uses those.
-std::pair<unsigned, unsigned> spanOf(gpu::GPUFuncOp func, memref::ViewOp view) {
+std::pair<unsigned, unsigned> spanOf(gpu::GPUFuncOp func, const DenseMap<Operation*, unsigned>& order,
+                                     memref::ViewOp view) {
+  Block& body = func.getBody().front();
+  auto indexOf = [&](Operation* op) { return order.lookup(body.findAncestorOpInBlock(*op)); };
   unsigned first = ~0u, last = 0;
   SmallVector<Value> work{view.getResult()};
   DenseSet<Value> seen;
@@ -34,7 +37,7 @@ std::pair<unsigned, unsigned> spanOf(gpu::GPUFuncOp func, memref::ViewOp view) {
     Value v = work.pop_back_val();
     if (!seen.insert(v).second) continue;
     for (Operation* user : v.getUsers()) {
-      const unsigned at = topLevelIndex(func, user);
+      const unsigned at = indexOf(user);
       first = std::min(first, at);
       last = std::max(last, at);
       const bool passesOn = isa<ViewLikeOpInterface, memref::ExtractAlignedPointerAsIndexOp>(user) ||
@@ -42,7 +45,7 @@ std::pair<unsigned, unsigned> spanOf(gpu::GPUFuncOp func, memref::ViewOp view) {
       if (passesOn) llvm::append_range(work, user->getResults());
     }
   }
-  if (first == ~0u) first = last = topLevelIndex(func, view);
+  if (first == ~0u) first = last = indexOf(view);
   return {first, last};
 }
 
@@ -67,11 +70,15 @@ std::optional<SmallVector<SharedBlock>> sharedBlocks(gpu::GPUFuncOp func) {
     else pieces.push_back({view, *offset, *offset + bytesOf(view.getType())});
   });
   if (!constant) return std::nullopt;
+  // Each top-level op's position, once (a view's users are many).
+  DenseMap<Operation*, unsigned> order;
+  unsigned next = 0;
+  for (Operation& op : func.getBody().front()) order[&op] = next++;
   llvm::sort(pieces,
              [](const Piece& a, const Piece& b) { return std::pair(a.begin, a.end) < std::pair(b.begin, b.end); });
   SmallVector<SharedBlock> blocks;
   for (const Piece& p : pieces) {
-    auto [first, last] = spanOf(func, p.view);
+    auto [first, last] = spanOf(func, order, p.view);
     if (blocks.empty() || p.begin >= blocks.back().offset + blocks.back().bytes) {
       blocks.push_back({p.begin, p.end - p.begin, first, last, {p.view}});
       continue;
