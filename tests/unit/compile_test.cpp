@@ -12,6 +12,7 @@
 #include "kernels/conv2d.hpp"
 #include "kernels/copy.hpp"
 #include "kernels/extend_attention.hpp"
+#include "kernels/moe.hpp"
 #include "kernels/flash_attention.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/gemm_f8.hpp"
@@ -1174,6 +1175,30 @@ TEST_CASE("extend and tree attention: two loops in a row (paged prefix, then the
                                .ptx;
   CHECK(count(tree, "cp.async.wait_group") == 4);
   check_ptxas_clean(tree, "tree_attention");
+}
+
+TEST_CASE("MoE grouped GEMMs: gathered token rows and the block's expert's weights pipelined into wgmma", "[compile][set_symbol][moe]") {
+  namespace moe = examples::moe;
+  const std::vector<Sub> all = moe::sizes({300, 8, 2, 4096, 14336});
+  // Token rows gathered through the sorted pairs and the expert's weights (an index read
+  // at run time) stream in 16-byte cp.async pieces, copies running ahead of the products;
+  // gate and up share the token tile.
+  for (const auto& [name, ptx] :
+       {std::pair{"moe_gate_up", compile(moe::make_gate_up_kernel<f16>(),
+                                        {.subs = moe::sizes_for(moe::make_gate_up_kernel<f16>(), all), .cache = false})
+                                     .ptx()
+                                     .ptx},
+        std::pair{"moe_down", compile(moe::make_down_kernel<f16>(),
+                                     {.subs = moe::sizes_for(moe::make_down_kernel<f16>(), all), .cache = false})
+                                  .ptx()
+                                  .ptx}}) {
+    INFO(name);
+    CHECK(count(ptx, "wgmma.mma_async") > 0);
+    CHECK(count(ptx, "cp.async.cg.shared.global") > 0);
+    CHECK(count(ptx, "ld.global.b16") == 0);
+    CHECK(count(ptx, "cp.async.wait_group") >= 2);
+    check_ptxas_clean(ptx, name);
+  }
 }
 
 TEST_CASE("set_symbol bad input: a size per workgroup, set before the dim is used", "[compile][set_symbol][error]") {

@@ -18,6 +18,7 @@
 #include "kernels/gemm.hpp"
 #include "kernels/paged_decode_attention.hpp"
 #include "kernels/softmax.hpp"
+#include "moe_reference.hpp"
 #include "varlen_attention_reference.hpp"
 
 using namespace wave;
@@ -803,4 +804,42 @@ TEST_CASE("interpret: tree attention sees each draft token's ancestors, as float
   causal.tree_mask.clear();
   CHECK(examples::host::extend_mismatches(causal, out, examples::host::half_to_float, true, std::uint16_t{0xFFFF}, 0, 0) >
         0);
+}
+
+TEST_CASE("interpret: a MoE layer sorts its pairs by expert and matches float64", "[interpret][set_symbol][moe]") {
+  namespace moe = examples::moe;
+  std::mt19937 rng(17);
+  struct Case {
+    moe::Shape shape;
+    int used;  // experts the tokens pick among (0: all)
+  };
+  // Runs within one block and across several (3 of 8 experts used), a hidden size that
+  // ends inside a BLOCK_K tile and an intermediate size inside a BLOCK_N tile.
+  for (const Case& c : {Case{{7, 4, 2, 32, 24}, 0}, Case{{37, 8, 2, 40, 16}, 3}, Case{{3, 16, 6, 16, 40}, 0}}) {
+    INFO("T = " << c.shape.tokens << ", E = " << c.shape.experts << ", TOPK = " << c.shape.topk);
+    const moe::Tiling tiling{.block_m = 16, .block_n = 16, .block_k = 16, .wave_m = 16, .wave_n = 16};
+    const examples::host::MoeInputs in = examples::host::random_moe(c.shape, rng, c.used);
+    const examples::host::MoeOutputs o =
+        examples::host::run_moe(in, tiling, [](const auto& kernel, const std::vector<Sub>& subs, auto&... buffers) {
+          interpret(kernel, {.subs = subs}, {buffers.data()...});
+        });
+    CHECK(examples::host::routing_mismatches(in, o, tiling.block_m) == 0);
+    CHECK(examples::host::gemm_mismatches(in, o, tiling.block_m) == 0);
+    CHECK(examples::host::moe_mismatches(in, o.out) == 0);
+  }
+}
+
+TEST_CASE("interpret: a MoE pair routed to no expert is dropped, its token's other pairs kept", "[interpret][moe]") {
+  namespace moe = examples::moe;
+  std::mt19937 rng(19);
+  examples::host::MoeInputs in = examples::host::random_moe({9, 4, 2, 16, 16}, rng);
+  in.topk_ids[3] = 4;   // E
+  in.topk_ids[10] = -1;
+  const moe::Tiling tiling{.block_m = 16, .block_n = 16, .block_k = 16, .wave_m = 16, .wave_n = 16};
+  const examples::host::MoeOutputs o =
+      examples::host::run_moe(in, tiling, [](const auto& kernel, const std::vector<Sub>& subs, auto&... buffers) {
+        interpret(kernel, {.subs = subs}, {buffers.data()...});
+      });
+  CHECK(examples::host::routing_mismatches(in, o, tiling.block_m) == 0);
+  CHECK(examples::host::moe_mismatches(in, o.out) == 0);
 }

@@ -188,9 +188,12 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   auto tile = memoryValue.getDefiningOp<dialect::AllocateOp>();
   const int64_t swizzle = tile ? static_cast<int64_t>(tile.getSwizzle().value_or(0)) : 0;
   if (isRead && swizzle) {
-    // wgmma reads a swizzled tile itself; nothing else reads one.
-    auto mma = op->hasOneUse() ? dyn_cast<dialect::MmaOp>(*op->user_begin()) : nullptr;
-    if (!mma || !mma.getWarpgroup())
+    // wgmma reads a swizzled tile itself (one or more of them); nothing else reads one.
+    const bool warpgroupOnly = !op->use_empty() && llvm::all_of(op->getUsers(), [](Operation* user) {
+      auto mma = dyn_cast<dialect::MmaOp>(user);
+      return mma && mma.getWarpgroup();
+    });
+    if (!warpgroupOnly)
       return op->emitOpError("expected a swizzled shared tile to be read only by a warpgroup mma (wave.mma's "
                              "warpgroup), but found another reader");
     warpgroupOperands_.insert(op->getResult(0));

@@ -207,7 +207,9 @@ def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::G
       stages each iteration's wgmma batch stays in flight through the next iteration (its
       `wgmma.wait_group` leaves 1; all are waited for after the loop): the copies then run
       `stages - 2` iterations ahead, so none refills a tile a batch may still read, and 3
-      stages are taken where 2 would have been picked.
+      stages are taken where 2 would have been picked. Only batches whose results feed the
+      next iteration's batches alone and that read A from shared memory stay in flight: a
+      fragment of A in registers is loaded again by the next iteration before its wait.
 
     `stages` 0 picks the most stages (up to 4) whose tiles fit 113 KiB (two workgroups
     per SM), else 2; where some loop's carried registers (with a floor of 40 others per

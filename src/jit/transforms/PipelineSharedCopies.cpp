@@ -551,9 +551,13 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
       return reachesOnly(llvm::to_vector(mma->getUsers()),
                          [&](Operation* op) { return isWarpgroupMma(op) || repacks(op); }, carriedOnly);
     };
+    // Nor may a batch that takes A from registers (inline PTX): the next iteration writes
+    // its fragments again before its wait, which the batch may still be reading (the
+    // registers are the program's until the wait, not the assembler's to keep).
     const bool resultsCarried = !body->walk([&](Operation* op) {
-                                       return isWarpgroupMma(op) && !feedsNextBatchOnly(op) ? WalkResult::interrupt()
-                                                                                            : WalkResult::advance();
+                                       return isWarpgroupMma(op) && (isa<LLVM::InlineAsmOp>(op) || !feedsNextBatchOnly(op))
+                                                  ? WalkResult::interrupt()
+                                                  : WalkResult::advance();
                                      }).wasInterrupted();
     if (warpgroupMma && resultsCarried && stages == 0 && n == 2 && used + 2 * perStage <= kMaxSharedBytes)
       n = 3;

@@ -302,4 +302,44 @@ gpu.func @two_workgroups_fit(%a: memref<256x1024xf16>, %out: memref<128xf32>)
   gpu.return
 }
 
+// A wgmma batch taking A from registers (inline PTX) is waited for in its own iteration:
+// the next iteration loads the fragments again before its wait, while a batch kept in
+// flight could still be reading them.
+// CHECK-LABEL: gpu.func @batch_a_from_registers
+// CHECK: scf.for
+// CHECK-NOT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: scf.yield
+gpu.func @batch_a_from_registers(%a: memref<128x128xf16>, %out: memref<128xf32>) kernel attributes {wave.shared_memory_bytes = 2304 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %desc = arith.constant 0 : i64
+  %zero = arith.constant dense<0.0> : vector<2xf32>
+  %smem = gpu.dynamic_shared_memory : !smem
+  %ta = memref.view %smem[%c0][] : !smem to !tile
+  %tid = gpu.thread_id x
+  %sum = scf.for %k = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (vector<2xf32>) {
+    %col = arith.muli %k, %c16 : index
+    %va = vector.load %a[%tid, %col] : memref<128x128xf16>, vector<8xf16>
+    vector.store %va, %ta[%tid, %c0] : !tile, vector<8xf16>
+    %ra = vector.load %ta[%c0, %tid] : !tile, vector<2xf16>
+    %fragment = vector.bitcast %ra : vector<2xf16> to vector<1xi32>
+    %r = vector.extract %fragment[0] : i32 from vector<1xi32>
+    %d0 = vector.extract %acc[0] : f32 from vector<2xf32>
+    %d1 = vector.extract %acc[1] : f32 from vector<2xf32>
+    nvvm.wgmma.fence.aligned
+    %batch = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {$0, $1}, {$4}, $5, 1, 1, 1, 1;", "=f,=f,0,1,r,l" %d0, %d1, %r, %desc : (f32, f32, i32, i64) -> !llvm.struct<(f32, f32)>
+    nvvm.wgmma.commit.group.sync.aligned
+    nvvm.wgmma.wait.group.sync.aligned 0
+    %e0 = llvm.extractvalue %batch[0] : !llvm.struct<(f32, f32)>
+    %e1 = llvm.extractvalue %batch[1] : !llvm.struct<(f32, f32)>
+    %next = vector.from_elements %e0, %e1 : vector<2xf32>
+    scf.yield %next : vector<2xf32>
+  }
+  vector.store %sum, %out[%c0] : memref<128xf32>, vector<2xf32>
+  gpu.return
+}
+
 }

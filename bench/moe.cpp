@@ -1,0 +1,125 @@
+// A mixture-of-experts layer (examples/kernels/moe.hpp): Mixtral's (8 experts, top 2,
+// hidden 4096, intermediate 14336) and a 64-expert top-6 one (hidden 2048, intermediate
+// 1408, DeepSeek-V2-Lite's), 1 to 4096 tokens routed at random, f16. All six kernels
+// (sorting the pairs, both grouped GEMMs, the sum) timed together as the median of many
+// timed runs after warm-up (device events around back-to-back launches). Reported as
+// TFLOP/s of the experts' GEMMs (2 P (3 I D) for P = T TOPK pairs) and GB/s of the
+// weights of the experts the tokens use. Each configuration's output is checked first
+// (every element written, 4 sampled against float64); a wrong one is not timed.
+//
+//   wave-bench-moe [MIN_TOKENS]      one line per layer, token count (from MIN_TOKENS) and tiling
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <wave/runtime.hpp>
+#include <wave/wave.hpp>
+
+#include "bench.hpp"
+#include "moe_reference.hpp"
+
+using namespace wave;
+namespace moe = examples::moe;
+
+namespace {
+
+const void* at(const runtime::DeviceBuffer& b) { return reinterpret_cast<const void*>(b.address()); }
+
+template <class T>
+runtime::DeviceBuffer on_device(const std::vector<T>& host) {
+  runtime::DeviceBuffer buffer(std::max<std::size_t>(host.size() * sizeof(T), 4));
+  if (!host.empty()) buffer.copy_from_host(host.data());
+  return buffer;
+}
+
+// A layer's weights on the device, and `tokens` tokens and routings, of which each
+// configuration takes the first T.
+struct Layer {
+  std::string name;
+  examples::host::MoeInputs in;
+  runtime::DeviceBuffer x, w1, w2, ids, weights;
+  Layer(std::string name, const moe::Shape& most, std::mt19937& rng)
+      : name(std::move(name)), in(examples::host::random_moe(most, rng)), x(on_device(in.x)), w1(on_device(in.w1)),
+        w2(on_device(in.w2)), ids(on_device(in.topk_ids)), weights(on_device(in.topk_weights)) {}
+};
+
+void time_moe(const Layer& layer, int tokens, const moe::Tiling& t) {
+  moe::Shape s = layer.in.shape;
+  s.tokens = tokens;
+  char config[128];
+  std::snprintf(config, sizeof config, "moe %s T%d %dx%dx%d %dx%d", layer.name.c_str(), tokens, t.block_m, t.block_n,
+                t.block_k, t.wave_m, t.wave_n);
+  try {
+    const std::vector<Sub> all = moe::sizes(s, t);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto build = [&](const auto& kernel) { return compile(kernel, {.subs = moe::sizes_for(kernel, all), .cache = false}); };
+    const CompiledKernel count = build(moe::make_count_kernel()), place = build(moe::make_place_kernel()),
+                         blocks = build(moe::make_blocks_kernel()), gate_up = build(moe::make_gate_up_kernel<f16>()),
+                         down = build(moe::make_down_kernel<f16>()), combine = build(moe::make_sum_kernel<f16>());
+    const double compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const int chunk = std::min(moe::kChunk, std::max(32, (s.pairs() + 31) / 32 * 32));
+    const std::size_t p = std::size_t(s.pairs()), nb = std::size_t(s.blocks(t.block_m)),
+                      slots = nb * std::size_t(t.block_m) + 1;
+    runtime::DeviceBuffer ranks(p * 4), counts(std::size_t(s.chunks(chunk)) * s.experts * 4), sorted(slots * 4),
+        block_expert(nb * 4), block_rows(nb * 4), h(slots * s.intermediate * 2), y(p * s.hidden * 2),
+        out(std::size_t(tokens) * s.hidden * 2);
+    auto launch = [&] {
+      count.launch({at(layer.ids), at(ranks), at(counts)});
+      place.launch({at(layer.ids), at(ranks), at(counts), at(sorted)});
+      blocks.launch({at(counts), at(block_expert), at(block_rows)});
+      gate_up.launch({at(layer.x), at(layer.w1), at(sorted), at(block_expert), at(block_rows), at(h)});
+      down.launch({at(h), at(layer.w2), at(sorted), at(block_expert), at(block_rows), at(layer.weights), at(y)});
+      combine.launch({at(y), at(layer.ids), at(out)});
+    };
+    bench::poison(out);
+    launch();
+    // 4 sampled elements against float64, each a whole token row (cached; a Mixtral row
+    // takes the host about a second).
+    static std::mt19937 samples(5);
+    std::map<int, examples::host::MoeRow> rows;
+    const std::string wrong = bench::check_output(out, bench::Format::f16, 4, samples, [&](std::size_t i) {
+      const int token = int(i / std::size_t(s.hidden));
+      auto it = rows.find(token);
+      if (it == rows.end()) it = rows.emplace(token, examples::host::moe_row(layer.in, token)).first;
+      const std::size_t c = i % std::size_t(s.hidden);
+      const double want = it->second.out[c];
+      return bench::Expected{want, 2e-3 * it->second.magnitude[c] + 1e-3 * std::abs(want) + 1e-5};
+    });
+    if (!wrong.empty()) return bench::refuse(config, wrong);
+    const double ms = bench::median_ms(launch, tokens >= 1024 ? 20 : 50);
+    std::set<int> used(layer.in.topk_ids.begin(), layer.in.topk_ids.begin() + std::ptrdiff_t(p));
+    const double flops = 2.0 * double(p) * 3.0 * s.intermediate * s.hidden;
+    const double weight_bytes = double(used.size()) * 3.0 * s.intermediate * s.hidden * 2;
+    std::printf("%-40s %9.1f %8.1f %8.1f %10.1f\n", config, ms * 1e3, flops / (ms * 1e9), weight_bytes / (ms * 1e6),
+                compile_ms);
+  } catch (const Error& e) {
+    std::printf("error  %s: %s\n", config, e.what());
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int WAVE_BENCH_MAIN(int argc, char** argv) {
+  if (!bench::open_device()) return 77;
+  const int min_tokens = argc > 1 ? std::atoi(argv[1]) : 1;
+  std::printf("f16 weights and activations, f32 accumulators; tokens routed uniformly at random\n");
+  std::printf("%-40s %9s %8s %8s %10s\n", "", "us", "TFLOP/s", "GB/s", "compile ms");
+  std::mt19937 rng(7);
+  const moe::Tiling tilings[] = {{64, 128, 64, 64, 32}, {128, 128, 64, 64, 32}, {32, 128, 64, 16, 64}};
+  for (auto [name, shape] : {std::pair{std::string("E8 top2 D4096 I14336"), moe::Shape{4096, 8, 2, 4096, 14336}},
+                             std::pair{std::string("E64 top6 D2048 I1408"), moe::Shape{4096, 64, 6, 2048, 1408}}}) {
+    const Layer layer(name, shape, rng);
+    for (int tokens : {1, 4, 16, 64, 256, 1024, 4096})
+      for (const moe::Tiling& t : tilings)
+        if (tokens >= min_tokens && (t.block_m <= 64 || tokens >= 256)) time_moe(layer, tokens, t);
+  }
+  return 0;
+}
