@@ -90,7 +90,7 @@ void time_moe(const Layer& layer, int tokens, const moe::Tiling& t) {
       if (it == rows.end()) it = rows.emplace(token, examples::host::moe_row(layer.in, token)).first;
       const std::size_t c = i % std::size_t(s.hidden);
       const double want = it->second.out[c];
-      return bench::Expected{want, 2e-3 * it->second.magnitude[c] + 1e-3 * std::abs(want) + 1e-5};
+      return bench::Expected{want, 4 * layer.in.unit() * it->second.magnitude[c] + 2 * layer.in.unit() * std::abs(want) + 1e-5};
     });
     if (!wrong.empty()) return bench::refuse(config, wrong);
     const double ms = bench::median_ms(launch, tokens >= 1024 ? 20 : 50);

@@ -12,7 +12,6 @@
 #include <random>
 #include <vector>
 
-#include "host_half.hpp"
 #include "kernels/moe.hpp"
 #include "run_on_device.hpp"
 
@@ -20,21 +19,42 @@ namespace examples::host {
 
 struct MoeInputs {
   moe::Shape shape;
-  std::vector<std::uint16_t> x, w1, w2;  // f16: [T, D], [E, 2 I, D] (gate rows, then up rows), [E, D, I]
+  std::vector<std::uint16_t> x, w1, w2;  // f16 or bf16: [T, D], [E, 2 I, D] (gate rows, then up rows), [E, D, I]
   std::vector<std::int32_t> topk_ids;    // [T, TOPK]
   std::vector<float> topk_weights;       // [T, TOPK]
+  bool bf16 = false;                     // the 16-bit type of x, the weights and every output
+  // One element's value, exact (the reference reads billions of weights: no table).
+  float value(std::uint16_t bits) const {
+    if (bf16) {
+      const std::uint32_t word = std::uint32_t(bits) << 16;
+      float f;
+      std::memcpy(&f, &word, sizeof f);
+      return f;
+    }
+    _Float16 h;
+    std::memcpy(&h, &bits, sizeof h);
+    return static_cast<float>(h);
+  }
+  // The largest relative error of one rounding to the type: half an ulp at 1.
+  double unit() const { return bf16 ? 0x1p-8 : 0x1p-11; }
 };
 
-// f16 bits of uniform values in [-scale, scale): a fast generator seeded from `rng`
-// (a Mixtral layer holds 1.4 billion weights).
-inline std::vector<std::uint16_t> random_halves(std::size_t n, double scale, std::mt19937& rng) {
+// 16-bit values uniform in [-scale, scale): a fast generator seeded from `rng` (a Mixtral
+// layer holds 1.4 billion weights); bf16 rounded to nearest even.
+inline std::vector<std::uint16_t> random_16bit(std::size_t n, double scale, bool bf16, std::mt19937& rng) {
   std::vector<std::uint16_t> v(n);
   std::uint64_t state = (std::uint64_t(rng()) << 32 | rng()) | 1;
   for (auto& h : v) {
     state ^= state << 13, state ^= state >> 7, state ^= state << 17;  // xorshift64
-    const double uniform = double(state >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-    const _Float16 half = static_cast<_Float16>(uniform * scale);
-    std::memcpy(&h, &half, sizeof h);
+    const float x = static_cast<float>((double(state >> 11) * 0x1.0p-53 * 2.0 - 1.0) * scale);
+    if (bf16) {
+      std::uint32_t word;
+      std::memcpy(&word, &x, sizeof word);
+      h = static_cast<std::uint16_t>((word + 0x7fff + ((word >> 16) & 1)) >> 16);
+    } else {
+      const _Float16 half = static_cast<_Float16>(x);
+      std::memcpy(&h, &half, sizeof h);
+    }
   }
   return v;
 }
@@ -42,13 +62,13 @@ inline std::vector<std::uint16_t> random_halves(std::size_t n, double scale, std
 // Weights scaled by 1/sqrt(fan-in), so sums stay near 1 at any size. Each token picks
 // `topk` distinct experts among the first `used` (all by default: fewer crowds them, so
 // an expert's run spans several blocks), weights positive and summing to 1.
-inline MoeInputs random_moe(const moe::Shape& s, std::mt19937& rng, int used = 0) {
+inline MoeInputs random_moe(const moe::Shape& s, std::mt19937& rng, int used = 0, bool bf16 = false) {
   if (used <= 0) used = s.experts;
-  MoeInputs in{s, {}, {}, {}, {}, {}};
+  MoeInputs in{s, {}, {}, {}, {}, {}, bf16};
   const std::size_t d = std::size_t(s.hidden), i = std::size_t(s.intermediate), e = std::size_t(s.experts);
-  in.x = random_halves(std::size_t(s.tokens) * d, 1.0, rng);
-  in.w1 = random_halves(e * 2 * i * d, 1.0 / std::sqrt(double(d)), rng);
-  in.w2 = random_halves(e * d * i, 1.0 / std::sqrt(double(i)), rng);
+  in.x = random_16bit(std::size_t(s.tokens) * d, 1.0, bf16, rng);
+  in.w1 = random_16bit(e * 2 * i * d, 1.0 / std::sqrt(double(d)), bf16, rng);
+  in.w2 = random_16bit(e * d * i, 1.0 / std::sqrt(double(i)), bf16, rng);
   std::vector<std::int32_t> experts(static_cast<std::size_t>(used));
   std::iota(experts.begin(), experts.end(), 0);
   std::uniform_real_distribution<float> weight(0.05f, 1.0f);
@@ -74,7 +94,7 @@ struct MoeOutputs {
 // Runs the layer through `stage(kernel, subs, buffers...)` (which compiles or interprets
 // the kernel with the sizes `subs` and runs it on the buffers in the kernel's argument
 // order); outputs poisoned first.
-template <class Stage, class In = wave::f16>
+template <class Stage>
 MoeOutputs run_moe(const MoeInputs& in, const moe::Tiling& tiling, Stage&& stage) {
   const moe::Shape& s = in.shape;
   const int chunk = std::min(moe::kChunk, std::max(32, (s.pairs() + 31) / 32 * 32));
@@ -94,9 +114,14 @@ MoeOutputs run_moe(const MoeInputs& in, const moe::Tiling& tiling, Stage&& stage
   run(moe::make_count_kernel(), in.topk_ids, o.ranks, o.counts);
   run(moe::make_place_kernel(), in.topk_ids, o.ranks, o.counts, o.sorted);
   run(moe::make_blocks_kernel(), o.counts, o.block_expert, o.block_rows);
-  run(moe::make_gate_up_kernel<In>(), in.x, in.w1, o.sorted, o.block_expert, o.block_rows, o.h);
-  run(moe::make_down_kernel<In>(), o.h, in.w2, o.sorted, o.block_expert, o.block_rows, in.topk_weights, o.y);
-  run(moe::make_sum_kernel<In>(), o.y, in.topk_ids, o.out);
+  auto experts = [&](auto type) {
+    using In = decltype(type);
+    run(moe::make_gate_up_kernel<In>(), in.x, in.w1, o.sorted, o.block_expert, o.block_rows, o.h);
+    run(moe::make_down_kernel<In>(), o.h, in.w2, o.sorted, o.block_expert, o.block_rows, in.topk_weights, o.y);
+    run(moe::make_sum_kernel<In>(), o.y, in.topk_ids, o.out);
+  };
+  if (in.bf16) experts(wave::bf16{});
+  else experts(wave::f16{});
   return o;
 }
 
@@ -132,24 +157,17 @@ inline std::size_t routing_mismatches(const MoeInputs& in, const MoeOutputs& o, 
 }
 
 // The layer in float64 for token t: out[d] and the sum of the magnitudes of its terms
-// (the scale of the f16 roundings of SiLU(gate) * up, of each pair's row and of the sum).
+// (the scale of the roundings of SiLU(gate) * up, of each pair's row and of the sum).
 struct MoeRow {
   std::vector<double> out, magnitude;
 };
-
-// f16 bits as a float, the hardware's way (the reference reads billions of weights).
-inline float fast_half(std::uint16_t bits) {
-  _Float16 h;
-  std::memcpy(&h, &bits, sizeof h);
-  return static_cast<float>(h);
-}
 
 inline MoeRow moe_row(const MoeInputs& in, int t) {
   const moe::Shape& s = in.shape;
   const std::size_t d = std::size_t(s.hidden), n = std::size_t(s.intermediate);
   MoeRow row{std::vector<double>(d, 0.0), std::vector<double>(d, 0.0)};
   std::vector<double> x(d), h(n);
-  for (std::size_t c = 0; c < d; ++c) x[c] = fast_half(in.x[std::size_t(t) * d + c]);
+  for (std::size_t c = 0; c < d; ++c) x[c] = in.value(in.x[std::size_t(t) * d + c]);
   for (int k = 0; k < s.topk; ++k) {
     const std::int32_t e = in.topk_ids[std::size_t(t) * std::size_t(s.topk) + std::size_t(k)];
     if (e < 0 || e >= s.experts) continue;
@@ -159,15 +177,15 @@ inline MoeRow moe_row(const MoeInputs& in, int t) {
     for (std::size_t j = 0; j < n; ++j) {
       double gate = 0, up = 0;
       for (std::size_t c = 0; c < d; ++c) {
-        gate += x[c] * fast_half(w1[j * d + c]);
-        up += x[c] * fast_half(w1[(n + j) * d + c]);
+        gate += x[c] * in.value(w1[j * d + c]);
+        up += x[c] * in.value(w1[(n + j) * d + c]);
       }
       h[j] = gate / (1 + std::exp(-gate)) * up;
     }
     for (std::size_t c = 0; c < d; ++c) {
       double sum = 0, magnitude = 0;
       for (std::size_t j = 0; j < n; ++j) {
-        const double term = h[j] * fast_half(w2[c * n + j]);
+        const double term = h[j] * in.value(w2[c * n + j]);
         sum += term;
         magnitude += std::abs(term);
       }
@@ -178,7 +196,7 @@ inline MoeRow moe_row(const MoeInputs& in, int t) {
   return row;
 }
 
-// How many of the grouped GEMMs' rows differ from float64 beyond f16 roundings, each
+// How many of the grouped GEMMs' rows differ from float64 beyond 16-bit roundings, each
 // step checked on the device's input to it (the sorted order `o` already checked):
 // SiLU(gate) * up per filled slot (`h`), and each routed pair's weighted row of `y` from
 // the device's `h`. Prints the first few.
@@ -196,28 +214,28 @@ inline std::size_t gemm_mismatches(const MoeInputs& in, const MoeOutputs& o, int
       for (std::size_t j = 0; j < n; ++j) {
         double gate = 0, up = 0, gate_size = 0, up_size = 0;
         for (std::size_t c = 0; c < d; ++c) {
-          const double x = fast_half(in.x[t * d + c]), g = x * fast_half(w1[j * d + c]), u = x * fast_half(w1[(n + j) * d + c]);
+          const double x = in.value(in.x[t * d + c]), g = x * in.value(w1[j * d + c]), u = x * in.value(w1[(n + j) * d + c]);
           gate += g, up += u, gate_size += std::abs(g), up_size += std::abs(u);
         }
-        const double want = gate / (1 + std::exp(-gate)) * up, got = fast_half(o.h[slot * n + j]);
-        if (!(std::abs(got - want) <= 1e-3 * (gate_size * up_size + std::abs(want)) + 1e-6) && wrong++ < 5)
+        const double want = gate / (1 + std::exp(-gate)) * up, got = in.value(o.h[slot * n + j]);
+        if (!(std::abs(got - want) <= 2 * in.unit() * (gate_size * up_size + std::abs(want)) + 1e-6) && wrong++ < 5)
           std::fprintf(stderr, "h: slot %zu (pair %zu, expert %zu) [%zu]: %g, expected %g\n", slot, pair, e, j, got, want);
       }
       for (std::size_t c = 0; c < d; ++c) {
         double sum = 0, size = 0;
         for (std::size_t j = 0; j < n; ++j) {
-          const double term = fast_half(o.h[slot * n + j]) * fast_half(w2[c * n + j]);
+          const double term = in.value(o.h[slot * n + j]) * in.value(w2[c * n + j]);
           sum += term, size += std::abs(term);
         }
-        const double want = weight * sum, got = fast_half(o.y[pair * d + c]);
-        if (!(std::abs(got - want) <= weight * 1e-3 * size + 1e-3 * std::abs(want) + 1e-6) && wrong++ < 5)
+        const double want = weight * sum, got = in.value(o.y[pair * d + c]);
+        if (!(std::abs(got - want) <= 2 * in.unit() * (weight * size + std::abs(want)) + 1e-6) && wrong++ < 5)
           std::fprintf(stderr, "y: pair %zu (slot %zu, expert %zu) [%zu]: %g, expected %g\n", pair, slot, e, c, got, want);
       }
     }
   return wrong;
 }
 
-// How many of the output's elements (f16) differ from float64 beyond its f16 roundings;
+// How many of the output's elements differ from float64 beyond its 16-bit roundings;
 // `tokens` picks the tokens checked (all when empty). Prints the first few.
 inline std::size_t moe_mismatches(const MoeInputs& in, const std::vector<std::uint16_t>& out,
                                   std::vector<int> tokens = {}) {
@@ -228,8 +246,8 @@ inline std::size_t moe_mismatches(const MoeInputs& in, const std::vector<std::ui
   for (int t : tokens) {
     const MoeRow want = moe_row(in, t);
     for (std::size_t c = 0; c < d; ++c) {
-      const double got = fast_half(out[std::size_t(t) * d + c]);
-      const double tolerance = 2e-3 * want.magnitude[c] + 1e-3 * std::abs(want.out[c]) + 1e-5;
+      const double got = in.value(out[std::size_t(t) * d + c]);
+      const double tolerance = 4 * in.unit() * want.magnitude[c] + 2 * in.unit() * std::abs(want.out[c]) + 1e-5;
       if (!(std::abs(got - want.out[c]) <= tolerance) && wrong++ < 5)
         std::fprintf(stderr, "token %d [%zu]: %g, expected %g\n", t, c, got, want.out[c]);
     }

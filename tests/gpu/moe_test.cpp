@@ -2,8 +2,9 @@
 // Mixtral's 8 experts top-2 and 64 experts top-6 at 1 to 300 tokens, runs of an expert's
 // pairs within a block and across several (tokens crowded onto a few experts), hidden and
 // intermediate sizes ending inside tiles, pairs routed to no expert; wgmma's tiles
-// (64 slots per block) and mma.sync's (32). Every intermediate is poisoned first; the
-// sorted order is checked exactly, the output against float64.
+// (64 slots per block) and mma.sync's (32); f16 and bf16. Every intermediate is poisoned
+// first; the sorted order is checked exactly, each GEMM's rows and the output against
+// float64.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -55,6 +56,13 @@ TEST_CASE("MoE layer: runs across several blocks, odd sizes, dropped pairs", "[g
   in.topk_ids[5] = 8;
   in.topk_ids[40] = -3;
   check_moe(in, wgmma);
+}
+
+TEST_CASE("MoE layer in bf16: Mixtral's and the 64-expert routing on wgmma and mma.sync", "[gpu][moe]") {
+  std::mt19937 rng(Catch::rngSeed());
+  const moe::Tiling wgmma{}, small{.block_m = 32, .block_n = 64, .block_k = 32, .wave_m = 16, .wave_n = 32};
+  check_moe(host::random_moe({64, 8, 2, 256, 320}, rng, 0, true), wgmma);
+  check_moe(host::random_moe({33, 64, 6, 128, 96}, rng, 0, true), small);
 }
 
 TEST_CASE("MoE layer: blocks of 64 and 128 slots, pipelined or not, on wgmma and on mma.sync", "[gpu][moe]") {

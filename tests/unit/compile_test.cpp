@@ -1177,28 +1177,39 @@ TEST_CASE("extend and tree attention: two loops in a row (paged prefix, then the
   check_ptxas_clean(tree, "tree_attention");
 }
 
-TEST_CASE("MoE grouped GEMMs: gathered token rows and the block's expert's weights pipelined into wgmma", "[compile][set_symbol][moe]") {
+namespace {
+
+// The MoE's grouped GEMMs on In (f16 or bf16): gathered token rows and the expert's
+// weights (an index read at run time) stream in 16-byte cp.async pieces, copies running
+// ahead of the products; gate and up share the token tile, read by wgmma from shared memory.
+template <class In>
+void check_moe_gemms(const std::vector<Sub>& all) {
   namespace moe = examples::moe;
-  const std::vector<Sub> all = moe::sizes({300, 8, 2, 4096, 14336});
-  // Token rows gathered through the sorted pairs and the expert's weights (an index read
-  // at run time) stream in 16-byte cp.async pieces, copies running ahead of the products;
-  // gate and up share the token tile.
   for (const auto& [name, ptx] :
-       {std::pair{"moe_gate_up", compile(moe::make_gate_up_kernel<f16>(),
-                                        {.subs = moe::sizes_for(moe::make_gate_up_kernel<f16>(), all), .cache = false})
+       {std::pair{"moe_gate_up", compile(moe::make_gate_up_kernel<In>(),
+                                        {.subs = moe::sizes_for(moe::make_gate_up_kernel<In>(), all), .cache = false})
                                      .ptx()
                                      .ptx},
-        std::pair{"moe_down", compile(moe::make_down_kernel<f16>(),
-                                     {.subs = moe::sizes_for(moe::make_down_kernel<f16>(), all), .cache = false})
+        std::pair{"moe_down", compile(moe::make_down_kernel<In>(),
+                                     {.subs = moe::sizes_for(moe::make_down_kernel<In>(), all), .cache = false})
                                   .ptx()
                                   .ptx}}) {
     INFO(name);
     CHECK(count(ptx, "wgmma.mma_async") > 0);
     CHECK(count(ptx, "cp.async.cg.shared.global") > 0);
     CHECK(count(ptx, "ld.global.b16") == 0);
+    CHECK(count(ptx, "ldmatrix") == 0);
     CHECK(count(ptx, "cp.async.wait_group") >= 2);
     check_ptxas_clean(ptx, name);
   }
+}
+
+}  // namespace
+
+TEST_CASE("MoE grouped GEMMs: gathered token rows and the block's expert's weights pipelined into wgmma", "[compile][set_symbol][moe]") {
+  const std::vector<Sub> all = examples::moe::sizes({300, 8, 2, 4096, 14336});
+  check_moe_gemms<f16>(all);
+  check_moe_gemms<bf16>(all);
 }
 
 TEST_CASE("set_symbol bad input: a size per workgroup, set before the dim is used", "[compile][set_symbol][error]") {

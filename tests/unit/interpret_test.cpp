@@ -829,6 +829,24 @@ TEST_CASE("interpret: a MoE layer sorts its pairs by expert and matches float64"
   }
 }
 
+TEST_CASE("interpret: a bf16 MoE layer matches float64", "[interpret][moe]") {
+  namespace moe = examples::moe;
+  std::mt19937 rng(23);
+  const examples::host::MoeInputs in = examples::host::random_moe({21, 8, 2, 40, 24}, rng, 0, /*bf16=*/true);
+  const moe::Tiling tiling{.block_m = 16, .block_n = 16, .block_k = 16, .wave_m = 16, .wave_n = 16};
+  const examples::host::MoeOutputs o =
+      examples::host::run_moe(in, tiling, [](const auto& kernel, const std::vector<Sub>& subs, auto&... buffers) {
+        interpret(kernel, {.subs = subs}, {buffers.data()...});
+      });
+  CHECK(examples::host::routing_mismatches(in, o, tiling.block_m) == 0);
+  CHECK(examples::host::gemm_mismatches(in, o, tiling.block_m) == 0);
+  CHECK(examples::host::moe_mismatches(in, o.out) == 0);
+  // Read as f16, the same bits are far from the bf16 layer's values: the check tells.
+  examples::host::MoeInputs as_f16 = in;
+  as_f16.bf16 = false;
+  CHECK(examples::host::moe_mismatches(as_f16, o.out) > 0);
+}
+
 TEST_CASE("interpret: a MoE pair routed to no expert is dropped, its token's other pairs kept", "[interpret][moe]") {
   namespace moe = examples::moe;
   std::mt19937 rng(19);
