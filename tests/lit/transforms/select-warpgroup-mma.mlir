@@ -81,6 +81,60 @@ func.func @gemm(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K]
 
 // -----
 
+// Two mmas multiply one A tile (a MoE's gate and up projections of a token tile): both go
+// to wgmma, which reads the tile through descriptors (swizzled, no fragments in registers),
+// and each batch may then stay in flight.
+// CHECK-LABEL: func.func @two_products_of_one_tile
+// CHECK-COUNT-3: wave.allocate {padding = 0 : i64, swizzle = 128 : i64
+// CHECK: wave.mma {{.*}} {warpgroup}
+// CHECK: wave.mma {{.*}} {warpgroup}
+// LOWERED-LABEL: gpu.func @two_products_of_one_tile
+// LOWERED-NOT: wgmma.mma_async.sync
+// LOWERED-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>
+// LOWERED: nvvm.wgmma.commit.group.sync.aligned
+// LOWERED-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>
+// LOWERED: nvvm.wgmma.commit.group.sync.aligned
+// PIPELINED-LABEL: gpu.func @two_products_of_one_tile
+// PIPELINED: scf.for
+// PIPELINED: nvvm.wgmma.wait.group.sync.aligned 1
+// PIPELINED: nvvm.wgmma.wait.group.sync.aligned 1
+// PIPELINED: scf.yield
+func.func @two_products_of_one_tile(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K] of f16, shared>,
+                                    %b2: !wave.memory<[N, K] of f16, shared>, %c: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"BLOCK_M">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"BLOCK_N">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"BLOCK_K">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"BLOCK_M">>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"BLOCK_N floordiv 4">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, mma = #wave.mma_kind<f32_16x8x16_f16>>],
+    wave.hyperparameters = {BLOCK_K = 64 : i64, BLOCK_M = 64 : i64, BLOCK_N = 128 : i64, K = 4096 : i64,
+                            M = 4096 : i64, N = 4096 : i64}} {
+  %sb = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_N">, #wave.expr<"BLOCK_K">]} : !wave.memory<[N, K] of f16, shared>
+  %sb2 = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_N">, #wave.expr<"BLOCK_K">]} : !wave.memory<[N, K] of f16, shared>
+  %sa = wave.allocate {padding = 8 : i64, tile = [#wave.expr<"BLOCK_M">, #wave.expr<"BLOCK_K">]} : !wave.memory<[M, K] of f16, shared>
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %1:2 = wave.iterate "K" iter_args(%0, %0) : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) {
+  ^bb0(%gate: !wave.tensor<[M, N] of f32>, %up: !wave.tensor<[M, N] of f32>):
+    %gb = wave.read %b : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    wave.write %gb, %sb : !wave.tensor<[N, K] of f16>, !wave.memory<[N, K] of f16, shared>
+    %gb2 = wave.read %b2 : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    wave.write %gb2, %sb2 : !wave.tensor<[N, K] of f16>, !wave.memory<[N, K] of f16, shared>
+    %ga = wave.read %a : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    wave.write %ga, %sa : !wave.tensor<[M, K] of f16>, !wave.memory<[M, K] of f16, shared>
+    %x = wave.read %sa : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    %y = wave.read %sb : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    %y2 = wave.read %sb2 : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    %d = wave.mma %x, %y, %gate : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    %d2 = wave.mma %x, %y2, %up : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d, %d2 : !wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>
+  }
+  %2 = wave.mul %1#0, %1#1 : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+  wave.write %2, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
+
+// -----
+
 // B's tile holds [K, N]: its rows run along N (MN-major), 256 bytes long; wgmma reads it
 // transposed (B's layout `row`).
 // CHECK-LABEL: func.func @b_along_n
