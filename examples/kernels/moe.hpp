@@ -131,9 +131,8 @@ inline auto make_place_kernel() {
         auto slot = sum<E>(hot * broadcast<dims<C, PC, E>>(before)) + read(ranks, chunk_pairs());
         // A pair of no expert goes to the last slot, which no block reads.
         auto routed = eq(sum<E>(hot), 1);
-        auto spare = apply_expr(broadcast<dims<C, PC>>(self_index<PC, i32>()), [](auto) { return S - 1; });
-        auto pair = broadcast<dims<C, PC>>(apply_expr(chunk, [](auto x) { return x * PC; })) +
-                    broadcast<dims<C, PC>>(self_index<PC, i32>());
+        auto spare = broadcast<dims<C, PC>>(scalar<i32>(S - 1));
+        auto pair = broadcast<dims<C, PC>>(chunk * scalar<i32>(PC)) + broadcast<dims<C, PC>>(self_index<PC, i32>());
         write(pair, sorted, to_slot.with_values(select(routed, slot, spare)));
       });
 }
@@ -146,16 +145,15 @@ inline auto make_blocks_kernel() {
       Constraints{WorkgroupConstraint(NB, BLOCK_NB, 0), WaveConstraint(NB, 32), HardwareConstraint{.threads_per_wave = 32}},
       [](Memory<dims<CC, E>, i32> counts, Memory<dims<NB>, i32> block_expert, Memory<dims<NB>, i32> block_rows) {
         auto [first, filled] = expert_runs(read(counts));
-        auto start = apply_expr(self_index<NB, i32>(), [](auto nb) { return nb * BLOCK_M; });
+        auto start = self_index<NB, i32>() * scalar<i32>(BLOCK_M);
         auto padded_end = apply_expr(filled, [](auto n) { return (n + BLOCK_M - 1) / BLOCK_M * BLOCK_M; }) + first;
         // Experts whose runs end at or before the block's start come before its own.
         auto passed = cast<i32>(le(broadcast<dims<NB, E>>(padded_end), broadcast<dims<NB, E>>(start)));
         auto expert = sum<E>(passed);  // E for a block past every run
         auto own = cast<i32>(eq(broadcast<dims<NB, E>>(expert), broadcast<dims<NB, E>>(self_index<E, i32>())));
         auto filled_end = sum<E>(own * broadcast<dims<NB, E>>(first + filled));  // 0 past every run
-        Register<dims<NB>, i32> zero(0);
-        auto rows = maximum(minimum(filled_end - start, apply_expr(start, [](auto) { return BLOCK_M; })), zero);
-        write(minimum(expert, apply_expr(start, [](auto) { return E - 1; })), block_expert);
+        auto rows = maximum(minimum(filled_end - start, scalar<i32>(BLOCK_M)), scalar<i32>(0));
+        write(minimum(expert, scalar<i32>(E - 1)), block_expert);
         write(rows, block_rows);
       });
 }
@@ -255,8 +253,8 @@ auto make_sum_kernel() {
         const IndexMapping<dims<T, TOPK, D>> token_pairs{.inputs = {{P, t * TOPK + k}, {D, d}},
                                                          .outputs = {{T, t}, {TOPK, k}, {D, d}}};
         auto ids = read(topk_ids);
-        auto routed = cast<i1>(apply_expr(ids, [](auto e) { return e < E; }));
-        auto counted = cast<i1>(apply_expr(ids, [](auto e) { return e >= 0; }));
+        auto routed = lt(ids, scalar<i32>(E));
+        auto counted = ge(ids, 0);
         Register<dims<T, TOPK, D>, f32> none(0.0);
         auto rows = cast<f32>(read(y, token_pairs));
         write(cast<Out>(sum<TOPK>(select(routed, select(counted, rows, none), none))), out);

@@ -8,10 +8,12 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "fixtures/device_run.hpp"
 #include "fixtures/random_data.hpp"
+#include "fixtures/scalar_kernel.hpp"
 #include "host_half.hpp"
 #include "wave/runtime.hpp"
 #include "wave/wave.hpp"
@@ -330,5 +332,20 @@ TEST_CASE("softmax with exp() and per-row absmax over unconstrained odd rows", "
       }
     }
     CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("scalar() values, numbers and expressions of symbols, broadcast against a row", "[gpu][layouts][scalar]") {
+  namespace sc = fixtures::scalars;
+  std::mt19937 rng(Catch::rngSeed());
+  std::uniform_int_distribution<std::int32_t> value(-1000, 1000);
+  for (int m : {1, 100, 4097}) {
+    std::vector<std::int32_t> x(static_cast<std::size_t>(m));
+    for (auto& v : x) v = value(rng);
+    auto ints = fixtures::poisoned<std::int32_t>(x.size()), capped = fixtures::poisoned<std::int32_t>(x.size());
+    auto floats = fixtures::poisoned<float>(x.size());
+    fixtures::run_on_device(compile(sc::make_kernel(), {.subs = {{sc::M, m}, {sc::N, 9}, {sc::BLOCK_M, 128}}}), {},
+                            std::as_const(x), ints, floats, capped);
+    CHECK(sc::mismatches(x, ints, floats, capped, 9, 128) == 0);
   }
 }

@@ -10,6 +10,7 @@
 
 #include <wave/interpret.hpp>
 
+#include "fixtures/scalar_kernel.hpp"
 #include "fixtures/varlen_rows.hpp"
 #include "extend_attention_reference.hpp"
 #include "gemm_reference.hpp"
@@ -860,4 +861,16 @@ TEST_CASE("interpret: a MoE pair routed to no expert is dropped, its token's oth
       });
   CHECK(examples::host::routing_mismatches(in, o, tiling.block_m) == 0);
   CHECK(examples::host::moe_mismatches(in, o.out) == 0);
+}
+
+TEST_CASE("interpret: scalar() values, numbers and expressions of symbols, broadcast against a row", "[interpret][scalar]") {
+  namespace sc = fixtures::scalars;
+  for (int m : {1, 100, 256}) {
+    std::vector<std::int32_t> x(static_cast<std::size_t>(m)), ints(x.size(), -1), capped(x.size(), -1);
+    std::vector<float> floats(x.size(), std::nanf(""));
+    for (int i = 0; i < m; ++i) x[static_cast<std::size_t>(i)] = (i * 37) % 23 - 5;
+    interpret(sc::make_kernel(), {.subs = {{sc::M, m}, {sc::N, 7}, {sc::BLOCK_M, 64}}},
+              {x.data(), ints.data(), floats.data(), capped.data()});
+    CHECK(sc::mismatches(x, ints, floats, capped, 7, 64) == 0);
+  }
 }

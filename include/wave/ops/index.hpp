@@ -2,11 +2,14 @@
 //
 //   auto k2 = self_index<K2, i64>();                        // [K2]: element k holds k
 //   auto in_bounds = apply_expr(k2, [](auto k) { return k < K2; });   // symbolic map, elementwise
+//   auto last = scalar<i32>(N - 1);                         // a value of no dims: x + last
 #pragma once
 
 #include <source_location>
+#include <type_traits>
 
 #include "wave/ops/emit.hpp"
+#include "wave/ops/shape.hpp"
 
 namespace wave {
 
@@ -33,6 +36,22 @@ Register<D, T> apply_expr(const Register<D, T>& x, Fn&& fn,
   return detail::emit<Register<D, T>>(graph::OpKind::ApplyExpr, where,
                                       {detail::ValueAccess::ref(x)},
                                       [&](graph::Node& n, detail::Tracer&) { n.expr = e; });
+}
+
+// A value of no dims, which broadcasts against any tensor (Wave's `scalar`): a number, or
+// a symbolic expression of the kernel's symbols (its value at the sizes the kernel is
+// compiled or launched with; integers, then cast to T).
+//   x + scalar<f32>(0.5);  minimum(rows, scalar<i32>(BLOCK_M));  select(ok, slot, broadcast<dims<P>>(scalar<i32>(S - 1)))
+template <DType T, class X>
+  requires(std::is_arithmetic_v<X> || Symbolic<X>)
+Register<dims<>, T> scalar(X value, std::source_location where = std::source_location::current()) {
+  static_assert(!std::is_same_v<T, i1>, "scalar<T>: build an i1 with a comparison (lt(x, scalar<i32>(N)))");
+  if constexpr (std::is_arithmetic_v<X>) {
+    return Register<dims<>, T>(static_cast<double>(value), where);
+  } else {
+    auto of_symbols = apply_expr(Register<dims<>, i64>(0.0, where), [&](auto) { return value; }, where);
+    return cast<T>(of_symbols, where);
+  }
 }
 
 }  // namespace wave
