@@ -807,6 +807,24 @@ TEST_CASE("interpret: tree attention sees each draft token's ancestors, as float
         0);
 }
 
+namespace {
+
+// The MoE layer in the interpreter, in blocks of 16 slots and 16 x 16 tiles; every step
+// checked (the sorted order, each GEMM's rows, the output). Returns the outputs.
+examples::host::MoeOutputs check_moe_interpreted(const examples::host::MoeInputs& in) {
+  const examples::moe::Tiling tiling{.block_m = 16, .block_n = 16, .block_k = 16, .wave_m = 16, .wave_n = 16};
+  const examples::host::MoeOutputs o =
+      examples::host::run_moe(in, tiling, [](const auto& kernel, const std::vector<Sub>& subs, auto&... buffers) {
+        interpret(kernel, {.subs = subs}, {buffers.data()...});
+      });
+  CHECK(examples::host::routing_mismatches(in, o, tiling.block_m) == 0);
+  CHECK(examples::host::gemm_mismatches(in, o, tiling.block_m) == 0);
+  CHECK(examples::host::moe_mismatches(in, o.out) == 0);
+  return o;
+}
+
+}  // namespace
+
 TEST_CASE("interpret: a MoE layer sorts its pairs by expert and matches float64", "[interpret][set_symbol][moe]") {
   namespace moe = examples::moe;
   std::mt19937 rng(17);
@@ -818,30 +836,14 @@ TEST_CASE("interpret: a MoE layer sorts its pairs by expert and matches float64"
   // ends inside a BLOCK_K tile and an intermediate size inside a BLOCK_N tile.
   for (const Case& c : {Case{{7, 4, 2, 32, 24}, 0}, Case{{37, 8, 2, 40, 16}, 3}, Case{{3, 16, 6, 16, 40}, 0}}) {
     INFO("T = " << c.shape.tokens << ", E = " << c.shape.experts << ", TOPK = " << c.shape.topk);
-    const moe::Tiling tiling{.block_m = 16, .block_n = 16, .block_k = 16, .wave_m = 16, .wave_n = 16};
-    const examples::host::MoeInputs in = examples::host::random_moe(c.shape, rng, c.used);
-    const examples::host::MoeOutputs o =
-        examples::host::run_moe(in, tiling, [](const auto& kernel, const std::vector<Sub>& subs, auto&... buffers) {
-          interpret(kernel, {.subs = subs}, {buffers.data()...});
-        });
-    CHECK(examples::host::routing_mismatches(in, o, tiling.block_m) == 0);
-    CHECK(examples::host::gemm_mismatches(in, o, tiling.block_m) == 0);
-    CHECK(examples::host::moe_mismatches(in, o.out) == 0);
+    check_moe_interpreted(examples::host::random_moe(c.shape, rng, c.used));
   }
 }
 
 TEST_CASE("interpret: a bf16 MoE layer matches float64", "[interpret][moe]") {
-  namespace moe = examples::moe;
   std::mt19937 rng(23);
   const examples::host::MoeInputs in = examples::host::random_moe({21, 8, 2, 40, 24}, rng, 0, /*bf16=*/true);
-  const moe::Tiling tiling{.block_m = 16, .block_n = 16, .block_k = 16, .wave_m = 16, .wave_n = 16};
-  const examples::host::MoeOutputs o =
-      examples::host::run_moe(in, tiling, [](const auto& kernel, const std::vector<Sub>& subs, auto&... buffers) {
-        interpret(kernel, {.subs = subs}, {buffers.data()...});
-      });
-  CHECK(examples::host::routing_mismatches(in, o, tiling.block_m) == 0);
-  CHECK(examples::host::gemm_mismatches(in, o, tiling.block_m) == 0);
-  CHECK(examples::host::moe_mismatches(in, o.out) == 0);
+  const examples::host::MoeOutputs o = check_moe_interpreted(in);
   // Read as f16, the same bits are far from the bf16 layer's values: the check tells.
   examples::host::MoeInputs as_f16 = in;
   as_f16.bf16 = false;
@@ -849,18 +851,11 @@ TEST_CASE("interpret: a bf16 MoE layer matches float64", "[interpret][moe]") {
 }
 
 TEST_CASE("interpret: a MoE pair routed to no expert is dropped, its token's other pairs kept", "[interpret][moe]") {
-  namespace moe = examples::moe;
   std::mt19937 rng(19);
   examples::host::MoeInputs in = examples::host::random_moe({9, 4, 2, 16, 16}, rng);
   in.topk_ids[3] = 4;   // E
   in.topk_ids[10] = -1;
-  const moe::Tiling tiling{.block_m = 16, .block_n = 16, .block_k = 16, .wave_m = 16, .wave_n = 16};
-  const examples::host::MoeOutputs o =
-      examples::host::run_moe(in, tiling, [](const auto& kernel, const std::vector<Sub>& subs, auto&... buffers) {
-        interpret(kernel, {.subs = subs}, {buffers.data()...});
-      });
-  CHECK(examples::host::routing_mismatches(in, o, tiling.block_m) == 0);
-  CHECK(examples::host::moe_mismatches(in, o.out) == 0);
+  check_moe_interpreted(in);
 }
 
 TEST_CASE("interpret: scalar() values, numbers and expressions of symbols, broadcast against a row", "[interpret][scalar]") {
