@@ -64,10 +64,9 @@ void time_moe(const Layer& layer, int tokens, const moe::Tiling& t) {
                          blocks = build(moe::make_blocks_kernel()), gate_up = build(moe::make_gate_up_kernel<f16>()),
                          down = build(moe::make_down_kernel<f16>()), combine = build(moe::make_sum_kernel<f16>());
     const double compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const int chunk = std::min(moe::kChunk, std::max(32, (s.pairs() + 31) / 32 * 32));
     const std::size_t p = std::size_t(s.pairs()), nb = std::size_t(s.blocks(t.block_m)),
-                      slots = nb * std::size_t(t.block_m) + 1;
-    runtime::DeviceBuffer ranks(p * 4), counts(std::size_t(s.chunks(chunk)) * s.experts * 4), sorted(slots * 4),
+                      slots = std::size_t(s.slots(t.block_m));
+    runtime::DeviceBuffer ranks(p * 4), counts(std::size_t(s.chunks()) * s.experts * 4), sorted(slots * 4),
         block_expert(nb * 4), block_rows(nb * 4), h(slots * s.intermediate * 2), y(p * s.hidden * 2),
         out(std::size_t(tokens) * s.hidden * 2);
     auto launch = [&] {

@@ -97,14 +97,13 @@ struct MoeOutputs {
 template <class Stage>
 MoeOutputs run_moe(const MoeInputs& in, const moe::Tiling& tiling, Stage&& stage) {
   const moe::Shape& s = in.shape;
-  const int chunk = std::min(moe::kChunk, std::max(32, (s.pairs() + 31) / 32 * 32));
   const std::size_t p = std::size_t(s.pairs()), nb = std::size_t(s.blocks(tiling.block_m));
-  const std::size_t slots = nb * std::size_t(tiling.block_m) + 1, d = std::size_t(s.hidden);
+  const std::size_t slots = std::size_t(s.slots(tiling.block_m)), d = std::size_t(s.hidden);
   const std::vector<wave::Sub> all = moe::sizes(s, tiling);
   auto run = [&](const auto& kernel, auto&... buffers) { stage(kernel, moe::sizes_for(kernel, all), buffers...); };
   MoeOutputs o;
   o.ranks = poisoned<std::int32_t>(p);
-  o.counts = poisoned<std::int32_t>(std::size_t(s.chunks(chunk)) * std::size_t(s.experts));
+  o.counts = poisoned<std::int32_t>(std::size_t(s.chunks()) * std::size_t(s.experts));
   o.sorted = poisoned<std::int32_t>(slots);
   o.block_expert = poisoned<std::int32_t>(nb);
   o.block_rows = poisoned<std::int32_t>(nb);

@@ -261,13 +261,21 @@ auto make_sum_kernel() {
       });
 }
 
-// A MoE layer's sizes; `block_m` slots per block, the chunks of `chunk` pairs.
+inline constexpr int kChunk = 256;    // pairs per workgroup in moe_count and moe_place, at most
+inline constexpr int kBlockNB = 64;   // blocks per workgroup in moe_blocks
+inline constexpr int kBlockD = 512;   // hidden elements per workgroup in moe_sum
+
+// A MoE layer's sizes, and those of its intermediate buffers for `block_m` slots a block.
 struct Shape {
   int tokens, experts, topk, hidden, intermediate;
   int pairs() const { return tokens * topk; }
-  int chunks(int chunk) const { return (pairs() + chunk - 1) / chunk; }
+  // Pairs per chunk: kChunk, or all of them (whole waves) where fewer.
+  int chunk() const { return std::min(kChunk, std::max(32, (pairs() + 31) / 32 * 32)); }
+  int chunks() const { return (pairs() + chunk() - 1) / chunk(); }
   // Each expert's run pads at most block_m - 1 slots.
   int blocks(int block_m) const { return (pairs() + block_m - 1) / block_m + std::min(experts, pairs()); }
+  // The sorted slots: whole blocks, and one where dropped pairs go.
+  int slots(int block_m) const { return blocks(block_m) * block_m + 1; }
 };
 
 // Tiles of the GEMMs: BLOCK_M slots per block, BLOCK_N x BLOCK_K tiles, WAVE_M x WAVE_N per wave.
@@ -275,19 +283,13 @@ struct Tiling {
   int block_m = 64, block_n = 128, block_k = 64, wave_m = 64, wave_n = 32;
 };
 
-inline constexpr int kChunk = 256;    // pairs per workgroup in moe_count and moe_place
-inline constexpr int kBlockNB = 64;   // blocks per workgroup in moe_blocks
-inline constexpr int kBlockD = 512;   // hidden elements per workgroup in moe_sum
-
 // The sizes every kernel of the layer takes (each takes those it names).
 inline std::vector<Sub> sizes(const Shape& s, const Tiling& tiling = {}) {
-  const int chunk = std::min(kChunk, std::max(32, (s.pairs() + 31) / 32 * 32));
-  const int nb = s.blocks(tiling.block_m);
   return {{T, s.tokens},          {TOPK, s.topk},
           {P, s.pairs()},         {E, s.experts},
-          {PC, chunk},            {C, s.chunks(chunk)},
-          {CC, s.chunks(chunk)},  {NB, nb},
-          {MB, tiling.block_m},   {S, nb * tiling.block_m + 1},
+          {PC, s.chunk()},        {C, s.chunks()},
+          {CC, s.chunks()},       {NB, s.blocks(tiling.block_m)},
+          {MB, tiling.block_m},   {S, s.slots(tiling.block_m)},
           {D, s.hidden},          {I, s.intermediate},
           {I2, 2 * s.intermediate}, {BLOCK_M, tiling.block_m},
           {BLOCK_N, tiling.block_n}, {BLOCK_K, tiling.block_k},
