@@ -130,6 +130,19 @@ inline std::string check_output(const runtime::DeviceBuffer& buffer, Format f, s
   return "";
 }
 
+// Runs one configuration's compile, check and timing (`body`, which prints its line); a
+// wave::Error from it becomes the configuration's line instead. Flushed either way, so a
+// bench cut short by a time limit keeps the lines it printed.
+template <class Body>
+void configuration(const char* config, Body&& body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    std::printf("error  %s: %s\n", config, e.what());
+  }
+  std::fflush(stdout);
+}
+
 // Prints why a configuration's figure is not reported.
 inline void refuse(const std::string& what, const std::string& why) {
   std::printf("WRONG  %s: %s (not timed)\n", what.c_str(), why.c_str());

@@ -59,7 +59,7 @@ void time_extend(const std::string& name, const examples::host::ExtendInputs& in
   const bool tree = !in.tree_mask.empty();
   std::snprintf(config, sizeof config, "%s %s %dx%d/%d", tree ? "tree" : "extend", name.c_str(), t.block_m,
                 t.block_k2, t.waves);
-  try {
+  bench::configuration(config, [&] {
     const auto t0 = std::chrono::steady_clock::now();
     const ea::Variant variant{.head_dim = s.head_dim, .waves = t.waves};
     const CompileOptions options{.subs = ea::sizes(s, t.block_m, t.block_k2), .cache = false};
@@ -89,10 +89,7 @@ void time_extend(const std::string& name, const examples::host::ExtendInputs& in
     if (!wrong.empty()) return bench::refuse(config, wrong);
     const double ms = bench::median_ms(launch, 30);
     std::printf("%-44s %9.4f %9.1f %11.1f\n", config, ms, flops_of(in) / (ms * 1e9), compile_ms);
-  } catch (const Error& e) {
-    std::printf("error  %s: %s\n", config, e.what());
-  }
-  std::fflush(stdout);
+  });
 }
 
 }  // namespace

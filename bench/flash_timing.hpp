@@ -27,7 +27,7 @@ inline void time_flash(int b, int h, int m, int k2, int d, bool causal, const At
   char config[128];
   std::snprintf(config, sizeof config, "flash B%d M%d K%d causal %d %dx%d/%d%s", b, m, k2, causal, t.block_m,
                 t.block_k2, t.waves, best ? " specialized" : "");
-  try {
+  configuration(config, [&] {
     CompileOptions how{.subs = {{ex::B, b}, {ex::H, h}, {ex::M, m}, {ex::K2, k2}, {ex::K1, d}, {ex::N, d},
                                 {ex::BLOCK_M, t.block_m}, {ex::BLOCK_K2, t.block_k2}},
                        .cache = false};
@@ -49,10 +49,7 @@ inline void time_flash(int b, int h, int m, int k2, int d, bool causal, const At
     if (!wrong.empty()) return refuse(config, wrong);
     const double ms = median_ms(launch, 30);
     std::printf("%-44s %9.4f %9.1f\n", config, ms, 4.0 * b * h * double(m) * k2 * d / (causal ? 2 : 1) / (ms * 1e9));
-  } catch (const Error& e) {
-    std::printf("error  %s: %s\n", config, e.what());
-  }
-  std::fflush(stdout);
+  });
 }
 
 }  // namespace wave::bench

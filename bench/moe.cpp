@@ -56,7 +56,7 @@ void time_moe(const Layer& layer, int tokens, const moe::Tiling& t) {
   char config[128];
   std::snprintf(config, sizeof config, "moe %s T%d %dx%dx%d %dx%d", layer.name.c_str(), tokens, t.block_m, t.block_n,
                 t.block_k, t.wave_m, t.wave_n);
-  try {
+  bench::configuration(config, [&] {
     const std::vector<Sub> all = moe::sizes(s, t);
     const auto t0 = std::chrono::steady_clock::now();
     auto build = [&](const auto& kernel) { return compile(kernel, {.subs = moe::sizes_for(kernel, all), .cache = false}); };
@@ -98,10 +98,7 @@ void time_moe(const Layer& layer, int tokens, const moe::Tiling& t) {
     const double weight_bytes = double(used.size()) * 3.0 * s.intermediate * s.hidden * 2;
     std::printf("%-40s %9.1f %8.1f %8.1f %10.1f\n", config, ms * 1e3, flops / (ms * 1e9), weight_bytes / (ms * 1e6),
                 compile_ms);
-  } catch (const Error& e) {
-    std::printf("error  %s: %s\n", config, e.what());
-  }
-  std::fflush(stdout);
+  });
 }
 
 }  // namespace

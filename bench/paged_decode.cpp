@@ -111,7 +111,7 @@ void time_paged(const Batch& batch, const PagedData& data, int splits) {
   const int max_len = *std::max_element(batch.lengths.begin(), batch.lengths.end());
   char config[128];
   std::snprintf(config, sizeof config, "paged %s page %d splits %d", batch.name.c_str(), page, splits);
-  try {
+  bench::configuration(config, [&] {
     const pd::Shape shape{data.b, heads, kv_heads, d, page, max_len, splits};
     const auto t0 = std::chrono::steady_clock::now();
     const CompiledKernel chunks = compile(pd::make_chunk_kernel({.head_dim = d}), {.subs = pd::chunk_sizes(shape), .cache = false});
@@ -133,10 +133,7 @@ void time_paged(const Batch& batch, const PagedData& data, int splits) {
     if (!wrong.empty()) return bench::refuse(config, wrong);
     const double ms = bench::median_ms(launch, 50);
     std::printf("%-44s %9.1f %9.1f %11.1f\n", config, ms * 1e3, data.kv_bytes() / (ms * 1e6), compile_ms);
-  } catch (const Error& e) {
-    std::printf("error  %s: %s\n", config, e.what());
-  }
-  std::fflush(stdout);
+  });
 }
 
 // The contiguous decode kernel on the same K and V bytes: B sequences of `len` keys, one
@@ -145,7 +142,7 @@ void time_contiguous(int b, int kv_heads, int len, int d, std::mt19937& rng) {
   namespace ex = examples::flash_attention;
   char config[128];
   std::snprintf(config, sizeof config, "contiguous B%d HKV%d S%d", b, kv_heads, len);
-  try {
+  bench::configuration(config, [&] {
     const CompileOptions how{.subs = {{ex::B, b}, {ex::H, kv_heads}, {ex::M, 1}, {ex::K2, len}, {ex::K1, d}, {ex::N, d},
                                       {ex::BLOCK_M, 16}, {ex::BLOCK_K2, 128}},
                              .cache = false};
@@ -164,10 +161,7 @@ void time_contiguous(int b, int kv_heads, int len, int d, std::mt19937& rng) {
     if (!wrong.empty()) return bench::refuse(config, wrong);
     const double ms = bench::median_ms(launch, 50);
     std::printf("%-44s %9.1f %9.1f\n", config, ms * 1e3, 2.0 * b * kv_heads * len * d * 2 / (ms * 1e6));
-  } catch (const Error& e) {
-    std::printf("error  %s: %s\n", config, e.what());
-  }
-  std::fflush(stdout);
+  });
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ void time_varlen(const std::string& name, const examples::host::VarlenInputs& in
   char config[128];
   std::snprintf(config, sizeof config, "varlen %s causal %d %dx%d/%d", name.c_str(), causal, t.block_m, t.block_k2,
                 t.waves);
-  try {
+  bench::configuration(config, [&] {
     const auto t0 = std::chrono::steady_clock::now();
     const CompiledKernel kernel =
         compile(va::make_kernel<f16>({.head_dim = s.head_dim, .causal = causal, .waves = t.waves}),
@@ -71,10 +71,7 @@ void time_varlen(const std::string& name, const examples::host::VarlenInputs& in
     if (!wrong.empty()) return bench::refuse(config, wrong);
     const double ms = bench::median_ms(launch, 30);
     std::printf("%-44s %9.4f %9.1f %11.1f\n", config, ms, flops_of(s, causal) / (ms * 1e9), compile_ms);
-  } catch (const Error& e) {
-    std::printf("error  %s: %s\n", config, e.what());
-  }
-  std::fflush(stdout);
+  });
 }
 
 }  // namespace
