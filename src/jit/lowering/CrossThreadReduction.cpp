@@ -36,6 +36,17 @@ Value combine(OpBuilder& b, Location loc, ReductionKind kind, Value a, Value c) 
   return isFloat ? arith::AddFOp::create(b, loc, a, c).getResult() : arith::AddIOp::create(b, loc, a, c).getResult();
 }
 
+Value combineTree(OpBuilder& b, Location loc, ReductionKind kind, ArrayRef<Value> values) {
+  SmallVector<Value> level(values);
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2) next.push_back(combine(b, loc, kind, level[i], level[i + 1]));
+    if (level.size() % 2) next.push_back(level.back());
+    level = std::move(next);
+  }
+  return level.front();
+}
+
 Value reduceElements(OpBuilder& b, Location loc, ReductionKind kind, Value vector) {
   const bool isFloat = isa<FloatType>(cast<VectorType>(vector.getType()).getElementType());
   vector::CombiningKind combining = vector::CombiningKind::ADD;

@@ -25,6 +25,10 @@ mlir::Value reductionIdentity(mlir::OpBuilder& b, mlir::Location loc, ReductionK
 // `a` and `b` combined: maximumf / maxsi, minimumf / minsi, or addf / addi. Works on scalars and vectors.
 mlir::Value combine(mlir::OpBuilder& b, mlir::Location loc, ReductionKind kind, mlir::Value a, mlir::Value c);
 
+// `values` (one or more) combined as a balanced tree: a chain of n - 1 dependent steps
+// becomes log2(n) deep, so a thread's partial result is not one long latency chain.
+mlir::Value combineTree(mlir::OpBuilder& b, mlir::Location loc, ReductionKind kind, llvm::ArrayRef<mlir::Value> values);
+
 // The elements of a 1-D vector reduced to one scalar.
 mlir::Value reduceElements(mlir::OpBuilder& b, mlir::Location loc, ReductionKind kind, mlir::Value vector);
 

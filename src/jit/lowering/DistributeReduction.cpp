@@ -268,7 +268,7 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
   Value reducedIndex = offsets_.lookup(dim);
   SmallVector<Value> partial;
   for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
-    Value acc;
+    SmallVector<Value> elements;
     for (int64_t s : plan.members[r]) {
       Value v = vector::ExtractOp::create(b_, loc_, x, ArrayRef<int64_t>{s});
       if (mayOverrun(dim)) {
@@ -277,8 +277,9 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
                                     reductionIdentity(b_, loc_, kind, element));
       }
       if (v.getType() != work) v = arith::ExtFOp::create(b_, loc_, work, v);
-      acc = acc ? combine(b_, loc_, kind, acc, v) : v;
+      elements.push_back(v);
     }
+    Value acc = combineTree(b_, loc_, kind, elements);
     for (int64_t bit : plan.laneBits) {
       auto shuffle = gpu::ShuffleOp::create(b_, loc_, acc, static_cast<int32_t>(bit), static_cast<int32_t>(lanes),
                                             gpu::ShuffleMode::XOR);

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <optional>
 #include <tuple>
@@ -38,6 +39,25 @@ class LoweringBuilder {
     mlir::Value all = mlir::arith::ConstantIntOp::create(b_, loc_, 1, 1);
     for (mlir::Value c : conditions) all = both(all, c);
     return all;
+  }
+  // `v` where the pure ops computing it fold to a constant (index arithmetic of sizes set
+  // at compile time), each asked to fold on its operands' constants; else nothing.
+  static std::optional<int64_t> foldedConstant(mlir::Value v, int depth = 8) {
+    if (std::optional<int64_t> c = mlir::getConstantIntValue(v)) return c;
+    mlir::Operation* op = v.getDefiningOp();
+    if (!op || depth == 0 || op->getNumResults() != 1 || op->getNumRegions() != 0 || !mlir::isPure(op))
+      return std::nullopt;
+    llvm::SmallVector<mlir::Attribute> operands;
+    for (mlir::Value operand : op->getOperands()) {
+      std::optional<int64_t> c = foldedConstant(operand, depth - 1);
+      if (!c || !operand.getType().isIntOrIndex()) return std::nullopt;
+      operands.push_back(mlir::IntegerAttr::get(operand.getType(), *c));
+    }
+    llvm::SmallVector<mlir::OpFoldResult> folded;
+    if (mlir::failed(op->fold(operands, folded)) || folded.size() != 1) return std::nullopt;
+    if (auto attr = llvm::dyn_cast_if_present<mlir::IntegerAttr>(llvm::dyn_cast<mlir::Attribute>(folded.front())))
+      return attr.getInt();
+    return std::nullopt;
   }
   // `expr` over dims d0, d1, ... bound to `operands`.
   mlir::Value apply(mlir::AffineExpr expr, mlir::ValueRange operands) {

@@ -306,6 +306,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   // Addresses from lane and wave ids (fragments, tile offsets) out of the K loop: LLVM no
   // longer runs its LICM, and ptxas left them in the loop (a 64x64 GEMM 14% slower).
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(mlir::createLoopInvariantCodeMotionPass());
+  lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveFactorPositiveScales());
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveVectorSlicesToElements());
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveLowerExp2ToNVVM());  // NVVM from here on
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveLowerF8ToNVVM());

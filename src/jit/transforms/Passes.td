@@ -364,6 +364,22 @@ def WaveAlternateWarpgroupMma : Pass<"wave-alternate-warpgroup-mma", "mlir::gpu:
                            "::mlir::gpu::GPUDialect"];
 }
 
+def WaveFactorPositiveScales : Pass<"wave-factor-positive-scales", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Take a positive constant scale out of max and min: max(a c, b c) = max(a, b) c";
+  let description = [{
+    A softmax's logits are its scores times a constant (attention's 1/sqrt(d) log2(e)),
+    and their row maximum is then a max over products: one multiply per element only for
+    the max, beside the exponent's own (which LLVM contracts into an fma). For a finite
+    constant c > 0, rounding x c is monotone in x, so max(a c, b c) = max(a, b) c and
+    min likewise, exactly (NaN and signed zeros included) for `arith.maximumf`,
+    `minimumf`, `maxnumf` and `minnumf`. This pass rewrites each such extremum of two
+    operands scaled by the same c, an operand being `arith.mulf` by a constant (scalar or
+    splat) or an element `vector.extract`ed from one; applied up a reduction's tree, a
+    row's max costs one multiply instead of one per element.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect"];
+}
+
 def WaveVectorSlicesToElements : Pass<"wave-vector-slices-to-elements", "mlir::gpu::GPUModuleOp"> {
   let summary = "Rewrite slices taken out of wide vectors as element extracts";
   let description = [{
