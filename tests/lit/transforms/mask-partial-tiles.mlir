@@ -1,7 +1,8 @@
 // wave-mask-partial-tiles: the adds of score masks that are zero in most tiles are
 // marked, the mask as their rhs; a causal mask (k - m <= 2) sets where its zeros end
 // (the workgroup's first row + 3). The lowering computes the masks under a branch that
-// only the tiles from floor(min(K2, m0 + 3) / 32) on take.
+// only the tiles from floor(min(K2, m0 + 3) / 32) on take; a reduction of a mask's result
+// starts in each branch.
 // RUN: wave-opt %s --split-input-file --wave-mask-partial-tiles | FileCheck %s
 // RUN: wave-opt %s --split-input-file --wave-mask-partial-tiles --wave-assign-layouts --wave-lower-to-gpu \
 // RUN:   | FileCheck %s --check-prefix=LOWERED
@@ -24,12 +25,18 @@
 // LOWERED: arith.addf
 // LOWERED: } else {
 // LOWERED-NEXT: scf.yield
-// LOWERED: scf.if %[[MASKED]] -> (vector<{{.*}}xf32>) {
+// The row max over the last mask's result: each branch combines the thread's elements of
+// what it returns (a tree), the branch returns that too, and the lanes combine after.
+// LOWERED: scf.if %[[MASKED]] -> (vector<{{.*}}xf32>, f32) {
 // LOWERED: arith.cmpi sle
 // LOWERED: arith.select
 // LOWERED: arith.addf
+// LOWERED: arith.maximumf
+// LOWERED: scf.yield %{{.*}}, %{{.*}} : vector<{{.*}}xf32>, f32
 // LOWERED: } else {
-// LOWERED-NEXT: scf.yield
+// LOWERED: arith.maximumf
+// LOWERED: scf.yield %{{.*}}, %{{.*}} : vector<{{.*}}xf32>, f32
+// LOWERED: gpu.shuffle
 // LOWERED: arith.maximumf
 func.func @row_max(%s: !wave.memory<[M, K2] of f32, global>, %o: !wave.memory<[M] of f32, global>) attributes {
     wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"4">, workgroup_dim = 0>,
@@ -87,6 +94,42 @@ func.func @not_a_mask(%s: !wave.memory<[M, K2] of f32, global>, %o: !wave.memory
     %inc = wave.cast %inb : !wave.tensor<[M, K2] of i64> to !wave.tensor<[M, K2] of i1>
     %bias = wave.select %inc, %zero, %low : (!wave.tensor<[M, K2] of i1>, !wave.tensor<[M, K2] of f32>, !wave.tensor<[M, K2] of f32>) -> !wave.tensor<[M, K2] of f32>
     %y = wave.add %x, %bias : (!wave.tensor<[M, K2] of f32>, !wave.tensor<[M, K2] of f32>) -> !wave.tensor<[M, K2] of f32>
+    %m = wave.reduce_max %y init(%max) along "K2" : (!wave.tensor<[M, K2] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
+    wave.yield %m : !wave.tensor<[M] of f32>
+  }
+  wave.write %r, %o : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, global>
+  return
+}
+
+// -----
+
+// K2 a whole number of tiles, known: no tile is masked, so the lowering leaves the mask
+// out instead of branching over it in every tile.
+// CHECK-LABEL: func.func @whole_tiles
+// CHECK: wave.add %{{.*}}, %{{.*}} {wave.hiding_mask}
+// LOWERED-LABEL: gpu.func @whole_tiles
+// LOWERED: scf.for
+// LOWERED-NOT: scf.if
+// LOWERED-NOT: arith.select
+// LOWERED: arith.maximumf
+// LOWERED: scf.yield
+func.func @whole_tiles(%s: !wave.memory<[M, K2] of f32, global>, %o: !wave.memory<[M] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"4">, workgroup_dim = 0>,
+                        #wave.tiling_constraint<dim = "K2", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, vector_shapes = {M = 1, K2 = 32}>],
+    wave.hyperparameters = {M = 100 : i64, K2 = 256 : i64}} {
+  %max0 = wave.register -1.0e6 : !wave.tensor<[M] of f32>
+  %r = wave.iterate "K2" iter_args(%max0) : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
+  ^bb0(%max: !wave.tensor<[M] of f32>):
+    %x = wave.read %s : !wave.memory<[M, K2] of f32, global> -> !wave.tensor<[M, K2] of f32>
+    %zero = wave.register 0.0 : !wave.tensor<[M, K2] of f32>
+    %neg = wave.register -1.0e6 : !wave.tensor<[M, K2] of f32>
+    %ki = wave.self_index "K2" : !wave.tensor<[K2] of i64>
+    %in = wave.apply_expr %ki {expr = #wave.expr<"$0 < K2">} : !wave.tensor<[K2] of i64> -> !wave.tensor<[K2] of i64>
+    %inb = wave.broadcast %in : !wave.tensor<[K2] of i64> to !wave.tensor<[M, K2] of i64>
+    %inc = wave.cast %inb : !wave.tensor<[M, K2] of i64> to !wave.tensor<[M, K2] of i1>
+    %bounds = wave.select %inc, %zero, %neg : (!wave.tensor<[M, K2] of i1>, !wave.tensor<[M, K2] of f32>, !wave.tensor<[M, K2] of f32>) -> !wave.tensor<[M, K2] of f32>
+    %y = wave.add %x, %bounds : (!wave.tensor<[M, K2] of f32>, !wave.tensor<[M, K2] of f32>) -> !wave.tensor<[M, K2] of f32>
     %m = wave.reduce_max %y init(%max) along "K2" : (!wave.tensor<[M, K2] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
     wave.yield %m : !wave.tensor<[M] of f32>
   }
