@@ -228,43 +228,7 @@ LogicalResult Distributor::lowerHidingMask(dialect::AddOp add) {
     scf::YieldOp::create(b_, loc_, scores);
   }
   values_[add.getResult()] = branch.getResult(0);
-  maskBranches_.insert(branch);
   return success();
-}
-
-SmallVector<Value> Distributor::inEachBranch(Value registers, function_ref<SmallVector<Value>(Value)> build) {
-  auto branch = registers.getDefiningOp<scf::IfOp>();
-  if (!branch || !maskBranches_.contains(branch) || branch->getBlock() != b_.getInsertionBlock())
-    return build(registers);
-  const unsigned at = cast<OpResult>(registers).getResultNumber(), kept = branch.getNumResults();
-  SmallVector<Value> thenParts, elseParts;
-  {
-    OpBuilder::InsertionGuard guard(b_);
-    b_.setInsertionPoint(branch.thenYield());
-    thenParts = build(branch.thenYield().getOperand(at));
-    b_.setInsertionPoint(branch.elseYield());
-    elseParts = build(branch.elseYield().getOperand(at));
-  }
-  // The branch again, returning the parts beside what it returned.
-  SmallVector<Type> types(branch.getResultTypes());
-  for (Value v : thenParts) types.push_back(v.getType());
-  OpBuilder::InsertionGuard guard(b_);
-  b_.setInsertionPoint(branch);
-  auto grown = scf::IfOp::create(b_, branch.getLoc(), types, branch.getCondition(), /*withElseRegion=*/true);
-  grown.getThenRegion().takeBody(branch.getThenRegion());
-  grown.getElseRegion().takeBody(branch.getElseRegion());
-  grown.thenYield()->insertOperands(kept, thenParts);
-  grown.elseYield()->insertOperands(kept, elseParts);
-  for (unsigned i = 0; i < kept; ++i) {
-    Value old = branch.getResult(i), now = grown.getResult(i);
-    old.replaceAllUsesWith(now);
-    for (auto& entry : values_)
-      if (entry.second == old) entry.second = now;
-  }
-  maskBranches_.erase(branch);
-  maskBranches_.insert(grown);
-  branch.erase();
-  return SmallVector<Value>(grown.getResults().drop_front(kept));
 }
 
 }  // namespace wave::jit::distribution

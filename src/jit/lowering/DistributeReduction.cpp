@@ -264,34 +264,28 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
   const int64_t lanes = in.getNumLanes();
   Type element = elementOf(result), work = planned->work;
   const ReductionPlan& plan = *planned;
+  Value x = lookup(input);
   Value reducedIndex = offsets_.lookup(dim);
-  // Each output register's part from this thread's own elements of `x`.
-  auto threadParts = [&](Value x) {
-    SmallVector<Value> parts;
-    for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
-      SmallVector<Value> elements;
-      for (int64_t s : plan.members[r]) {
-        Value v = vector::ExtractOp::create(b_, loc_, x, ArrayRef<int64_t>{s});
-        if (mayOverrun(dim)) {
-          Value at = arith::AddIOp::create(b_, loc_, reducedIndex, threadIndex(positionOfRegister(in, s)[k]));
-          v = arith::SelectOp::create(b_, loc_, lessThan(at, endOf(dim)), v,
-                                      reductionIdentity(b_, loc_, kind, element));
-        }
-        if (v.getType() != work) v = arith::ExtFOp::create(b_, loc_, work, v);
-        elements.push_back(v);
-      }
-      parts.push_back(combineTree(b_, loc_, kind, elements));
-    }
-    return parts;
-  };
-  SmallVector<Value> partial = inEachBranch(lookup(input), threadParts);
+  SmallVector<Value> partial;
   for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
-    Value& acc = partial[r];
+    SmallVector<Value> elements;
+    for (int64_t s : plan.members[r]) {
+      Value v = vector::ExtractOp::create(b_, loc_, x, ArrayRef<int64_t>{s});
+      if (mayOverrun(dim)) {
+        Value at = arith::AddIOp::create(b_, loc_, reducedIndex, threadIndex(positionOfRegister(in, s)[k]));
+        v = arith::SelectOp::create(b_, loc_, lessThan(at, endOf(dim)), v,
+                                    reductionIdentity(b_, loc_, kind, element));
+      }
+      if (v.getType() != work) v = arith::ExtFOp::create(b_, loc_, work, v);
+      elements.push_back(v);
+    }
+    Value acc = combineTree(b_, loc_, kind, elements);
     for (int64_t bit : plan.laneBits) {
       auto shuffle = gpu::ShuffleOp::create(b_, loc_, acc, static_cast<int32_t>(bit), static_cast<int32_t>(lanes),
                                             gpu::ShuffleMode::XOR);
       acc = combine(b_, loc_, kind, acc, shuffle.getShuffleResult());
     }
+    partial.push_back(acc);
   }
   if (llvm::is_contained(plan.reduceAxis, true)) partial = combineAcrossWaves(partial, kind, plan.reduceAxis, out);
   if (plan.keepsPartials) partials_.insert(result);

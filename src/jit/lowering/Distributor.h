@@ -205,12 +205,6 @@ class Distributor : LoweringBuilder {
   // What may follow a split loop's sums: linear ops and writes that add (see lowerBlock).
   LogicalResult checkUseOfSplitSums(Operation* op);
   LogicalResult lowerHidingMask(dialect::AddOp add);
-  // `build` on `registers`; where they are what a hiding mask's branch returns, `build` runs
-  // in each branch on the value that branch returns, and the branch returns its results:
-  // a reduction then combines the unmasked tiles' scores as they are, where a max can
-  // take their scale out (wave-factor-positive-scales), which a value merged from both
-  // branches hides.
-  SmallVector<Value> inEachBranch(Value registers, function_ref<SmallVector<Value>(Value)> build);
   LogicalResult lowerMma(dialect::MmaOp op);
   // A warpgroup mma: wgmma per 64-row strip, instruction and k16 step, reading both
   // operands from their swizzled shared tiles through matrix descriptors.
@@ -265,7 +259,6 @@ class Distributor : LoweringBuilder {
   DenseMap<Operation*, SmallVector<Operation*>> maskOnly_;
   DenseSet<Operation*> deferred_;
   DenseMap<Block*, Value> tileIsMasked_;
-  DenseSet<Operation*> maskBranches_;  // the branches lowerHidingMask built
   // The dims whose waves fold their parts apart in the loops being lowered (wave_folds),
   // and the values that hold each wave's own partial: computed from such a loop's
   // carried values or its reductions, up to wave.combine_waves. They never move between
