@@ -191,13 +191,14 @@ struct MulticastTensorCopies : impl::WaveMulticastTensorCopiesBase<MulticastTens
     func.walk([&](scf::IfOp op) {
       if (op->hasAttr(kConsumerThreadsAttr)) roles = op;
     });
-    // The producer's wait for a free stage names the empty mbarriers.
-    Value empty;
+    // The producer's waits for a free stage name the empty mbarriers (a group per stage, or
+    // one per tile).
+    llvm::SetVector<Value> empties;
     if (roles)
-      roles.getElseRegion().walk([&](nvgpu::MBarrierTryWaitParityOp wait) { empty = wait.getBarriers(); });
-    if (size > 1 && roles && empty && roles->getBlock() == &func.getBody().front() &&
+      roles.getElseRegion().walk([&](nvgpu::MBarrierTryWaitParityOp wait) { empties.insert(wait.getBarriers()); });
+    if (size > 1 && roles && !empties.empty() && roles->getBlock() == &func.getBody().front() &&
         Multicaster(func, size).splitCopies(roles.getElseRegion())) {
-      releaseAcrossCluster(empty, size);
+      for (Value empty : empties) releaseAcrossCluster(empty, size);
       // Every workgroup's mbarriers are set up before a part lands in its tiles or an
       // arrival on them, and none exits while another may still write to it.
       OpBuilder b(roles);

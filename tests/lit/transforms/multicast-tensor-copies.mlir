@@ -146,3 +146,56 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Each tile its own empty mbarriers (attention's K and V): both tiles' releases arrive on
+// every workgroup's, and both count the cluster's arrivals.
+// CHECK-LABEL: gpu.func @two_tiles
+// CHECK: nvgpu.mbarrier.create
+// CHECK-NEXT: nvgpu.mbarrier.create
+// CHECK-NEXT: %[[EMPTY_K:.*]] = nvgpu.mbarrier.create
+// CHECK-NEXT: %[[EMPTY_V:.*]] = nvgpu.mbarrier.create
+// CHECK: nvgpu.mbarrier.init %[[EMPTY_K]][%c0], %[[TWICE_K:.*]] :
+// CHECK: nvgpu.mbarrier.init %[[EMPTY_V]][%c0], %[[TWICE_V:.*]] :
+// CHECK: nvgpu.mbarrier.get %[[EMPTY_K]][%c0]
+// CHECK-COUNT-2: nvvm.mbarrier.arrive
+// CHECK: nvgpu.mbarrier.get %[[EMPTY_V]][%c0]
+// CHECK-COUNT-2: nvvm.mbarrier.arrive
+// CHECK-NOT: nvgpu.mbarrier.arrive %
+// CHECK: } else {
+!group = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+!map = !nvgpu.tensormap.descriptor<tensor = memref<1x128x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_128b, oob = zero, interleave = none>
+!tile = memref<1x128x64xf16, #gpu.address_space<workgroup>>
+gpu.module @m {
+  gpu.func @two_tiles(%k: !tile, %v: !tile, %raw: !llvm.ptr) kernel attributes {
+      nvvm.cluster_dim = array<i32: 2, 1, 1>,
+      wave.tensor_maps = [{argument = 0 : i64, box = array<i64: 1, 128, 64>, swizzle = 128 : i64}]} {
+    %map = builtin.unrealized_conversion_cast %raw : !llvm.ptr to !map
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c128 = arith.constant 128 : index
+    %full_k = nvgpu.mbarrier.create -> !group
+    %full_v = nvgpu.mbarrier.create -> !group
+    %empty_k = nvgpu.mbarrier.create -> !group
+    %empty_v = nvgpu.mbarrier.create -> !group
+    nvgpu.mbarrier.init %empty_k[%c0], %c1 : !group
+    nvgpu.mbarrier.init %empty_v[%c0], %c1 : !group
+    gpu.barrier
+    %tid = gpu.thread_id x
+    %computes = arith.cmpi ult, %tid, %c128 : index
+    scf.if %computes {
+      %k_released = nvgpu.mbarrier.arrive %empty_k[%c0] : !group -> !nvgpu.mbarrier.token
+      %v_released = nvgpu.mbarrier.arrive %empty_v[%c0] : !group -> !nvgpu.mbarrier.token
+    } else {
+      %free = arith.constant true
+      %ticks = arith.constant 1000 : index
+      %y = arith.constant 512 : index
+      nvgpu.mbarrier.try_wait.parity %empty_k[%c0], %free, %ticks : !group
+      nvgpu.tma.async.load %map[%c0, %y, %c0], %full_k[%c0] to %k {wave.multicast} : !map, !group -> !tile
+      nvgpu.mbarrier.try_wait.parity %empty_v[%c0], %free, %ticks : !group
+      nvgpu.tma.async.load %map[%c0, %y, %c0], %full_v[%c0] to %v {wave.multicast} : !map, !group -> !tile
+    } {wave.consumer_threads = 128 : i64}
+    gpu.return
+  }
+}
