@@ -469,8 +469,8 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
       for (const TensorCopy& c : *tensorCopies) views.insert(c.tile);
     // TMA's mbarriers are static shared memory, before the dynamic, which starts 1024-byte
     // aligned after them: room the stages leave.
-    // (Warp specialization adds groups of "empty" mbarriers: one, or one per tile.)
-    const int64_t groups = tensorCopies ? static_cast<int64_t>(tensorCopies->size()) * (specialize ? 2 : 1) : 0;
+    // (Warp specialization adds a group of "empty" mbarriers.)
+    const int64_t groups = tensorCopies ? static_cast<int64_t>(tensorCopies->size()) + (specialize ? 1 : 0) : 0;
     const int64_t reserved = tensorCopies ? 1024 + 8 * kMaxStages * groups : 0;
     // Only the bytes live during the loop: wave-pack-shared-memory overlaps the tiles of
     // loops before and after it with its own.
@@ -580,12 +580,7 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     for (Tile tile : tiles) sharedGrowth(func, multiBuffer(loop, tile, n, addressed ? 1024 : 128));
     if (specialize) {
       // The copies' own warpgroup runs them as far ahead as the stages allow.
-      for (TensorCopy& c : *tensorCopies) {
-        barrierPerStage(loop, c, n);
-        // (Multi-buffered, each tile is a new view, the one its copies' boxes lie in.)
-        auto load = cast<nvgpu::TmaAsyncLoadOp>(*llvm::find_if(c.issue, llvm::IsaPred<nvgpu::TmaAsyncLoadOp>));
-        c.tile = tileOfBox(load.getDst());
-      }
+      for (TensorCopy& c : *tensorCopies) barrierPerStage(loop, c, n);
       const bool batchInFlight = warpgroupMma && resultsCarried;
       if (failed(specializeWarps(loop, *tensorCopies, n, batchInFlight, perSM))) return failure();
       if (batchInFlight) keepOneBatchInFlight(loop);

@@ -5,15 +5,12 @@
 // whose first thread runs the loop's copies alone, refilling each stage once every
 // computing thread released it (an "empty" mbarrier per stage); the function's own threads
 // compute, waiting on each stage's "full" mbarriers as before but never on a workgroup
-// barrier before a refill. Where each tile's reads end at a wgmma wait, each tile has its
-// own empty mbarriers and is released there: attention's K refills while V is still read.
-// Registers move from the producer to them by setmaxnreg.
+// barrier before a refill. Registers move from the producer to them by setmaxnreg.
 //
 //===----------------------------------------------------------------------===//
 
 #include "transforms/Passes.h"
 #include "transforms/SharedCopies.h"
-#include "transforms/WarpgroupMma.h"
 
 #include "analysis/TileLoop.h"
 
@@ -145,7 +142,7 @@ FailureOr<ProducerInputs> producerInputs(scf::ForOp loop, ArrayRef<TensorCopy> c
 // waits for nothing), arming the stage's full mbarriers and issuing the copies. Under a
 // tile loop, it walks the tiles as the consumers do, its trips counted on across them.
 void buildProducer(OpBuilder& b, scf::ForOp loop, ArrayRef<TensorCopy> copies, const ProducerInputs& inputs,
-                   ArrayRef<Value> empties, Value tid, int64_t consumers, int stages) {
+                   Value empty, Value tid, int64_t consumers, int stages) {
   const Location loc = loop.getLoc();
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, index(b, loc, consumers));
   auto issuer = scf::IfOp::create(b, loc, TypeRange{}, first, /*withElseRegion=*/false);
@@ -169,18 +166,9 @@ void buildProducer(OpBuilder& b, scf::ForOp loop, ArrayRef<TensorCopy> copies, c
   Value stage = stageIndex(b, loc, fills, stages);
   Value previous = arith::XOrIOp::create(b, loc, roundParity(b, loc, fills, stages),
                                          arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
-  // Each copy waits for its own empty mbarrier, where the copies have one each; one wait
-  // before them all where they share one.
-  auto waitFree = [&](Value empty) {
-    nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, previous, index(b, loc, kMBarrierWaitTicks), stage);
-  };
-  const bool shared = llvm::all_equal(empties);
-  if (shared) waitFree(empties.front());
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, previous, index(b, loc, kMBarrierWaitTicks), stage);
   map.map(loop.getInductionVar(), fills.getInductionVar());
   for (Operation* op : issueSlice(loop, copies)) {
-    if (!shared)
-      for (auto [c, empty] : llvm::zip(copies, empties))
-        if (op == c.issue.front()) waitFree(empty);
     Operation* copy = b.clone(*op, map);
     if (auto arm = dyn_cast<nvgpu::MBarrierArriveExpectTxOp>(copy)) {
       arm.getMbarIdMutable().assign(stage);
@@ -207,56 +195,6 @@ bool readsOnlyByWarpgroupMma(scf::ForOp loop) {
                 return llvm::any_of(op->getOperands(), isShared) ? WalkResult::interrupt() : WalkResult::advance();
               })
               .wasInterrupted();
-}
-
-// Where the reads of `copy`'s tile end in `loop`'s body: the wgmma wait (of every batch)
-// after the last wgmma reading it; null where a tile is read otherwise or no such wait
-// follows in the body.
-Operation* readsEnd(scf::ForOp loop, const TensorCopy& copy) {
-  // What takes the tile's addresses, up to the wgmmas reading it (not what they compute:
-  // registers); its readers are those wgmmas and the ops taking a view of it as memory
-  // (other than views, address extractions and the copies filling it).
-  Block* body = loop.getBody();
-  Operation* last = nullptr;
-  SmallVector<Value> work{copy.tile->getResult(0)};
-  DenseSet<Value> chain;
-  DenseSet<Operation*> seen;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    chain.insert(v);
-    for (Operation* user : v.getUsers()) {
-      if (!seen.insert(user).second) continue;
-      const bool takesView = llvm::any_of(user->getOperands(), [&](Value operand) {
-        return isa<MemRefType>(operand.getType()) && chain.contains(operand);
-      });
-      const bool reads = isWarpgroupMma(user) ||
-                         (takesView && !isa<ViewLikeOpInterface, memref::ExtractAlignedPointerAsIndexOp,
-                                            nvgpu::TmaAsyncLoadOp>(user));
-      if (Operation* top = body->findAncestorOpInBlock(*user); reads && top && (!last || last->isBeforeInBlock(top)))
-        last = top;
-      if (!isWarpgroupMma(user)) llvm::append_range(work, user->getResults());
-    }
-  }
-  if (!last || !isWarpgroupMma(last)) return nullptr;
-  for (Operation* op = last->getNextNode(); op; op = op->getNextNode())
-    if (auto wait = dyn_cast<NVVM::WgmmaWaitGroupSyncOp>(op)) return wait.getGroup() == 0 ? op : nullptr;
-  return nullptr;
-}
-
-// The consumers' loop with a stage's tiles released one by one: each right after the wait
-// that ends its reads (`ends`), so a tile read early in the iteration (attention's K)
-// refills while a later one (V, whose P V may run into the next iteration) is still read.
-void releaseTiles(scf::ForOp loop, ArrayRef<Value> empties, ArrayRef<Operation*> ends, Value arrives, int stages) {
-  const Location loc = loop.getLoc();
-  for (auto [empty, end] : llvm::zip(empties, ends)) {
-    OpBuilder b(end->getBlock(), std::next(end->getIterator()));
-    Value stage = stageIndex(b, loc, loop, stages);
-    if (arrives) {
-      auto only = scf::IfOp::create(b, loc, TypeRange{}, arrives, /*withElseRegion=*/false);
-      b.setInsertionPoint(only.thenBlock()->getTerminator());
-    }
-    nvgpu::MBarrierArriveOp::create(b, loc, empty, stage);
-  }
 }
 
 // The consumers' loop: the copies gone, each iteration releases the stage it read once
@@ -377,19 +315,8 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
                         return isa<nvgpu::MBarrierInitOp>(user) && !top->isAncestor(user);
                       })).getPredicate();
   auto fullType = cast<nvgpu::MBarrierGroupType>(copies.front().barrier.getType());
-  auto emptyType = nvgpu::MBarrierGroupType::get(ctx, fullType.getMemorySpace(), stages);
-  // A group per tile where each tile's reads end at a wgmma wait of the iteration (no
-  // batch stays in flight across it) and not all at the same one; one for the stage
-  // otherwise (a GEMM's tiles are read by one batch: a second group would only cost the
-  // producer registers).
-  SmallVector<Operation*> ends;
-  for (const TensorCopy& c : copies) ends.push_back(batchInFlight ? nullptr : readsEnd(loop, c));
-  const bool perTile = llvm::all_of(ends, [](Operation* e) { return e != nullptr; }) && !llvm::all_equal(ends);
-  SmallVector<Value> empties;
-  for (size_t i = 0; i < (perTile ? copies.size() : 1); ++i)
-    empties.push_back(nvgpu::MBarrierCreateOp::create(b, loc, emptyType));
-  SmallVector<Value> emptyPerCopy(copies.size(), empties.front());
-  if (perTile) emptyPerCopy = empties;
+  Value empty =
+      nvgpu::MBarrierCreateOp::create(b, loc, nvgpu::MBarrierGroupType::get(ctx, fullType.getMemorySpace(), stages));
 
   // The split: threads [0, consumers) compute, the new warpgroup produces.
   FailureOr<llvm::SetVector<Operation*>> prologue = consumerPrologue(top);
@@ -422,7 +349,7 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
   }
   b.setInsertionPoint(roles.elseBlock()->getTerminator());
   if (registers) NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters, NVVM::SetMaxRegisterAction::decrease);
-  buildProducer(b, loop, copies, *inputs, emptyPerCopy, tid, consumers, stages);
+  buildProducer(b, loop, copies, *inputs, empty, tid, consumers, stages);
 
   // The consumers' loop without the copies (and the views and arithmetic only they used).
   SmallVector<Operation*> slice = issueSlice(loop, copies);
@@ -434,19 +361,15 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
   const bool perWarpgroup = readsOnlyByWarpgroupMma(loop);
   b.setInsertionPoint(published);
   Value count = index(b, loc, perWarpgroup ? consumers / kWarpgroupThreads : consumers);
-  for (Value empty : empties)
-    for (int stage = 0; stage < stages; ++stage)
-      nvgpu::MBarrierInitOp::create(b, loc, empty, count, index(b, loc, stage), initializes);
+  for (int stage = 0; stage < stages; ++stage)
+    nvgpu::MBarrierInitOp::create(b, loc, empty, count, index(b, loc, stage), initializes);
   Value arrives;
   if (perWarpgroup) {
     b.setInsertionPoint(loop);
     Value lane = arith::RemUIOp::create(b, loc, tid, index(b, loc, kWarpgroupThreads));
     arrives = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(b, loc, 0));
   }
-  if (perTile)
-    releaseTiles(loop, empties, ends, arrives, stages);
-  else
-    releaseStages(loop, empties.front(), arrives, stages, batchInFlight);
+  releaseStages(loop, empty, arrives, stages, batchInFlight);
   func.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(ctx, {static_cast<int32_t>(consumers + kWarpgroupThreads), 1, 1}));
   return success();
 }
