@@ -149,8 +149,8 @@ gpu.module @m {
 
 // -----
 
-// Each tile its own empty mbarriers (attention's K and V): both tiles' releases arrive on
-// every workgroup's, and both count the cluster's arrivals.
+// Two groups of empty mbarriers, the producer waiting on each (a stage's tiles released
+// apart): both groups' releases arrive on every workgroup's, both count the cluster's.
 // CHECK-LABEL: gpu.func @two_tiles
 // CHECK: nvgpu.mbarrier.create
 // CHECK-NEXT: nvgpu.mbarrier.create
