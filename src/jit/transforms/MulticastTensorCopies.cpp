@@ -191,8 +191,8 @@ struct MulticastTensorCopies : impl::WaveMulticastTensorCopiesBase<MulticastTens
     func.walk([&](scf::IfOp op) {
       if (op->hasAttr(kConsumerThreadsAttr)) roles = op;
     });
-    // The producer's waits for a free stage name the empty mbarriers (a group per stage, or
-    // one per tile).
+    // The producer's waits for a free stage name the empty mbarriers (every group it waits
+    // on: a release must reach each one's members).
     llvm::SetVector<Value> empties;
     if (roles)
       roles.getElseRegion().walk([&](nvgpu::MBarrierTryWaitParityOp wait) { empties.insert(wait.getBarriers()); });
