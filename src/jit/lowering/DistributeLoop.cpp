@@ -94,12 +94,12 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
     }
     if (folds) foldingApart_.insert(dim);
     // Where no tile reaches the first masked one (sizes known now: K2 a whole number of
-    // tiles, not causal), the masks are left out rather than branched over in every tile.
+    // tiles, not causal), the body gets no condition and the masks are left out rather
+    // than branched over in every tile.
     std::optional<int64_t> firstStatic = *firstMasked ? foldedConstant(*firstMasked) : std::nullopt;
     std::optional<int64_t> tilesStatic = foldedConstant(tiles);
-    if (*firstMasked && firstStatic && tilesStatic && *firstStatic >= *tilesStatic)
-      tileIsMasked_[&body] = arith::ConstantIntOp::create(b_, loc_, 1, 0);
-    else if (*firstMasked)
+    const bool noneMasked = firstStatic && tilesStatic && *firstStatic >= *tilesStatic;
+    if (*firstMasked && !noneMasked)
       tileIsMasked_[&body] = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sge, forOp.getInductionVar(),
                                                    *firstMasked);
     if (failed(lowerBlock(body))) return failure();
@@ -210,7 +210,7 @@ FailureOr<Value> Distributor::firstMaskedTile(dialect::IterateOp loop, Value til
 LogicalResult Distributor::lowerHidingMask(dialect::AddOp add) {
   Value masked = tileIsMasked_.lookup(add->getBlock());
   Value scores = lookup(add.getLhs());
-  if (std::optional<int64_t> never = getConstantIntValue(masked); never && *never == 0) {
+  if (!masked) {
     values_[add.getResult()] = scores;  // no tile of this loop is masked
     return success();
   }

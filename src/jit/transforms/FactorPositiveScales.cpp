@@ -33,18 +33,10 @@ struct Scaled {
   vector::ExtractOp element;  // set where `value` is an element of `product`
 };
 
+// A constant (scalar or splat) that is finite and > 0.
 std::optional<llvm::APFloat> positiveConstant(Value v) {
-  FloatAttr scalar;
-  if (matchPattern(v, m_Constant(&scalar))) {
-    const llvm::APFloat c = scalar.getValue();
-    if (c.isFinite() && !c.isZero() && !c.isNegative()) return c;
-    return std::nullopt;
-  }
-  DenseFPElementsAttr splat;
-  if (matchPattern(v, m_Constant(&splat)) && splat.isSplat()) {
-    const llvm::APFloat c = splat.getSplatValue<llvm::APFloat>();
-    if (c.isFinite() && !c.isZero() && !c.isNegative()) return c;
-  }
+  llvm::APFloat c(0.0f);
+  if (matchPattern(v, m_ConstantFloat(&c)) && c.isFinite() && !c.isZero() && !c.isNegative()) return c;
   return std::nullopt;
 }
 
