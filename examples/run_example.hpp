@@ -6,10 +6,14 @@
 //
 //     --symbolic         leave every symbol unset (the kernel as written)
 //     --debug-locations  print the user's source locations with the IR
+//     --target T         compile for T (wave/target.hpp: sm_90a, gfx942, ...); on AMD the
+//                        AMDGPU assembly is shown in place of PTX, and nothing runs
+//     --hsaco FILE       with an AMD target, write the code object to FILE
 #pragma once
 
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <sstream>
@@ -26,6 +30,7 @@ template <class Kernel>
 int run_example(const Kernel& kernel, wave::CompileOptions options, int argc, char** argv,
                 const DeviceCheck& check) {
   bool run = false, full_ptx = false;
+  std::string hsaco_file;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--symbolic")) {
       options.subs.clear();
@@ -35,8 +40,13 @@ int run_example(const Kernel& kernel, wave::CompileOptions options, int argc, ch
       run = true;
     } else if (!std::strcmp(argv[i], "--ptx")) {
       full_ptx = true;
+    } else if (!std::strcmp(argv[i], "--target") && i + 1 < argc) {
+      options.target = argv[++i];
+    } else if (!std::strcmp(argv[i], "--hsaco") && i + 1 < argc) {
+      hsaco_file = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--symbolic] [--debug-locations] [--run [--ptx]]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--symbolic] [--debug-locations] [--run [--ptx] [--target T] [--hsaco FILE]]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -47,13 +57,20 @@ int run_example(const Kernel& kernel, wave::CompileOptions options, int argc, ch
     }
     std::cout << "--- wave IR\n" << kernel.ir(options);
     const wave::CompiledKernel compiled = wave::compile(kernel, options);
-    std::cout << "--- PTX (" << options.target << "), grid " << compiled.ptx().grid[0] << "x"
-              << compiled.ptx().grid[1] << "x" << compiled.ptx().grid[2] << ", block "
-              << compiled.ptx().block[0] << "\n";
-    std::istringstream ptx(compiled.ptx().ptx);
+    const bool amd = !compiled.ptx().hsaco.empty();
+    std::cout << (amd ? "--- AMDGPU assembly (" : "--- PTX (") << options.target << "), grid "
+              << compiled.ptx().grid[0] << "x" << compiled.ptx().grid[1] << "x" << compiled.ptx().grid[2]
+              << ", block " << compiled.ptx().block[0] << "\n";
+    std::istringstream code(amd ? compiled.ptx().amdgpu_assembly : compiled.ptx().ptx);
     std::string line;
-    for (int n = 0; std::getline(ptx, line) && (full_ptx || n < 40); ++n) std::cout << line << "\n";
+    for (int n = 0; std::getline(code, line) && (full_ptx || n < 40); ++n) std::cout << line << "\n";
     if (!full_ptx) std::cout << "... (--ptx prints all of it)\n";
+    if (amd) {
+      if (!hsaco_file.empty()) std::ofstream(hsaco_file, std::ios::binary) << compiled.ptx().hsaco;
+      std::cout << "--- not run: a " << options.target << " code object (" << compiled.ptx().hsaco.size()
+                << " bytes); wave-cpp launches kernels on NVIDIA GPUs only so far\n";
+      return 0;
+    }
     std::string why;
     if (!wave::runtime::device_available(&why)) {
       std::cout << "--- not run: no GPU here (" << why << ")\n";

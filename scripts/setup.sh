@@ -8,7 +8,7 @@ build=${1:-$root/build}
 shift || true
 
 packages=(
-  llvm-22-dev libmlir-22-dev mlir-22-tools lld-22
+  llvm-22-dev libmlir-22-dev mlir-22-tools lld-22 liblld-22-dev
   libboost-dev catch2 libdlpack-dev
   cmake ninja-build ccache g++ xz-utils python3
   ${WAVE_EXTRA_PACKAGES:-}

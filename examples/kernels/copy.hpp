@@ -16,7 +16,7 @@ inline auto make_kernel() {
   return kernel("copy",
                 Constraints{WorkgroupConstraint(M, BLOCK_M, 1), WorkgroupConstraint(N, BLOCK_N, 0),
                             WaveConstraint(M, BLOCK_M), WaveConstraint(N, BLOCK_N),
-                            HardwareConstraint{.threads_per_wave = 32}},
+                            HardwareConstraint{}},
                 [](Memory<dims<M, N>, f16> a, Memory<dims<M, N>, f16> b) {
                   auto tile = read(a);
                   write(tile, b);

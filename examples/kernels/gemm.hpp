@@ -25,7 +25,7 @@ inline auto make_kernel() {
       Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1),
                   TilingConstraint(K, BLOCK_K), WaveConstraint(M, BLOCK_M / 2),
                   WaveConstraint(N, BLOCK_N / 2),
-                  HardwareConstraint{.threads_per_wave = 32, .mma = MMA::F32_16x8x16_F16},
+                  HardwareConstraint{.mma = MMA::F32_16x8x16_F16},
                   Assumption(K > BLOCK_K * 4)},
       [](Memory<dims<M, K>, f16, ADDRESS_SPACE> a, Memory<dims<N, K>, f16, ADDRESS_SPACE> b,
          Memory<dims<M, N>, f32> c) {
@@ -46,7 +46,7 @@ auto make_variant(std::initializer_list<Assumption> facts = {}) {
   Constraints constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1),
                           TilingConstraint(K, BLOCK_K), WaveConstraint(M, BLOCK_M / 2),
                           WaveConstraint(N, BLOCK_N / 2),
-                          HardwareConstraint{.threads_per_wave = 32, .mma = kind}};
+                          HardwareConstraint{.mma = kind}};
   if constexpr (Batched) constraints += WorkgroupConstraint(BATCH, 1, 2);
   for (const Assumption& fact : facts) constraints += fact;
   using ADims = std::conditional_t<Batched, dims<BATCH, M, K>, dims<M, K>>;
@@ -71,7 +71,7 @@ WAVE_SYMBOL(WAVE_N);
 inline Constraints wave_tile_constraints(MMA kind) {
   return {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
           WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N),
-          HardwareConstraint{.threads_per_wave = 32, .mma = kind}};
+          HardwareConstraint{.mma = kind}};
 }
 
 // The GEMM under wave_tile_constraints: In (f16 or bf16) inputs through shared memory,

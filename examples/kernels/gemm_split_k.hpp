@@ -35,7 +35,7 @@ auto make_kernel(float scale = 1.0f) {
                 Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1),
                             WorkgroupConstraint(K, SPLIT_K, 2), TilingConstraint(K, BLOCK_K),
                             WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N),
-                            HardwareConstraint{.threads_per_wave = 32, .mma = kind}},
+                            HardwareConstraint{.mma = kind}},
                 [scale](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> a,
                         Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b, Memory<dims<M, N>, Out> c) {
                   Register<dims<M, N>, f32> acc(0.0);

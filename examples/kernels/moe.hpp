@@ -96,7 +96,7 @@ inline auto one_hot(const Register<dims<C, PC>, i32>& ids) {
 
 inline Constraints chunk_constraints() {
   return {WorkgroupConstraint(C, 1, 1), WorkgroupConstraint(PC, PC, 0), WaveConstraint(PC, 32),
-          HardwareConstraint{.threads_per_wave = 32, .vector_shapes = {{C, 0}}}};
+          HardwareConstraint{.vector_shapes = {{C, 0}}}};
 }
 
 inline auto make_count_kernel() {
@@ -142,7 +142,7 @@ inline auto make_place_kernel() {
 inline auto make_blocks_kernel() {
   return kernel(
       "moe_blocks",
-      Constraints{WorkgroupConstraint(NB, BLOCK_NB, 0), WaveConstraint(NB, 32), HardwareConstraint{.threads_per_wave = 32}},
+      Constraints{WorkgroupConstraint(NB, BLOCK_NB, 0), WaveConstraint(NB, 32), HardwareConstraint{}},
       [](Memory<dims<CC, E>, i32> counts, Memory<dims<NB>, i32> block_expert, Memory<dims<NB>, i32> block_rows) {
         auto [first, filled] = expert_runs(read(counts));
         auto start = self_index<NB, i32>() * scalar<i32>(BLOCK_M);
@@ -169,7 +169,7 @@ Constraints gemm_constraints(const auto& columns, const auto& contraction) {
   constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
   return {WorkgroupConstraint(NB, 1, 0), WorkgroupConstraint(MB, BLOCK_M, 1), WorkgroupConstraint(columns, BLOCK_N, 2),
           TilingConstraint(contraction, BLOCK_K), WaveConstraint(MB, WAVE_M), WaveConstraint(columns, WAVE_N),
-          HardwareConstraint{.threads_per_wave = 32, .mma = kind, .vector_shapes = {{NB, 0}}}};
+          HardwareConstraint{.mma = kind, .vector_shapes = {{NB, 0}}}};
 }
 
 // The block's slots: slot nb * MB + mb.
@@ -247,7 +247,7 @@ auto make_sum_kernel() {
   return kernel(
       "moe_sum",
       Constraints{WorkgroupConstraint(T, 1, 1), WorkgroupConstraint(D, BLOCK_D, 0), WaveConstraint(D, BLOCK_D / 4),
-                  HardwareConstraint{.threads_per_wave = 32, .vector_shapes = {{T, 0}}}},
+                  HardwareConstraint{.vector_shapes = {{T, 0}}}},
       [](Memory<dims<P, D>, In> y, Memory<dims<T, TOPK>, i32> topk_ids, Memory<dims<T, D>, Out> out) {
         constexpr auto t = iterator(0), k = iterator(1), d = iterator(2);
         const IndexMapping<dims<T, TOPK, D>> token_pairs{.inputs = {{P, t * TOPK + k}, {D, d}},

@@ -145,7 +145,7 @@ inline auto make_chunk_kernel(Variant variant = {}, int key_waves = 4) {
                 Constraints{WorkgroupConstraint(G, BLOCK_G, 0), WorkgroupConstraint(HKV, 1, 1),
                             WorkgroupConstraint(BS, 1, 2), TilingConstraint(KC, BLOCK_KC),
                             WaveConstraint(G, BLOCK_G), WaveConstraint(KC, BLOCK_KC / key_waves),
-                            HardwareConstraint{.threads_per_wave = 32,
+                            HardwareConstraint{
                                                .mma = MMA::F32_16x8x16_F16,
                                                .vector_shapes = {{BS, 0}, {HKV, 0}}}},
                 chunk_body(variant));
@@ -156,7 +156,7 @@ auto make_combine_kernel() {
   return kernel("paged_decode_combine",
                 Constraints{WorkgroupConstraint(G, BLOCK_G, 0), WorkgroupConstraint(HKV, 1, 1),
                             WorkgroupConstraint(B, 1, 2), WaveConstraint(G, 2),
-                            HardwareConstraint{.threads_per_wave = 32, .vector_shapes = {{B, 0}, {HKV, 0}}}},
+                            HardwareConstraint{.vector_shapes = {{B, 0}, {HKV, 0}}}},
                 combine_body<Out>());
 }
 

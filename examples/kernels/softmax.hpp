@@ -21,7 +21,7 @@ WAVE_SYMBOL(WAVE_N);
 //   make_kernel({Assumption(N <= BLOCK_N)})
 inline auto make_kernel(std::initializer_list<Assumption> facts = {}) {
   Constraints constraints{WorkgroupConstraint(M, BLOCK_M, 1), WorkgroupConstraint(N, BLOCK_N, 0),
-                          WaveConstraint(M, 1), WaveConstraint(N, WAVE_N), HardwareConstraint{.threads_per_wave = 32}};
+                          WaveConstraint(M, 1), WaveConstraint(N, WAVE_N), HardwareConstraint{}};
   for (const Assumption& fact : facts) constraints += fact;
   return kernel("softmax", constraints,
                 [](Memory<dims<M, N>, f16> x, Memory<dims<M, N>, f16> y) {

@@ -66,7 +66,9 @@ struct VectorShape {
 
 // The machine the kernel is written for.
 struct HardwareConstraint {
-  int threads_per_wave = 32;                    // 32 on NVIDIA (a warp), 64 on AMD CDNA
+  // 32 on NVIDIA (a warp), 64 on AMD CDNA; 0: the MMA kind's if one is given, else the
+  // compile target's (wave/target.hpp), so one kernel compiles for either vendor.
+  int threads_per_wave = 0;
   std::array<int, 3> waves_per_block{0, 0, 0};  // 0: derived from the wave constraints
   std::optional<MMA> mma;                       // default MMA kind for every `mma`
   std::vector<VectorShape> vector_shapes;

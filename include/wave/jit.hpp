@@ -16,7 +16,8 @@ namespace wave::jit {
 // naming the op and source line, if the IR does not verify.
 std::string import_to_mlir(const graph::KernelGraph& kernel, const CompileOptions& options);
 
-// A kernel compiled for NVIDIA GPUs, with the launch shape its constraints give.
+// A kernel compiled for a GPU (NVIDIA: PTX; AMD: a code object), with the launch shape
+// its constraints give.
 //
 // Its parameters are one memref descriptor per tensor argument, in order: the base
 // pointer twice, an offset (0), then each dim's size and stride (row-major) as 64-bit
@@ -39,7 +40,12 @@ struct PtxKernel {
   };
 
   std::string entry;  // the kernel's name in the PTX
-  std::string ptx;
+  std::string ptx;    // on an NVIDIA target
+  std::string target = "sm_90a";  // what it was compiled for (CompileOptions::target)
+  // On an AMD target: the code object (HSACO, what hipModuleLoadData takes) and the same
+  // code as AMDGPU assembly, its metadata included; `ptx` stays empty.
+  std::string hsaco;
+  std::string amdgpu_assembly;
   std::array<unsigned, 3> grid{1, 1, 1};  // 0 on an axis over a dynamic dim
   std::array<unsigned, 3> block{1, 1, 1};
   std::array<GridDim, 3> grid_dims{};
@@ -63,10 +69,9 @@ struct PtxKernel {
   }
 };
 
-// Imports, lowers and compiles a traced kernel to PTX for `options.target`, through the
+// Imports, lowers and compiles a traced kernel to PTX or HSACO for `options.target`, through the
 // kernel cache unless `options.cache` is off. Throws wave::Error naming the op and source
-// line a stage rejected. Memory-bound kernels (read, write, register, cast, elementwise
-// math) for now; dims left out of `subs` are dynamic (tile sizes must be set).
+// line a stage rejected. Dims left out of `subs` are dynamic (tile sizes must be set).
 PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options);
 
 // The kernel cache's folder when CompileOptions::cache_dir is empty: $WAVE_CACHE_DIR, else

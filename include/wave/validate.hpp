@@ -100,11 +100,11 @@ inline void validate_constraints(const graph::KernelGraph& k, const std::source_
     fail("HardwareConstraint", hardware[1]->where,
          expected_found("one HardwareConstraint", std::to_string(hardware.size())));
   const HardwareConstraint& hw = *hardware.front();
-  if (hw.threads_per_wave != 32 && hw.threads_per_wave != 64)
+  if (hw.threads_per_wave != 0 && hw.threads_per_wave != 32 && hw.threads_per_wave != 64)
     fail("HardwareConstraint", hw.where,
-         "threads_per_wave: " + expected_found("32 (NVIDIA) or 64 (AMD CDNA)",
+         "threads_per_wave: " + expected_found("32 (NVIDIA), 64 (AMD CDNA) or 0 (the target's)",
                                                std::to_string(hw.threads_per_wave)));
-  if (hw.mma && info(*hw.mma).threads != hw.threads_per_wave)
+  if (hw.mma && hw.threads_per_wave != 0 && info(*hw.mma).threads != hw.threads_per_wave)
     fail("HardwareConstraint", hw.where,
          "threads_per_wave: " +
              expected_found(std::to_string(info(*hw.mma).threads) + " for MMA kind " +

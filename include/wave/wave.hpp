@@ -7,7 +7,7 @@
 //   auto copy = kernel("copy",
 //       Constraints{WorkgroupConstraint(M, BLOCK_M, 1), WorkgroupConstraint(N, BLOCK_N, 0),
 //                   WaveConstraint(M, BLOCK_M), WaveConstraint(N, BLOCK_N),
-//                   HardwareConstraint{.threads_per_wave = 32}},
+//                   HardwareConstraint{}},
 //       [](Memory<dims<M, N>, f16> a, Memory<dims<M, N>, f16> b) { write(read(a), b); });
 //
 // The pieces, one header each:

@@ -143,9 +143,17 @@ class KernelImporter {
     for (const VectorShape& s : c.vector_shapes)
       shapes.push_back(builder_.getNamedAttr(s.dim.name, builder_.getI64IntegerAttr(s.size)));
     return checked<dialect::HardwareConstraintAttr>(
-        "HardwareConstraint", toLoc(c.where), static_cast<int64_t>(c.threads_per_wave),
+        "HardwareConstraint", toLoc(c.where), threadsPerWave(c),
         derived ? ArrayRef<int64_t>() : ArrayRef<int64_t>(waves), mma,
         shapes.empty() ? DictionaryAttr() : builder_.getDictionaryAttr(shapes));
+  }
+  // A wave's threads: as written, else the MMA kind's, else the target's (an unknown
+  // target is rejected before any compile; here it reads as NVIDIA's).
+  int64_t threadsPerWave(const HardwareConstraint& c) const {
+    if (c.threads_per_wave) return c.threads_per_wave;
+    if (c.mma) return info(*c.mma).threads;
+    const TargetInfo* target = find_target(options_.target);
+    return target ? target->threads_per_wave : 32;
   }
   Attribute constraintAttr(const Assumption& c) {
     return checked<dialect::AssumptionAttr>("Assumption", toLoc(c.where),

@@ -116,6 +116,7 @@ SmallVector<Value> Distributor::positionInTile(LayoutAttr layout, int64_t reg) {
 }
 
 Value Distributor::tanhApprox(Value x) {
+  if (!options_.ptxTanh) return math::TanhOp::create(b_, loc_, x);
   auto type = cast<VectorType>(x.getType());
   Type f32 = b_.getF32Type();
   Value result = arith::ConstantOp::create(b_, loc_, type, b_.getZeroAttr(type));
@@ -340,11 +341,10 @@ LogicalResult Distributor::checkUseOfSplitSums(Operation* op) {
 
 }  // namespace distribution
 
-LogicalResult emitDistributedKernel(func::FuncOp kernel, gpu::GPUModuleOp module, bool persistent, int clusterSize,
-                                    bool vectorAtomics) {
+LogicalResult emitDistributedKernel(func::FuncOp kernel, gpu::GPUModuleOp module, const DistributionOptions& options) {
   auto grid = kernelGrid(kernel);
   if (failed(grid)) return failure();
-  return distribution::Distributor(kernel, std::move(*grid), persistent, clusterSize, vectorAtomics).emit(module);
+  return distribution::Distributor(kernel, std::move(*grid), options).emit(module);
 }
 
 }  // namespace wave::jit

@@ -18,12 +18,18 @@ namespace wave::jit {
 // wave-assign-layouts); null where there is none.
 mlir::Operation* firstWithoutLayout(mlir::func::FuncOp kernel);
 
-// Builds `kernel`'s gpu.func at the end of `module`, `persistent`ly or one workgroup per
-// tile, in clusters of `clusterSize` workgroups where they share loop copies (see
-// wave-lower-to-gpu); emits a diagnostic at the op it cannot lower and fails.
+// What the target and the schedule ask of the distribution (see wave-lower-to-gpu).
+struct DistributionOptions {
+  bool persistent = false;    // loop each workgroup over the tiles of a grid sized to the GPU
+  int clusterSize = 1;        // workgroups per cluster, along the axis whose tiles share loop copies
+  bool vectorAtomics = false; // adds of register runs as one vector red.global.add (sm_90+)
+  bool ptxTanh = true;        // tanh_approx as PTX's tanh.approx.f32; false: math.tanh
+};
+
+// Builds `kernel`'s gpu.func at the end of `module`; emits a diagnostic at the op it
+// cannot lower and fails.
 mlir::LogicalResult emitDistributedKernel(mlir::func::FuncOp kernel, mlir::gpu::GPUModuleOp module,
-                                          bool persistent = false, int clusterSize = 1,
-                                          bool vectorAtomics = false);
+                                          const DistributionOptions& options = {});
 
 }  // namespace wave::jit
 

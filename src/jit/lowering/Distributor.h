@@ -16,6 +16,7 @@
 #include "analysis/MMAAnchors.h"
 #include "analysis/SizeFacts.h"
 #include "lowering/CrossThreadReduction.h"
+#include "lowering/DistributeKernel.h"
 #include "lowering/LoweringBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -91,9 +92,9 @@ struct FragmentSource {
 
 class Distributor : LoweringBuilder {
  public:
-  Distributor(func::FuncOp kernel, KernelGrid grid, bool persistent, int clusterSize, bool vectorAtomics)
-      : LoweringBuilder(kernel), kernel_(kernel), grid_(std::move(grid)), persistent_(persistent),
-        clusterSize_(clusterSize), vectorAtomics_(vectorAtomics) {}
+  Distributor(func::FuncOp kernel, KernelGrid grid, const DistributionOptions& options)
+      : LoweringBuilder(kernel), kernel_(kernel), grid_(std::move(grid)), options_(options),
+        persistent_(options.persistent), clusterSize_(options.clusterSize), vectorAtomics_(options.vectorAtomics) {}
 
   LogicalResult emit(gpu::GPUModuleOp module);
 
@@ -223,11 +224,13 @@ class Distributor : LoweringBuilder {
   LogicalResult lowerBlock(Block& block);
   LogicalResult lowerOp(Operation* op);
   Value compareElements(Operation* op, Value lhs, Value rhs);
-  // Each element's tanh by the hardware's tanh.approx.f32 (narrower floats through f32).
+  // Each element's tanh by the hardware's tanh.approx.f32 (narrower floats through f32)
+  // where the target has it (DistributionOptions::ptxTanh), else math.tanh.
   Value tanhApprox(Value x);
 
   func::FuncOp kernel_;
   KernelGrid grid_;
+  DistributionOptions options_;
   bool persistent_ = false;
   int clusterSize_ = 1;
   bool vectorAtomics_ = false;  // red.global.add on vectors (sm_90+)

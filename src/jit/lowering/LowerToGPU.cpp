@@ -44,7 +44,11 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
         op->emitOpError("expected a layout on its result (from wave-assign-layouts), but found none");
         return signalPassFailure();
       }
-      if (failed(emitDistributedKernel(kernel, gpuModule, persistent, clusterSize, vectorAtomics))) return signalPassFailure();
+      if (failed(emitDistributedKernel(kernel, gpuModule,
+                                           {.persistent = persistent,
+                                            .clusterSize = clusterSize,
+                                            .vectorAtomics = vectorAtomics,
+                                            .ptxTanh = ptxTanh}))) return signalPassFailure();
       kernel.erase();
     }
   }

@@ -33,6 +33,9 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     `vector-atomics=true` (sm_90 and up) lets a write that adds to memory
     (`combine = #wave.combine<add>`) add a whole run of f32, f16 or bf16 registers with
     one `red.global.add` of up to 16 bytes; otherwise each element is its own atomic.
+
+    `ptx-tanh=false` (targets without PTX) lowers `tanh_approx` to `math.tanh`, which
+    the target's pipeline expands; otherwise it is PTX's `tanh.approx.f32`.
   }];
   let options = [
     Option<"persistent", "persistent", "bool", /*default=*/"false",
@@ -40,7 +43,9 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     Option<"clusterSize", "cluster-size", "int", /*default=*/"1",
            "Workgroups per cluster, along the axis whose tiles share loop copies">,
     Option<"vectorAtomics", "vector-atomics", "bool", /*default=*/"false",
-           "Add runs of f32/f16/bf16 to memory with one vector red.global.add (sm_90+)">
+           "Add runs of f32/f16/bf16 to memory with one vector red.global.add (sm_90+)">,
+    Option<"ptxTanh", "ptx-tanh", "bool", /*default=*/"true",
+           "Lower tanh_approx to PTX's tanh.approx.f32 (false: math.tanh)">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
@@ -74,6 +79,24 @@ def WaveLowerF8ToNVVM : Pass<"wave-lower-f8-to-nvvm", "mlir::gpu::GPUModuleOp"> 
     f8 constants become their bits. Needs sm_89 or later.
   }];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::vector::VectorDialect", "::mlir::arith::ArithDialect"];
+}
+
+def WaveExpandMathForAMDGPU : Pass<"wave-expand-math-for-amdgpu", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Rewrite math ops into the instructions AMDGPU has, linking no device library";
+  let description = [{
+    On AMD the kernel links no device library (ROCm's ocml): every math op must end as
+    arithmetic or as an LLVM intrinsic the AMDGPU back end selects or expands inline.
+    First tanh, atan, atan2, cbrt and erf become MLIR's polynomial approximations (f32;
+    narrower floats through f32), sinh, cosh, tan and powf their expansions into exp
+    and log, rsqrt 1 / sqrt, integer abs a select. Then every math op left (exp2, exp,
+    log2, log, log10, sqrt, sin, cos, fabs, floor, ceil, trunc, round, roundeven, fma,
+    copysign) becomes a call of its `llvm.*` intrinsic (`llvm.call_intrinsic`, which
+    the ROCDL conversion leaves alone: it would turn math ops, and LLVM's own ops for
+    these intrinsics, into device-library calls). A math op with none of these is an
+    error.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 #endif

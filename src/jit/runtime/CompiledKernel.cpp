@@ -168,6 +168,10 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
     for (const std::string& dim : dims) words.push_back(sizes.at(dim));
     words.insert(words.end(), strides.begin(), strides.end());
   }
+  if (!ptx_.hsaco.empty())
+    fail("target " + ptx_.target + ": " +
+         expected_found("a kernel for the GPUs this runtime launches on (NVIDIA, through the CUDA driver)",
+                        "an AMD code object (HSACO): the HIP back end that would load it is not built yet"));
   const runtime::Dim3 block{ptx_.block[0], ptx_.block[1], ptx_.block[2]};
   std::call_once(loaded_->once, [&] {
     loaded_->kernel = std::make_unique<runtime::LoadedKernel>(ptx_.ptx, ptx_.entry, where);

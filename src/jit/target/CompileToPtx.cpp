@@ -18,9 +18,10 @@
 #include "transforms/Passes.h"
 #include "analysis/Cluster.h"
 #include "runtime/KernelCache.h"
+#include "target/AmdgpuTarget.h"
 #include "target/CompileModule.h"
 #include "target/LlvmToPtx.h"
-#include "target/NvidiaKernelChecks.h"
+#include "target/TargetKernelChecks.h"
 #include "target/NvptxTarget.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -42,11 +43,14 @@ namespace {
 // The PTX ISA version each target needs at least: on sm_90, 8.0, or what the kernel's
 // instructions need (`sm90Version`: 84 where it computes with f8, as mma.sync m16n8k32 on
 // e4m3/e5m2 needs; 81 for a vector red.global.add).
-std::string ptxFeatures(const std::string& chip, const std::string& kernel, int sm90Version = 80) {
-  if (chip == "sm_80") return "+ptx70";
-  if (chip == "sm_90" || chip == "sm_90a") return "+ptx" + std::to_string(sm90Version);
-  throw Error(kernel, "compile", "", 0,
-              "target: " + expected_found("sm_80, sm_90 or sm_90a", "'" + chip + "'"));
+std::string ptxFeatures(const std::string& chip, int sm90Version = 80) {
+  return chip == "sm_80" ? "+ptx70" : "+ptx" + std::to_string(sm90Version);
+}
+
+// The row of `target` in wave/target.hpp's table, or an error naming the kernel.
+const TargetInfo& targetNamed(const std::string& target, const std::string& kernel) {
+  if (const TargetInfo* row = find_target(target)) return *row;
+  throw Error(kernel, "compile", "", 0, "target: " + expected_found(target_names(), "'" + target + "'"));
 }
 
 // Where a compile's IR goes: CompileOptions::dump_dir, else $WAVE_DUMP_DIR, each kernel in
@@ -147,8 +151,9 @@ KernelCache& cacheFor(const std::string& dir) {
 
 // The kernel ABI and cache payload layout: a change to either must not serve old entries
 // (2: memref-descriptor parameters, grid dims and dynamic shared memory in the payload;
-// 3: tensor maps after them; 4: the persistent flag; 5: the cluster size).
-constexpr int kCacheFormat = 5;
+// 3: tensor maps after them; 4: the persistent flag; 5: the cluster size; 6: the target,
+// and AMD's code object and assembly).
+constexpr int kCacheFormat = 6;
 
 // Everything the PTX depends on: the kernel's IR, the target, the compiler's versions and
 // sources (any change to the JIT invalidates what it cached).
@@ -173,7 +178,8 @@ std::string serialize(const PtxKernel& k) {
     for (unsigned extent : m.box) os << ' ' << extent;
     os << '\n';
   }
-  os << k.ptx;
+  os << k.target << ' ' << k.hsaco.size() << ' ' << k.amdgpu_assembly.size() << '\n'
+     << k.hsaco << k.amdgpu_assembly << k.ptx;
   return os.str();
 }
 
@@ -195,7 +201,13 @@ PtxKernel deserialize(const std::string& payload) {
     m.box.resize(rank);
     for (unsigned& extent : m.box) is >> extent;
   }
+  std::size_t hsacoBytes = 0, assemblyBytes = 0;
+  is >> k.target >> hsacoBytes >> assemblyBytes;
   is.ignore(1);  // the newline
+  k.hsaco.resize(hsacoBytes);
+  is.read(k.hsaco.data(), static_cast<std::streamsize>(hsacoBytes));
+  k.amdgpu_assembly.resize(assemblyBytes);
+  is.read(k.amdgpu_assembly.data(), static_cast<std::streamsize>(assemblyBytes));
   k.ptx.assign(std::istreambuf_iterator<char>(is), std::istreambuf_iterator<char>());
   return k;
 }
@@ -238,6 +250,12 @@ bool usesVectorRed(mlir::ModuleOp module) {
 
 PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName, const CompileOptions& options,
                             const FirstError& first, mlir::TimingScope* timing) {
+  const TargetInfo& target = targetNamed(options.target, kernelName);
+  const bool amd = target.vendor == Vendor::amd;
+  if (amd && clusterSizeRequested(options) != 1)
+    throw Error(kernelName, "compile", "", 0,
+                "cluster_size: " + expected_found("1 on " + options.target + " (AMD GPUs have no workgroup clusters)",
+                                                  std::to_string(clusterSizeRequested(options))));
   mlir::MLIRContext& ctx = *module.getContext();
   mlir::DialectRegistry registry;
   registerNvptxTarget(registry);
@@ -279,7 +297,8 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   lowering.addPass(
       createWaveLowerToGPU({.persistent = persistentRequested(options),
                             .clusterSize = clusterSizeRequested(options),
-                            .vectorAtomics = options.target != "sm_80"}));
+                            .vectorAtomics = options.target == "sm_90" || options.target == "sm_90a",
+                            .ptxTanh = !amd}));
   mlir::OpPassManager& gpuFunc = lowering.nest<mlir::gpu::GPUModuleOp>().nest<mlir::gpu::GPUFuncOp>();
   // Folded first, so that fills are plain load -> store pairs the pipelining recognizes.
   // The kernels are structured (scf) with few blocks: region simplification finds nothing
@@ -288,8 +307,9 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   folding.setRegionSimplificationLevel(mlir::GreedySimplifyRegionLevel::Disabled);
   gpuFunc.addPass(mlir::createCanonicalizerPass(folding));
   gpuFunc.addPass(mlir::createCSEPass());
-  gpuFunc.addPass(createWavePipelineSharedCopies(
-      {.stages = options.pipeline_stages, .warpSpecialize = warpSpecializeRequested(options)}));
+  // The copies ahead are cp.async or TMA, NVIDIA's: AMD's tiles are filled in place for now.
+  gpuFunc.addPass(createWavePipelineSharedCopies({.stages = amd ? 1 : options.pipeline_stages,
+                                                  .warpSpecialize = !amd && warpSpecializeRequested(options)}));
   gpuFunc.addPass(createWavePackSharedMemory());
   gpuFunc.addPass(createWaveInsertBarriers());
   if (overlapMmaRequested(options)) gpuFunc.addPass(createWaveOverlapWarpgroupMma());
@@ -308,8 +328,10 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(mlir::createLoopInvariantCodeMotionPass());
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveFactorPositiveScales());
   lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveVectorSlicesToElements());
-  lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveLowerExp2ToNVVM());  // NVVM from here on
-  lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveLowerF8ToNVVM());
+  if (!amd) {
+    lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveLowerExp2ToNVVM());  // NVVM from here on
+    lowering.addNestedPass<mlir::gpu::GPUModuleOp>(createWaveLowerF8ToNVVM());
+  }
   if (mlir::failed(lowering.run(module)) || (!verifyEach && mlir::failed(mlir::verify(module))))
     throw first.error(kernelName, "lowering", "cannot lower the kernel to GPU code");
   loweringTiming.stop();
@@ -352,10 +374,25 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
     if (auto block = f.getKnownBlockSizeAttr())
       for (int i = 0; i < 3; ++i) result.block[i] = static_cast<unsigned>(block[i]);
   });
+  result.target = options.target;
+  if (amd) {
+    mlir::TimingScope codegenTiming = timing ? timing->nest("codegen (ROCDL pipeline, LLVM, HSACO)") : mlir::TimingScope();
+    auto hsaco = compileToHsaco(module, {.chip = options.target,
+                                         .verifyEachPass = verifyEach,
+                                         .timing = timing ? &codegenTiming : nullptr,
+                                         .dumpDir = dumpDir.empty() ? std::string() : dumpDir + "/codegen"});
+    if (mlir::failed(hsaco)) throw first.error(kernelName, "codegen", "cannot compile the GPU code to HSACO");
+    result.hsaco = std::move(hsaco->object);
+    result.amdgpu_assembly = std::move(hsaco->assembly);
+    if (!dumpDir.empty()) {
+      std::ofstream(dumpDir + "/" + kernelName + ".s") << result.amdgpu_assembly;
+      std::ofstream(dumpDir + "/" + kernelName + ".hsaco", std::ios::binary) << result.hsaco;
+    }
+    return result;
+  }
   mlir::TimingScope codegenTiming = timing ? timing->nest("codegen (NVVM pipeline, LLVM, PTX)") : mlir::TimingScope();
   const NvptxOptions nvptx{.chip = options.target,
-                           .features = ptxFeatures(options.target, kernelName,
-                                                   usesF8(module) ? 84 : usesVectorRed(module) ? 81 : 80),
+                           .features = ptxFeatures(options.target, usesF8(module) ? 84 : usesVectorRed(module) ? 81 : 80),
                            .llvmPasses = llvmPasses(),
                            .verifyEachPass = verifyEach,
                            .timing = timing ? &codegenTiming : nullptr,
@@ -369,8 +406,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
 
 
 PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options) {
-  ptxFeatures(options.target, kernel.name);  // reject an unknown target before any work
-  checkKernelForNvidia(kernel, options);
+  checkKernelForTarget(kernel, options);  // an unknown target among them, before any work
   // One tree of times for the whole compile, printed to stderr when it ends.
   mlir::DefaultTimingManager timingManager;
   timingManager.setEnabled(timingRequested(options));

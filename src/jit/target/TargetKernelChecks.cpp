@@ -1,4 +1,4 @@
-#include "target/NvidiaKernelChecks.h"
+#include "target/TargetKernelChecks.h"
 
 #include "wave/error.hpp"
 
@@ -29,33 +29,66 @@ std::optional<std::array<std::int64_t, 3>> wavesPerAxis(const Constraints& cs,
   return waves;
 }
 
-// f8 converts and multiplies on sm_89 and later: of the targets, sm_90 and sm_90a.
+// f8 (OCP E4M3 / E5M2) converts and multiplies on NVIDIA sm_89 and later: of the targets,
+// sm_90 and sm_90a. CDNA3 has only the FNUZ variants, another encoding.
 void checkDtype(const graph::KernelGraph& kernel, const CompileOptions& options, DataType dtype, const std::string& op,
                 const graph::SourceLoc& loc) {
-  if ((dtype != DataType::f8e4m3 && dtype != DataType::f8e5m2) || options.target != "sm_80") return;
+  if ((dtype != DataType::f8e4m3 && dtype != DataType::f8e5m2) || (options.target != "sm_80" && options.target != "gfx942"))
+    return;
   throw Error(kernel.name, op, loc.file, loc.line,
               expected_found("a dtype target " + options.target + " computes with (f16, bf16, f32, f64, i1, i8, i32, i64)",
-                             std::string(name(dtype)) + " (f8 needs sm_89 or later: target sm_90a)"));
+                             std::string(name(dtype)) +
+                                 (options.target == "sm_80" ? " (f8 needs sm_89 or later: target sm_90a)"
+                                                            : " (OCP f8: gfx942 computes only with the FNUZ f8 variants)")));
 }
 
-void checkDtypes(const graph::KernelGraph& kernel, const CompileOptions& options, const graph::Block& block) {
+// The ops the AMD lowering does not take yet: each is an error at its line, not a crash
+// deeper in or a kernel that computes something else.
+void checkAmdOp(const graph::KernelGraph& kernel, const CompileOptions& options, const graph::Node& node) {
+  const char* missing = node.kind == graph::OpKind::Mma     ? "its MFMA kinds are not lowered yet"
+                        : node.kind == graph::OpKind::Print ? "printing from the GPU is not lowered for it yet"
+                                                            : nullptr;
+  if (!missing) return;
+  throw Error(kernel.name, op_name(node.kind), node.loc.file, node.loc.line,
+              expected_found("an op the " + options.target + " target lowers",
+                             std::string(op_name(node.kind)) + " (" + options.target + ": " + missing + ")"));
+}
+
+void checkNodes(const graph::KernelGraph& kernel, const CompileOptions& options, const TargetInfo& target,
+                const graph::Block& block) {
   for (const graph::Node& node : block.nodes) {
     for (const graph::TensorType& t : node.result_types)
       checkDtype(kernel, options, t.dtype, op_name(node.kind), node.loc);
-    for (const graph::Block& region : node.regions) checkDtypes(kernel, options, region);
+    if (target.vendor == Vendor::amd) checkAmdOp(kernel, options, node);
+    if (node.mma && info(*node.mma).vendor != target.vendor)
+      throw Error(kernel.name, "mma", node.loc.file, node.loc.line,
+                  expected_found("an MMA kind of target " + options.target + "'s vendor",
+                                 std::string(info(*node.mma).name)));
+    for (const graph::Block& region : node.regions) checkNodes(kernel, options, target, region);
   }
 }
 
 }  // namespace
 
-void checkKernelForNvidia(const graph::KernelGraph& kernel, const CompileOptions& options) {
+const TargetInfo& targetOf(const graph::KernelGraph& kernel, const CompileOptions& options) {
+  if (const TargetInfo* target = find_target(options.target)) return *target;
+  throw Error(kernel.name, "compile", "", 0, "target: " + expected_found(target_names(), "'" + options.target + "'"));
+}
+
+void checkKernelForTarget(const graph::KernelGraph& kernel, const CompileOptions& options) {
+  const TargetInfo& target = targetOf(kernel, options);
+  const char* vendor = target.vendor == Vendor::amd ? "AMD" : "NVIDIA";
   const HardwareConstraint* hw = kernel.constraints.hardware();
   if (hw) {
     auto fail = [&](const std::string& message) { throw Error(kernel.name, "HardwareConstraint", hw->where, message); };
-    if (hw->threads_per_wave != 32)
-      fail("threads_per_wave: " + expected_found("32 on the NVIDIA target (" + options.target +
-                                                     ": a wave is a warp of 32 threads; 64 is AMD CDNA's)",
-                                                 std::to_string(hw->threads_per_wave)));
+    const int threads = hw->threads_per_wave ? hw->threads_per_wave : hw->mma ? info(*hw->mma).threads : 0;
+    if (threads && threads != target.threads_per_wave)
+      fail("threads_per_wave: " +
+           expected_found(std::to_string(target.threads_per_wave) + " on the " + vendor + " target (" + options.target +
+                              (target.vendor == Vendor::amd ? ": a wave is 64 threads; 32 is an NVIDIA warp's)"
+                                                            : ": a wave is a warp of 32 threads; 64 is AMD CDNA's)"),
+                          std::to_string(threads) + (hw->threads_per_wave ? std::string()
+                                                                          : " (MMA kind " + std::string(info(*hw->mma).name) + ")")));
     std::map<std::string, std::int64_t> subs;
     for (const Sub& s : options.subs)
       if (!s.is_address_space) subs[s.symbol] = s.value;
@@ -81,7 +114,7 @@ void checkKernelForNvidia(const graph::KernelGraph& kernel, const CompileOptions
       if (!wg && subs.count(s.dim.name)) tile = subs.at(s.dim.name);
       if (s.size == 0 && tile == 1) continue;
       fail("vector_shapes[" + s.dim.name + "]: " +
-           expected_found("0 for a dim whose workgroup tile is 1 (the NVIDIA target derives every other "
+           expected_found("0 for a dim whose workgroup tile is 1 (the compiler derives every other "
                           "dim's per-thread vectors from the MMA kind and the wave constraints)",
                           std::to_string(s.size) + (tile ? " with a workgroup tile of " + std::to_string(*tile)
                                                          : std::string(" with no one-element tile"))));
@@ -89,7 +122,7 @@ void checkKernelForNvidia(const graph::KernelGraph& kernel, const CompileOptions
   }
   for (std::size_t i = 0; i < kernel.args.size(); ++i)
     checkDtype(kernel, options, kernel.args[i].type.dtype, "argument " + std::to_string(i), kernel.loc);
-  checkDtypes(kernel, options, kernel.body);
+  checkNodes(kernel, options, target, kernel.body);
 }
 
 }  // namespace wave::jit

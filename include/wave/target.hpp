@@ -1,0 +1,42 @@
+// The GPUs wave-cpp compiles for (CompileOptions::target), and what a kernel's constraints
+// must agree with on each: the threads of a wave, the vendor of its MMA kinds.
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+
+#include "wave/mma.hpp"
+
+namespace wave {
+
+struct TargetInfo {
+  std::string_view name;  // as CompileOptions::target names it
+  Vendor vendor;
+  int threads_per_wave;   // a warp of 32 on NVIDIA, a wave of 64 on AMD CDNA
+  std::string_view gpus;
+};
+
+inline constexpr std::array<TargetInfo, 4> targets{{
+    {"sm_80", Vendor::nvidia, 32, "NVIDIA Ampere (A100) and later: mma.sync, cp.async"},
+    {"sm_90", Vendor::nvidia, 32, "NVIDIA Hopper without its architecture-specific instructions"},
+    {"sm_90a", Vendor::nvidia, 32, "NVIDIA Hopper (H100, H200): wgmma, TMA, setmaxnreg (the default)"},
+    {"gfx942", Vendor::amd, 64, "AMD CDNA3 (MI300X): an HSACO code object (MFMA on wave64)"},
+}};
+
+// The row of `name`; null for a GPU wave-cpp does not compile for.
+constexpr const TargetInfo* find_target(std::string_view name) {
+  for (const TargetInfo& t : targets)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+// The targets' names, for messages: "sm_80, sm_90, sm_90a or gfx942".
+inline std::string target_names() {
+  std::string names;
+  for (std::size_t i = 0; i < targets.size(); ++i)
+    names += std::string(i == 0 ? "" : i + 1 == targets.size() ? " or " : ", ") + std::string(targets[i].name);
+  return names;
+}
+
+}  // namespace wave

@@ -1,0 +1,157 @@
+// The AMD CDNA3 target (gfx942): kernels compile through the same layout pipeline to a
+// code object (no AMD GPU is needed), and what its lowering does not take yet is an
+// error at the user's line.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+
+#include <wave/wave.hpp>
+
+using namespace wave;
+using Catch::Matchers::Contains;
+
+namespace {
+
+WAVE_SYMBOL(M);
+WAVE_SYMBOL(N);
+WAVE_SYMBOL(K);
+WAVE_SYMBOL(BM);
+WAVE_SYMBOL(BN);
+WAVE_SYMBOL(BK);
+
+std::optional<Error> compile_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
+void check_error(const std::optional<Error>& e, unsigned line, const std::string& op, const std::string& text) {
+  REQUIRE(e.has_value());
+  INFO(e->what());
+  CHECK(e->line() == line);
+  CHECK_THAT(e->file(), Contains("amdgpu_target_test.cpp"));
+  CHECK(e->op() == op);
+  CHECK_THAT(e->message(), Contains(text));
+}
+
+CompileOptions gfx942(Subs subs) { return {.subs = std::move(subs), .target = "gfx942", .cache = false}; }
+
+auto copy = [](Memory<dims<M, N>, f16> a, Memory<dims<M, N>, f16> b) { write(read(a), b); };
+
+// Whether `bytes` is an ELF shared object for AMDGPU (e_machine 224, e_type ET_DYN).
+bool is_amdgpu_shared_object(const std::string& bytes) {
+  if (bytes.size() < 64 || bytes.compare(0, 4, "\x7f" "ELF") != 0) return false;
+  const auto u16 = [&](std::size_t at) { return static_cast<unsigned>(static_cast<unsigned char>(bytes[at])) |
+                                                static_cast<unsigned>(static_cast<unsigned char>(bytes[at + 1])) << 8; };
+  return u16(16) == 3 && u16(18) == 224;
+}
+
+}  // namespace
+
+TEST_CASE("gfx942: a copy compiles to a code object with waves of 64", "[compile][amdgpu]") {
+  auto k = kernel("copy", {WorkgroupConstraint(M, BM, 1), WorkgroupConstraint(N, BN, 0), WaveConstraint(M, BM),
+                           WaveConstraint(N, BN / 2), HardwareConstraint{}},
+                  copy);
+  const jit::PtxKernel compiled = compile(k, gfx942({{M, 1000}, {N, 4096}, {BM, 1}, {BN, 1024}})).ptx();
+  CHECK(compiled.target == "gfx942");
+  CHECK(compiled.ptx.empty());
+  CHECK(is_amdgpu_shared_object(compiled.hsaco));
+  CHECK(compiled.block[0] == 128);  // two waves of 64
+  CHECK(compiled.grid[0] == 4);
+  CHECK(compiled.grid[1] == 1000);
+  CHECK_THAT(compiled.amdgpu_assembly, Contains(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942"));
+  CHECK_THAT(compiled.amdgpu_assembly, Contains(".wavefront_size: 64"));
+  CHECK_THAT(compiled.amdgpu_assembly, Contains("global_load_dwordx4"));
+  // The same kernel for NVIDIA: a warp of 32 per wave.
+  CHECK(compile(k, {.subs = {{M, 1000}, {N, 4096}, {BM, 1}, {BN, 1024}}, .cache = false}).ptx().block[0] == 64);
+}
+
+TEST_CASE("gfx942: every math op lowers without a device library", "[compile][amdgpu]") {
+  // lld links with --no-undefined: a call left to a device library (ocml) fails the link.
+  auto k = kernel("math", {WorkgroupConstraint(M, BM, 1), WorkgroupConstraint(N, BN, 0), WaveConstraint(M, BM),
+                           WaveConstraint(N, BN), HardwareConstraint{}},
+                  [](Memory<dims<M, N>, f32> a, Memory<dims<M, N>, f16> b, Memory<dims<M>, f32> rows) {
+                    auto x = read(a);
+                    auto y = tanh(x) + sin(x) * cos(x) + sinh(x) + cbrt(x) + atan2(x, exp2(x)) + powf(exp2(x), x) +
+                             roundeven(x) + rsqrt(abs(x) + 1.0) + log2(abs(x) + 1.0) + sqrt(abs(x)) + tanh_approx(x);
+                    write(cast<f16>(y), b);
+                    write(max<N>(y), rows);
+                  });
+  const jit::PtxKernel compiled = compile(k, gfx942({{M, 64}, {N, 300}, {BM, 1}, {BN, 512}})).ptx();
+  CHECK(is_amdgpu_shared_object(compiled.hsaco));
+  CHECK_THAT(compiled.amdgpu_assembly, Contains("v_exp_f32"));
+  CHECK_THAT(compiled.amdgpu_assembly, Contains("v_sin_f32"));
+  CHECK_THAT(compiled.amdgpu_assembly, !Contains("__ocml"));
+}
+
+TEST_CASE("gfx942: what its lowering does not take is an error at the line", "[compile][amdgpu][error]") {
+  SECTION("mma") {
+    const unsigned line = __LINE__ + 4;
+    auto k = kernel("gemm", {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), WaveConstraint(M, BM),
+                             WaveConstraint(N, BN), TilingConstraint(K, BK), HardwareConstraint{}},
+                    [](Memory<dims<M, K>, f16> a, Memory<dims<N, K>, f16> b, Memory<dims<M, N>, f32> c) {
+                      auto acc = iterate<K>(Register<dims<M, N>, f32>(0.0), [&](auto acc) { return mma(read(a), read(b), acc); });
+                      write(acc, c);
+                    });
+    check_error(compile_error([&] { compile(k, gfx942({{M, 64}, {N, 64}, {K, 64}, {BM, 32}, {BN, 32}, {BK, 16}})); }),
+                line, "mma", "its MFMA kinds are not lowered yet");
+  }
+  SECTION("waves of 32") {
+    const unsigned line = __LINE__ + 2;
+    auto k = kernel("copy", {WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM),
+                             HardwareConstraint{.threads_per_wave = 32}},
+                    copy);
+    check_error(compile_error([&] { compile(k, gfx942({{M, 64}, {N, 64}, {BM, 1}})); }), line, "HardwareConstraint",
+                "threads_per_wave: expected 64 on the AMD target (gfx942");
+  }
+  SECTION("an NVIDIA MMA kind") {
+    const unsigned line = __LINE__ + 2;
+    auto k = kernel("copy", {WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM),
+                             HardwareConstraint{.mma = MMA::F32_16x8x16_F16}},
+                    copy);
+    check_error(compile_error([&] { compile(k, gfx942({{M, 64}, {N, 64}, {BM, 1}})); }), line, "HardwareConstraint",
+                "but found 32 (MMA kind f32_16x8x16_f16)");
+  }
+  SECTION("OCP f8") {
+    const unsigned line = __LINE__ + 3;
+    auto k = kernel("to_f8", {WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM), HardwareConstraint{}},
+                    [](Memory<dims<M, N>, f16> a, Memory<dims<M, N>, f16> b) {
+                      write(cast<f16>(cast<f8e4m3>(read(a))), b);
+                    });
+    check_error(compile_error([&] { compile(k, gfx942({{M, 64}, {N, 64}, {BM, 1}})); }), line, "cast",
+                "FNUZ");
+  }
+  SECTION("clusters") {
+    auto k = kernel("copy", {WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM), HardwareConstraint{}}, copy);
+    CompileOptions clusters = gfx942({{M, 64}, {N, 64}, {BM, 1}});
+    clusters.cluster_size = 2;
+    const std::optional<Error> e = compile_error([&] { compile(k, clusters); });
+    REQUIRE(e.has_value());
+    CHECK_THAT(e->message(), Contains("cluster_size: expected 1 on gfx942"));
+  }
+}
+
+TEST_CASE("gfx942: a code object is cached, and launching it says why it cannot run", "[compile][amdgpu][error]") {
+  const std::filesystem::path cache = std::filesystem::temp_directory_path() / "wave-amdgpu-cache-test";
+  std::filesystem::remove_all(cache);
+  auto k = kernel("copy", {WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM), HardwareConstraint{}}, copy);
+  CompileOptions cached = gfx942({{M, 64}, {N, 64}, {BM, 1}});
+  cached.cache = true;
+  cached.cache_dir = cache.string();
+  const CompiledKernel first = compile(k, cached);
+  const CompiledKernel again = compile(k, cached);  // from the cache
+  CHECK(again.ptx().hsaco == first.ptx().hsaco);
+  CHECK(again.ptx().amdgpu_assembly == first.ptx().amdgpu_assembly);
+  CHECK(again.ptx().target == "gfx942");
+  // Any aligned pointers: the launch stops at the target before touching them.
+  const std::optional<Error> e = compile_error(
+      [&] { again.launch({reinterpret_cast<const void*>(0x1000), reinterpret_cast<const void*>(0x2000)}); });
+  REQUIRE(e.has_value());
+  CHECK_THAT(e->message(), Contains("an AMD code object (HSACO)"));
+  std::filesystem::remove_all(cache);
+}
