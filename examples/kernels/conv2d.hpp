@@ -53,7 +53,7 @@ inline auto make_kernel(int stride = 1) {
       "conv2d_igemm",
       Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(NF, BLOCK_N, 1),
                   TilingConstraint(K, BLOCK_K), WaveConstraint(M, WAVE_M), WaveConstraint(NF, WAVE_N),
-                  HardwareConstraint{.mma = MMA::F32_16x8x16_F16}},
+                  HardwareConstraint{}},
       [=](Memory<dims<N, H, W, C>, f16, ADDRESS_SPACE> x,
           Memory<dims<HF, WF, C, NF>, f16, ADDRESS_SPACE> we,
           Memory<dims<N, H_OUT, W_OUT, NF>, f32> out) {

@@ -22,9 +22,7 @@ auto make_kernel(int head_dim = 128, int key_waves = 4) {
                 Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1),
                             WorkgroupConstraint(B, 1, 2), TilingConstraint(K2, BLOCK_K2),
                             WaveConstraint(M, BLOCK_M), WaveConstraint(K2, BLOCK_K2 / key_waves),
-                            HardwareConstraint{
-                                               .mma = MMA::F32_16x8x16_F16,
-                                               .vector_shapes = {{B, 0}, {H, 0}}}},
+                            HardwareConstraint{.vector_shapes = {{B, 0}, {H, 0}}}},
                 flash_attention::attention_body<Out>(
                     flash_attention::softmax_scale(head_dim), false));
 }

@@ -25,7 +25,7 @@ inline auto make_kernel() {
       Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1),
                   TilingConstraint(K, BLOCK_K), WaveConstraint(M, BLOCK_M / 2),
                   WaveConstraint(N, BLOCK_N / 2),
-                  HardwareConstraint{.mma = MMA::F32_16x8x16_F16},
+                  HardwareConstraint{},
                   Assumption(K > BLOCK_K * 4)},
       [](Memory<dims<M, K>, f16, ADDRESS_SPACE> a, Memory<dims<N, K>, f16, ADDRESS_SPACE> b,
          Memory<dims<M, N>, f32> c) {

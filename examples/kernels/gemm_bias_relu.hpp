@@ -21,7 +21,7 @@ inline auto make_kernel() {
       "gemm_bias_relu",
       Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1),
                   TilingConstraint(K, BLOCK_K), WaveConstraint(M, BLOCK_M / 2), WaveConstraint(N, BLOCK_N / 2),
-                  HardwareConstraint{.mma = MMA::F32_16x8x16_F16}},
+                  HardwareConstraint{}},
       [](Memory<dims<M, K>, f16, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, f16, SHARED_ADDRESS_SPACE> b,
          Memory<dims<N>, f32> bias, Memory<dims<M, N>, f16> c) {
         Register<dims<M, N>, f32> acc(0.0);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,20 @@ constexpr const TargetInfo* find_target(std::string_view name) {
   for (const TargetInfo& t : targets)
     if (t.name == name) return &t;
   return nullptr;
+}
+
+// The kind an `mma` takes on a vendor's GPUs when neither it nor the HardwareConstraint
+// names one, by its operands' dtype (f32 accumulators); none where the vendor has no such
+// instruction.
+constexpr std::optional<MMA> default_mma(Vendor vendor, DataType operand) {
+  if (vendor == Vendor::amd) return operand == DataType::f16 ? std::optional(MMA::F32_16x16x16_F16) : std::nullopt;
+  switch (operand) {
+    case DataType::f16: return MMA::F32_16x8x16_F16;
+    case DataType::bf16: return MMA::F32_16x8x16_BF16;
+    case DataType::f8e4m3: return MMA::F32_16x8x32_F8E4M3;
+    case DataType::f8e5m2: return MMA::F32_16x8x32_F8E5M2;
+    default: return std::nullopt;
+  }
 }
 
 // The targets' names, for messages: "sm_80, sm_90, sm_90a or gfx942".

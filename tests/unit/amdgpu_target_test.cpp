@@ -89,18 +89,33 @@ TEST_CASE("gfx942: every math op lowers without a device library", "[compile][am
   CHECK_THAT(compiled.amdgpu_assembly, !Contains("__ocml"));
 }
 
+TEST_CASE("gfx942: an mma without a kind takes the target's, an MFMA", "[compile][amdgpu]") {
+  auto k = kernel("gemm", {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), WaveConstraint(M, BM / 2),
+                           WaveConstraint(N, BN / 2), TilingConstraint(K, BK), HardwareConstraint{}},
+                  [](Memory<dims<M, K>, f16> a, Memory<dims<N, K>, f16> b, Memory<dims<M, N>, f32> c) {
+                    Register<dims<M, N>, f32> zero(0.0);
+                    write(iterate<K>(zero, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
+                  });
+  const Subs subs{{M, 256}, {N, 256}, {K, 256}, {BM, 64}, {BN, 64}, {BK, 32}};
+  const jit::PtxKernel amd = compile(k, gfx942(subs)).ptx();
+  CHECK(amd.block[0] == 256);  // four waves of 64
+  CHECK_THAT(amd.amdgpu_assembly, Contains("v_mfma_f32_16x16x16_f16"));
+  CHECK_THAT(amd.amdgpu_assembly, Contains(".vgpr_spill_count: 0"));
+  // The same kernel on NVIDIA: mma.sync m16n8k16.
+  const jit::PtxKernel nvidia = compile(k, {.subs = subs, .cache = false}).ptx();
+  CHECK_THAT(nvidia.ptx, Contains("m16n8k16"));
+  // A kind named for the kernel: 32 x 32 x 8.
+  auto large = kernel("gemm", {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), WaveConstraint(M, BM / 2),
+                               WaveConstraint(N, BN / 2), TilingConstraint(K, BK),
+                               HardwareConstraint{.mma = MMA::F32_32x32x8_F16}},
+                      [](Memory<dims<M, K>, f16> a, Memory<dims<N, K>, f16> b, Memory<dims<M, N>, f32> c) {
+                        Register<dims<M, N>, f32> zero(0.0);
+                        write(iterate<K>(zero, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
+                      });
+  CHECK_THAT(compile(large, gfx942(subs)).ptx().amdgpu_assembly, Contains("v_mfma_f32_32x32x8_f16"));
+}
+
 TEST_CASE("gfx942: what its lowering does not take is an error at the line", "[compile][amdgpu][error]") {
-  SECTION("mma") {
-    const unsigned line = __LINE__ + 4;
-    auto k = kernel("gemm", {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), WaveConstraint(M, BM),
-                             WaveConstraint(N, BN), TilingConstraint(K, BK), HardwareConstraint{}},
-                    [](Memory<dims<M, K>, f16> a, Memory<dims<N, K>, f16> b, Memory<dims<M, N>, f32> c) {
-                      auto acc = iterate<K>(Register<dims<M, N>, f32>(0.0), [&](auto acc) { return mma(read(a), read(b), acc); });
-                      write(acc, c);
-                    });
-    check_error(compile_error([&] { compile(k, gfx942({{M, 64}, {N, 64}, {K, 64}, {BM, 32}, {BN, 32}, {BK, 16}})); }),
-                line, "mma", "its MFMA kinds are not lowered yet");
-  }
   SECTION("waves of 32") {
     const unsigned line = __LINE__ + 2;
     auto k = kernel("copy", {WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM),

@@ -89,8 +89,45 @@ TEST_CASE("ldmatrix addresses reproduce the A and B fragment layouts", "[mma][la
   }
 }
 
-TEST_CASE("AMD MMA kinds have no NVIDIA layout", "[mma][layout]") {
+namespace {
+
+// Every (lane, register element) of a wave of 64 against `documented`, and each tile
+// element held once.
+template <class Documented>
+void checkAgainst(const jit::MMAOperandLayout& op, Documented documented) {
+  std::set<std::pair<int64_t, int64_t>> seen;
+  for (int64_t lane = 0; lane < 64; ++lane)
+    for (int64_t e = 0; e < op.elementsPerLane(); ++e) {
+      INFO("lane " << lane << ", element " << e);
+      const std::pair<int64_t, int64_t> want = documented(lane, e);
+      CHECK(op.map.compose({lane, e}) == llvm::SmallVector<int64_t>{want.first, want.second});
+      CHECK(seen.insert(want).second);
+    }
+  CHECK(static_cast<int64_t>(seen.size()) == op.rows * op.cols);
+}
+
+}  // namespace
+
+TEST_CASE("MFMA layouts are the instructions' documented ones, on waves of 64", "[mma][layout][amdgpu]") {
   mlir::MLIRContext ctx;
-  CHECK(mlir::failed(jit::getMMALayout(&ctx, dialect::MMAKind::f32_16x16x16_f16)));
-  CHECK(mlir::failed(jit::getMMALayout(&ctx, dialect::MMAKind::f32_32x32x8_f16)));
+  ctx.loadDialect<dialect::WaveDialect>();
+  // v_mfma_f32_16x16x16f16 (CDNA3 ISA, the matrix instruction calculator's tables): A[i][k]
+  // in lane i + 16 * (k / 4), element k % 4; B[k][j] (held as B^T, n x k) in lane
+  // j + 16 * (k / 4), element k % 4; D[i][j] in lane j + 16 * (i / 4), element i % 4.
+  auto small = jit::getMMALayout(&ctx, dialect::MMAKind::f32_16x16x16_f16);
+  REQUIRE(mlir::succeeded(small));
+  CHECK(small->lanes == 64);
+  CHECK(small->a.elementsPerLane() == 4);
+  CHECK(small->c.elementsPerLane() == 4);
+  checkAgainst(small->a, [](int64_t lane, int64_t e) { return std::pair{lane % 16, lane / 16 * 4 + e}; });
+  checkAgainst(small->b, [](int64_t lane, int64_t e) { return std::pair{lane % 16, lane / 16 * 4 + e}; });
+  checkAgainst(small->c, [](int64_t lane, int64_t e) { return std::pair{lane / 16 * 4 + e, lane % 16}; });
+  // v_mfma_f32_32x32x8f16: A[i][k] in lane i + 32 * (k / 4), element k % 4; B likewise by
+  // column; D[i][j] in lane j + 32 * ((i / 4) % 2), element 4 * (i / 8) + i % 4.
+  auto large = jit::getMMALayout(&ctx, dialect::MMAKind::f32_32x32x8_f16);
+  REQUIRE(mlir::succeeded(large));
+  CHECK(large->c.elementsPerLane() == 16);
+  checkAgainst(large->a, [](int64_t lane, int64_t e) { return std::pair{lane % 32, lane / 32 * 4 + e}; });
+  checkAgainst(large->b, [](int64_t lane, int64_t e) { return std::pair{lane % 32, lane / 32 * 4 + e}; });
+  checkAgainst(large->c, [](int64_t lane, int64_t e) { return std::pair{e / 4 * 8 + lane / 32 * 4 + e % 4, lane % 32}; });
 }

@@ -172,7 +172,7 @@ FailureOr<MMAAnchors> mmaAnchors(dialect::MmaOp op, const KernelGrid& grid) {
   if (!kind) return op.emitOpError("expected an MMA kind (on the op or the hardware constraint), but found none");
   auto instruction = getMMALayout(ctx, *kind);
   if (failed(instruction))
-    return op.emitOpError("expected an MMA kind with an NVIDIA instruction (mma.sync m16n8k16), but found ")
+    return op.emitOpError("expected an MMA kind with an instruction (mma.sync, MFMA), but found ")
            << dialect::stringifyMMAKind(*kind);
   MMAAnchors a;
   a.instruction = *instruction;

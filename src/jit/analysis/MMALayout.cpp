@@ -4,8 +4,33 @@ namespace wave::jit {
 
 using namespace mlir;
 
+namespace {
+
+// AMD CDNA's MFMA on a wave of 64 (v_mfma_f32_16x16x16f16, v_mfma_f32_32x32x8f16): the
+// lanes form k/4 groups of `m` (= n); a lane's place in its group picks its row of A
+// (column of B, column of C), its group the run of 4 consecutive elements along K it
+// holds (A, B). C: lane l holds column l % m, rows in runs of 4: group g's run starts at
+// 4g within each band of 8 rows (32 x 32: four bands, 16 registers; 16 x 16: one band of
+// 16 rows, 4 registers).
+MMALayout mfmaLayout(MLIRContext* ctx, dialect::MMAKind kind) {
+  dialect::MMAShape shape = dialect::getMMAShape(ctx, kind);
+  const int64_t m = shape.m, k = shape.k, groups = 64 / m;
+  MMALayout l{kind, m, shape.n, k, 64, shape.operandType, shape.accumulatorType, {}, {}, {}};
+  AffineExpr lane = getAffineDimExpr(0, ctx), e = getAffineDimExpr(1, ctx);
+  AffineExpr place = lane % m, group = lane.floorDiv(m);
+  auto map = [&](AffineExpr row, AffineExpr col) { return AffineMap::get(2, 0, {row, col}, ctx); };
+  l.a = {m, k, {1, 4}, map(place, group * 4 + e)};
+  l.b = {shape.n, k, {1, 4}, map(place, group * 4 + e)};
+  const int64_t accumulators = m * shape.n / 64;
+  l.c = {m, shape.n, {accumulators / 4, 4}, map(e.floorDiv(4) * (4 * groups) + group * 4 + e % 4, place)};
+  return l;
+}
+
+}  // namespace
+
 FailureOr<MMALayout> getMMALayout(MLIRContext* ctx, dialect::MMAKind kind) {
   using dialect::MMAKind;
+  if (kind == MMAKind::f32_16x16x16_f16 || kind == MMAKind::f32_32x32x8_f16) return mfmaLayout(ctx, kind);
   const bool eightBit = kind == MMAKind::f32_16x8x32_f8e4m3 || kind == MMAKind::f32_16x8x32_f8e5m2;
   if (kind != MMAKind::f32_16x8x16_f16 && kind != MMAKind::f32_16x8x16_bf16 && kind != MMAKind::f16_16x8x16_f16 &&
       !eightBit)

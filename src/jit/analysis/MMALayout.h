@@ -42,7 +42,7 @@ struct MMALayout {
   MMAOperandLayout a, b, c;
 };
 
-// The layout of `kind`, or failure for a kind that has no NVIDIA instruction.
+// The layout of `kind` (NVIDIA mma.sync, AMD MFMA), or failure for a kind that has none.
 mlir::FailureOr<MMALayout> getMMALayout(mlir::MLIRContext* ctx, dialect::MMAKind kind);
 
 }  // namespace wave::jit

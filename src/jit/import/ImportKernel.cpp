@@ -155,6 +155,17 @@ class KernelImporter {
     const TargetInfo* target = find_target(options_.target);
     return target ? target->threads_per_wave : 32;
   }
+  // The target's kind for an mma on `lhs` that names none, unless the hardware
+  // constraint gives the kernel's.
+  std::optional<MMA> defaultMma(Value lhs) {
+    const HardwareConstraint* hw = kernel_.constraints.hardware();
+    const TargetInfo* target = find_target(options_.target);
+    if ((hw && hw->mma) || !target) return std::nullopt;
+    Type element = cast<dialect::TensorType>(lhs.getType()).getElementType();
+    for (DataType dtype : {DataType::f16, DataType::bf16, DataType::f8e4m3, DataType::f8e5m2})
+      if (element == elementType(dtype, "mma", {})) return default_mma(target->vendor, dtype);
+    return std::nullopt;
+  }
   Attribute constraintAttr(const Assumption& c) {
     return checked<dialect::AssumptionAttr>("Assumption", toLoc(c.where),
                                             expr(c.predicate, 0, "Assumption", toLoc(c.where)));
@@ -254,7 +265,8 @@ class KernelImporter {
           state.addAttribute("elements_per_thread", builder_.getI64IntegerAttr(node.elements_per_thread));
         break;
       case graph::OpKind::Mma:
-        if (node.mma) state.addAttribute("kind", dialect::MMAKindAttr::get(&ctx_, mmaKind(*node.mma, "mma", node.loc)));
+        if (std::optional<MMA> kind = node.mma ? node.mma : defaultMma(state.operands.front()))
+          state.addAttribute("kind", dialect::MMAKindAttr::get(&ctx_, mmaKind(*kind, "mma", node.loc)));
         break;
       case graph::OpKind::Iterate:
       case graph::OpKind::ReduceMax:

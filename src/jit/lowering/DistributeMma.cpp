@@ -2,7 +2,7 @@
 //
 // Per instruction tile of the wave: the fragments sliced out of the operands' and
 // accumulator's registers (or loaded from a shared tile by ldmatrix where the operand is
-// read there), one mma.sync each.
+// read there), one mma.sync (NVIDIA) or MFMA (AMD) each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -235,7 +235,8 @@ LogicalResult Distributor::lowerMma(dialect::MmaOp op) {
       for (int64_t j = 0; j < a.tilesN; ++j) {
         // Transposed, the accumulator's registers run over (j, i) and rhs is the A operand.
         SmallVector<Value>& c = accs[a.transposed ? j * a.tilesM + i : i * a.tilesN + j];
-        c = a.transposed ? mmaSync(b_, loc_, mma, rs[j], ls[i], c) : mmaSync(b_, loc_, mma, ls[i], rs[j], c);
+        c = a.transposed ? mmaInstruction(b_, loc_, mma, rs[j], ls[i], c)
+                         : mmaInstruction(b_, loc_, mma, ls[i], rs[j], c);
       }
   }
   SmallVector<Value> elements;

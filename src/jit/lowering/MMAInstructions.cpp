@@ -2,6 +2,7 @@
 
 #include "lowering/ElementConversion.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -103,6 +104,24 @@ SmallVector<Value> mmaSync(OpBuilder& b, Location loc, const MMALayout& layout, 
     for (int64_t e = 0; e < 2; ++e) elements.push_back(vector::ExtractOp::create(b, loc, field, ArrayRef<int64_t>{e}));
   }
   return elements;
+}
+
+SmallVector<Value> mfma(OpBuilder& b, Location loc, const MMALayout& layout, ValueRange a, ValueRange bOperand,
+                        ValueRange acc) {
+  auto i32 = [&](int64_t v) { return b.getI32IntegerAttr(static_cast<int32_t>(v)); };
+  auto accType = VectorType::get({static_cast<int64_t>(acc.size())}, layout.accType);
+  Value c = vector::FromElementsOp::create(b, loc, accType, acc);
+  Value d = amdgpu::MFMAOp::create(b, loc, accType, i32(layout.m), i32(layout.n), i32(layout.k), i32(1), a.front(),
+                                   bOperand.front(), c);
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < accType.getNumElements(); ++i)
+    elements.push_back(vector::ExtractOp::create(b, loc, d, ArrayRef<int64_t>{i}));
+  return elements;
+}
+
+SmallVector<Value> mmaInstruction(OpBuilder& b, Location loc, const MMALayout& layout, ValueRange a,
+                                  ValueRange bOperand, ValueRange acc) {
+  return layout.lanes == 64 ? mfma(b, loc, layout, a, bOperand, acc) : mmaSync(b, loc, layout, a, bOperand, acc);
 }
 
 }  // namespace wave::jit

@@ -1,7 +1,7 @@
 //===- MMAInstructions.h - one tensor-core instruction ---------*- C++ -*-===//
 //
-// The MMA instruction the distributed lowering issues, on the registers analysis/MMALayout
-// describes.
+// The MMA instructions the distributed lowering issues (NVIDIA mma.sync, AMD MFMA), on the
+// registers analysis/MMALayout describes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +21,15 @@ namespace wave::jit {
 // between them: that churn was most of the IR LLVM compiled.
 llvm::SmallVector<mlir::Value> mmaSync(mlir::OpBuilder& b, mlir::Location loc, const MMALayout& layout,
                                        mlir::ValueRange a, mlir::ValueRange bOperand, mlir::ValueRange acc);
+
+// acc + a * b by one AMD MFMA of `layout` (wave64; `a` and `b` one vector<4xf16> each),
+// the same scalars in and out as mmaSync.
+llvm::SmallVector<mlir::Value> mfma(mlir::OpBuilder& b, mlir::Location loc, const MMALayout& layout, mlir::ValueRange a,
+                                    mlir::ValueRange bOperand, mlir::ValueRange acc);
+
+// The instruction of `layout`'s kind: mma.sync on NVIDIA, MFMA on AMD.
+llvm::SmallVector<mlir::Value> mmaInstruction(mlir::OpBuilder& b, mlir::Location loc, const MMALayout& layout,
+                                              mlir::ValueRange a, mlir::ValueRange bOperand, mlir::ValueRange acc);
 
 // A side-effecting inline asm statement of `ptx` over `operands` (LLVM's constraint string
 // `constraints`), its outputs `result`: for instructions the NVVM dialect lacks.

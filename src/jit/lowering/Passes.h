@@ -3,6 +3,7 @@
 #ifndef WAVE_JIT_LOWERING_PASSES_H
 #define WAVE_JIT_LOWERING_PASSES_H
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -48,7 +48,7 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
            "Lower tanh_approx to PTX's tanh.approx.f32 (false: math.tanh)">
   ];
   let dependentDialects = [
-    "::mlir::affine::AffineDialect", "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::affine::AffineDialect", "::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::nvgpu::NVGPUDialect", "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
 }

@@ -45,10 +45,8 @@ void checkDtype(const graph::KernelGraph& kernel, const CompileOptions& options,
 // The ops the AMD lowering does not take yet: each is an error at its line, not a crash
 // deeper in or a kernel that computes something else.
 void checkAmdOp(const graph::KernelGraph& kernel, const CompileOptions& options, const graph::Node& node) {
-  const char* missing = node.kind == graph::OpKind::Mma     ? "its MFMA kinds are not lowered yet"
-                        : node.kind == graph::OpKind::Print ? "printing from the GPU is not lowered for it yet"
-                                                            : nullptr;
-  if (!missing) return;
+  if (node.kind != graph::OpKind::Print) return;
+  const char* missing = "printing from the GPU is not lowered for it yet";
   throw Error(kernel.name, op_name(node.kind), node.loc.file, node.loc.line,
               expected_found("an op the " + options.target + " target lowers",
                              std::string(op_name(node.kind)) + " (" + options.target + ": " + missing + ")"));

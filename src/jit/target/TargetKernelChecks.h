@@ -24,7 +24,7 @@ const TargetInfo& targetOf(const graph::KernelGraph& kernel, const CompileOption
 // (32 on NVIDIA, 64 on AMD), an MMA kind of the other vendor, a waves_per_block split the
 // wave constraints do not make, vector_shapes other than 0 on a dim of one workgroup
 // tile, f8 where the target has no such f8; on AMD, the ops its lowering lacks so far
-// (mma, print).
+// (print).
 void checkKernelForTarget(const graph::KernelGraph& kernel, const CompileOptions& options);
 
 }  // namespace wave::jit
