@@ -9,8 +9,11 @@
 //     --target T         compile for T (wave/target.hpp: sm_90a, gfx942, ...); on AMD the
 //                        AMDGPU assembly is shown in place of PTX, and nothing runs
 //     --hsaco FILE       with an AMD target, write the code object to FILE
+//     --set SYMBOL=N     set a symbol (a tile size, say) in place of the example's value
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -44,8 +47,19 @@ int run_example(const Kernel& kernel, wave::CompileOptions options, int argc, ch
       options.target = argv[++i];
     } else if (!std::strcmp(argv[i], "--hsaco") && i + 1 < argc) {
       hsaco_file = argv[++i];
+    } else if (!std::strcmp(argv[i], "--set") && i + 1 < argc && std::strchr(argv[i + 1], '=')) {
+      const std::string set = argv[++i];
+      const std::string symbol = set.substr(0, set.find('='));
+      const std::int64_t value = std::stoll(set.substr(set.find('=') + 1));
+      auto same = [&](const wave::Sub& s) { return s.symbol == symbol && !s.is_address_space; };
+      if (auto it = std::find_if(options.subs.begin(), options.subs.end(), same); it != options.subs.end())
+        it->value = value;
+      else
+        options.subs.push_back(wave::Sub(symbol, value));
     } else {
-      std::fprintf(stderr, "usage: %s [--symbolic] [--debug-locations] [--run [--ptx] [--target T] [--hsaco FILE]]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--symbolic] [--debug-locations] [--set SYMBOL=N]... [--run [--ptx] [--target T] "
+                   "[--hsaco FILE]]\n",
                    argv[0]);
       return 2;
     }
@@ -67,8 +81,13 @@ int run_example(const Kernel& kernel, wave::CompileOptions options, int argc, ch
     if (!full_ptx) std::cout << "... (--ptx prints all of it)\n";
     if (amd) {
       if (!hsaco_file.empty()) std::ofstream(hsaco_file, std::ios::binary) << compiled.ptx().hsaco;
+      std::string why;
+      if (!wave::runtime::amd_device_available(&why))
+        why = "no AMD GPU here: " + why;
+      else
+        why = "the examples' checks allocate device memory through CUDA only so far";
       std::cout << "--- not run: a " << options.target << " code object (" << compiled.ptx().hsaco.size()
-                << " bytes); wave-cpp launches kernels on NVIDIA GPUs only so far\n";
+                << " bytes); " << why << "\n";
       return 0;
     }
     std::string why;

@@ -9,6 +9,7 @@ shift || true
 
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools lld-22 liblld-22-dev
+  libamdhip64-5  # the HIP runtime: loaded (not linked) to launch AMD code objects; with no AMD GPU it says so
   libboost-dev catch2 libdlpack-dev
   cmake ninja-build ccache g++ xz-utils python3
   ${WAVE_EXTRA_PACKAGES:-}

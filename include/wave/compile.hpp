@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -90,6 +91,9 @@ class CompiledKernel {
   DimSizes all_sizes(DimSizes sizes, std::source_location where) const;
   void launch_pointers(const std::vector<const void*>& pointers, const DimSizes& sizes,
                        const runtime::Stream* stream, std::source_location where) const;
+  // The parameters `words` for a code object of an AMD target, through the HIP runtime.
+  void launch_on_amd(std::vector<std::int64_t>& words, const DimSizes& sizes, const runtime::Stream* stream,
+                     const std::function<void(const std::string&)>& fail) const;
 
   struct Loaded;
   jit::PtxKernel ptx_;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <source_location>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "wave/target.hpp"
@@ -24,6 +25,9 @@ struct Sub {
   template <FixedString S>
   Sub(Symbol<S>, AddressSpace space)
       : symbol(Symbol<S>::name), value(static_cast<std::int64_t>(space)), is_address_space(true) {}
+  // A symbol named at run time (a command line's, a tuner's); an unknown name is an error
+  // at compile().
+  Sub(std::string name, std::int64_t v) : symbol(std::move(name)), value(v) {}
 };
 
 using Subs = std::vector<Sub>;

@@ -35,6 +35,9 @@ namespace runtime {
 
 // True when a GPU can be used here; otherwise false, with the reason in `reason`.
 bool device_available(std::string* reason = nullptr);
+// The same for an AMD GPU, through the HIP runtime (what kernels compiled for gfx942
+// launch on; the rest of this runtime, memory and streams, is CUDA's so far).
+bool amd_device_available(std::string* reason = nullptr);
 
 // Device 0. Throws wave::Error when there is none.
 DeviceInfo device_info(std::source_location where = std::source_location::current());

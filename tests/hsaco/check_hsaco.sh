@@ -2,16 +2,21 @@
 # An example compiled for AMD gfx942: its code object (HSACO) disassembles for gfx942 with
 # the instructions it must use, and its metadata reports waves of 64, no register spills
 # and no scratch memory.
-#   check_hsaco.sh <example binary> [instruction...]
+#   check_hsaco.sh <example binary> [--set SYMBOL=N]... [instruction...]
 set -euo pipefail
 example=$1
 shift
+sets=()
+while [ $# -ge 2 ] && [ "$1" = --set ]; do
+  sets+=("$1" "$2")
+  shift 2
+done
 tool() { command -v "$1-22" || echo "/usr/lib/llvm-22/bin/$1"; }
 objdump=$(tool llvm-objdump)
 readobj=$(tool llvm-readobj)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-WAVE_CACHE_DIR="$dir/cache" "$example" --run --target gfx942 --hsaco "$dir/kernel.hsaco" > "$dir/out.txt"
+WAVE_CACHE_DIR="$dir/cache" "$example" "${sets[@]}" --run --target gfx942 --hsaco "$dir/kernel.hsaco" > "$dir/out.txt"
 [ -s "$dir/kernel.hsaco" ] || { echo "FAIL: $example wrote no code object"; cat "$dir/out.txt"; exit 1; }
 "$objdump" -d --mcpu=gfx942 "$dir/kernel.hsaco" > "$dir/kernel.dis"
 grep -q 'file format elf64-amdgpu' "$dir/kernel.dis" || { echo "FAIL: not an AMDGPU object"; exit 1; }

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "runtime/HipRuntime.h"
 #include "wave/compile.hpp"
 #include "wave/runtime.hpp"
 
@@ -11,6 +12,7 @@ namespace wave {
 struct CompiledKernel::Loaded {
   std::once_flag once;
   std::unique_ptr<runtime::LoadedKernel> kernel;
+  std::unique_ptr<jit::hip::Kernel> amd;  // a code object for an AMD target, in its place
   // Per tensor map, the last one encoded and what for: a launch on the same tensor and
   // sizes (a benchmark's, a loop's) reuses it instead of asking the driver again.
   struct EncodedMap {
@@ -168,10 +170,7 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
     for (const std::string& dim : dims) words.push_back(sizes.at(dim));
     words.insert(words.end(), strides.begin(), strides.end());
   }
-  if (!ptx_.hsaco.empty())
-    fail("target " + ptx_.target + ": " +
-         expected_found("a kernel for the GPUs this runtime launches on (NVIDIA, through the CUDA driver)",
-                        "an AMD code object (HSACO): the HIP back end that would load it is not built yet"));
+  if (!ptx_.hsaco.empty()) return launch_on_amd(words, sizes, stream, fail);
   const runtime::Dim3 block{ptx_.block[0], ptx_.block[1], ptx_.block[2]};
   std::call_once(loaded_->once, [&] {
     loaded_->kernel = std::make_unique<runtime::LoadedKernel>(ptx_.ptx, ptx_.entry, where);
@@ -225,6 +224,19 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
     grid = {static_cast<unsigned>(std::max(cluster, workgroups / cluster * cluster)), 1, 1};
   }
   loaded_->kernel->launch(grid, block, args, ptx_.shared_bytes, stream, where);
+}
+
+// A code object compiled for an AMD target, through the HIP runtime (loaded on first
+// use): on the default stream, the same parameters as on NVIDIA.
+void CompiledKernel::launch_on_amd(std::vector<std::int64_t>& words, const DimSizes& sizes,
+                                   const runtime::Stream* stream, const std::function<void(const std::string&)>& fail) const {
+  if (stream)
+    fail("stream: " + expected_found("none (the default stream) for a kernel compiled for " + ptx_.target,
+                                     "a CUDA stream (streams on AMD GPUs are not built yet)"));
+  std::call_once(loaded_->once, [&] { loaded_->amd = std::make_unique<jit::hip::Kernel>(ptx_.hsaco, ptx_.entry, fail); });
+  std::vector<void*> args;
+  for (std::int64_t& w : words) args.push_back(&w);
+  loaded_->amd->launch(ptx_.grid_for(sizes), ptx_.block, args, ptx_.shared_bytes, fail);
 }
 
 }  // namespace wave

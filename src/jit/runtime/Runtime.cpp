@@ -1,5 +1,6 @@
 // wave::runtime on the CUDA driver: device 0's primary context, made current on first use.
 #include "runtime/CudaDriver.h"
+#include "runtime/HipRuntime.h"
 
 #include <utility>
 #include <algorithm>
@@ -47,6 +48,12 @@ bool device_available(std::string* reason) {
   const Driver& d = Driver::get();
   if (reason) *reason = d.unavailable_reason();
   return d.available();
+}
+
+bool amd_device_available(std::string* reason) {
+  const jit::hip::Runtime& hip = jit::hip::Runtime::get();
+  if (reason) *reason = hip.unavailable_reason();
+  return hip.available();
 }
 
 DeviceInfo device_info(std::source_location where) {

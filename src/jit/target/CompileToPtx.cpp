@@ -252,6 +252,10 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
                             const FirstError& first, mlir::TimingScope* timing) {
   const TargetInfo& target = targetNamed(options.target, kernelName);
   const bool amd = target.vendor == Vendor::amd;
+  if (amd && persistentRequested(options))
+    throw Error(kernelName, "compile",
+                "", 0, "persistent: " + expected_found("false on " + options.target,
+                                                       "true (persistent grids on AMD GPUs are not built yet)"));
   if (amd && clusterSizeRequested(options) != 1)
     throw Error(kernelName, "compile", "", 0,
                 "cluster_size: " + expected_found("1 on " + options.target + " (AMD GPUs have no workgroup clusters)",
@@ -375,6 +379,12 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
       for (int i = 0; i < 3; ++i) result.block[i] = static_cast<unsigned>(block[i]);
   });
   result.target = options.target;
+  // CDNA3 gives a workgroup 64 KiB of LDS.
+  if (amd && result.shared_bytes > 64 * 1024)
+    throw Error(kernelName, "compile", "", 0,
+                "shared memory: " + expected_found("at most 65536 bytes per workgroup on " + options.target + " (LDS)",
+                                                   std::to_string(result.shared_bytes) +
+                                                       " bytes (smaller tiles, or pipeline_stages = 1)"));
   if (amd) {
     mlir::TimingScope codegenTiming = timing ? timing->nest("codegen (ROCDL pipeline, LLVM, HSACO)") : mlir::TimingScope();
     auto hsaco = compileToHsaco(module, {.chip = options.target,

@@ -1,0 +1,89 @@
+#include "runtime/HipRuntime.h"
+
+#include <dlfcn.h>
+
+namespace wave::jit::hip {
+
+namespace {
+
+template <class F>
+bool bind(void* lib, const char* name, F& fn) {
+  fn = reinterpret_cast<F>(dlsym(lib, name));
+  return fn != nullptr;
+}
+
+// The HIP runtime as ROCm installs it (its development link first, then each ABI version).
+void* openLibrary(std::string& tried) {
+  for (const char* name : {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"}) {
+    if (void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) return lib;
+    const char* why = dlerror();
+    tried += std::string(tried.empty() ? "" : "; ") + (why ? why : name);
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Runtime::Runtime() {
+  std::string tried;
+  void* lib = openLibrary(tried);
+  if (!lib) {
+    reason = "no HIP runtime on this machine (" + tried + ")";
+    return;
+  }
+  const bool bound = bind(lib, "hipInit", hipInit) && bind(lib, "hipGetDeviceCount", hipGetDeviceCount) &&
+                     bind(lib, "hipModuleLoadData", hipModuleLoadData) &&
+                     bind(lib, "hipModuleUnload", hipModuleUnload) &&
+                     bind(lib, "hipModuleGetFunction", hipModuleGetFunction) &&
+                     bind(lib, "hipModuleLaunchKernel", hipModuleLaunchKernel) &&
+                     bind(lib, "hipGetErrorName", hipGetErrorName) && bind(lib, "hipGetErrorString", hipGetErrorString);
+  if (!bound) {
+    reason = "the HIP runtime (libamdhip64) lacks an entry point wave-cpp needs";
+    return;
+  }
+  if (hipError_t r = hipInit(0); r != hipSuccess) {
+    reason = "the HIP runtime is installed but no AMD GPU is usable: " + describe("hipInit", r);
+    return;
+  }
+  int count = 0;
+  if (hipError_t r = hipGetDeviceCount(&count); r != hipSuccess || count == 0)
+    reason = "the HIP runtime reports no AMD GPU" + (r != hipSuccess ? ": " + describe("hipGetDeviceCount", r) : "");
+}
+
+const Runtime& Runtime::get() {
+  static const Runtime runtime;
+  return runtime;
+}
+
+std::string Runtime::describe(const char* call, hipError_t result) const {
+  const char* name = hipGetErrorName ? hipGetErrorName(result) : nullptr;
+  const char* text = hipGetErrorString ? hipGetErrorString(result) : nullptr;
+  return std::string(call) + " (" + (name ? name : "error " + std::to_string(result)) +
+         (text && (!name || std::string(text) != name) ? std::string(": ") + text : "") + ")";
+}
+
+Kernel::Kernel(const std::string& hsaco, const std::string& entry, const Fail& fail) {
+  const Runtime& hip = Runtime::get();
+  if (!hip.available()) fail("expected an AMD GPU to launch a code object on, but found none: " + hip.unavailable_reason());
+  if (hipError_t r = hip.hipModuleLoadData(&module_, hsaco.data()); r != hipSuccess)
+    fail("the HIP runtime rejects the code object: " + hip.describe("hipModuleLoadData", r));
+  if (hipError_t r = hip.hipModuleGetFunction(&function_, module_, entry.c_str()); r != hipSuccess) {
+    hip.hipModuleUnload(module_);
+    fail("the code object has no kernel '" + entry + "': " + hip.describe("hipModuleGetFunction", r));
+  }
+}
+
+Kernel::~Kernel() {
+  if (module_) Runtime::get().hipModuleUnload(module_);
+}
+
+void Kernel::launch(std::array<unsigned, 3> grid, std::array<unsigned, 3> block, std::vector<void*>& args,
+                    unsigned sharedBytes, const Fail& fail) const {
+  const Runtime& hip = Runtime::get();
+  if (hipError_t r = hip.hipModuleLaunchKernel(function_, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                               sharedBytes, nullptr, args.data(), nullptr);
+      r != hipSuccess)
+    fail(hip.describe("hipModuleLaunchKernel", r));
+}
+
+}  // namespace wave::jit::hip
