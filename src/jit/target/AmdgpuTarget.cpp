@@ -1,5 +1,7 @@
 #include "target/AmdgpuTarget.h"
 
+#include "target/CodegenPipeline.h"
+
 #include "lowering/Passes.h"
 #include "transforms/Passes.h"
 
@@ -9,7 +11,6 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 
 namespace wave::jit {
@@ -36,24 +37,11 @@ void addRocdlPipeline(mlir::OpPassManager& pm, const AmdgpuOptions& options) {
 }  // namespace
 
 mlir::FailureOr<Hsaco> compileToHsaco(mlir::ModuleOp module, const AmdgpuOptions& options) {
-  mlir::PassManager pm(module.getContext());
-  if (options.timing) pm.enableTiming(*options.timing);
-  if (!options.dumpDir.empty()) {
-    module.getContext()->disableMultithreading();  // IR printing needs one thread
-    pm.enableIRPrintingToFileTree([](mlir::Pass*, mlir::Operation*) { return false; },
-                                  [](mlir::Pass*, mlir::Operation*) { return true; }, /*printModuleScope=*/true,
-                                  /*printAfterOnlyOnChange=*/true, /*printAfterOnlyOnFailure=*/false, options.dumpDir);
-  }
-  pm.enableVerifier(options.verifyEachPass);
-  addRocdlPipeline(pm, options);
-  if (mlir::failed(pm.run(module)) || (!options.verifyEachPass && mlir::failed(mlir::verify(module))))
-    return mlir::failure();
-  mlir::gpu::GPUModuleOp gpuModule;
-  module.walk([&](mlir::gpu::GPUModuleOp m) { gpuModule = m; });
-  if (!gpuModule) {
-    module.emitError("expected a gpu.module to compile to HSACO");
-    return mlir::failure();
-  }
+  mlir::FailureOr<mlir::gpu::GPUModuleOp> lowered =
+      runCodegenPipeline(module, {options.verifyEachPass, options.timing, options.dumpDir},
+                         [&](mlir::OpPassManager& pm) { addRocdlPipeline(pm, options); });
+  if (mlir::failed(lowered)) return mlir::failure();
+  mlir::gpu::GPUModuleOp gpuModule = *lowered;
   return translateToHsaco(gpuModule, {.chip = options.chip, .dumpDir = options.dumpDir, .timing = options.timing});
 }
 

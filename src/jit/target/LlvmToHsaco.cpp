@@ -1,15 +1,15 @@
 #include "target/LlvmToHsaco.h"
 
+#include "target/LlvmCodegen.h"
+
 #include <memory>
 #include <mutex>
 
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
@@ -44,37 +44,14 @@ void initializeAmdgpuBackEnd() {
 
 // Nothing optimizes after LLVM on this path (no ptxas): its whole -O3 pipeline runs, as
 // upstream's ROCDL target runs it.
-mlir::LogicalResult optimize(llvm::Module& module, llvm::TargetMachine& machine) {
-  llvm::LoopAnalysisManager loops;
-  llvm::FunctionAnalysisManager functions;
-  llvm::CGSCCAnalysisManager sccs;
-  llvm::ModuleAnalysisManager modules;
-  llvm::PassBuilder builder(&machine);
-  builder.registerModuleAnalyses(modules);
-  builder.registerCGSCCAnalyses(sccs);
-  builder.registerFunctionAnalyses(functions);
-  builder.registerLoopAnalyses(loops);
-  builder.crossRegisterProxies(loops, functions, sccs, modules);
-  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, modules);
-  return mlir::success();
-}
+constexpr llvm::StringLiteral kPasses = "default<O3>";
 
-// `module` as an assembly file or a relocatable object, from a copy (code generation
-// changes the IR it runs on).
+// `module` as assembly or an object, from a copy (code generation changes the IR it
+// runs on, and both are made).
 mlir::FailureOr<std::string> emit(const llvm::Module& module, llvm::TargetMachine& machine,
                                   llvm::CodeGenFileType type, mlir::gpu::GPUModuleOp op) {
   std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
-  std::string out;
-  {
-    llvm::raw_string_ostream stream(out);
-    llvm::buffer_ostream buffered(stream);  // written to `out` when it goes
-    llvm::legacy::PassManager codegen;
-    if (machine.addPassesToEmitFile(codegen, buffered, nullptr, type))
-      return op.emitError() << "LLVM's AMDGPU back end cannot emit "
-                            << (type == llvm::CodeGenFileType::ObjectFile ? "an object" : "assembly");
-    codegen.run(*copy);
-  }
-  return out;
+  return emitMachineCode(*copy, machine, type, op);
 }
 
 // Links a relocatable object into a code object (a shared ELF, as the HIP runtime loads),
@@ -136,8 +113,8 @@ mlir::FailureOr<Hsaco> translateToHsaco(mlir::gpu::GPUModuleOp module, const Llv
     if (!ec) ir->print(out, nullptr);
   }
   step.stop();
-  step = root.nest("LLVM passes: default<O3>");
-  if (mlir::failed(optimize(*ir, *machine))) return mlir::failure();
+  step = root.nest("LLVM passes: " + kPasses.str());
+  if (mlir::failed(runLlvmPasses(*ir, *machine, kPasses, module))) return mlir::failure();
   step.stop();
   step = root.nest("AMDGPU code generation");
   Hsaco result;

@@ -1,5 +1,7 @@
 #include "target/LlvmToPtx.h"
 
+#include "target/LlvmCodegen.h"
+
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -7,12 +9,10 @@
 #include "mlir/Target/LLVM/NVVM/Utils.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IRReader/IRReader.h"
 #include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -91,25 +91,6 @@ mlir::FailureOr<bool> linkLibdevice(llvm::Module& module, mlir::gpu::GPUModuleOp
   return true;
 }
 
-mlir::LogicalResult optimize(llvm::Module& module, llvm::TargetMachine& machine, llvm::StringRef passes,
-                             mlir::gpu::GPUModuleOp op) {
-  llvm::LoopAnalysisManager loops;
-  llvm::FunctionAnalysisManager functions;
-  llvm::CGSCCAnalysisManager sccs;
-  llvm::ModuleAnalysisManager modules;
-  llvm::PassBuilder builder(&machine);
-  builder.registerModuleAnalyses(modules);
-  builder.registerCGSCCAnalyses(sccs);
-  builder.registerFunctionAnalyses(functions);
-  builder.registerLoopAnalyses(loops);
-  builder.crossRegisterProxies(loops, functions, sccs, modules);
-  llvm::ModulePassManager pipeline;
-  if (llvm::Error error = builder.parsePassPipeline(pipeline, passes))
-    return op.emitError() << "LLVM passes '" << passes << "': " << llvm::toString(std::move(error));
-  pipeline.run(module, modules);
-  return mlir::success();
-}
-
 }  // namespace
 
 // MLIR has folded and CSE'd the IR, and ptxas optimizes what it assembles: LLVM's -O3 pipeline
@@ -151,20 +132,11 @@ mlir::FailureOr<std::string> translateToPtx(mlir::gpu::GPUModuleOp module, const
       (options.passes.empty() ? defaultLlvmPasses() : options.passes);
   step.stop();
   step = root.nest("LLVM passes: " + passes);
-  if (mlir::failed(optimize(*ir, *machine, passes, module))) return mlir::failure();
+  if (mlir::failed(runLlvmPasses(*ir, *machine, passes, module))) return mlir::failure();
   step.stop();
   step = root.nest("NVPTX code generation");
 
-  std::string ptx;
-  {
-    llvm::raw_string_ostream stream(ptx);
-    llvm::buffer_ostream buffered(stream);
-    llvm::legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, buffered, nullptr, llvm::CodeGenFileType::AssemblyFile))
-      return module.emitError() << "LLVM's NVPTX back end cannot emit PTX";
-    codegen.run(*ir);
-  }
-  return ptx;
+  return emitMachineCode(*ir, *machine, llvm::CodeGenFileType::AssemblyFile, module);
 }
 
 }  // namespace wave::jit

@@ -1,5 +1,6 @@
 #include "target/NvptxTarget.h"
 
+#include "target/CodegenPipeline.h"
 #include "target/LlvmToPtx.h"
 #include "transforms/Passes.h"
 
@@ -69,25 +70,11 @@ void passTensorMapsByValue(mlir::gpu::GPUModuleOp module) {
 }
 
 mlir::FailureOr<std::string> compileToPtx(mlir::ModuleOp module, const NvptxOptions& options) {
-  mlir::PassManager pm(module.getContext());
-  if (options.timing) pm.enableTiming(*options.timing);
-  if (!options.dumpDir.empty()) {
-    module.getContext()->disableMultithreading();  // IR printing needs one thread
-    pm.enableIRPrintingToFileTree([](mlir::Pass*, mlir::Operation*) { return false; },
-                                  [](mlir::Pass*, mlir::Operation*) { return true; }, /*printModuleScope=*/true,
-                                  /*printAfterOnlyOnChange=*/true, /*printAfterOnlyOnFailure=*/false, options.dumpDir);
-  }
-  pm.enableVerifier(options.verifyEachPass);
-  addNvvmPipeline(pm, options);
-  if (mlir::failed(pm.run(module)) || (!options.verifyEachPass && mlir::failed(mlir::verify(module))))
-    return mlir::failure();
-
-  mlir::gpu::GPUModuleOp gpuModule;
-  module.walk([&](mlir::gpu::GPUModuleOp m) { gpuModule = m; });
-  if (!gpuModule) {
-    module.emitError("expected a gpu.module to compile to PTX");
-    return mlir::failure();
-  }
+  mlir::FailureOr<mlir::gpu::GPUModuleOp> lowered =
+      runCodegenPipeline(module, {options.verifyEachPass, options.timing, options.dumpDir},
+                         [&](mlir::OpPassManager& pm) { addNvvmPipeline(pm, options); });
+  if (mlir::failed(lowered)) return mlir::failure();
+  mlir::gpu::GPUModuleOp gpuModule = *lowered;
   passTensorMapsByValue(gpuModule);
   // The dynamic shared memory starts 1024-byte aligned: swizzled tiles (wgmma's) must
   // start at their swizzle's period, and the lowering places them at offsets so aligned.
