@@ -1,0 +1,63 @@
+// The distribution of a GEMM on AMD's MFMA (wave64): the same layout pipeline as on NVIDIA,
+// with the MMA layout table's wave64 entries. Each lane loads its operand fragments from
+// the shared tiles as runs of 4 halves along K (no ldmatrix on AMD), and every instruction
+// tile is one amdgpu.mfma on a vector<4xf16> of A, one of B and the lane's 4 (16 x 16) or
+// 16 (32 x 32) accumulators.
+// RUN: wave-opt %s --wave-promote-shared --wave-assign-layouts --wave-lower-to-gpu | FileCheck %s
+
+// Two waves of 64 per workgroup (the N tile split in two).
+// CHECK-LABEL: gpu.func @gemm_16x16x16
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// CHECK: scf.for {{.*}} -> (vector<16xf32>)
+// CHECK: vector.load %{{.*}} : memref<32x{{[0-9]+}}xf16, #gpu.address_space<workgroup>>, vector<4xf16>
+// A wave's 32 x 32 tile is 2 x 2 instruction tiles, two K steps of 16 per K tile of 32.
+// CHECK-COUNT-8: amdgpu.mfma 16x16x16 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<4xf16>, vector<4xf16>, vector<4xf32>
+// CHECK-NOT: amdgpu.mfma
+// CHECK: scf.yield {{.*}} : vector<16xf32>
+func.func @gemm_16x16x16(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K] of f16, shared>,
+                %c: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"32">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"64">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"32">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"32">>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 64, mma = #wave.mma_kind<f32_16x16x16_f16>>],
+    wave.hyperparameters = {K = 96 : i64, M = 64 : i64, N = 128 : i64}} {
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %x = wave.read %a : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    %y = wave.read %b : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
+
+// One 32 x 32 x 8 instruction tile per wave and K step: four per K tile of 32, each on
+// the lane's 16 accumulators.
+// CHECK-LABEL: gpu.func @gemm_32x32x8
+// CHECK: scf.for {{.*}} -> (vector<16xf32>)
+// CHECK-COUNT-4: amdgpu.mfma 32x32x8 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<4xf16>, vector<4xf16>, vector<16xf32>
+// CHECK-NOT: amdgpu.mfma
+func.func @gemm_32x32x8(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K] of f16, shared>,
+                %c: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"32">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"64">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"32">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"32">>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 64, mma = #wave.mma_kind<f32_32x32x8_f16>>],
+    wave.hyperparameters = {K = 96 : i64, M = 64 : i64, N = 128 : i64}} {
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %x = wave.read %a : !wave.memory<[M, K] of f16, shared> -> !wave.tensor<[M, K] of f16>
+    %y = wave.read %b : !wave.memory<[N, K] of f16, shared> -> !wave.tensor<[N, K] of f16>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of f16>, !wave.tensor<[N, K] of f16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
