@@ -155,13 +155,15 @@ class KernelImporter {
     const TargetInfo* target = find_target(options_.target);
     return target ? target->threads_per_wave : 32;
   }
-  // The target's kind for an mma on `lhs` that names none, unless the hardware
+  // The target's kind for an mma on `operands` that names none, unless the hardware
   // constraint gives the kernel's.
-  std::optional<MMA> defaultMma(Value lhs) {
+  std::optional<MMA> defaultMma(ValueRange operands) {
     const HardwareConstraint* hw = kernel_.constraints.hardware();
     const TargetInfo* target = find_target(options_.target);
-    if ((hw && hw->mma) || !target) return std::nullopt;
-    Type element = cast<dialect::TensorType>(lhs.getType()).getElementType();
+    // (A hand-built graph's mma may lack operands or take other values: the verifier says so.)
+    auto lhs = operands.empty() ? nullptr : dyn_cast<dialect::TensorType>(operands.front().getType());
+    if ((hw && hw->mma) || !target || !lhs) return std::nullopt;
+    Type element = lhs.getElementType();
     for (DataType dtype : {DataType::f16, DataType::bf16, DataType::f8e4m3, DataType::f8e5m2})
       if (element == elementType(dtype, "mma", {})) return default_mma(target->vendor, dtype);
     return std::nullopt;
@@ -265,7 +267,7 @@ class KernelImporter {
           state.addAttribute("elements_per_thread", builder_.getI64IntegerAttr(node.elements_per_thread));
         break;
       case graph::OpKind::Mma:
-        if (std::optional<MMA> kind = node.mma ? node.mma : defaultMma(state.operands.front()))
+        if (std::optional<MMA> kind = node.mma ? node.mma : defaultMma(state.operands))
           state.addAttribute("kind", dialect::MMAKindAttr::get(&ctx_, mmaKind(*kind, "mma", node.loc)));
         break;
       case graph::OpKind::Iterate:
