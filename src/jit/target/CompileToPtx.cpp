@@ -384,7 +384,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
     throw Error(kernelName, "compile", "", 0,
                 "shared memory: " + expected_found("at most 65536 bytes per workgroup on " + options.target + " (LDS)",
                                                    std::to_string(result.shared_bytes) +
-                                                       " bytes (smaller tiles, or pipeline_stages = 1)"));
+                                                       " bytes: smaller tiles (AMD tiles are not multi-buffered)"));
   if (amd) {
     mlir::TimingScope codegenTiming = timing ? timing->nest("codegen (ROCDL pipeline, LLVM, HSACO)") : mlir::TimingScope();
     auto hsaco = compileToHsaco(module, {.chip = options.target,
