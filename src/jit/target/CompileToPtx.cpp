@@ -47,12 +47,6 @@ std::string ptxFeatures(const std::string& chip, int sm90Version = 80) {
   return chip == "sm_80" ? "+ptx70" : "+ptx" + std::to_string(sm90Version);
 }
 
-// The row of `target` in wave/target.hpp's table, or an error naming the kernel.
-const TargetInfo& targetNamed(const std::string& target, const std::string& kernel) {
-  if (const TargetInfo* row = find_target(target)) return *row;
-  throw Error(kernel, "compile", "", 0, "target: " + expected_found(target_names(), "'" + target + "'"));
-}
-
 // Where a compile's IR goes: CompileOptions::dump_dir, else $WAVE_DUMP_DIR, each kernel in
 // a folder of its name; empty for nowhere.
 std::string dumpDirFor(const CompileOptions& options, const std::string& kernel) {

@@ -68,13 +68,13 @@ void checkNodes(const graph::KernelGraph& kernel, const CompileOptions& options,
 
 }  // namespace
 
-const TargetInfo& targetOf(const graph::KernelGraph& kernel, const CompileOptions& options) {
-  if (const TargetInfo* target = find_target(options.target)) return *target;
-  throw Error(kernel.name, "compile", "", 0, "target: " + expected_found(target_names(), "'" + options.target + "'"));
+const TargetInfo& targetNamed(const std::string& target, const std::string& kernel) {
+  if (const TargetInfo* row = find_target(target)) return *row;
+  throw Error(kernel, "compile", "", 0, "target: " + expected_found(target_names(), "'" + target + "'"));
 }
 
 void checkKernelForTarget(const graph::KernelGraph& kernel, const CompileOptions& options) {
-  const TargetInfo& target = targetOf(kernel, options);
+  const TargetInfo& target = targetNamed(options.target, kernel.name);
   const char* vendor = target.vendor == Vendor::amd ? "AMD" : "NVIDIA";
   const HardwareConstraint* hw = kernel.constraints.hardware();
   if (hw) {

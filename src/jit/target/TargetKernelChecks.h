@@ -15,9 +15,9 @@
 
 namespace wave::jit {
 
-// The row of options.target in wave/target.hpp's table; throws wave::Error naming the
-// kernel when there is none.
-const TargetInfo& targetOf(const graph::KernelGraph& kernel, const CompileOptions& options);
+// The row of `target` in wave/target.hpp's table; throws wave::Error naming `kernel`
+// when there is none.
+const TargetInfo& targetNamed(const std::string& target, const std::string& kernel);
 
 // Throws wave::Error naming the constraint field or op, and its source line, when the
 // kernel asks for what options.target does not do: waves of other than its threads
