@@ -1,7 +1,8 @@
 // Every device benchmark in one binary, so that one copy of the static LLVM/MLIR goes to a
 // GPU machine (the carry is 64 MiB; each static binary is about 21 MiB compressed):
 //   wave-bench NAME [arguments]    NAME: gemm, attention, paged-decode, varlen-attention,
-//                                  extend-attention, moe, conv2d, softmax, memory-bound
+//                                  extend-attention, moe, conv2d, softmax, memory-bound,
+//                                  collectives
 // or through a link named wave-bench-NAME (what the bench/*.py scripts run).
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,7 @@ int wave_bench_moe_main(int, char**);
 int wave_bench_conv2d_main(int, char**);
 int wave_bench_softmax_main(int, char**);
 int wave_bench_memory_bound_main(int, char**);
+int wave_bench_collectives_main(int, char**);
 
 int main(int argc, char** argv) {
   struct Bench {
@@ -30,13 +32,14 @@ int main(int argc, char** argv) {
                            {"moe", wave_bench_moe_main},
                            {"conv2d", wave_bench_conv2d_main},
                            {"softmax", wave_bench_softmax_main},
-                           {"memory-bound", wave_bench_memory_bound_main}};
+                           {"memory-bound", wave_bench_memory_bound_main},
+                           {"collectives", wave_bench_collectives_main}};
   const std::string self = argv[0];
   const std::string base = self.substr(self.rfind('/') + 1);
   for (const Bench& b : benches) {
     if (base == std::string("wave-bench-") + b.name) return b.main(argc, argv);
     if (argc > 1 && !std::strcmp(argv[1], b.name)) return b.main(argc - 1, argv + 1);
   }
-  std::fprintf(stderr, "usage: %s gemm|attention|paged-decode|varlen-attention|extend-attention|moe|conv2d|softmax|memory-bound [arguments]\n", argv[0]);
+  std::fprintf(stderr, "usage: %s gemm|attention|paged-decode|varlen-attention|extend-attention|moe|conv2d|softmax|memory-bound|collectives [arguments]\n", argv[0]);
   return 2;
 }

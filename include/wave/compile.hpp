@@ -43,10 +43,12 @@ class Stream;
 }
 
 // How a launch runs: the sizes of the kernel's dynamic dims (those left out of `subs`;
-// tensors with shapes give them too) and the stream to queue on (null: the default one).
+// tensors with shapes give them too), the stream to queue on (null: the default one) and
+// the GPU (a stream's own; without one, `device`).
 struct LaunchOptions {
   Subs sizes;
   const runtime::Stream* stream = nullptr;
+  int device = 0;
 };
 
 class CompiledKernel {
@@ -63,7 +65,7 @@ class CompiledKernel {
   // The dims left out of `subs`, whose sizes each launch gives.
   const std::vector<std::string>& dynamic_dims() const { return dynamic_; }
 
-  // Queues the kernel on device 0. Checks first: one pointer per argument, none null, each
+  // Queues the kernel (on device 0 unless LaunchOptions say). Checks first: one pointer per argument, none null, each
   // aligned to 16 bytes (device allocations are); a size for every dynamic dim, and that
   // the sizes satisfy the kernel's Assumptions (the code may rely on them).
   void launch(std::initializer_list<const void*> pointers, const LaunchOptions& how = {},
@@ -90,7 +92,7 @@ class CompiledKernel {
   // and satisfy the assumptions.
   DimSizes all_sizes(DimSizes sizes, std::source_location where) const;
   void launch_pointers(const std::vector<const void*>& pointers, const DimSizes& sizes,
-                       const runtime::Stream* stream, std::source_location where) const;
+                       const runtime::Stream* stream, int on_device, std::source_location where) const;
   // The parameters `words` for a code object of an AMD target, through the HIP runtime.
   void launch_on_amd(std::vector<std::int64_t>& words, const DimSizes& sizes, const runtime::Stream* stream,
                      const std::function<void(const std::string&)>& fail) const;
@@ -105,7 +107,7 @@ class CompiledKernel {
   DimSizes compiled_sizes_;           // dims with one
   std::string name_;
   std::source_location compiled_at_;
-  std::shared_ptr<Loaded> loaded_;  // the module, loaded on first launch
+  std::shared_ptr<Loaded> loaded_;  // the module, loaded on the first launch on each device
 };
 
 // A traced (or hand-built) kernel graph, compiled with `options`.

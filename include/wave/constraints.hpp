@@ -36,6 +36,11 @@ struct WorkgroupConstraint {
       : dim(Symbol<D>::name), tile(to_expr(tile_size)), workgroup_dim(grid_axis), where(loc) {}
 };
 
+// The rank of the GPU a kernel spread over several (DeviceConstraint) runs on: 0 to the
+// rank count - 1. compile() for a set of ranks (wave/distributed.hpp) binds it per rank;
+// kernels use it in index expressions and mappings (a peer's slot: (RANK + 1) % RANKS).
+inline constexpr Symbol<"RANK"> RANK{};
+
 // A dim and a tile size: what wave and tiling constraints state.
 struct DimTile {
   std::string dim;
@@ -54,6 +59,13 @@ struct WaveConstraint : DimTile {
 
 // `iterate<dim>` walks `dim` sequentially in steps of `tile`.
 struct TilingConstraint : DimTile {
+  using DimTile::DimTile;
+};
+
+// Distributes `dim` over the GPUs of a node (docs/distributed.md): rank r takes the slice
+// [r * tile, (r + 1) * tile), which its workgroups then split as if it were the whole dim.
+// `tile` must divide the dim's size; the quotient is the rank count.
+struct DeviceConstraint : DimTile {
   using DimTile::DimTile;
 };
 
@@ -90,8 +102,8 @@ struct Assumption {
   Assumption(Expr p, std::source_location loc) : predicate(std::move(p)), where(loc) {}
 };
 
-using Constraint =
-    std::variant<WorkgroupConstraint, WaveConstraint, TilingConstraint, HardwareConstraint, Assumption>;
+using Constraint = std::variant<WorkgroupConstraint, WaveConstraint, TilingConstraint, DeviceConstraint,
+                                HardwareConstraint, Assumption>;
 
 class Constraints : public std::vector<Constraint> {
  public:

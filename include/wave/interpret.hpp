@@ -14,6 +14,8 @@
 // the meaning and are ignored.
 //
 // What the interpreter computes (the GPU lowering must agree):
+// - a dim a DeviceConstraint splits holds rank RANK's slice of it (RANK in subs), as on
+//   that rank's GPU;
 // - inside iterate<K>, values with the dim K hold the current tile of it; positions past
 //   a dim's end do not exist (reductions and mma never see them);
 // - float ops compute exactly and round to nearest even in the result's dtype; f16 and

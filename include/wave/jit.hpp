@@ -23,10 +23,12 @@ std::string import_to_mlir(const graph::KernelGraph& kernel, const CompileOption
 // pointer twice, an offset (0), then each dim's size and stride (row-major) as 64-bit
 // integers. CompiledKernel fills them.
 struct PtxKernel {
-  // A grid axis that splits a dim: ceil(size of `dim` / `tile`) workgroups.
+  // A grid axis that splits a dim: ceil(size of `dim` / `tile`) workgroups, or of `extent`
+  // where a DeviceConstraint splits the dim over the GPUs (the rank's slice).
   struct GridDim {
     std::string dim;  // empty: the axis has one workgroup
     unsigned tile = 1;
+    std::int64_t extent = 0;
   };
 
   // A tensor map the kernel takes by value (a 128-byte `__grid_constant__` parameter, after
@@ -63,8 +65,10 @@ struct PtxKernel {
   std::array<unsigned, 3> grid_for(const Sizes& sizes) const {
     std::array<unsigned, 3> g = grid;
     for (int axis = 0; axis < 3; ++axis)
-      if (auto it = sizes.find(grid_dims[axis].dim); !grid_dims[axis].dim.empty() && it != sizes.end())
-        g[axis] = static_cast<unsigned>((it->second + grid_dims[axis].tile - 1) / grid_dims[axis].tile);
+      if (auto it = sizes.find(grid_dims[axis].dim); !grid_dims[axis].dim.empty() && it != sizes.end()) {
+        const std::int64_t covered = grid_dims[axis].extent ? grid_dims[axis].extent : it->second;
+        g[axis] = static_cast<unsigned>((covered + grid_dims[axis].tile - 1) / grid_dims[axis].tile);
+      }
     return g;
   }
 };

@@ -39,8 +39,15 @@ bool device_available(std::string* reason = nullptr);
 // launch on; the rest of this runtime, memory and streams, is CUDA's so far).
 bool amd_device_available(std::string* reason = nullptr);
 
-// Device 0. Throws wave::Error when there is none.
-DeviceInfo device_info(std::source_location where = std::source_location::current());
+// How many GPUs this process can use (ordinals 0..count-1). Throws wave::Error when there
+// is none.
+int device_count(std::source_location where = std::source_location::current());
+
+// Device `ordinal` (0 by default). Throws wave::Error when there is none.
+DeviceInfo device_info(int ordinal, std::source_location where = std::source_location::current());
+inline DeviceInfo device_info(std::source_location where = std::source_location::current()) {
+  return device_info(0, where);
+}
 
 struct Dim3 {
   unsigned x = 1, y = 1, z = 1;
@@ -49,8 +56,11 @@ struct Dim3 {
 // Device memory, freed with the object.
 class DeviceBuffer {
  public:
-  explicit DeviceBuffer(std::size_t bytes,
-                        std::source_location where = std::source_location::current());
+  // On device 0.
+  explicit DeviceBuffer(std::size_t bytes, std::source_location where = std::source_location::current())
+      : DeviceBuffer(bytes, 0, where) {}
+  // On device `device`.
+  DeviceBuffer(std::size_t bytes, int device, std::source_location where = std::source_location::current());
   ~DeviceBuffer();
   DeviceBuffer(DeviceBuffer&& other) noexcept;
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
@@ -59,6 +69,7 @@ class DeviceBuffer {
 
   std::uint64_t address() const { return address_; }
   std::size_t size() const { return bytes_; }
+  int device() const { return device_; }
   // The kernel argument for this buffer (a pointer to the device address).
   void* arg() { return &address_; }
 
@@ -71,14 +82,57 @@ class DeviceBuffer {
  private:
   std::uint64_t address_ = 0;
   std::size_t bytes_ = 0;
+  int device_ = 0;
 };
 
-// A queue of work on device 0 (a CUDA stream): launches on one stream run in order,
-// launches on different streams may overlap. Work given no stream goes to the default
-// (null) stream.
+// Memory every rank of a node addresses, for kernels spread over several GPUs
+// (docs/distributed.md): one range of device addresses holding one slot per rank, rank r's
+// at address() + r * slot_bytes(), in the memory of device `devices[r]`, with every device
+// of `devices` allowed to read and write every slot (peer access, through the driver's
+// virtual memory). A kernel sees it as one tensor whose outermost dim is the rank, so a
+// peer's data is an ordinary index away. A slot holds `bytes_per_rank` rounded up to the
+// driver's mapping granularity (2 MiB on Hopper). Ranks on one device (emulated ranks,
+// which test the logic on one GPU) are slots of one allocation, sized the same.
+class SymmetricBuffer {
+ public:
+  SymmetricBuffer(std::size_t bytes_per_rank, std::vector<int> devices,
+                  std::source_location where = std::source_location::current());
+  ~SymmetricBuffer();
+  SymmetricBuffer(const SymmetricBuffer&) = delete;
+  SymmetricBuffer& operator=(const SymmetricBuffer&) = delete;
+
+  std::uint64_t address() const { return address_; }
+  int ranks() const { return static_cast<int>(devices_.size()); }
+  const std::vector<int>& devices() const { return devices_; }
+  std::size_t slot_bytes() const { return slot_; }
+  const void* slot(int rank) const { return reinterpret_cast<const void*>(address_ + slot_ * static_cast<std::size_t>(rank)); }
+
+  // Host copies of the first `bytes` of rank `rank`'s slot.
+  void copy_from_host(int rank, const void* src, std::size_t bytes,
+                      std::source_location where = std::source_location::current());
+  void copy_to_host(int rank, void* dst, std::size_t bytes,
+                    std::source_location where = std::source_location::current()) const;
+  // Sets every byte of every slot.
+  void fill_bytes(std::uint8_t value, std::source_location where = std::source_location::current());
+
+ private:
+  void release() noexcept;
+
+  std::uint64_t address_ = 0;
+  std::size_t slot_ = 0;
+  std::vector<int> devices_;
+  std::vector<unsigned long long> handles_;  // one physical allocation per rank (real ranks)
+  bool emulated_ = false;                    // every rank on one device: one plain allocation
+};
+
+// A queue of work on one device (a CUDA stream): launches on one stream run in order,
+// launches on different streams may overlap. Work given no stream goes to device 0's
+// default (null) stream.
 class Stream {
  public:
-  explicit Stream(std::source_location where = std::source_location::current());
+  // On device 0.
+  explicit Stream(std::source_location where = std::source_location::current()) : Stream(0, where) {}
+  explicit Stream(int device, std::source_location where = std::source_location::current());
   ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
@@ -86,21 +140,27 @@ class Stream {
   // Waits for the work queued on this stream; reports an error a kernel raised.
   void synchronize(std::source_location where = std::source_location::current()) const;
   void* handle() const { return handle_; }
+  int device() const { return device_; }
 
  private:
   void* handle_ = nullptr;
+  int device_ = 0;
 };
 
-// A PTX module loaded on device 0, and one kernel of it.
+// A PTX module loaded on one device, and one kernel of it.
 class LoadedKernel {
  public:
+  // On device 0.
   LoadedKernel(const std::string& ptx, const std::string& entry,
+               std::source_location where = std::source_location::current())
+      : LoadedKernel(ptx, entry, 0, where) {}
+  LoadedKernel(const std::string& ptx, const std::string& entry, int device,
                std::source_location where = std::source_location::current());
   ~LoadedKernel();
   LoadedKernel(const LoadedKernel&) = delete;
   LoadedKernel& operator=(const LoadedKernel&) = delete;
 
-  // Queues the kernel on `stream` (null: the default stream) with `shared_bytes` of
+  // Queues the kernel on `stream` (its device's; null: the default stream) with `shared_bytes` of
   // dynamic shared memory; `args` point at each argument's value, in order.
   void launch(Dim3 grid, Dim3 block, const std::vector<void*>& args,
               std::uint32_t shared_bytes = 0, const Stream* stream = nullptr,
@@ -124,6 +184,7 @@ class LoadedKernel {
   void* module_ = nullptr;
   void* function_ = nullptr;
   std::string entry_;
+  int device_ = 0;
   // The dynamic shared memory the kernel may take, raised on the launch that needs more.
   mutable std::atomic<std::uint32_t> dynamic_shared_limit_{0};
 };
@@ -146,8 +207,14 @@ TensorMap encode_tensor_map(const void* address, DataType dtype, const std::vect
 float elapsed_ms(const std::function<void()>& enqueue,
                  std::source_location where = std::source_location::current());
 
-// Waits for all queued work; reports an error a kernel raised.
+// The same over several devices (the ranks of a distributed kernel): `enqueue` queues
+// work on their default streams; the longest device's milliseconds.
+float elapsed_ms(const std::vector<int>& devices, const std::function<void()>& enqueue,
+                 std::source_location where = std::source_location::current());
+
+// Waits for all work queued on device 0 (on `device`); reports an error a kernel raised.
 void synchronize(std::source_location where = std::source_location::current());
+void synchronize(int device, std::source_location where = std::source_location::current());
 
 }  // namespace runtime
 }  // namespace wave

@@ -78,6 +78,7 @@ inline std::set<std::string> kernel_symbols(const graph::KernelGraph& k) {
           } else if constexpr (std::is_same_v<C, HardwareConstraint>) {
             for (const VectorShape& s : v.vector_shapes) out.insert(s.dim.name);
           } else {
+            if constexpr (std::is_same_v<C, DeviceConstraint>) out.insert(std::string(RANK.name));
             out.insert(v.dim);
             out.merge(v.tile.symbols());
           }
@@ -141,6 +142,15 @@ inline void validate_constraints(const graph::KernelGraph& k, const std::source_
                               " (waves split a workgroup's tile, or each tile a loop walks)",
                           "none"));
   }
+  for (const DeviceConstraint* c : cs.all<DeviceConstraint>()) {
+    check_dim("DeviceConstraint", c->dim, c->where);
+    if (cs.find<DeviceConstraint>(c->dim) != c)
+      fail("DeviceConstraint", c->where, expected_found("one DeviceConstraint per dim", "a second one on " + c->dim));
+    if (cs.find<TilingConstraint>(c->dim))
+      fail("DeviceConstraint", c->where,
+           expected_found("a dim no loop walks (each rank would walk only its slice)",
+                          "a TilingConstraint on " + c->dim));
+  }
   for (const TilingConstraint* c : cs.all<TilingConstraint>()) {
     check_dim("TilingConstraint", c->dim, c->where);
     if (!detail::uses_iterate(k.body, c->dim))
@@ -165,9 +175,10 @@ inline void validate_subs(const graph::KernelGraph& k, const Subs& subs,
                           "'" + s.symbol + "'"));
     if (!values.emplace(s.symbol, s.value).second)
       fail("subs", where, expected_found("one value per symbol", "two for " + s.symbol));
-    if (!s.is_address_space && s.value <= 0)
+    if (s.symbol == RANK.name ? s.value < 0 : !s.is_address_space && s.value <= 0)
       fail("subs", where,
-           s.symbol + ": " + expected_found("a positive size", std::to_string(s.value)));
+           s.symbol + ": " + expected_found(s.symbol == RANK.name ? "a rank, 0 or more" : "a positive size",
+                                            std::to_string(s.value)));
   }
   auto positive_tile = [&](const char* op, const std::string& dim, const Expr& tile,
                            const std::source_location& at) -> std::optional<std::int64_t> {
@@ -191,6 +202,30 @@ inline void validate_subs(const graph::KernelGraph& k, const Subs& subs,
                expected_found("a multiple of the TilingConstraint's tile " + std::to_string(*step) +
                                   " (workgroups splitting a loop each walk whole tiles)",
                               std::to_string(*tile)));
+  }
+  for (const DeviceConstraint* c : cs.all<DeviceConstraint>()) {
+    auto tile = positive_tile("DeviceConstraint", c->dim, c->tile, c->where);
+    auto size = values.find(c->dim);
+    if (size == values.end())
+      fail("DeviceConstraint", c->where,
+           expected_found("a value in subs for " + c->dim + " (a dim split over ranks has a compiled size)", "none"));
+    if (tile && size->second % *tile != 0)
+      fail("DeviceConstraint", c->where,
+           "tile of " + c->dim + " = " + c->tile.str() + ": " +
+               expected_found("a divisor of " + c->dim + " = " + std::to_string(size->second) +
+                                  " (the rank count is their quotient)",
+                              std::to_string(*tile)));
+    auto rank = values.find(std::string(RANK.name));
+    if (rank == values.end())
+      fail("DeviceConstraint", c->where,
+           expected_found("a value in subs for RANK (compile(kernel, options, ranks) of wave/distributed.hpp sets "
+                          "it per rank)",
+                          "none"));
+    if (tile && rank->second >= size->second / *tile)
+      fail("subs", where,
+           "RANK: " + expected_found("a rank below " + std::to_string(size->second / *tile) + " (" + c->dim +
+                                         " / its DeviceConstraint's tile)",
+                                     std::to_string(rank->second)));
   }
   for (const WaveConstraint* c : cs.all<WaveConstraint>()) {
     auto wave_tile = positive_tile("WaveConstraint", c->dim, c->tile, c->where);

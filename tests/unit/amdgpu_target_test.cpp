@@ -11,6 +11,8 @@
 
 #include "kernels/decode_attention.hpp"
 
+#include "fixtures/errors.hpp"
+
 using namespace wave;
 using Catch::Matchers::Contains;
 
@@ -23,22 +25,8 @@ WAVE_SYMBOL(BM);
 WAVE_SYMBOL(BN);
 WAVE_SYMBOL(BK);
 
-std::optional<Error> compile_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  return std::nullopt;
-}
-
 void check_error(const std::optional<Error>& e, unsigned line, const std::string& op, const std::string& text) {
-  REQUIRE(e.has_value());
-  INFO(e->what());
-  CHECK(e->line() == line);
-  CHECK_THAT(e->file(), Contains("amdgpu_target_test.cpp"));
-  CHECK(e->op() == op);
-  CHECK_THAT(e->message(), Contains(text));
+  fixtures::check_error(e, "amdgpu_target_test.cpp", line, op, text);
 }
 
 CompileOptions gfx942(Subs subs) { return {.subs = std::move(subs), .target = "gfx942", .cache = false}; }
@@ -123,7 +111,7 @@ TEST_CASE("gfx942: what its lowering does not take is an error at the line", "[c
     auto k = kernel("copy", {WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM),
                              HardwareConstraint{.threads_per_wave = 32}},
                     copy);
-    check_error(compile_error([&] { compile(k, gfx942({{M, 64}, {N, 64}, {BM, 1}})); }), line, "HardwareConstraint",
+    check_error(fixtures::error_of([&] { compile(k, gfx942({{M, 64}, {N, 64}, {BM, 1}})); }), line, "HardwareConstraint",
                 "threads_per_wave: expected 64 on the AMD target (gfx942");
   }
   SECTION("an NVIDIA MMA kind") {
@@ -131,7 +119,7 @@ TEST_CASE("gfx942: what its lowering does not take is an error at the line", "[c
     auto k = kernel("copy", {WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM),
                              HardwareConstraint{.mma = MMA::F32_16x8x16_F16}},
                     copy);
-    check_error(compile_error([&] { compile(k, gfx942({{M, 64}, {N, 64}, {BM, 1}})); }), line, "HardwareConstraint",
+    check_error(fixtures::error_of([&] { compile(k, gfx942({{M, 64}, {N, 64}, {BM, 1}})); }), line, "HardwareConstraint",
                 "but found 32 (MMA kind f32_16x8x16_f16)");
   }
   SECTION("OCP f8") {
@@ -140,12 +128,12 @@ TEST_CASE("gfx942: what its lowering does not take is an error at the line", "[c
                     [](Memory<dims<M, N>, f16> a, Memory<dims<M, N>, f16> b) {
                       write(cast<f16>(cast<f8e4m3>(read(a))), b);
                     });
-    check_error(compile_error([&] { compile(k, gfx942({{M, 64}, {N, 64}, {BM, 1}})); }), line, "cast",
+    check_error(fixtures::error_of([&] { compile(k, gfx942({{M, 64}, {N, 64}, {BM, 1}})); }), line, "cast",
                 "FNUZ");
   }
   SECTION("more shared memory than a workgroup's LDS") {
     // Decode attention as tiled for an H100: 100 KiB of shared tiles.
-    const std::optional<Error> e = compile_error([&] {
+    const std::optional<Error> e = fixtures::error_of([&] {
       CompileOptions options = examples::decode_attention::default_options();
       options.target = "gfx942";
       options.cache = false;
@@ -158,7 +146,7 @@ TEST_CASE("gfx942: what its lowering does not take is an error at the line", "[c
     auto k = kernel("copy", {WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM), HardwareConstraint{}}, copy);
     CompileOptions persistent = gfx942({{M, 64}, {N, 64}, {BM, 1}});
     persistent.persistent = true;
-    const std::optional<Error> e = compile_error([&] { compile(k, persistent); });
+    const std::optional<Error> e = fixtures::error_of([&] { compile(k, persistent); });
     REQUIRE(e.has_value());
     CHECK_THAT(e->message(), Contains("persistent: expected false on gfx942"));
   }
@@ -166,7 +154,7 @@ TEST_CASE("gfx942: what its lowering does not take is an error at the line", "[c
     auto k = kernel("copy", {WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM), HardwareConstraint{}}, copy);
     CompileOptions clusters = gfx942({{M, 64}, {N, 64}, {BM, 1}});
     clusters.cluster_size = 2;
-    const std::optional<Error> e = compile_error([&] { compile(k, clusters); });
+    const std::optional<Error> e = fixtures::error_of([&] { compile(k, clusters); });
     REQUIRE(e.has_value());
     CHECK_THAT(e->message(), Contains("cluster_size: expected 1 on gfx942"));
   }
@@ -186,7 +174,7 @@ TEST_CASE("gfx942: a code object is cached, and launching it says why it cannot 
   CHECK(again.ptx().target == "gfx942");
   // No AMD GPU here: the launch loads the HIP runtime (or finds none) and says why it
   // cannot run, before any pointer is used.
-  const std::optional<Error> e = compile_error(
+  const std::optional<Error> e = fixtures::error_of(
       [&] { again.launch({reinterpret_cast<const void*>(0x1000), reinterpret_cast<const void*>(0x2000)}); });
   REQUIRE(e.has_value());
   INFO(e->what());

@@ -8,6 +8,8 @@
 
 #include <wave/wave.hpp>
 
+#include "fixtures/errors.hpp"
+
 using namespace wave;
 using Catch::Matchers::Contains;
 
@@ -18,22 +20,8 @@ WAVE_SYMBOL(N);
 WAVE_SYMBOL(BM);
 WAVE_SYMBOL(BN);
 
-std::optional<Error> compile_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  return std::nullopt;
-}
-
 void check_error(const std::optional<Error>& e, unsigned line, const std::string& op, const std::string& text) {
-  REQUIRE(e.has_value());
-  INFO(e->what());
-  CHECK(e->line() == line);
-  CHECK_THAT(e->file(), Contains("nvidia_target_errors_test.cpp"));
-  CHECK(e->op() == op);
-  CHECK_THAT(e->message(), Contains(text));
+  fixtures::check_error(e, "nvidia_target_errors_test.cpp", line, op, text);
 }
 
 const CompileOptions options{.subs = {{M, 256}, {N, 256}, {BM, 64}, {BN, 64}}, .cache = false};
@@ -50,9 +38,9 @@ TEST_CASE("error: 64-thread waves on the NVIDIA target", "[compile][error]") {
   const unsigned line = __LINE__ + 1;
   auto k = kernel("row_sums", {WorkgroupConstraint(M, BM, 0), HardwareConstraint{.threads_per_wave = 64}}, row_sums);
   const CompileOptions sums{.subs = {{M, 256}, {N, 256}, {BM, 4}}, .cache = false};
-  check_error(compile_error([&] { compile(k, sums); }), line, "HardwareConstraint",
+  check_error(fixtures::error_of([&] { compile(k, sums); }), line, "HardwareConstraint",
               "threads_per_wave: expected 32 on the NVIDIA target");
-  CHECK_THAT(compile_error([&] { compile(k, sums); })->message(), Contains("but found 64"));
+  CHECK_THAT(fixtures::error_of([&] { compile(k, sums); })->message(), Contains("but found 64"));
 }
 
 TEST_CASE("waves_per_block: the split the wave constraints make, or an error", "[compile][error]") {
@@ -67,7 +55,7 @@ TEST_CASE("waves_per_block: the split the wave constraints make, or an error", "
   CHECK_FALSE(compile(with_waves({0, 0, 0}), options).ptx().ptx.empty());
   const unsigned line = __LINE__ + 1;
   auto swapped = with_waves({4, 2, 1});
-  check_error(compile_error([&] { compile(swapped, options); }), line, "HardwareConstraint",
+  check_error(fixtures::error_of([&] { compile(swapped, options); }), line, "HardwareConstraint",
               "waves_per_block: expected the waves the wave constraints make along each grid axis (2, 4, 1)");
 }
 
@@ -79,9 +67,9 @@ TEST_CASE("vector_shapes: 0 on a dim of one-element tiles, otherwise an error", 
   CHECK_FALSE(compile(with_shapes({{M, 0}}), rows_options).ptx().ptx.empty());
   const unsigned line = __LINE__ + 1;
   auto vectorized = with_shapes({{N, 16}});
-  check_error(compile_error([&] { compile(vectorized, rows_options); }), line, "HardwareConstraint",
+  check_error(fixtures::error_of([&] { compile(vectorized, rows_options); }), line, "HardwareConstraint",
               "vector_shapes[N]: expected 0 for a dim whose workgroup tile is 1");
-  CHECK_THAT(compile_error([&] { compile(vectorized, rows_options); })->message(),
+  CHECK_THAT(fixtures::error_of([&] { compile(vectorized, rows_options); })->message(),
              Contains("but found 16 with a workgroup tile of 64"));
 }
 
@@ -94,7 +82,7 @@ TEST_CASE("error: f8 on the NVIDIA target", "[compile][error]") {
   auto f8_in = kernel("f8_copy", cs, [](Memory<dims<M, N>, f8e4m3> a, Memory<dims<M, N>, f8e4m3> b) {
     write(read(a), b);
   });
-  auto e = compile_error([&] { compile(f8_in, ampere); });
+  auto e = fixtures::error_of([&] { compile(f8_in, ampere); });
   REQUIRE(e);
   CHECK(e->op() == "argument 0");
   CHECK_THAT(e->message(), Contains("but found f8e4m3 (f8 needs sm_89 or later"));
@@ -106,7 +94,7 @@ TEST_CASE("error: f8 on the NVIDIA target", "[compile][error]") {
     auto narrow = cast<f8e5m2>(read(a));
     write(cast<f16>(narrow), b);
   });
-  auto cast_error = compile_error([&] { compile(f8_cast, ampere); });
+  auto cast_error = fixtures::error_of([&] { compile(f8_cast, ampere); });
   check_error(cast_error, line, "cast", "but found f8e5m2");
   // On sm_90a the casts are PTX's paired conversions, rounding and saturating.
   const std::string ptx = compile(f8_cast, options).ptx().ptx;

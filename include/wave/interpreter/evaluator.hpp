@@ -57,6 +57,15 @@ class Evaluator {
     for (const auto& a : kernel_.args) dims.insert(a.type.dims.begin(), a.type.dims.end());
     collect_dims(kernel_.body, dims);
     for (const std::string& d : dims) scope_[d] = Box{0, size_of_dim(d, nullptr)};
+    // A dim split over the GPUs: this rank's slice of it (RANK in subs picks the rank).
+    for (const DeviceConstraint* c : kernel_.constraints.template all<DeviceConstraint>()) {
+      auto rank = symbols_.find(std::string(RANK.name));
+      auto tile = c->tile.evaluate(symbols_);
+      if (rank == symbols_.end() || !tile)
+        fail_at_call("interpret", "DeviceConstraint on " + c->dim + ": " +
+                                      expected_found("values in subs for RANK and its tile", "none"));
+      scope_[c->dim] = Box{rank->second * *tile, *tile};
+    }
     // set_symbol's sizes are per workgroup: the body runs once per point of their dims
     // (each a workgroup tile of 1), as the workgroups along them do.
     std::vector<std::string> per_point = set_symbol_dims();

@@ -1,5 +1,6 @@
 #include "analysis/KernelGrid.h"
 
+#include "analysis/MMAAnchors.h"
 #include "analysis/ThreadLayout.h"
 #include "dialect/WaveOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -43,7 +44,55 @@ int64_t reducedDimTile(int64_t size) {
   return size < 512 ? static_cast<int64_t>(llvm::NextPowerOf2(static_cast<uint64_t>(size))) : llvm::alignTo(size, 512);
 }
 
+// The dims whose elements some op combines: those reductions and prefix sums run along,
+// and an mma's K (its operand's dims that its result lacks).
+llvm::SmallDenseSet<StringRef> combinedDims(func::FuncOp kernel) {
+  llvm::SmallDenseSet<StringRef> combined;
+  kernel.walk([&](Operation* op) {
+    if (auto reduction = dyn_cast<dialect::ReductionOpInterface>(op)) combined.insert(reduction.getDim());
+    if (auto cumsum = dyn_cast<dialect::CumsumOp>(op)) combined.insert(cumsum.getDim());
+    if (!isa<dialect::MmaOp>(op) || op->getNumOperands() == 0 || op->getNumResults() == 0) return;
+    auto lhs = dyn_cast<dialect::TensorType>(op->getOperand(0).getType());
+    auto result = dyn_cast<dialect::TensorType>(op->getResult(0).getType());
+    if (!lhs || !result) return;  // (the verifier reports it)
+    const auto resultDims = result.getDimNames();
+    for (StringRef d : lhs.getDimNames())
+      if (!llvm::is_contained(resultDims, d)) combined.insert(d);
+  });
+  return combined;
+}
+
 }  // namespace
+
+FailureOr<llvm::StringMap<RankSlice>> rankSlices(func::FuncOp kernel) {
+  llvm::StringMap<RankSlice> slices;
+  auto constraints = kernel->getAttrOfType<ArrayAttr>("wave.constraints");
+  auto hyper = kernel->getAttrOfType<DictionaryAttr>("wave.hyperparameters");
+  for (Attribute c : constraints ? constraints.getValue() : ArrayRef<Attribute>()) {
+    auto device = dyn_cast<dialect::DeviceConstraintAttr>(c);
+    if (!device) continue;
+    StringRef dim = device.getDim().getValue();
+    auto tile = tileSize(kernel, device.getTile(), dim, "device");
+    if (failed(tile)) return failure();
+    auto size = hyper ? hyper.getAs<IntegerAttr>(dim) : IntegerAttr();
+    auto rank = hyper ? hyper.getAs<IntegerAttr>(dialect::kRankSymbol) : IntegerAttr();
+    if (!size)
+      return kernel.emitError("expected a value in subs for ") << dim << " (a device_constraint splits it over the "
+                                                                   "ranks), but found none";
+    if (!rank)
+      return kernel.emitError("expected a value in subs for ")
+             << dialect::kRankSymbol << " (the rank of a kernel with a device_constraint), but found none";
+    if (size.getInt() % *tile != 0)
+      return kernel.emitError("expected the device tile of ")
+             << dim << " (" << *tile << ") to divide its size (" << size.getInt() << "): the rank count is their quotient";
+    if (rank.getInt() >= size.getInt() / *tile)
+      return kernel.emitError("expected ") << dialect::kRankSymbol << " below the rank count "
+                                           << size.getInt() / *tile << " (" << dim << " / its device tile), but found "
+                                           << rank.getInt();
+    slices[dim] = RankSlice{*tile, rank.getInt() * *tile};
+  }
+  return slices;
+}
 
 FailureOr<KernelGrid> kernelGrid(func::FuncOp kernel) {
   KernelGrid grid;
@@ -62,6 +111,21 @@ FailureOr<KernelGrid> kernelGrid(func::FuncOp kernel) {
     return WalkResult::interrupt();
   });
   if (unknownLoopDim.wasInterrupted()) return failure();
+  FailureOr<llvm::StringMap<RankSlice>> slices = rankSlices(kernel);
+  if (failed(slices)) return failure();
+  if (!slices->empty()) {
+    const llvm::SmallDenseSet<StringRef> combined = combinedDims(kernel);
+    for (const auto& [dim, slice] : *slices) {
+      if (!valueDims.contains(dim))
+        return kernel.emitError("expected a dim of the kernel's tensor values for its device_constraint, but found ")
+               << dim << ", which no value has";
+      if (combined.contains(dim))
+        return kernel.emitError("expected a device_constraint on a dim no op combines, but an op reduces along ")
+               << dim << " (each rank would combine only its slice)";
+      grid.dims[dim].rankSlice = slice.size;
+      grid.dims[dim].rankOffset = slice.offset;
+    }
+  }
   auto constraints = kernel->getAttrOfType<ArrayAttr>("wave.constraints");
   SmallVector<StringRef> waveOrder;
   const llvm::SmallDenseSet<StringRef> reduced = blockedReducedDims(kernel);
@@ -116,13 +180,22 @@ FailureOr<KernelGrid> kernelGrid(func::FuncOp kernel) {
       if (!size)
         return kernel.emitError("expected a value in subs for ")
                << dim << " (a dim without a workgroup constraint is one tile), but found none";
-      t.blockTile = t.waveTile == 0 && reduced.contains(dim) ? reducedDimTile(size.getInt()) : size.getInt();
+      const int64_t extent = t.rankSlice ? t.rankSlice : size.getInt();  // (a rank's slice is one tile)
+      t.blockTile = t.waveTile == 0 && reduced.contains(dim) ? reducedDimTile(extent) : extent;
     }
     if (t.waveTile == 0) t.waveTile = t.blockTile;
     if (t.blockTile % t.waveTile != 0)
       return kernel.emitError("expected the wave tile of ")
              << dim << " (" << t.waveTile << ") to divide its workgroup tile (" << t.blockTile << ")";
   }
+  // Tensor-core kernels copy whole workgroup tiles (16-byte copies, TMA boxes): a rank's
+  // slice holds whole ones.
+  if (computesWithMMA(kernel))
+    for (auto& [dim, t] : grid.dims)
+      if (t.rankSlice && t.rankSlice % t.blockTile != 0)
+        return kernel.emitError("expected the device tile of ")
+               << dim << " (" << t.rankSlice << ") to be a multiple of its workgroup tile (" << t.blockTile
+               << ") in a kernel with mma (its tiles are copied whole)";
   for (StringRef dim : waveOrder) {
     const DimTiling& t = grid.tiling(dim);
     if (t.blockTile == t.waveTile) continue;

@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace wave::jit {
 
@@ -24,6 +25,10 @@ struct DimTiling {
   // A loop's dim that a WorkgroupConstraint also splits (split-K): the elements each
   // workgroup along gridAxis walks, a multiple of blockTile; 0 where not split.
   int64_t splitTile = 0;
+  // A dim a DeviceConstraint splits over the GPUs: the elements of this rank's slice,
+  // which its workgroups cover, and where the slice starts (0 where not split).
+  int64_t rankSlice = 0;
+  int64_t rankOffset = 0;
   // The elements between the starts of consecutive workgroups along gridAxis.
   int64_t gridStep() const { return splitTile ? splitTile : blockTile; }
 };
@@ -46,6 +51,15 @@ struct KernelGrid {
 // the kernel and fails when a tile is unknown, does not divide, or the workgroup has more
 // than 1024 threads.
 mlir::FailureOr<KernelGrid> kernelGrid(mlir::func::FuncOp kernel);
+
+// Per dim a DeviceConstraint splits over the GPUs: the elements of this rank's slice
+// (the constraint's tile) and where it starts (RANK * tile). Emits a diagnostic and fails
+// where the dim's size or RANK is unknown, the tile does not divide the size, or RANK is
+// not below the rank count.
+struct RankSlice {
+  int64_t size = 0, offset = 0;
+};
+mlir::FailureOr<llvm::StringMap<RankSlice>> rankSlices(mlir::func::FuncOp kernel);
 
 // The same without diagnostics, for the schedules that run before wave-assign-layouts:
 // a kernel whose grid is wrong is diagnosed once, there. Declarations and functions

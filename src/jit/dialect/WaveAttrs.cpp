@@ -165,6 +165,11 @@ LogicalResult TilingConstraintAttr::verify(function_ref<InFlightDiagnostic()> em
   return verifyTile(emitError, tile);
 }
 
+LogicalResult DeviceConstraintAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                           StringAttr, ExprAttr tile) {
+  return verifyTile(emitError, tile);
+}
+
 LogicalResult HardwareConstraintAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                              int64_t threadsPerWave, ArrayRef<int64_t> wavesPerBlock,
                                              MMAKindAttr, DictionaryAttr vectorShapes) {

@@ -28,6 +28,10 @@ template <class AttrT>
   return attr;
 }
 
+// The hyperparameter a kernel spread over several GPUs takes its GPU's rank from (the
+// front end's wave::RANK): 0 or more, where every other hyperparameter is positive.
+inline constexpr ::llvm::StringLiteral kRankSymbol = "RANK";
+
 // `[1, 2, 3]`
 ::mlir::FailureOr<::llvm::SmallVector<int64_t>> parseIntList(::mlir::AsmParser& parser);
 void printIntList(::mlir::AsmPrinter& printer, ::llvm::ArrayRef<int64_t> values);

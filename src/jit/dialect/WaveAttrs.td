@@ -162,6 +162,19 @@ def Wave_TilingConstraintAttr : AttrDef<Wave_Dialect, "TilingConstraint"> {
   let genVerifyDecl = 1;
 }
 
+def Wave_DeviceConstraintAttr : AttrDef<Wave_Dialect, "DeviceConstraint"> {
+  let mnemonic = "device_constraint";
+  let summary = "distributes a dim over the GPUs of a node, a slice of `tile` per rank";
+  let description = [{
+    Rank RANK (a hyperparameter, 0 or more) takes the dim's elements from RANK * tile
+    on; its workgroups split that slice as if it were the whole dim.
+  }];
+  let parameters = (ins "::mlir::StringAttr":$dim,
+                        Wave_FullAttrParameter<"::wave::dialect::ExprAttr", "tile size">:$tile);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def Wave_HardwareConstraintAttr : AttrDef<Wave_Dialect, "HardwareConstraint"> {
   let mnemonic = "hardware_constraint";
   let summary = "the machine a kernel is written for";

@@ -40,6 +40,7 @@ static LogicalResult verifyConstraints(Operation* op, Attribute value) {
   int hardware = 0;
   llvm::SmallSet<int64_t, 3> axes;
   llvm::StringSet<> distributed;
+  llvm::StringSet<> onDevices;
   for (Attribute c : list)
     if (auto wg = dyn_cast<WorkgroupConstraintAttr>(c))
       distributed.insert(wg.getDim().getValue());
@@ -54,6 +55,9 @@ static LogicalResult verifyConstraints(Operation* op, Attribute value) {
       if (!distributed.contains(w.getDim().getValue()))
         return op->emitOpError("expected a workgroup_constraint or tiling_constraint on ")
                << w.getDim() << " for its wave_constraint, but found none";
+    } else if (auto d = dyn_cast<DeviceConstraintAttr>(c)) {
+      if (!onDevices.insert(d.getDim().getValue()).second)
+        return op->emitOpError("expected one device_constraint per dim, but found two on ") << d.getDim();
     } else if (isa<HardwareConstraintAttr>(c)) {
       ++hardware;
     } else if (!isa<TilingConstraintAttr, AssumptionAttr>(c)) {
@@ -65,15 +69,17 @@ static LogicalResult verifyConstraints(Operation* op, Attribute value) {
   return success();
 }
 
-// `wave.hyperparameters`: symbol -> positive integer.
+// `wave.hyperparameters`: symbol -> positive integer (RANK, a GPU's rank: 0 or more).
 static LogicalResult verifyHyperparameters(Operation* op, Attribute value) {
   auto dict = dyn_cast<DictionaryAttr>(value);
   if (!dict) return op->emitOpError("expected wave.hyperparameters to be a dictionary");
   for (NamedAttribute entry : dict) {
     auto v = dyn_cast<IntegerAttr>(entry.getValue());
-    if (!v || v.getInt() <= 0)
+    const bool rank = entry.getName() == kRankSymbol;
+    if (!v || v.getInt() < (rank ? 0 : 1))
       return op->emitOpError("expected hyperparameter ")
-             << entry.getName() << " to be a positive integer, but found " << entry.getValue();
+             << entry.getName() << " to be a " << (rank ? "rank, 0 or more" : "positive integer") << ", but found "
+             << entry.getValue();
   }
   return success();
 }
@@ -89,6 +95,18 @@ LogicalResult WaveDialect::verifyOperationAttribute(Operation* op, NamedAttribut
   if (name == "wave.thread_layout") {
     if (isa<ThreadLayoutAttr>(attr.getValue())) return success();
     return op->emitOpError("expected wave.thread_layout to be a #wave.thread_layout, but found ") << attr.getValue();
+  }
+  if (name == "wave.rank_slices") {
+    // The distribution's record of the dims a device_constraint splits: per dim, the
+    // elements of this rank's slice, which the launch's grid covers.
+    auto slices = dyn_cast<DictionaryAttr>(attr.getValue());
+    auto positive = [](NamedAttribute e) {
+      auto v = dyn_cast<IntegerAttr>(e.getValue());
+      return v && v.getInt() > 0;
+    };
+    if (slices && llvm::all_of(slices, positive)) return success();
+    return op->emitOpError("expected wave.rank_slices to map dims to positive slice sizes, but found ")
+           << attr.getValue();
   }
   if (name == "wave.tensor_maps") {
     // The distribution's record of the tensor maps a kernel takes as its last parameters:

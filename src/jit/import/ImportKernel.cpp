@@ -134,6 +134,10 @@ class KernelImporter {
     return checked<dialect::TilingConstraintAttr>("TilingConstraint", toLoc(c.where), builder_.getStringAttr(c.dim),
                                                   expr(c.tile, 0, "TilingConstraint", toLoc(c.where)));
   }
+  Attribute constraintAttr(const DeviceConstraint& c) {
+    return checked<dialect::DeviceConstraintAttr>("DeviceConstraint", toLoc(c.where), builder_.getStringAttr(c.dim),
+                                                  expr(c.tile, 0, "DeviceConstraint", toLoc(c.where)));
+  }
   Attribute constraintAttr(const HardwareConstraint& c) {
     SmallVector<int64_t> waves(c.waves_per_block.begin(), c.waves_per_block.end());
     const bool derived = llvm::all_of(waves, [](int64_t w) { return w == 0; });

@@ -269,6 +269,10 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     addsHere = std::move(*adders);
   }
   const bool repeats = llvm::any_of(addsHere, [](Value owner) { return owner != nullptr; });
+  // On a dim split over the GPUs, runs start at the rank's slice plus multiples of their
+  // length: aligned only where that length divides the slice's start.
+  if (inner >= 0 && !inTile)
+    while (maxRun > 1 && grid_.tiling(valueDims[inner]).rankOffset % maxRun != 0) maxRun /= 2;
   SmallVector<RegisterRun> runs;
   if (inner >= 0 && !repeats)
     runs = registerRuns(layout, inner, maxRun);

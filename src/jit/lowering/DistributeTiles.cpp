@@ -84,6 +84,9 @@ LogicalResult Distributor::enterTiles() {
   };
   Value rank;  // the workgroup's place in its cluster
   Value tile[3];
+  if (persistent_ && llvm::any_of(grid_.dims, [](const auto& d) { return d.second.rankSlice != 0; }))
+    return kernel_.emitError("expected a plain grid for a kernel with a device_constraint, but found a persistent one "
+                             "(its tiles are counted over whole dims)");
   if (persistent_) {
     // The launch sizes the grid to the GPU: the tile counts come from the dims' sizes.
     func_->setAttr("wave.persistent", b_.getUnitAttr());
@@ -186,12 +189,16 @@ LogicalResult Distributor::enterTiles() {
       if (failed(size)) return failure();
       sizes_[dim] = *size;
     }
-    offsets_[dim] = t.gridAxis < 0 ? index(0)
-                                   : arith::MulIOp::create(b_, loc_, tile[t.gridAxis], index(t.gridStep())).getResult();
+    // On a dim split over the GPUs, the rank's slice starts the workgroups' tiles; where
+    // the workgroup tile does not divide the slice, the slice's end masks the last one.
+    const int64_t start = t.rankOffset;
+    offsets_[dim] = t.gridAxis < 0 ? index(start)
+                                   : add(arith::MulIOp::create(b_, loc_, tile[t.gridAxis], index(t.gridStep())).getResult(), start);
     if (t.gridAxis < 0)
-      offsetRanges_[dim] = {0, 0};
+      offsetRanges_[dim] = {start, start};
     else if (tileGrid_)
-      offsetRanges_[dim] = {0, ((*tileGrid_)[t.gridAxis] - 1) * t.gridStep()};
+      offsetRanges_[dim] = {start, start + ((*tileGrid_)[t.gridAxis] - 1) * t.gridStep()};
+    if (t.rankSlice && t.rankSlice % t.blockTile != 0) ends_[dim] = index(start + t.rankSlice);
   }
   return success();
 }

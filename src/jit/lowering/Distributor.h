@@ -114,7 +114,10 @@ class Distributor : LoweringBuilder {
   // Per dim, register `reg`'s position in the workgroup's tile (the layout's), in this thread.
   SmallVector<Value> positionInTile(LayoutAttr layout, int64_t reg);
   // Whether `dim` may end inside a workgroup's tile (then accesses are masked).
-  bool mayOverrun(StringRef dim) { return !isKnownMultiple(kernel_, dim, grid_.tiling(dim).blockTile); }
+  bool mayOverrun(StringRef dim) {
+    const DimTiling& t = grid_.tiling(dim);
+    return !isKnownMultiple(kernel_, dim, t.blockTile) || (t.rankSlice && t.rankSlice % t.blockTile != 0);
+  }
   // Where `dim` ends in this workgroup: its size, or the size wave.set_symbol set.
   Value endOf(StringRef dim) {
     Value set = ends_.lookup(dim);

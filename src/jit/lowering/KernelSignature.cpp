@@ -1,5 +1,7 @@
 #include "lowering/KernelSignature.h"
 
+#include "analysis/KernelGrid.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -46,11 +48,20 @@ FailureOr<Value> dimSize(OpBuilder& b, func::FuncOp kernel, gpu::GPUFuncOp func,
 
 void setLaunchShape(OpBuilder& b, func::FuncOp kernel, gpu::GPUFuncOp func, dialect::ThreadLayoutAttr layout) {
   func->setAttr("wave.thread_layout", layout);
+  // A dim split over the GPUs: the grid covers the rank's slice (kernelGrid checked them).
+  FailureOr<llvm::StringMap<RankSlice>> slices = rankSlices(kernel);
+  if (succeeded(slices) && !slices->empty()) {
+    SmallVector<NamedAttribute> entries;
+    for (const auto& [dim, slice] : *slices) entries.push_back(b.getNamedAttr(dim, b.getI64IntegerAttr(slice.size)));
+    func->setAttr("wave.rank_slices", b.getDictionaryAttr(entries));
+  }
   std::array<int32_t, 3> grid{1, 1, 1};
   for (auto [dim, tile, axis] :
        llvm::zip(layout.getDims(), layout.getBlockTile().asArrayRef(), layout.getGridAxis().asArrayRef())) {
     if (axis < 0) continue;
-    auto size = staticSize(kernel, cast<StringAttr>(dim).getValue());
+    StringRef name = cast<StringAttr>(dim).getValue();
+    auto size = succeeded(slices) && slices->count(name) ? std::optional<int64_t>(slices->lookup(name).size)
+                                                          : staticSize(kernel, name);
     if (!size) return;
     grid[axis] = static_cast<int32_t>(llvm::divideCeil(*size, tile));
   }

@@ -1,6 +1,7 @@
 // CompiledKernel: argument checks, then a launch through the runtime.
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <mutex>
 
 #include "runtime/HipRuntime.h"
@@ -10,8 +11,16 @@
 namespace wave {
 
 struct CompiledKernel::Loaded {
+  // The module on each device it was launched on (kernels spread over several GPUs launch
+  // on each), loaded on the first launch there.
+  struct OnDevice {
+    std::unique_ptr<runtime::LoadedKernel> kernel;
+    // A persistent kernel's workgroups: as many as the GPU holds at once.
+    unsigned resident = 0;
+  };
+  std::mutex devices_mutex;
+  std::map<int, std::unique_ptr<OnDevice>> devices;
   std::once_flag once;
-  std::unique_ptr<runtime::LoadedKernel> kernel;
   std::unique_ptr<jit::hip::Kernel> amd;  // a code object for an AMD target, in its place
   // Per tensor map, the last one encoded and what for: a launch on the same tensor and
   // sizes (a benchmark's, a loop's) reuses it instead of asking the driver again.
@@ -22,8 +31,6 @@ struct CompiledKernel::Loaded {
   };
   std::mutex mutex;
   std::vector<EncodedMap> maps;
-  // A persistent kernel's workgroups: as many as the GPU holds at once.
-  unsigned resident = 0;
 };
 
 CompiledKernel::CompiledKernel(jit::PtxKernel ptx, std::vector<graph::MemoryType> args,
@@ -128,7 +135,7 @@ void CompiledKernel::launch(const std::vector<TensorArg>& tensors, const LaunchO
   }
   for (const auto& [dim, size] : seen)
     if (size <= 0) fail("dim " + dim + ": " + expected_found("a positive size", std::to_string(size)));
-  launch_pointers(pointers, all_sizes(std::move(seen), where), how.stream, where);
+  launch_pointers(pointers, all_sizes(std::move(seen), where), how.stream, how.device, where);
 }
 
 void CompiledKernel::launch(std::initializer_list<const void*> pointers, const LaunchOptions& how,
@@ -138,11 +145,11 @@ void CompiledKernel::launch(std::initializer_list<const void*> pointers, const L
 
 void CompiledKernel::launch(const std::vector<const void*>& pointers, const LaunchOptions& how,
                             std::source_location where) const {
-  launch_pointers(pointers, all_sizes(given_sizes(how.sizes, where), where), how.stream, where);
+  launch_pointers(pointers, all_sizes(given_sizes(how.sizes, where), where), how.stream, how.device, where);
 }
 
 void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, const DimSizes& sizes,
-                                     const runtime::Stream* stream, std::source_location where) const {
+                                     const runtime::Stream* stream, int on_device, std::source_location where) const {
   auto fail = [&](const std::string& message) { throw Error(name_, "launch", where, message); };
   if (pointers.size() != args_.size())
     fail(expected_found(std::to_string(args_.size()) + " device pointers, one per kernel argument",
@@ -170,20 +177,38 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
     for (const std::string& dim : dims) words.push_back(sizes.at(dim));
     words.insert(words.end(), strides.begin(), strides.end());
   }
-  if (!ptx_.hsaco.empty()) return launch_on_amd(words, sizes, stream, fail);
+  if (!ptx_.hsaco.empty()) {
+    if (on_device != 0)
+      fail("LaunchOptions::device: " + expected_found("0 for a kernel compiled for " + ptx_.target +
+                                                          " (one AMD GPU so far)",
+                                                      std::to_string(on_device)));
+    return launch_on_amd(words, sizes, stream, fail);
+  }
+  if (stream && on_device != 0 && on_device != stream->device())
+    fail("LaunchOptions: " + expected_found("device " + std::to_string(on_device) + "'s stream",
+                                            "one of device " + std::to_string(stream->device())));
   const runtime::Dim3 block{ptx_.block[0], ptx_.block[1], ptx_.block[2]};
-  std::call_once(loaded_->once, [&] {
-    loaded_->kernel = std::make_unique<runtime::LoadedKernel>(ptx_.ptx, ptx_.entry, where);
-    if (ptx_.persistent) {
-      loaded_->resident = static_cast<unsigned>(std::max(1, loaded_->kernel->resident_per_sm(block, ptx_.shared_bytes, where)) *
-                                                runtime::device_info(where).multiprocessors);
-      // In clusters, as many as fit at once (a cluster keeps to one GPC: clusters of 4
-      // leave SMs of some idle), so that no cluster waits for another's tiles.
-      if (ptx_.cluster_size > 1)
-        if (const int clusters = loaded_->kernel->resident_clusters(block, ptx_.shared_bytes, ptx_.cluster_size, where))
-          loaded_->resident = std::min(loaded_->resident, static_cast<unsigned>(clusters) * ptx_.cluster_size);
+  const int device = stream ? stream->device() : on_device;
+  Loaded::OnDevice* loaded = nullptr;
+  {
+    std::lock_guard lock(loaded_->devices_mutex);
+    std::unique_ptr<Loaded::OnDevice>& slot = loaded_->devices[device];
+    if (!slot) {
+      auto fresh = std::make_unique<Loaded::OnDevice>();
+      fresh->kernel = std::make_unique<runtime::LoadedKernel>(ptx_.ptx, ptx_.entry, device, where);
+      if (ptx_.persistent) {
+        fresh->resident = static_cast<unsigned>(std::max(1, fresh->kernel->resident_per_sm(block, ptx_.shared_bytes, where)) *
+                                                runtime::device_info(device, where).multiprocessors);
+        // In clusters, as many as fit at once (a cluster keeps to one GPC: clusters of 4
+        // leave SMs of some idle), so that no cluster waits for another's tiles.
+        if (ptx_.cluster_size > 1)
+          if (const int clusters = fresh->kernel->resident_clusters(block, ptx_.shared_bytes, ptx_.cluster_size, where))
+            fresh->resident = std::min(fresh->resident, static_cast<unsigned>(clusters) * ptx_.cluster_size);
+      }
+      slot = std::move(fresh);
     }
-  });
+    loaded = slot.get();
+  }
   std::vector<void*> args;
   for (std::int64_t& w : words) args.push_back(&w);
   // The tensor maps, by value after the descriptors (the driver copies the parameters at
@@ -220,10 +245,10 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
   // their count along its axis).
   if (ptx_.persistent) {
     const std::uint64_t cluster = std::max(1u, ptx_.cluster_size);
-    const std::uint64_t workgroups = std::clamp<std::uint64_t>(std::uint64_t(g[0]) * g[1] * g[2], 1, loaded_->resident);
+    const std::uint64_t workgroups = std::clamp<std::uint64_t>(std::uint64_t(g[0]) * g[1] * g[2], 1, loaded->resident);
     grid = {static_cast<unsigned>(std::max(cluster, workgroups / cluster * cluster)), 1, 1};
   }
-  loaded_->kernel->launch(grid, block, args, ptx_.shared_bytes, stream, where);
+  loaded->kernel->launch(grid, block, args, ptx_.shared_bytes, stream, where);
 }
 
 // A code object compiled for an AMD target, through the HIP runtime (loaded on first

@@ -46,6 +46,15 @@ Driver::Driver() {
   }
   bind(lib, "cuTensorMapEncodeTiled", cuTensorMapEncodeTiled);  // optional: see the header
   bind(lib, "cuOccupancyMaxActiveClusters", cuOccupancyMaxActiveClusters);
+  bind(lib, "cuDeviceCanAccessPeer", cuDeviceCanAccessPeer);
+  bind(lib, "cuMemGetAllocationGranularity", cuMemGetAllocationGranularity);
+  bind(lib, "cuMemCreate", cuMemCreate);
+  bind(lib, "cuMemRelease", cuMemRelease);
+  bind(lib, "cuMemAddressReserve", cuMemAddressReserve);
+  bind(lib, "cuMemAddressFree", cuMemAddressFree);
+  bind(lib, "cuMemMap", cuMemMap);
+  bind(lib, "cuMemUnmap", cuMemUnmap);
+  bind(lib, "cuMemSetAccess", cuMemSetAccess);
   if (CUresult r = cuInit(0); r != CUDA_SUCCESS) {
     reason = "the CUDA driver is installed but no device is usable: " + describe("cuInit", r);
     return;

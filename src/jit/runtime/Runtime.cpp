@@ -1,9 +1,10 @@
-// wave::runtime on the CUDA driver: device 0's primary context, made current on first use.
-#include "runtime/CudaDriver.h"
+// wave::runtime on the CUDA driver: each device's primary context, made current on first use.
+#include "runtime/DeviceContext.h"
 #include "runtime/HipRuntime.h"
 
-#include <utility>
 #include <algorithm>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 #include "wave/error.hpp"
@@ -18,31 +19,44 @@ using namespace jit::cuda;
   throw Error("", "runtime", where, message);
 }
 
-// The driver, with device 0's primary context current on this thread.
-const Driver& ready(const std::source_location& where) {
+}  // namespace
+
+const Driver& ready(const std::source_location& where, int device) {
   const Driver& d = Driver::get();
   if (!d.available()) fail(where, "expected a GPU, but found " + d.unavailable_reason());
-  static CUcontext context = [&] {
-    CUdevice device = 0;
-    CUcontext ctx = nullptr;
-    if (CUresult r = d.cuDeviceGet(&device, 0); r != CUDA_SUCCESS) fail(where, d.describe("cuDeviceGet", r));
-    if (CUresult r = d.cuDevicePrimaryCtxRetain(&ctx, device); r != CUDA_SUCCESS)
-      fail(where, d.describe("cuDevicePrimaryCtxRetain", r));
-    return ctx;
+  static const int count = [&] {
+    int n = 0;
+    d.cuDeviceGetCount(&n);
+    return n;
   }();
-  thread_local bool current = false;
-  if (!current) {
-    if (CUresult r = d.cuCtxSetCurrent(context); r != CUDA_SUCCESS) fail(where, d.describe("cuCtxSetCurrent", r));
-    current = true;
+  if (device < 0 || device >= count)
+    fail(where, "device " + std::to_string(device) + ": " +
+                    expected_found("a device ordinal below " + std::to_string(count) + " (the GPUs here)",
+                                   std::to_string(device)));
+  static std::mutex mutex;
+  static std::vector<CUcontext> contexts(static_cast<std::size_t>(count), nullptr);
+  thread_local int current = -1;
+  if (current == device) return d;
+  CUcontext context = nullptr;
+  {
+    std::lock_guard lock(mutex);
+    CUcontext& slot = contexts[static_cast<std::size_t>(device)];
+    if (!slot) {
+      CUdevice handle = 0;
+      if (CUresult r = d.cuDeviceGet(&handle, device); r != CUDA_SUCCESS) fail(where, d.describe("cuDeviceGet", r));
+      if (CUresult r = d.cuDevicePrimaryCtxRetain(&slot, handle); r != CUDA_SUCCESS)
+        fail(where, d.describe("cuDevicePrimaryCtxRetain", r));
+    }
+    context = slot;
   }
+  if (CUresult r = d.cuCtxSetCurrent(context); r != CUDA_SUCCESS) fail(where, d.describe("cuCtxSetCurrent", r));
+  current = device;
   return d;
 }
 
 void check(const Driver& d, CUresult r, const char* call, const std::source_location& where) {
   if (r != CUDA_SUCCESS) fail(where, d.describe(call, r));
 }
-
-}  // namespace
 
 bool device_available(std::string* reason) {
   const Driver& d = Driver::get();
@@ -56,11 +70,18 @@ bool amd_device_available(std::string* reason) {
   return hip.available();
 }
 
-DeviceInfo device_info(std::source_location where) {
+int device_count(std::source_location where) {
   const Driver& d = ready(where);
+  int count = 0;
+  check(d, d.cuDeviceGetCount(&count), "cuDeviceGetCount", where);
+  return count;
+}
+
+DeviceInfo device_info(int ordinal, std::source_location where) {
+  const Driver& d = ready(where, ordinal);
   DeviceInfo info;
   CUdevice device = 0;
-  check(d, d.cuDeviceGet(&device, 0), "cuDeviceGet", where);
+  check(d, d.cuDeviceGet(&device, ordinal), "cuDeviceGet", where);
   char name[256] = {};
   check(d, d.cuDeviceGetName(name, sizeof name, device), "cuDeviceGetName", where);
   info.name = name;
@@ -75,8 +96,9 @@ DeviceInfo device_info(std::source_location where) {
   return info;
 }
 
-DeviceBuffer::DeviceBuffer(std::size_t bytes, std::source_location where) : bytes_(bytes) {
-  const Driver& d = ready(where);
+DeviceBuffer::DeviceBuffer(std::size_t bytes, int device, std::source_location where)
+    : bytes_(bytes), device_(device) {
+  const Driver& d = ready(where, device);
   if (bytes == 0) fail(where, "DeviceBuffer: expected a positive size, but found 0 bytes");
   CUdeviceptr ptr = 0;
   if (CUresult r = d.cuMemAlloc(&ptr, bytes); r != CUDA_SUCCESS)
@@ -85,41 +107,42 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes, std::source_location where) : byte
 }
 
 DeviceBuffer::~DeviceBuffer() {
-  if (address_) Driver::get().cuMemFree(address_);
+  if (address_) Driver::get().cuMemFree(address_);  // (unified addressing: from any context)
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : address_(std::exchange(other.address_, 0)), bytes_(std::exchange(other.bytes_, 0)) {}
+    : address_(std::exchange(other.address_, 0)), bytes_(std::exchange(other.bytes_, 0)), device_(other.device_) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   std::swap(address_, other.address_);
   std::swap(bytes_, other.bytes_);
+  std::swap(device_, other.device_);
   return *this;
 }
 
 void DeviceBuffer::copy_from_host(const void* src, std::source_location where) {
-  const Driver& d = ready(where);
+  const Driver& d = ready(where, device_);
   check(d, d.cuMemcpyHtoD(address_, src, bytes_), "cuMemcpyHtoD", where);
 }
 
 void DeviceBuffer::copy_to_host(void* dst, std::source_location where) const {
-  const Driver& d = ready(where);
+  const Driver& d = ready(where, device_);
   check(d, d.cuMemcpyDtoH(dst, address_, bytes_), "cuMemcpyDtoH", where);
 }
 
 void DeviceBuffer::fill_bytes(std::uint8_t value, std::source_location where) {
-  const Driver& d = ready(where);
+  const Driver& d = ready(where, device_);
   check(d, d.cuMemsetD8(address_, value, bytes_), "cuMemsetD8", where);
 }
 
 void DeviceBuffer::copy_from(const DeviceBuffer& src, std::source_location where) {
-  const Driver& d = ready(where);
+  const Driver& d = ready(where, device_);
   check(d, d.cuMemcpyDtoD(address_, src.address_, std::min(bytes_, src.bytes_)), "cuMemcpyDtoD", where);
 }
 
-LoadedKernel::LoadedKernel(const std::string& ptx, const std::string& entry, std::source_location where)
-    : entry_(entry) {
-  const Driver& d = ready(where);
+LoadedKernel::LoadedKernel(const std::string& ptx, const std::string& entry, int device, std::source_location where)
+    : entry_(entry), device_(device) {
+  const Driver& d = ready(where, device);
   // The driver's JIT explains a rejected module in its error log.
   std::vector<char> log(8192, '\0');
   int options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -144,7 +167,7 @@ void LoadedKernel::allow_shared(std::uint32_t shared_bytes, std::source_location
   // generated PTX declares its dynamic array as a (1-byte) static one: every kernel with
   // dynamic shared memory opts in, once per size it grows to.
   if (shared_bytes <= dynamic_shared_limit_.load(std::memory_order_relaxed)) return;
-  const Driver& d = ready(where);
+  const Driver& d = ready(where, device_);
   check(d,
         d.cuFuncSetAttribute(static_cast<CUfunction>(function_), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                              static_cast<int>(shared_bytes)),
@@ -154,7 +177,11 @@ void LoadedKernel::allow_shared(std::uint32_t shared_bytes, std::source_location
 
 void LoadedKernel::launch(Dim3 grid, Dim3 block, const std::vector<void*>& args,
                           std::uint32_t shared_bytes, const Stream* stream, std::source_location where) const {
-  const Driver& d = ready(where);
+  if (stream && stream->device() != device_)
+    fail(where, "launching '" + entry_ + "': " +
+                    expected_found("a stream of device " + std::to_string(device_) + " (where the kernel is loaded)",
+                                   "one of device " + std::to_string(stream->device())));
+  const Driver& d = ready(where, device_);
   std::vector<void*> params(args);  // the driver takes a mutable array
   allow_shared(shared_bytes, where);
   check(d,
@@ -165,7 +192,7 @@ void LoadedKernel::launch(Dim3 grid, Dim3 block, const std::vector<void*>& args,
 }
 
 int LoadedKernel::resident_per_sm(Dim3 block, std::uint32_t shared_bytes, std::source_location where) const {
-  const Driver& d = ready(where);
+  const Driver& d = ready(where, device_);
   allow_shared(shared_bytes, where);  // (the calculator counts none past the kernel's limit)
   int count = 0;
   check(d,
@@ -177,7 +204,7 @@ int LoadedKernel::resident_per_sm(Dim3 block, std::uint32_t shared_bytes, std::s
 
 int LoadedKernel::resident_clusters(Dim3 block, std::uint32_t shared_bytes, unsigned cluster,
                                     std::source_location where) const {
-  const Driver& d = ready(where);
+  const Driver& d = ready(where, device_);
   if (!d.cuOccupancyMaxActiveClusters) return 0;
   allow_shared(shared_bytes, where);
   // (One cluster's grid; the cluster dims are the kernel's own, .reqnctapercluster.)
@@ -188,8 +215,8 @@ int LoadedKernel::resident_clusters(Dim3 block, std::uint32_t shared_bytes, unsi
   return count;
 }
 
-Stream::Stream(std::source_location where) {
-  const Driver& d = ready(where);
+Stream::Stream(int device, std::source_location where) : device_(device) {
+  const Driver& d = ready(where, device);
   CUstream stream = nullptr;
   check(d, d.cuStreamCreate(&stream, 0), "cuStreamCreate", where);
   handle_ = stream;
@@ -200,7 +227,7 @@ Stream::~Stream() {
 }
 
 void Stream::synchronize(std::source_location where) const {
-  const Driver& d = ready(where);
+  const Driver& d = ready(where, device_);
   check(d, d.cuStreamSynchronize(static_cast<CUstream>(handle_)), "cuStreamSynchronize", where);
 }
 
@@ -220,8 +247,39 @@ float elapsed_ms(const std::function<void()>& enqueue, std::source_location wher
   return ms;
 }
 
-void synchronize(std::source_location where) {
-  const Driver& d = ready(where);
+float elapsed_ms(const std::vector<int>& devices, const std::function<void()>& enqueue, std::source_location where) {
+  std::vector<int> distinct(devices);
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  std::vector<CUevent> starts(distinct.size()), stops(distinct.size());
+  for (std::size_t i = 0; i < distinct.size(); ++i) {
+    const Driver& d = ready(where, distinct[i]);
+    check(d, d.cuEventCreate(&starts[i], 0), "cuEventCreate", where);
+    check(d, d.cuEventCreate(&stops[i], 0), "cuEventCreate", where);
+    check(d, d.cuEventRecord(starts[i], nullptr), "cuEventRecord", where);
+  }
+  enqueue();
+  for (std::size_t i = 0; i < distinct.size(); ++i) {
+    const Driver& d = ready(where, distinct[i]);
+    check(d, d.cuEventRecord(stops[i], nullptr), "cuEventRecord", where);
+  }
+  float longest = 0;
+  for (std::size_t i = 0; i < distinct.size(); ++i) {
+    const Driver& d = ready(where, distinct[i]);
+    check(d, d.cuEventSynchronize(stops[i]), "cuEventSynchronize", where);
+    float ms = 0;
+    check(d, d.cuEventElapsedTime(&ms, starts[i], stops[i]), "cuEventElapsedTime", where);
+    longest = std::max(longest, ms);
+    d.cuEventDestroy(starts[i]);
+    d.cuEventDestroy(stops[i]);
+  }
+  return longest;
+}
+
+void synchronize(std::source_location where) { synchronize(0, where); }
+
+void synchronize(int device, std::source_location where) {
+  const Driver& d = ready(where, device);
   check(d, d.cuCtxSynchronize(), "cuCtxSynchronize", where);
 }
 

@@ -147,7 +147,7 @@ KernelCache& cacheFor(const std::string& dir) {
 // (2: memref-descriptor parameters, grid dims and dynamic shared memory in the payload;
 // 3: tensor maps after them; 4: the persistent flag; 5: the cluster size; 6: the target,
 // and AMD's code object and assembly).
-constexpr int kCacheFormat = 6;
+constexpr int kCacheFormat = 7;
 
 // Everything the PTX depends on: the kernel's IR, the target, the compiler's versions and
 // sources (any change to the JIT invalidates what it cached).
@@ -165,7 +165,8 @@ std::string serialize(const PtxKernel& k) {
   std::ostringstream os;
   os << k.entry << '\n' << k.grid[0] << ' ' << k.grid[1] << ' ' << k.grid[2] << '\n'
      << k.block[0] << ' ' << k.block[1] << ' ' << k.block[2] << '\n';
-  for (const PtxKernel::GridDim& g : k.grid_dims) os << (g.dim.empty() ? "-" : g.dim) << ' ' << g.tile << ' ';
+  for (const PtxKernel::GridDim& g : k.grid_dims)
+    os << (g.dim.empty() ? "-" : g.dim) << ' ' << g.tile << ' ' << g.extent << ' ';
   os << k.shared_bytes << ' ' << k.persistent << ' ' << k.cluster_size << ' ' << k.tensor_maps.size() << '\n';
   for (const PtxKernel::TensorMap& m : k.tensor_maps) {
     os << m.argument << ' ' << m.swizzle << ' ' << m.box.size();
@@ -183,7 +184,7 @@ PtxKernel deserialize(const std::string& payload) {
   std::getline(is, k.entry);
   is >> k.grid[0] >> k.grid[1] >> k.grid[2] >> k.block[0] >> k.block[1] >> k.block[2];
   for (PtxKernel::GridDim& g : k.grid_dims) {
-    is >> g.dim >> g.tile;
+    is >> g.dim >> g.tile >> g.extent;
     if (g.dim == "-") g.dim.clear();
   }
   std::size_t maps = 0;
@@ -343,6 +344,11 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
                                               layout.getGridAxis().asArrayRef()))
         if (axis >= 0)
           result.grid_dims[axis] = {llvm::cast<mlir::StringAttr>(dim).getValue().str(), static_cast<unsigned>(tile)};
+    }
+    if (auto slices = f->getAttrOfType<mlir::DictionaryAttr>("wave.rank_slices")) {
+      f->removeAttr("wave.rank_slices");
+      for (PtxKernel::GridDim& g : result.grid_dims)
+        if (auto slice = slices.getAs<mlir::IntegerAttr>(g.dim)) g.extent = slice.getInt();
     }
     // Axes over a dim set in subs have a fixed size; those over a dynamic dim wait (0).
     std::map<std::string, std::int64_t> known;

@@ -46,6 +46,14 @@ func.func private @gemm_constraints() attributes {
     #wave.assumption<#wave.expr<"K > BLOCK_K * 4">>],
   wave.hyperparameters = {BLOCK_M = 128 : i64, BLOCK_N = 128 : i64, BLOCK_K = 64 : i64}}
 
+// A kernel over several GPUs: its device constraint, and rank 0 among its hyperparameters.
+// CHECK-LABEL: func.func private @rank_zero
+// CHECK-SAME: wave.constraints = [#wave.device_constraint<dim = "N", tile = #wave.expr<"N_RANK">>]
+// CHECK-SAME: wave.hyperparameters = {N_RANK = 1024 : i64, RANK = 0 : i64}
+func.func private @rank_zero() attributes {
+  wave.constraints = [#wave.device_constraint<dim = "N", tile = #wave.expr<"N_RANK">>],
+  wave.hyperparameters = {RANK = 0 : i64, N_RANK = 1024 : i64}}
+
 // The hardware constraint's optional parameters are left out when absent, and any of
 // them may be given alone.
 // CHECK-LABEL: func.func private @hardware_defaults

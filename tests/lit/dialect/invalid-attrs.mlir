@@ -94,6 +94,21 @@ func.func private @wave_without_workgroup() attributes {wave.constraints = [#wav
 
 // -----
 
+// expected-error @+1 {{expected one device_constraint per dim, but found two on "N"}}
+func.func private @two_device() attributes {wave.constraints = [#wave.device_constraint<dim = "N", tile = #wave.expr<"NR">>, #wave.device_constraint<dim = "N", tile = #wave.expr<"NR">>]}
+
+// -----
+
+// expected-error @+1 {{expected hyperparameter "RANK" to be a rank, 0 or more, but found -1 : i64}}
+func.func private @rank_negative() attributes {wave.hyperparameters = {RANK = -1 : i64}}
+
+// -----
+
+// expected-error @+1 {{expected wave.rank_slices to map dims to positive slice sizes, but found {N = 0 : i64}}}
+func.func private @rank_slices() attributes {wave.rank_slices = {N = 0 : i64}}
+
+// -----
+
 // expected-error @+1 {{expected wave.hyperparameters to be a dictionary}}
 func.func private @hyperparameters_dict() attributes {wave.hyperparameters = [1, 2]}
 

@@ -1,0 +1,138 @@
+// SymmetricBuffer: one range of device addresses over every rank's slot, each slot in its
+// rank's device memory (the driver's virtual memory calls), mapped for every device.
+#include <algorithm>
+#include <set>
+
+#include "runtime/DeviceContext.h"
+#include "wave/error.hpp"
+#include "wave/runtime.hpp"
+
+namespace wave::runtime {
+namespace {
+
+using namespace jit::cuda;
+
+[[noreturn]] void fail(const std::source_location& where, const std::string& message) {
+  throw Error("", "SymmetricBuffer", where, message);
+}
+
+CUmemAllocationProp pinnedOn(int device) {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location = {CU_MEM_LOCATION_TYPE_DEVICE, device};
+  return prop;
+}
+
+// The slot size: `bytes` rounded up to the mapping granularity of device 0 (where the
+// driver has no virtual memory calls, 2 MiB, Hopper's), so that emulated and real ranks
+// lay a tensor out alike.
+std::size_t slotBytes(const Driver& d, std::size_t bytes, int device) {
+  std::size_t granularity = std::size_t(2) << 20;
+  if (d.cuMemGetAllocationGranularity) {
+    const CUmemAllocationProp prop = pinnedOn(device);
+    std::size_t g = 0;
+    if (d.cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) == CUDA_SUCCESS && g > 0)
+      granularity = g;
+  }
+  return (bytes + granularity - 1) / granularity * granularity;
+}
+
+}  // namespace
+
+SymmetricBuffer::SymmetricBuffer(std::size_t bytes_per_rank, std::vector<int> devices, std::source_location where)
+    : devices_(std::move(devices)) {
+  if (devices_.empty()) fail(where, expected_found("one device per rank", "no ranks"));
+  if (bytes_per_rank == 0) fail(where, expected_found("a positive size per rank", "0 bytes"));
+  const Driver& d = ready(where, devices_.front());
+  for (int device : devices_) ready(where, device);  // (each an existing device)
+  slot_ = slotBytes(d, bytes_per_rank, 0);
+  const std::size_t total = slot_ * devices_.size();
+  emulated_ = std::all_of(devices_.begin(), devices_.end(), [&](int dev) { return dev == devices_.front(); });
+  if (emulated_) {
+    ready(where, devices_.front());
+    CUdeviceptr base = 0;
+    check(d, d.cuMemAlloc(&base, total), "cuMemAlloc", where);
+    address_ = base;
+    return;
+  }
+  if (!d.cuMemCreate || !d.cuMemMap || !d.cuMemSetAccess || !d.cuMemAddressReserve || !d.cuDeviceCanAccessPeer)
+    fail(where, expected_found("a CUDA driver with virtual memory calls (CUDA 10.2 or later)", "an older one"));
+  const std::set<int> distinct(devices_.begin(), devices_.end());
+  for (int a : distinct) {
+    int supported = 0;
+    CUdevice handle = 0;
+    check(d, d.cuDeviceGet(&handle, a), "cuDeviceGet", where);
+    check(d, d.cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, handle),
+          "cuDeviceGetAttribute", where);
+    if (!supported) fail(where, "device " + std::to_string(a) + ": " +
+                                    expected_found("virtual memory management", "a device without it"));
+    for (int b : distinct) {
+      if (a == b) continue;
+      int can = 0;
+      check(d, d.cuDeviceCanAccessPeer(&can, a, b), "cuDeviceCanAccessPeer", where);
+      if (!can)
+        fail(where, "devices " + std::to_string(a) + " and " + std::to_string(b) + ": " +
+                        expected_found("peer access between every two devices of the ranks", "none between these"));
+    }
+  }
+  CUdeviceptr base = 0;
+  check(d, d.cuMemAddressReserve(&base, total, slot_, 0, 0), "cuMemAddressReserve", where);
+  address_ = base;
+  try {
+    for (std::size_t r = 0; r < devices_.size(); ++r) {
+      const CUmemAllocationProp prop = pinnedOn(devices_[r]);
+      CUmemGenericAllocationHandle handle = 0;
+      check(ready(where, devices_[r]), d.cuMemCreate(&handle, slot_, &prop, 0), "cuMemCreate", where);
+      handles_.push_back(handle);
+      check(d, d.cuMemMap(base + r * slot_, slot_, 0, handle, 0), "cuMemMap", where);
+    }
+    std::vector<CUmemAccessDesc> access;
+    for (int device : distinct) access.push_back({{CU_MEM_LOCATION_TYPE_DEVICE, device}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE});
+    check(d, d.cuMemSetAccess(base, total, access.data(), access.size()), "cuMemSetAccess", where);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+SymmetricBuffer::~SymmetricBuffer() { release(); }
+
+void SymmetricBuffer::release() noexcept {
+  const Driver& d = Driver::get();
+  if (!address_) return;
+  if (emulated_) {
+    d.cuMemFree(address_);
+  } else {
+    const std::size_t total = slot_ * devices_.size();
+    for (std::size_t r = 0; r < handles_.size(); ++r) d.cuMemUnmap(address_ + r * slot_, slot_);
+    for (CUmemGenericAllocationHandle h : handles_) d.cuMemRelease(h);
+    d.cuMemAddressFree(address_, total);
+  }
+  address_ = 0;
+  handles_.clear();
+}
+
+void SymmetricBuffer::copy_from_host(int rank, const void* src, std::size_t bytes, std::source_location where) {
+  if (rank < 0 || rank >= ranks() || bytes > slot_)
+    fail(where, expected_found("a rank below " + std::to_string(ranks()) + " and at most " + std::to_string(slot_) +
+                                   " bytes", "rank " + std::to_string(rank) + ", " + std::to_string(bytes) + " bytes"));
+  const Driver& d = ready(where, devices_[static_cast<std::size_t>(rank)]);
+  check(d, d.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(slot(rank)), src, bytes), "cuMemcpyHtoD", where);
+}
+
+void SymmetricBuffer::copy_to_host(int rank, void* dst, std::size_t bytes, std::source_location where) const {
+  if (rank < 0 || rank >= ranks() || bytes > slot_)
+    fail(where, expected_found("a rank below " + std::to_string(ranks()) + " and at most " + std::to_string(slot_) +
+                                   " bytes", "rank " + std::to_string(rank) + ", " + std::to_string(bytes) + " bytes"));
+  const Driver& d = ready(where, devices_[static_cast<std::size_t>(rank)]);
+  check(d, d.cuMemcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(slot(rank)), bytes), "cuMemcpyDtoH", where);
+}
+
+void SymmetricBuffer::fill_bytes(std::uint8_t value, std::source_location where) {
+  for (int r = 0; r < ranks(); ++r) {
+    const Driver& d = ready(where, devices_[static_cast<std::size_t>(r)]);
+    check(d, d.cuMemsetD8(reinterpret_cast<CUdeviceptr>(slot(r)), value, slot_), "cuMemsetD8", where);
+  }
+}
+
+}  // namespace wave::runtime

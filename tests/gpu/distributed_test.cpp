@@ -1,0 +1,304 @@
+// Kernels spread over several ranks (wave/distributed.hpp): collectives on symmetric
+// buffers and a GEMM whose rows a DeviceConstraint splits, each rank's output checked
+// element by element against a double-precision reference on random data, outputs
+// poisoned first. Ranks are emulated on device 0 (2, 3 and 4 of them), and are real GPUs
+// where the machine has several.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <tuple>
+#include <random>
+#include <vector>
+
+#include "fixtures/device_run.hpp"
+#include "host_half.hpp"
+#include "kernels/collectives.hpp"
+#include "kernels/gemm.hpp"
+#include "wave/distributed.hpp"
+#include "wave/runtime.hpp"
+
+using namespace wave;
+namespace co = examples::collectives;
+
+namespace {
+
+// An element type on the host: random values in [-1, 1), their value, a tolerance.
+template <class T>
+struct Host;
+template <>
+struct Host<f32> {
+  using Bits = float;
+  static Bits random(std::mt19937& rng) { return std::uniform_real_distribution<float>(-1, 1)(rng); }
+  static double value(Bits b) { return b; }
+  static constexpr double tolerance = 1e-5;
+};
+template <>
+struct Host<f16> {
+  using Bits = std::uint16_t;
+  static Bits random(std::mt19937& rng) { return examples::host::random_half(rng); }
+  static double value(Bits b) { return examples::host::half_to_float(b); }
+  static constexpr double tolerance = 2e-3;
+};
+template <>
+struct Host<bf16> {
+  using Bits = std::uint16_t;
+  static Bits random(std::mt19937& rng) { return examples::host::random_bfloat16(rng); }
+  static double value(Bits b) { return examples::host::bfloat16_to_float(b); }
+  static constexpr double tolerance = 1e-2;
+};
+
+// The rank sets every collective runs on: emulated ones, and the GPUs here where several.
+std::vector<Ranks> rank_sets() {
+  std::vector<Ranks> sets{Ranks::emulated(2), Ranks::emulated(3), Ranks::emulated(4)};
+  const int gpus = runtime::device_count();
+  for (int count = 2; count <= gpus && count <= 4; count *= 2) sets.push_back(Ranks::on_devices(count));
+  return sets;
+}
+
+std::string describe(const Ranks& ranks) {
+  std::string s = std::to_string(ranks.count()) + " ranks on devices";
+  for (int d : ranks.devices) s += " " + std::to_string(d);
+  return s;
+}
+
+// Every rank's slot filled with `n` random elements; the host copies returned.
+template <class T>
+std::vector<std::vector<typename Host<T>::Bits>> fill_slots(runtime::SymmetricBuffer& slots, int n, std::mt19937& rng) {
+  slots.fill_bytes(0xFF);  // NaN past the data: a read past it shows
+  std::vector<std::vector<typename Host<T>::Bits>> data(static_cast<std::size_t>(slots.ranks()));
+  for (int r = 0; r < slots.ranks(); ++r) {
+    auto& mine = data[static_cast<std::size_t>(r)];
+    mine.resize(static_cast<std::size_t>(n));
+    for (auto& x : mine) x = Host<T>::random(rng);
+    slots.copy_from_host(r, mine.data(), mine.size() * sizeof(mine[0]));
+  }
+  return data;
+}
+
+// One output buffer per rank, on its device, poisoned.
+std::vector<runtime::DeviceBuffer> outputs(const Ranks& ranks, std::size_t bytes) {
+  std::vector<runtime::DeviceBuffer> out;
+  for (int device : ranks.devices) {
+    out.emplace_back(bytes, device);
+    out.back().fill_bytes(0xFF);
+  }
+  return out;
+}
+
+template <class Bits>
+std::vector<Bits> to_host(const runtime::DeviceBuffer& buffer) {
+  std::vector<Bits> host(buffer.size() / sizeof(Bits));
+  buffer.copy_to_host(host.data());
+  return host;
+}
+
+void synchronize(const Ranks& ranks) {
+  for (int device : ranks.devices) runtime::synchronize(device);
+}
+
+// Elements of `got` farther from `want` than the type's tolerance (NaN counts).
+template <class T>
+std::size_t mismatches(const std::vector<typename Host<T>::Bits>& got, const std::vector<double>& want) {
+  std::size_t wrong = 0;
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    const double g = Host<T>::value(got[k]);
+    wrong += !(std::abs(g - want[k]) <= Host<T>::tolerance * (1 + std::abs(want[k])));
+  }
+  return wrong;
+}
+
+template <class T>
+void check_all_reduce(const Ranks& ranks, int n, std::mt19937& rng) {
+  using Bits = typename Host<T>::Bits;
+  runtime::SymmetricBuffer slots(std::size_t(n) * sizeof(Bits), ranks.devices);
+  const auto slot = static_cast<std::int64_t>(slots.slot_bytes() / sizeof(Bits));
+  const auto reduce = compile(co::all_reduce<T>(),
+                              {.subs = {{co::RANKS, ranks.count()}, {co::SLOT, slot}, {co::N, n}, {co::BLOCK_N, 1024}}},
+                              ranks);
+  const auto data = fill_slots<T>(slots, n, rng);
+  std::vector<double> want(static_cast<std::size_t>(n), 0.0);
+  for (const auto& mine : data)
+    for (int k = 0; k < n; ++k) want[static_cast<std::size_t>(k)] += Host<T>::value(mine[static_cast<std::size_t>(k)]);
+  auto out = outputs(ranks, std::size_t(n) * sizeof(Bits));
+  std::vector<std::vector<const void*>> pointers;
+  for (const auto& o : out) pointers.push_back({slots.slot(0), reinterpret_cast<const void*>(o.address())});
+  reduce.launch(pointers);
+  synchronize(ranks);
+  for (int r = 0; r < ranks.count(); ++r) {
+    INFO("rank " << r);
+    CHECK(mismatches<T>(to_host<Bits>(out[static_cast<std::size_t>(r)]), want) == 0);
+  }
+}
+
+// Reduce-scatter into each rank's own slot of a second symmetric buffer, then all-gather
+// from those: a two-shot all-reduce, checked at both steps.
+template <class T>
+void check_reduce_scatter_all_gather(const Ranks& ranks, int share, std::mt19937& rng) {
+  using Bits = typename Host<T>::Bits;
+  const int count = ranks.count(), n = share * count;
+  runtime::SymmetricBuffer slots(std::size_t(n) * sizeof(Bits), ranks.devices);
+  runtime::SymmetricBuffer reduced(std::size_t(share) * sizeof(Bits), ranks.devices);
+  const auto slot = static_cast<std::int64_t>(slots.slot_bytes() / sizeof(Bits));
+  const auto reducedSlot = static_cast<std::int64_t>(reduced.slot_bytes() / sizeof(Bits));
+  const auto scatter = compile(co::reduce_scatter<T>(),
+                               {.subs = {{co::RANKS, count}, {co::SLOT, slot}, {co::N, n}, {co::N_RANK, share},
+                                         {co::BLOCK_N, 1024}}},
+                               ranks);
+  const auto gather = compile(co::all_gather<T>(),
+                              {.subs = {{co::RANKS, count}, {co::SLOT, reducedSlot}, {co::N_RANK, share},
+                                        {co::BLOCK_N, 512}}},
+                              ranks);
+  const auto data = fill_slots<T>(slots, n, rng);
+  reduced.fill_bytes(0xFF);
+  std::vector<double> want(static_cast<std::size_t>(n), 0.0);
+  for (const auto& mine : data)
+    for (int k = 0; k < n; ++k) want[static_cast<std::size_t>(k)] += Host<T>::value(mine[static_cast<std::size_t>(k)]);
+  std::vector<std::vector<const void*>> pointers;
+  for (int r = 0; r < count; ++r) pointers.push_back({slots.slot(0), reduced.slot(r)});
+  scatter.launch(pointers);
+  synchronize(ranks);  // (every share reduced before any rank gathers)
+  for (int r = 0; r < count; ++r) {
+    INFO("reduce-scatter, rank " << r);
+    std::vector<Bits> mine(static_cast<std::size_t>(share));
+    reduced.copy_to_host(r, mine.data(), mine.size() * sizeof(Bits));
+    CHECK(mismatches<T>(mine, std::vector<double>(want.begin() + std::ptrdiff_t(r) * share,
+                                                  want.begin() + std::ptrdiff_t(r + 1) * share)) == 0);
+  }
+  auto out = outputs(ranks, std::size_t(n) * sizeof(Bits));
+  pointers.clear();
+  for (const auto& o : out) pointers.push_back({reduced.slot(0), reinterpret_cast<const void*>(o.address())});
+  gather.launch(pointers);
+  synchronize(ranks);
+  for (int r = 0; r < count; ++r) {
+    INFO("all-gather, rank " << r);
+    CHECK(mismatches<T>(to_host<Bits>(out[static_cast<std::size_t>(r)]), want) == 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("one-shot all-reduce of f32, f16 and bf16 over emulated and real ranks", "[gpu][distributed]") {
+  std::mt19937 rng(Catch::rngSeed());
+  for (const Ranks& ranks : rank_sets())
+    for (int n : {1, 1000, 4096, 65537}) {
+      INFO(describe(ranks) << ", N = " << n);
+      check_all_reduce<f32>(ranks, n, rng);
+      check_all_reduce<f16>(ranks, n, rng);
+      check_all_reduce<bf16>(ranks, n, rng);
+    }
+}
+
+TEST_CASE("reduce-scatter (a DeviceConstraint's slices) then all-gather", "[gpu][distributed]") {
+  std::mt19937 rng(Catch::rngSeed());
+  for (const Ranks& ranks : rank_sets())
+    for (int share : {1000, 1001, 4096, 5000}) {
+      INFO(describe(ranks) << ", " << share << " elements per rank");
+      check_reduce_scatter_all_gather<f32>(ranks, share, rng);
+      check_reduce_scatter_all_gather<f16>(ranks, share, rng);
+      check_reduce_scatter_all_gather<bf16>(ranks, share, rng);
+    }
+}
+
+TEST_CASE("GEMM whose rows a DeviceConstraint splits: each rank its slice of C", "[gpu][distributed][gemm]") {
+  namespace g = examples::gemm;
+  std::mt19937 rng(Catch::rngSeed());
+  WAVE_SYMBOL(M_RANK);
+  Constraints constraints{WorkgroupConstraint(g::M, g::BLOCK_M, 0), WorkgroupConstraint(g::N, g::BLOCK_N, 1),
+                          TilingConstraint(g::K, g::BLOCK_K),       WaveConstraint(g::M, g::BLOCK_M / 2),
+                          WaveConstraint(g::N, g::BLOCK_N / 2),     DeviceConstraint(g::M, M_RANK),
+                          HardwareConstraint{}};
+  const auto gemm = kernel("gemm_rows_over_ranks", constraints,
+                           [](Memory<dims<g::M, g::K>, f16> a, Memory<dims<g::N, g::K>, f16> b,
+                              Memory<dims<g::M, g::N>, f32> c) {
+                             Register<dims<g::M, g::N>, f32> acc(0.0);
+                             write(iterate<g::K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
+                           });
+  for (const Ranks& ranks : rank_sets())
+    for (auto [share, n, k] : std::vector<std::tuple<int, int, int>>{{128, 256, 128}, {256, 200, 72}}) {
+      const int count = ranks.count(), m = share * count;
+      INFO(describe(ranks) << ", M = " << m << ", N = " << n << ", K = " << k);
+      const auto compiled = compile(gemm,
+                                    {.subs = {{g::M, m}, {g::N, n}, {g::K, k}, {M_RANK, share}, {g::BLOCK_M, 128},
+                                              {g::BLOCK_N, 64}, {g::BLOCK_K, 32}}},
+                                    ranks);
+      std::vector<std::uint16_t> a(std::size_t(m) * k), b(std::size_t(n) * k);
+      for (auto& x : a) x = examples::host::random_half(rng);
+      for (auto& x : b) x = examples::host::random_half(rng);
+      std::vector<runtime::DeviceBuffer> as, bs, cs;
+      std::vector<std::vector<const void*>> pointers;
+      for (int device : ranks.devices) {
+        as.emplace_back(a.size() * 2, device);
+        bs.emplace_back(b.size() * 2, device);
+        cs.emplace_back(std::size_t(m) * n * 4, device);
+        as.back().copy_from_host(a.data());
+        bs.back().copy_from_host(b.data());
+        cs.back().fill_bytes(0xFF);
+        pointers.push_back({reinterpret_cast<const void*>(as.back().address()),
+                            reinterpret_cast<const void*>(bs.back().address()),
+                            reinterpret_cast<const void*>(cs.back().address())});
+      }
+      compiled.launch(pointers);
+      synchronize(ranks);
+      for (int r = 0; r < count; ++r) {
+        INFO("rank " << r);
+        const auto c = to_host<std::uint32_t>(cs[static_cast<std::size_t>(r)]);
+        std::size_t wrong = 0, untouched = 0;
+        for (int row = 0; row < m; ++row)
+          for (int col = 0; col < n; ++col) {
+            const std::uint32_t bits = c[std::size_t(row) * n + col];
+            const bool mine = row >= r * share && row < (r + 1) * share;
+            if (!mine) {  // another rank's rows: left as poisoned
+              untouched += bits == 0xFFFFFFFFu;
+              continue;
+            }
+            double want = 0;
+            for (int kk = 0; kk < k; ++kk)
+              want += double(examples::host::half_to_float(a[std::size_t(row) * k + kk])) *
+                      examples::host::half_to_float(b[std::size_t(col) * k + kk]);
+            float got;
+            std::memcpy(&got, &bits, 4);
+            wrong += !(std::abs(got - want) <= 1e-3 * (1 + std::abs(want)));
+          }
+        CHECK(wrong == 0);
+        CHECK(untouched == std::size_t(m - share) * n);
+      }
+    }
+}
+
+TEST_CASE("symmetric buffers: one slot per rank, each a copy away, errors named", "[gpu][distributed][runtime]") {
+  std::mt19937 rng(Catch::rngSeed());
+  for (const Ranks& ranks : rank_sets()) {
+    INFO(describe(ranks));
+    runtime::SymmetricBuffer slots(3000, ranks.devices);
+    CHECK(slots.ranks() == ranks.count());
+    CHECK(slots.slot_bytes() >= 3000);
+    CHECK(slots.slot_bytes() % (std::size_t(2) << 20) == 0);
+    for (int r = 0; r < ranks.count(); ++r)
+      CHECK(reinterpret_cast<std::uintptr_t>(slots.slot(r)) == slots.address() + std::size_t(r) * slots.slot_bytes());
+    std::vector<std::vector<std::uint8_t>> data(static_cast<std::size_t>(ranks.count()), std::vector<std::uint8_t>(3000));
+    for (int r = 0; r < ranks.count(); ++r) {
+      for (auto& b : data[static_cast<std::size_t>(r)]) b = static_cast<std::uint8_t>(rng());
+      slots.copy_from_host(r, data[static_cast<std::size_t>(r)].data(), 3000);
+    }
+    for (int r = 0; r < ranks.count(); ++r) {
+      std::vector<std::uint8_t> back(3000);
+      slots.copy_to_host(r, back.data(), back.size());
+      CHECK(back == data[static_cast<std::size_t>(r)]);
+    }
+    CHECK_THROWS_WITH(slots.copy_to_host(ranks.count(), data[0].data(), 1), Catch::Contains("a rank below"));
+    CHECK_THROWS_WITH(slots.copy_from_host(0, data[0].data(), slots.slot_bytes() + 1), Catch::Contains("at most"));
+  }
+  CHECK_THROWS_WITH(runtime::SymmetricBuffer(16, {}), Catch::Contains("one device per rank"));
+  CHECK_THROWS_WITH(runtime::SymmetricBuffer(16, {0, runtime::device_count()}), Catch::Contains("a device ordinal below"));
+  // A launch on a stream of another device than the rank's.
+  if (runtime::device_count() >= 2) {
+    const auto reduce = compile(co::all_reduce<f32>(),
+                                {.subs = {{co::RANKS, 2}, {co::SLOT, 1024}, {co::N, 16}, {co::BLOCK_N, 1024}}},
+                                Ranks::on_devices(2));
+    runtime::Stream on0(0);
+    CHECK_THROWS_WITH(reduce.launch({{nullptr, nullptr}, {nullptr, nullptr}}, {&on0, &on0}),
+                      Catch::Contains("rank 1: expected a stream of device 1, but found one of device 0"));
+  }
+}

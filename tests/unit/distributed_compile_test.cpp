@@ -1,0 +1,116 @@
+// Kernels spread over ranks, without a GPU: what a DeviceConstraint compiles to (each
+// rank's grid covers its slice), what the interpreter computes for a rank, and the errors
+// a wrong rank count, tile or kernel gets, at the user's line.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "fixtures/errors.hpp"
+#include "kernels/collectives.hpp"
+#include "wave/distributed.hpp"
+#include "wave/interpret.hpp"
+
+using namespace wave;
+using fixtures::check_error;
+using fixtures::error_of;
+namespace co = examples::collectives;
+
+namespace {
+
+CompileOptions scatter_options(int ranks, int share, std::int64_t slot) {
+  return {.subs = {{co::RANKS, ranks}, {co::SLOT, slot}, {co::N, ranks * share}, {co::N_RANK, share}, {co::BLOCK_N, 1024}},
+          .cache = false};
+}
+
+}  // namespace
+
+TEST_CASE("a DeviceConstraint compiles once per rank, each grid over its slice", "[distributed]") {
+  const auto scatter = compile(co::reduce_scatter<f32>(), scatter_options(3, 1000, 4096), Ranks::emulated(3));
+  REQUIRE(scatter.ranks() == 3);
+  for (int r = 0; r < 3; ++r) {
+    INFO("rank " << r);
+    const jit::PtxKernel& ptx = scatter.on_rank(r).ptx();
+    CHECK(ptx.grid_dims[0].dim == "N");
+    CHECK(ptx.grid_dims[0].extent == 1000);
+    CHECK(ptx.grid[0] == 1);  // ceil(1000 / 1024), not ceil(3000 / 1024)
+  }
+  // Each rank's code differs in where its slice starts: rank 2's loads at element 2000,
+  // byte 8000 of each slot row (f32); rank 0's at 0.
+  CHECK(scatter.on_rank(0).ptx().ptx != scatter.on_rank(2).ptx().ptx);
+  CHECK_THAT(scatter.on_rank(2).ptx().ptx, Catch::Matchers::Contains("+8000]"));
+  CHECK_THAT(scatter.on_rank(0).ptx().ptx, !Catch::Matchers::Contains("+8000]"));
+}
+
+TEST_CASE("the interpreter computes a rank's slice of a DeviceConstraint's dim", "[distributed][interpret]") {
+  const int ranks = 2, share = 5, slot = 16;
+  std::vector<float> slots(ranks * slot);
+  std::mt19937 rng(Catch::rngSeed());
+  for (float& x : slots) x = std::uniform_real_distribution<float>(-1, 1)(rng);
+  for (int r = 0; r < ranks; ++r) {
+    std::vector<float> out(share, -7.0f);
+    CompileOptions options = scatter_options(ranks, share, slot);
+    options.subs.push_back(Sub("RANK", r));
+    interpret(co::reduce_scatter<f32>(), options, {slots.data(), out.data()});
+    for (int k = 0; k < share; ++k) {
+      INFO("rank " << r << ", element " << k);
+      const int n = r * share + k;
+      CHECK(out[std::size_t(k)] == Approx(double(slots[std::size_t(n)]) + slots[std::size_t(slot + n)]));
+    }
+  }
+}
+
+TEST_CASE("distributed kernels: errors at the user's line", "[distributed][errors]") {
+  SECTION("a rank count other than the DeviceConstraint's slices") {
+    check_error(error_of([] { compile(co::reduce_scatter<f32>(), scatter_options(3, 1000, 4096), Ranks::emulated(2)); }),
+                "collectives.hpp", 43, "DeviceConstraint", "3 (N = 3000, tile 1000)");
+  }
+  SECTION("a tile that does not divide the dim") {
+    CompileOptions options = scatter_options(2, 1000, 4096);
+    options.subs[2] = Sub("N", 2001);
+    check_error(error_of([&] { compile(co::reduce_scatter<f32>(), options, Ranks::emulated(2)); }), "collectives.hpp",
+                43, "DeviceConstraint", "a divisor of N = 2001");
+  }
+  SECTION("RANK set by hand when compiling for ranks") {
+    CompileOptions options = scatter_options(2, 1000, 4096);
+    options.subs.push_back(Sub("RANK", 1));
+    const unsigned line = __LINE__ + 1;
+    check_error(error_of([&] { compile(co::reduce_scatter<f32>(), options, Ranks::emulated(2)); }),
+                "distributed_compile_test.cpp", line, "compile", "no value for RANK");
+  }
+  SECTION("a rank past the rank count") {
+    CompileOptions options = scatter_options(2, 1000, 4096);
+    options.subs.push_back(Sub("RANK", 2));
+    const unsigned line = __LINE__ + 1;
+    check_error(error_of([&] { compile(co::reduce_scatter<f32>(), options); }), "distributed_compile_test.cpp", line,
+                "subs", "a rank below 2");
+  }
+  SECTION("a reduction along the split dim") {
+    WAVE_SYMBOL(M);
+    const auto k = kernel("sum_over_ranks_slices",
+                          Constraints{WorkgroupConstraint(M, 1, 1), DeviceConstraint(co::N, co::N_RANK),
+                                      WaveConstraint(M, 1), HardwareConstraint{}},
+                          [](Memory<dims<M, co::N>, f32> x, Memory<dims<M>, f32> y) { write(sum<co::N>(read(x)), y); });
+    const auto e = error_of([&] {
+      compile(k, {.subs = {{M, 4}, {co::N, 2048}, {co::N_RANK, 1024}}, .cache = false}, Ranks::emulated(2));
+    });
+    REQUIRE(e.has_value());
+    CHECK_THAT(e->message(), Catch::Matchers::Contains("a device_constraint on a dim no op combines"));
+  }
+  SECTION("a DeviceConstraint on a dim a loop walks") {
+    WAVE_SYMBOL(M);
+    WAVE_SYMBOL(BLOCK_M);
+    const unsigned line = __LINE__ + 3;
+    const auto e = error_of([] {
+      (void)kernel("loop_over_ranks",
+                   Constraints{TilingConstraint(M, BLOCK_M), DeviceConstraint(M, BLOCK_M), HardwareConstraint{}},
+                   [](Memory<dims<M>, f32> x, Memory<dims<M>, f32> y) {
+                     Register<dims<M>, f32> zero(0.0);
+                     write(iterate<M>(zero, [&](auto acc) { return acc + read(x); }), y);
+                   })
+          .trace();
+    });
+    check_error(e, "distributed_compile_test.cpp", line, "DeviceConstraint", "a dim no loop walks");
+  }
+}
