@@ -50,7 +50,8 @@ class DistributedKernel {
 
   // Queues every rank's kernel: rank r's with `pointers[r]` (one per kernel argument) on
   // `streams[r]` (a stream of the rank's device; none given: the device's default stream).
-  // The ranks run at once, so a kernel may wait on flags its peers set.
+  // Ranks on different GPUs run at once; emulated ranks on one GPU's default stream run
+  // one after another.
   void launch(const std::vector<std::vector<const void*>>& pointers,
               const std::vector<const runtime::Stream*>& streams = {},
               std::source_location where = std::source_location::current()) const {

@@ -287,6 +287,14 @@ TEST_CASE("symmetric buffers: one slot per rank, each a copy away, errors named"
       slots.copy_to_host(r, back.data(), back.size());
       CHECK(back == data[static_cast<std::size_t>(r)]);
     }
+    // Slots of several granules that are not a power of two of them (5 MiB: 6 MiB slots).
+    runtime::SymmetricBuffer large(std::size_t(5) << 20, ranks.devices);
+    CHECK(large.slot_bytes() == std::size_t(6) << 20);
+    std::vector<std::uint8_t> whole(std::size_t(5) << 20), back(whole.size());
+    for (auto& b : whole) b = static_cast<std::uint8_t>(rng());
+    large.copy_from_host(ranks.count() - 1, whole.data(), whole.size());
+    large.copy_to_host(ranks.count() - 1, back.data(), back.size());
+    CHECK(back == whole);
     CHECK_THROWS_WITH(slots.copy_to_host(ranks.count(), data[0].data(), 1), Catch::Contains("a rank below"));
     CHECK_THROWS_WITH(slots.copy_from_host(0, data[0].data(), slots.slot_bytes() + 1), Catch::Contains("at most"));
   }

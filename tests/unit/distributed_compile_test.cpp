@@ -9,6 +9,7 @@
 
 #include "fixtures/errors.hpp"
 #include "kernels/collectives.hpp"
+#include "kernels/gemm.hpp"
 #include "wave/distributed.hpp"
 #include "wave/interpret.hpp"
 
@@ -97,6 +98,33 @@ TEST_CASE("distributed kernels: errors at the user's line", "[distributed][error
     });
     REQUIRE(e.has_value());
     CHECK_THAT(e->message(), Catch::Matchers::Contains("a device_constraint on a dim no op combines"));
+  }
+  SECTION("an mma kernel whose rank slice is not whole workgroup tiles, or a persistent grid") {
+    namespace g = examples::gemm;
+    WAVE_SYMBOL(M_RANK);
+    const auto gemm = kernel("gemm_rows_over_ranks",
+                             Constraints{WorkgroupConstraint(g::M, g::BLOCK_M, 0), WorkgroupConstraint(g::N, g::BLOCK_N, 1),
+                                         TilingConstraint(g::K, g::BLOCK_K), WaveConstraint(g::M, g::BLOCK_M / 2),
+                                         WaveConstraint(g::N, g::BLOCK_N / 2), DeviceConstraint(g::M, M_RANK),
+                                         HardwareConstraint{}},
+                             [](Memory<dims<g::M, g::K>, f16> a, Memory<dims<g::N, g::K>, f16> b,
+                                Memory<dims<g::M, g::N>, f32> c) {
+                               Register<dims<g::M, g::N>, f32> acc(0.0);
+                               write(iterate<g::K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
+                             });
+    CompileOptions options{.subs = {{g::M, 192}, {g::N, 128}, {g::K, 64}, {M_RANK, 96}, {g::BLOCK_M, 64},
+                                    {g::BLOCK_N, 64}, {g::BLOCK_K, 32}},
+                           .cache = false};
+    auto e = error_of([&] { compile(gemm, options, Ranks::emulated(2)); });
+    REQUIRE(e.has_value());
+    CHECK_THAT(e->message(), Catch::Matchers::Contains("expected the device tile of M (96) to be a multiple of its "
+                                                       "workgroup tile (64) in a kernel with mma"));
+    options.subs[3] = Sub("M_RANK", 128);
+    options.subs[0] = Sub("M", 256);
+    options.persistent = true;
+    e = error_of([&] { compile(gemm, options, Ranks::emulated(2)); });
+    REQUIRE(e.has_value());
+    CHECK_THAT(e->message(), Catch::Matchers::Contains("expected a plain grid for a kernel with a device_constraint"));
   }
   SECTION("a DeviceConstraint on a dim a loop walks") {
     WAVE_SYMBOL(M);

@@ -23,10 +23,10 @@ CUmemAllocationProp pinnedOn(int device) {
   return prop;
 }
 
-// The slot size: `bytes` rounded up to the mapping granularity of device 0 (where the
-// driver has no virtual memory calls, 2 MiB, Hopper's), so that emulated and real ranks
-// lay a tensor out alike.
-std::size_t slotBytes(const Driver& d, std::size_t bytes, int device) {
+// The driver's mapping granularity on `device` (where it has no virtual memory calls,
+// 2 MiB, Hopper's). Slots are whole multiples of device 0's, so that emulated and real
+// ranks lay a tensor out alike.
+std::size_t granularityOf(const Driver& d, int device) {
   std::size_t granularity = std::size_t(2) << 20;
   if (d.cuMemGetAllocationGranularity) {
     const CUmemAllocationProp prop = pinnedOn(device);
@@ -34,7 +34,7 @@ std::size_t slotBytes(const Driver& d, std::size_t bytes, int device) {
     if (d.cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) == CUDA_SUCCESS && g > 0)
       granularity = g;
   }
-  return (bytes + granularity - 1) / granularity * granularity;
+  return granularity;
 }
 
 }  // namespace
@@ -45,7 +45,8 @@ SymmetricBuffer::SymmetricBuffer(std::size_t bytes_per_rank, std::vector<int> de
   if (bytes_per_rank == 0) fail(where, expected_found("a positive size per rank", "0 bytes"));
   const Driver& d = ready(where, devices_.front());
   for (int device : devices_) ready(where, device);  // (each an existing device)
-  slot_ = slotBytes(d, bytes_per_rank, 0);
+  const std::size_t granularity = granularityOf(d, 0);
+  slot_ = (bytes_per_rank + granularity - 1) / granularity * granularity;
   const std::size_t total = slot_ * devices_.size();
   emulated_ = std::all_of(devices_.begin(), devices_.end(), [&](int dev) { return dev == devices_.front(); });
   if (emulated_) {
@@ -76,7 +77,7 @@ SymmetricBuffer::SymmetricBuffer(std::size_t bytes_per_rank, std::vector<int> de
     }
   }
   CUdeviceptr base = 0;
-  check(d, d.cuMemAddressReserve(&base, total, slot_, 0, 0), "cuMemAddressReserve", where);
+  check(d, d.cuMemAddressReserve(&base, total, granularity, 0, 0), "cuMemAddressReserve", where);
   address_ = base;
   try {
     for (std::size_t r = 0; r < devices_.size(); ++r) {
