@@ -192,8 +192,10 @@ LogicalResult Distributor::enterTiles() {
     // On a dim split over the GPUs, the rank's slice starts the workgroups' tiles; where
     // the workgroup tile does not divide the slice, the slice's end masks the last one.
     const int64_t start = t.rankOffset;
-    offsets_[dim] = t.gridAxis < 0 ? index(start)
-                                   : add(arith::MulIOp::create(b_, loc_, tile[t.gridAxis], index(t.gridStep())).getResult(), start);
+    offsets_[dim] =
+        t.gridAxis < 0
+            ? index(start)
+            : add(arith::MulIOp::create(b_, loc_, tile[t.gridAxis], index(t.gridStep())).getResult(), start);
     if (t.gridAxis < 0)
       offsetRanges_[dim] = {start, start};
     else if (tileGrid_)
