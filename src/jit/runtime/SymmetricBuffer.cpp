@@ -37,6 +37,17 @@ std::size_t granularityOf(const Driver& d, int device) {
   return granularity;
 }
 
+// The device of `rank`, for a copy of `bytes` into or out of its slot of `slot` bytes;
+// fails unless the rank exists and the bytes fit.
+int rankDevice(const std::vector<int>& devices, std::size_t slot, int rank, std::size_t bytes,
+               const std::source_location& where) {
+  const int ranks = static_cast<int>(devices.size());
+  if (rank < 0 || rank >= ranks || bytes > slot)
+    fail(where, expected_found("a rank below " + std::to_string(ranks) + " and at most " + std::to_string(slot) +
+                                   " bytes", "rank " + std::to_string(rank) + ", " + std::to_string(bytes) + " bytes"));
+  return devices[static_cast<std::size_t>(rank)];
+}
+
 }  // namespace
 
 SymmetricBuffer::SymmetricBuffer(std::size_t bytes_per_rank, std::vector<int> devices, std::source_location where)
@@ -114,18 +125,12 @@ void SymmetricBuffer::release() noexcept {
 }
 
 void SymmetricBuffer::copy_from_host(int rank, const void* src, std::size_t bytes, std::source_location where) {
-  if (rank < 0 || rank >= ranks() || bytes > slot_)
-    fail(where, expected_found("a rank below " + std::to_string(ranks()) + " and at most " + std::to_string(slot_) +
-                                   " bytes", "rank " + std::to_string(rank) + ", " + std::to_string(bytes) + " bytes"));
-  const Driver& d = ready(where, devices_[static_cast<std::size_t>(rank)]);
+  const Driver& d = ready(where, rankDevice(devices_, slot_, rank, bytes, where));
   check(d, d.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(slot(rank)), src, bytes), "cuMemcpyHtoD", where);
 }
 
 void SymmetricBuffer::copy_to_host(int rank, void* dst, std::size_t bytes, std::source_location where) const {
-  if (rank < 0 || rank >= ranks() || bytes > slot_)
-    fail(where, expected_found("a rank below " + std::to_string(ranks()) + " and at most " + std::to_string(slot_) +
-                                   " bytes", "rank " + std::to_string(rank) + ", " + std::to_string(bytes) + " bytes"));
-  const Driver& d = ready(where, devices_[static_cast<std::size_t>(rank)]);
+  const Driver& d = ready(where, rankDevice(devices_, slot_, rank, bytes, where));
   check(d, d.cuMemcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(slot(rank)), bytes), "cuMemcpyDtoH", where);
 }
 
