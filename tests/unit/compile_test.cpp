@@ -22,6 +22,7 @@
 #include "kernels/varlen_attention.hpp"
 #include "fixtures/index_masks.hpp"
 #include "fixtures/printing.hpp"
+#include "fixtures/ptxas.hpp"
 #include "fixtures/varlen_rows.hpp"
 #include "wave/print_format.hpp"
 #include "wave/dlpack.hpp"
@@ -29,6 +30,7 @@
 
 using namespace wave;
 using Catch::Matchers::Contains;
+using fixtures::check_ptxas_clean;
 
 namespace {
 CompileOptions uncached(CompileOptions options) {
@@ -43,36 +45,6 @@ int count(const std::string& text, const std::string& what) {
   return n;
 }
 
-const std::string kPtxas = "/usr/local/cuda/bin/ptxas";
-
-// What `ptxas -v` for sm_90a says of `ptx` (where the CUDA toolkit is installed).
-std::string ptxas_log(const std::string& ptx, const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("wave-" + name + "-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "k.ptx") << ptx;
-  const std::string cmd = kPtxas + " -arch=sm_90a -v " + (dir / "k.ptx").string() + " -o " + (dir / "k.cubin").string() +
-                          " > " + (dir / "log").string() + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  std::ifstream in(dir / "log");
-  std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::filesystem::remove_all(dir);
-  if (status != 0) log += "\nptxas failed";
-  return log;
-}
-
-// ptxas (where the CUDA toolkit is) compiles `ptx` with no spills and no warning
-// (setmaxnreg ignored is one).
-void check_ptxas_clean(const std::string& ptx, const std::string& name) {
-  if (!std::filesystem::exists(kPtxas)) {
-    WARN("SKIPPED the ptxas check: no " << kPtxas);
-    return;
-  }
-  const std::string log = ptxas_log(ptx, name);
-  INFO(name << ": " << log);
-  CHECK_THAT(log, Contains("0 bytes spill stores, 0 bytes spill loads"));
-  CHECK_FALSE(log.find("warning") != std::string::npos);
-  CHECK_FALSE(log.find("failed") != std::string::npos);
-}
 }  // namespace
 
 TEST_CASE("the copy example compiles to 16-byte loads and stores", "[compile][ptx]") {
@@ -651,25 +623,26 @@ TEST_CASE("split-K: K's loop split over grid z, parts added by vector red.global
                           .cache = false};
   };
   // 5120 / 512: ten parts along z; a 128 x 128 f32 tile on 4 waves is 128 sums per thread,
-  // added 4 at a time (after the shuffles that make 16-byte runs), no plain stores.
+  // added 4 at a time (after the shuffles that make 16-byte runs), no plain stores; at
+  // system scope (another GPU's kernel may add to the same memory: docs/distributed.md).
   const CompiledKernel f32_out = compile(sk::make_kernel<f16>(), options(5120, 512));
   CHECK(f32_out.ptx().grid == std::array<unsigned, 3>{1, 10, 10});
   const std::string ptx = f32_out.ptx().ptx;
   CHECK_THAT(ptx, Contains("%ctaid.z"));
-  CHECK(count(ptx, "red.global.add.v4.f32") == 32);
+  CHECK(count(ptx, "red.relaxed.sys.global.add.v4.f32") == 32);
   CHECK(count(ptx, "st.global") == 0);
   CHECK_THAT(ptx, Contains(".version 8.1"));
   check_ptxas_clean(ptx, "gemm_split_k");
   // f16 out: eight halves per red (four f16x2 words); an uneven last part (K = 5000).
   const std::string halves = compile(sk::make_kernel<f16, f16>(), options(5000, 1024)).ptx().ptx;
-  CHECK(count(halves, "red.global.add.noftz.v4.f16x2") == 16);
+  CHECK(count(halves, "red.relaxed.sys.global.add.noftz.v4.f16x2") == 16);
   check_ptxas_clean(halves, "gemm_split_k_f16");
   // sm_80 has no vector red: one atomic per element.
   CompileOptions sm80 = options(5120, 512);
   sm80.target = "sm_80";
   const std::string scalar = compile(sk::make_kernel<f16>(), sm80).ptx().ptx;
-  CHECK(count(scalar, "red.global.add.v") == 0);
-  CHECK(count(scalar, "atom.global.add.f32") + count(scalar, "red.global.add.f32") == 128);
+  CHECK(count(scalar, ".global.add.v") == 0);
+  CHECK(count(scalar, "red.relaxed.sys.global.add.f32") == 128);
 }
 
 TEST_CASE("paged decode attention: cache rows copied in 16 bytes from the page the block table names", "[compile][dynamic]") {
@@ -720,8 +693,9 @@ TEST_CASE("cumsum, min reductions and atomic min/max compile: shared-memory scan
       jit::compile_to_ptx(k.trace(), uncached({.subs = {{T, 1000}, {E, 64}, {BLOCK_T, 2}, {BLOCK_E, 64}, {WAVE_E, 32}}}));
   // 64 experts over two waves: log2(64) = 6 steps, each a shared store and load per element.
   CHECK(ptx.block[0] == 128);
-  CHECK(count(ptx.ptx, "atom.global.min.s32") >= 1);
-  CHECK_THAT(ptx.ptx, Contains("atom.global"));
+  // Integer min at system scope; the float max a compare-and-swap loop (at system scope).
+  CHECK(count(ptx.ptx, "red.relaxed.sys.global.min.s32") >= 1);
+  CHECK_THAT(ptx.ptx, Contains(".sys.global.cas.b32"));
   CHECK(count(ptx.ptx, "st.shared") >= 6);
   CHECK(count(ptx.ptx, "bar.sync") >= 12);
   check_ptxas_clean(ptx.ptx, "expert_offsets");

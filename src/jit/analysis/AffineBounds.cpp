@@ -85,4 +85,18 @@ std::optional<std::pair<int64_t, int64_t>> rangeWithinBounds(AffineExpr e, Array
   return std::pair{range->lo, range->hi};
 }
 
+SmallVector<AffineExpr> additiveTerms(AffineExpr e) {
+  SmallVector<AffineExpr> out, work{e};
+  while (!work.empty()) {
+    AffineExpr t = work.pop_back_val();
+    if (t.getKind() == AffineExprKind::Add) {
+      auto add = cast<AffineBinaryOpExpr>(t);
+      work.append({add.getLHS(), add.getRHS()});
+    } else {
+      out.push_back(t);
+    }
+  }
+  return out;
+}
+
 }  // namespace wave::jit

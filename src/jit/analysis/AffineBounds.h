@@ -12,6 +12,7 @@
 
 #include "mlir/IR/AffineExpr.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <optional>
 #include <utility>
@@ -26,6 +27,9 @@ mlir::AffineExpr simplifyWithinBounds(mlir::AffineExpr e, llvm::ArrayRef<int64_t
 
 // The smallest and largest values `e` takes over those dims (none where unbounded).
 std::optional<std::pair<int64_t, int64_t>> rangeWithinBounds(mlir::AffineExpr e, llvm::ArrayRef<int64_t> extents);
+
+// The terms of a sum (an expression that is no sum is its one term).
+llvm::SmallVector<mlir::AffineExpr> additiveTerms(mlir::AffineExpr e);
 
 }  // namespace wave::jit
 

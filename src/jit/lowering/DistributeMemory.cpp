@@ -11,10 +11,12 @@
 
 #include "lowering/Distributor.h"
 
+#include "analysis/AffineBounds.h"
 #include "analysis/DistributedLayout.h"
 #include "analysis/ThreadLayout.h"
 #include "lowering/ExprToArith.h"
 #include "lowering/KernelSignature.h"
+#include "lowering/MMAInstructions.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -59,21 +61,6 @@ std::optional<AffineExpr> linearMappedOffset(func::FuncOp kernel, const llvm::St
   return simplifyAffineExpr(offset, iterators, 0);
 }
 
-// The terms of a sum (an expression that is no sum is its one term).
-SmallVector<AffineExpr> additiveTerms(AffineExpr e) {
-  SmallVector<AffineExpr> out, work{e};
-  while (!work.empty()) {
-    AffineExpr t = work.pop_back_val();
-    if (t.getKind() == AffineExprKind::Add) {
-      auto add = cast<AffineBinaryOpExpr>(t);
-      work.append({add.getLHS(), add.getRHS()});
-    } else {
-      out.push_back(t);
-    }
-  }
-  return out;
-}
-
 // The dims (a mapping's iterators) an expression uses.
 llvm::SmallBitVector iteratorsOf(AffineExpr e) {
   llvm::SmallBitVector used(64);
@@ -83,11 +70,12 @@ llvm::SmallBitVector iteratorsOf(AffineExpr e) {
   return used;
 }
 
-// Through a mapping whose innermost memory index is not an iterator (conv2d's `$1 mod C`):
-// the value dim along which runs of `run` elements stay contiguous in memory, or -1. Each
-// memory index must be a sum of terms of one iterator each (symbols known); along the
-// run's iterator, checked at every aligned start of its dim, the innermost index steps by
-// one from a multiple of `run` and the others stay put.
+// Through a mapping whose innermost memory index is not an iterator (conv2d's `$1 mod C`,
+// a row-major slot's `(i mod R) * N + j`): the value dim along which runs of `run` elements
+// stay contiguous in memory, or -1. Each memory index must be a sum of terms of one
+// iterator each (symbols known); along the run's iterator, checked at every aligned start
+// of its dim, the innermost index steps by one from a multiple of `run` and the others
+// stay put; the innermost index's terms in other iterators are multiples of `run`.
 int contiguousMappedDim(func::FuncOp kernel, const llvm::StringMap<dialect::ExprAttr>& memoryExpr,
                         ArrayRef<StringRef> memoryDims, ArrayRef<int> iteratorDim, ArrayRef<StringRef> valueDims,
                         int64_t run) {
@@ -95,39 +83,45 @@ int contiguousMappedDim(func::FuncOp kernel, const llvm::StringMap<dialect::Expr
   MLIRContext* ctx = kernel.getContext();
   std::optional<AffineExpr> inner = withStaticSymbols(kernel, memoryExpr.lookup(memoryDims.back()));
   if (!inner) return -1;
-  llvm::SmallBitVector innerIterators = iteratorsOf(*inner);
-  if (innerIterators.count() != 1) return -1;
-  const unsigned k = innerIterators.find_first();
-  const int valueDim = iteratorDim[k];
-  std::optional<int64_t> extent = valueDim < 0 ? std::nullopt : staticSize(kernel, valueDims[valueDim]);
-  if (!extent) return -1;
-  // Per memory dim, its terms in the run's iterator (the rest do not move along the run).
-  // (The innermost keeps its constant terms too: they shift the run's alignment.)
-  SmallVector<AffineExpr> along;
-  for (StringRef d : memoryDims) {
-    std::optional<AffineExpr> e = withStaticSymbols(kernel, memoryExpr.lookup(d));
-    if (!e) return -1;
-    AffineExpr sum = getAffineConstantExpr(0, ctx);
-    for (AffineExpr t : additiveTerms(*e)) {
-      llvm::SmallBitVector used = iteratorsOf(t);
-      if (used.count() > 1 && used.test(k)) return -1;
-      if (used.test(k) || d == memoryDims.back()) sum = sum + t;
+  // The run's iterator k: one of the innermost index's.
+  auto runsAlong = [&](unsigned k) -> int {
+    const int valueDim = iteratorDim[k];
+    std::optional<int64_t> extent = valueDim < 0 ? std::nullopt : staticSize(kernel, valueDims[valueDim]);
+    if (!extent) return -1;
+    // Per memory dim, its terms in the run's iterator (the rest do not move along the run).
+    // (The innermost keeps its constant terms too: they shift the run's alignment.)
+    SmallVector<AffineExpr> along;
+    for (StringRef d : memoryDims) {
+      std::optional<AffineExpr> e = withStaticSymbols(kernel, memoryExpr.lookup(d));
+      if (!e) return -1;
+      AffineExpr sum = getAffineConstantExpr(0, ctx);
+      for (AffineExpr t : additiveTerms(*e)) {
+        llvm::SmallBitVector used = iteratorsOf(t);
+        if (used.count() > 1 && used.test(k)) return -1;
+        const bool innermost = d == memoryDims.back();
+        if (innermost && used.any() && !used.test(k) && !t.isMultipleOf(run)) return -1;
+        if (used.test(k) || (innermost && used.none())) sum = sum + t;
+      }
+      along.push_back(sum);
     }
-    along.push_back(sum);
-  }
-  SmallVector<int64_t> dims(iteratorDim.size(), 0);
-  auto at = [&](unsigned d, int64_t j) {
-    dims[k] = j;
-    return evaluateAffine(along[d], dims);
+    SmallVector<int64_t> dims(iteratorDim.size(), 0);
+    auto at = [&](unsigned d, int64_t j) {
+      dims[k] = j;
+      return evaluateAffine(along[d], dims);
+    };
+    const unsigned last = memoryDims.size() - 1;
+    for (int64_t j0 = 0; j0 < *extent; j0 += run) {
+      if (at(last, j0) % run != 0) return -1;
+      for (int64_t e = 1; e < run && j0 + e < *extent; ++e)
+        for (unsigned d = 0; d <= last; ++d)
+          if (at(d, j0 + e) != at(d, j0) + (d == last ? e : 0)) return -1;
+    }
+    return valueDim;
   };
-  const unsigned last = memoryDims.size() - 1;
-  for (int64_t j0 = 0; j0 < *extent; j0 += run) {
-    if (at(last, j0) % run != 0) return -1;
-    for (int64_t e = 1; e < run && j0 + e < *extent; ++e)
-      for (unsigned d = 0; d <= last; ++d)
-        if (at(d, j0 + e) != at(d, j0) + (d == last ? e : 0)) return -1;
-  }
-  return valueDim;
+  llvm::SmallBitVector innerIterators = iteratorsOf(*inner);
+  for (int k = innerIterators.find_first(); k >= 0; k = innerIterators.find_next(k))
+    if (int valueDim = runsAlong(static_cast<unsigned>(k)); valueDim >= 0) return valueDim;
+  return -1;
 }
 
 // An access's index mapping taken apart (none: each memory dim is the value dim of its
@@ -465,6 +459,48 @@ FailureOr<SmallVector<Value>> Distributor::addersOf(Operation* op, LayoutAttr la
   return adders;
 }
 
+namespace {
+
+// PTX's name for a `red` of `combine` on `element` (".add.f32", ".min.s32", ...); empty
+// where PTX has none (float min/max: compare-and-swap loops).
+std::string redOperation(dialect::WriteCombine combine, Type element) {
+  if (combine == dialect::WriteCombine::add) {
+    if (element.isF32()) return ".add.f32";
+    if (element.isF64()) return ".add.f64";
+    if (element.isF16()) return ".add.noftz.f16";
+    if (element.isBF16()) return ".add.noftz.bf16";
+    if (element.isInteger(32)) return ".add.u32";
+    if (element.isInteger(64)) return ".add.u64";
+    return "";
+  }
+  const std::string op = combine == dialect::WriteCombine::min ? ".min" : ".max";
+  if (element.isInteger(32)) return op + ".s32";
+  if (element.isInteger(64)) return op + ".s64";
+  return "";
+}
+
+// The inline-asm register constraint of an operand of `element`.
+StringRef registerConstraint(Type element) {
+  if (element.isF32()) return "f";
+  if (element.isF64()) return "d";
+  if (element.getIntOrFloatBitWidth() == 16) return "h";
+  return element.getIntOrFloatBitWidth() == 64 ? "l" : "r";
+}
+
+}  // namespace
+
+Value Distributor::globalAddress(Value memref, ArrayRef<Value> indices) {
+  // The memref's aligned pointer plus its offset and strides, in elements of its type.
+  auto meta = memref::ExtractStridedMetadataOp::create(b_, loc_, memref);
+  Value linear = meta.getOffset();
+  for (auto [i, stride] : llvm::zip(indices, meta.getStrides()))
+    linear = arith::AddIOp::create(b_, loc_, linear, arith::MulIOp::create(b_, loc_, i, stride));
+  const int64_t bytes = getElementTypeOrSelf(memref).getIntOrFloatBitWidth() / 8;
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b_, loc_, memref);
+  Value address = arith::AddIOp::create(b_, loc_, base, arith::MulIOp::create(b_, loc_, linear, index(bytes)));
+  return arith::IndexCastUIOp::create(b_, loc_, b_.getI64Type(), address);
+}
+
 void Distributor::combineIntoMemory(dialect::WriteCombine combine, Value values, Value memref,
                                     ArrayRef<Value> indices, Value count) {
   auto vec = dyn_cast<VectorType>(values.getType());
@@ -474,21 +510,16 @@ void Distributor::combineIntoMemory(dialect::WriteCombine combine, Value values,
   if (combine == dialect::WriteCombine::min) kind = isFloat ? arith::AtomicRMWKind::minimumf : arith::AtomicRMWKind::mins;
   if (combine == dialect::WriteCombine::max) kind = isFloat ? arith::AtomicRMWKind::maximumf : arith::AtomicRMWKind::maxs;
   const int64_t length = vec ? vec.getNumElements() : 1;
-  const int64_t bits = element.getIntOrFloatBitWidth();
+  // System scope where asked: a symmetric buffer's slot may be another GPU's memory, and
+  // the other GPUs' kernels may add to the same elements.
+  const std::string red = systemAtomics_ ? "red.relaxed.sys.global" : "red.global";
   // One red.global.add of the whole run: f32 in runs of 2 or 4, f16 and bf16 in pairs
   // (one word each) of 1 to 4 words.
   const bool halves = element.isF16() || element.isBF16();
   const bool vectorAdd = combine == dialect::WriteCombine::add && vectorAtomics_ && !count && vec &&
                          (element.isF32() ? length == 2 || length == 4 : halves && length <= 8 && length % 2 == 0);
   if (vectorAdd) {
-    // The run's address: the memref's aligned pointer plus its offset and strides.
-    auto meta = memref::ExtractStridedMetadataOp::create(b_, loc_, memref);
-    Value linear = meta.getOffset();
-    for (auto [i, stride] : llvm::zip(indices, meta.getStrides()))
-      linear = arith::AddIOp::create(b_, loc_, linear, arith::MulIOp::create(b_, loc_, i, stride));
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b_, loc_, memref);
-    Value address = arith::AddIOp::create(b_, loc_, base, arith::MulIOp::create(b_, loc_, linear, index(bits / 8)));
-    SmallVector<Value> operands{arith::IndexCastUIOp::create(b_, loc_, b_.getI64Type(), address)};
+    SmallVector<Value> operands{globalAddress(memref, indices)};
     // f16 and bf16 travel as words of two.
     const int64_t words = halves ? length / 2 : length;
     Value lanes = halves ? vector::BitCastOp::create(b_, loc_, VectorType::get({words}, b_.getI32Type()), values)
@@ -502,19 +533,25 @@ void Distributor::combineIntoMemory(dialect::WriteCombine combine, Value values,
     const std::string shape = words > 1 ? ".v" + std::to_string(words) : "";
     const std::string type = halves ? (element.isF16() ? ".noftz" + shape + ".f16x2" : ".noftz" + shape + ".bf16x2")
                                     : shape + ".f32";
-    const std::string ptx = "red.global.add" + type + " [$0], " + (words > 1 ? "{" + list + "}" : list) + ";";
-    LLVM::InlineAsmOp::create(b_, loc_, TypeRange{}, operands, ptx, constraints, /*has_side_effects=*/true,
-                              /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                              LLVM::AsmDialectAttr::get(b_.getContext(), LLVM::AsmDialect::AD_ATT),
-                              /*operand_attrs=*/ArrayAttr());
+    inlineAsm(b_, loc_, Type(), operands, red + ".add" + type + " [$0], " + (words > 1 ? "{" + list + "}" : list) + ";", constraints);
     return;
   }
   // Element by element (those before `count`).
+  const std::string scalarRed = systemAtomics_ ? redOperation(combine, element) : "";
   for (int64_t e = 0; e < length; ++e) {
     Value v = vec ? vector::ExtractOp::create(b_, loc_, values, e).getResult() : values;
     SmallVector<Value> at(indices.begin(), indices.end());
     at.back() = add(at.back(), e);
-    auto one = [&] { memref::AtomicRMWOp::create(b_, loc_, kind, v, memref, at); };
+    auto one = [&] {
+      if (scalarRed.empty()) {
+        memref::AtomicRMWOp::create(b_, loc_, kind, v, memref, at);
+        return;
+      }
+      // 16-bit floats travel in 16-bit integer registers.
+      Value operand = halves ? arith::BitcastOp::create(b_, loc_, b_.getI16Type(), v).getResult() : v;
+      inlineAsm(b_, loc_, Type(), {globalAddress(memref, at), operand}, red + scalarRed + " [$0], $1;",
+                ("l," + registerConstraint(element)).str());
+    };
     if (count)
       ifThen(lessThan(index(e), count), one);
     else

@@ -94,7 +94,8 @@ class Distributor : LoweringBuilder {
  public:
   Distributor(func::FuncOp kernel, KernelGrid grid, const DistributionOptions& options)
       : LoweringBuilder(kernel), kernel_(kernel), grid_(std::move(grid)), options_(options),
-        persistent_(options.persistent), clusterSize_(options.clusterSize), vectorAtomics_(options.vectorAtomics) {}
+        persistent_(options.persistent), clusterSize_(options.clusterSize), vectorAtomics_(options.vectorAtomics),
+        systemAtomics_(options.systemAtomics) {}
 
   LogicalResult emit(gpu::GPUModuleOp module);
 
@@ -136,6 +137,8 @@ class Distributor : LoweringBuilder {
   // run's first), atomically; with `count`, only the run's first `count` elements.
   void combineIntoMemory(dialect::WriteCombine combine, Value values, Value memref, ArrayRef<Value> indices,
                          Value count = Value());
+  // The global address (i64) of `memref`'s element at `indices`.
+  Value globalAddress(Value memref, ArrayRef<Value> indices);
   // Per register of `layout`, the condition under which this thread's register is the one
   // that adds its element, where the layout holds elements in several threads or
   // registers (null: always; false: never).
@@ -237,6 +240,7 @@ class Distributor : LoweringBuilder {
   bool persistent_ = false;
   int clusterSize_ = 1;
   bool vectorAtomics_ = false;  // red.global.add on vectors (sm_90+)
+  bool systemAtomics_ = false;  // PTX red at system scope for adds and integer min/max
   std::optional<int> cluster_;  // the axis a cluster's workgroups go along
   gpu::GPUFuncOp func_;
   std::optional<std::array<int32_t, 3>> tileGrid_;  // the tile counts, where static

@@ -48,6 +48,7 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
                                            {.persistent = persistent,
                                             .clusterSize = clusterSize,
                                             .vectorAtomics = vectorAtomics,
+                                            .systemAtomics = systemAtomics,
                                             .ptxTanh = ptxTanh}))) return signalPassFailure();
       kernel.erase();
     }

@@ -34,6 +34,11 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     (`combine = #wave.combine<add>`) add a whole run of f32, f16 or bf16 registers with
     one `red.global.add` of up to 16 bytes; otherwise each element is its own atomic.
 
+    `system-atomics=true` (NVIDIA) emits adds and integer min/max as PTX `red` at system
+    scope, so that the adds of kernels on other GPUs of the node to the same peer memory
+    (a symmetric buffer) land too; LLVM's NVPTX backend drops the scope of its
+    `atomicrmw`. Float min/max stay compare-and-swap loops, already at system scope.
+
     `ptx-tanh=false` (targets without PTX) lowers `tanh_approx` to `math.tanh`, which
     the target's pipeline expands; otherwise it is PTX's `tanh.approx.f32`.
   }];
@@ -44,6 +49,8 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
            "Workgroups per cluster, along the axis whose tiles share loop copies">,
     Option<"vectorAtomics", "vector-atomics", "bool", /*default=*/"false",
            "Add runs of f32/f16/bf16 to memory with one vector red.global.add (sm_90+)">,
+    Option<"systemAtomics", "system-atomics", "bool", /*default=*/"false",
+           "Adds and integer min/max as PTX red at system scope (atomic across the node's GPUs)">,
     Option<"ptxTanh", "ptx-tanh", "bool", /*default=*/"true",
            "Lower tanh_approx to PTX's tanh.approx.f32 (false: math.tanh)">
   ];

@@ -230,11 +230,13 @@ bool usesF8(mlir::ModuleOp module) {
       .wasInterrupted();
 }
 
-// Whether the lowered module adds a vector to memory with one red.global.add (PTX 8.1).
+// Whether the lowered module adds a vector to memory with one red (red.global.add.v4.f32,
+// red.relaxed.sys.global.add.noftz.v2.bf16x2, ...): PTX 8.1.
 bool usesVectorRed(mlir::ModuleOp module) {
   return module
       ->walk([&](mlir::LLVM::InlineAsmOp op) {
-        return op.getAsmString().starts_with("red.global.add") && op.getAsmString().contains(".v")
+        llvm::StringRef ptx = op.getAsmString();
+        return ptx.starts_with("red.") && ptx.contains(".global.add") && ptx.contains(".v")
                    ? mlir::WalkResult::interrupt()
                    : mlir::WalkResult::advance();
       })
@@ -297,6 +299,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
       createWaveLowerToGPU({.persistent = persistentRequested(options),
                             .clusterSize = clusterSizeRequested(options),
                             .vectorAtomics = options.target == "sm_90" || options.target == "sm_90a",
+                            .systemAtomics = !amd,
                             .ptxTanh = !amd}));
   mlir::OpPassManager& gpuFunc = lowering.nest<mlir::gpu::GPUModuleOp>().nest<mlir::gpu::GPUFuncOp>();
   // Folded first, so that fills are plain load -> store pairs the pipelining recognizes.

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "analysis/AffineBounds.h"
 #include "analysis/DistributedLayout.h"
 #include "analysis/LayoutBases.h"
 #include "dialect/WaveDialect.h"
@@ -35,19 +36,38 @@ int64_t longestAlignedRun(func::FuncOp kernel, dialect::MemoryType memory) {
   return run;
 }
 
-// Whether a write through `mapping` keeps the value's runs along the memory's rows: the
-// memory's innermost index is the iterator of the value dim of its name (conv2d's output
-// channels), as the write's lowering requires to store runs whole.
-bool rowsFollowValue(dialect::IndexMappingAttr mapping, StringRef innerDim) {
-  auto iteratorOf = [](Attribute index) -> std::optional<unsigned> {
+// The value dim whose runs a write through `mapping` keeps along the memory's rows, or
+// none: the memory's innermost index steps with one value dim's iterator, alone or plus
+// terms in other iterators (conv2d's output channels; a row-major slot's
+// `(i mod R) * N + j`), and no other memory index moves with it. The write's lowering
+// checks the alignment of each run (contiguousMappedDim).
+std::optional<StringRef> runDimThrough(dialect::IndexMappingAttr mapping, ArrayRef<StringRef> memoryDims) {
+  auto mapOf = [](Attribute index) -> std::optional<AffineMap> {
     auto e = dyn_cast_or_null<dialect::ExprAttr>(index);
-    if (!e || e.getMap().getNumSymbols() != 0) return std::nullopt;
-    if (auto d = dyn_cast<AffineDimExpr>(e.getMap().getResult(0))) return d.getPosition();
-    return std::nullopt;
+    if (!e) return std::nullopt;
+    return e.getMap();
   };
-  std::optional<unsigned> memory = iteratorOf(mapping.getOutputs().get(innerDim)),
-                          value = iteratorOf(mapping.getInputs().get(innerDim));
-  return memory && memory == value;
+  std::optional<AffineMap> inner = mapOf(mapping.getOutputs().get(memoryDims.back()));
+  if (!inner) return std::nullopt;
+  for (NamedAttribute valueDim : mapping.getInputs()) {
+    std::optional<AffineMap> own = mapOf(valueDim.getValue());
+    if (!own || own->getNumSymbols() != 0) continue;
+    auto iterator = dyn_cast<AffineDimExpr>(own->getResult(0));
+    if (!iterator) continue;
+    // One term of the innermost index is the iterator itself; no other term has it.
+    int ownTerms = 0, otherUses = 0;
+    for (AffineExpr t : additiveTerms(inner->getResult(0))) {
+      ownTerms += t == iterator;
+      otherUses += t != iterator && t.isFunctionOfDim(iterator.getPosition());
+    }
+    if (ownTerms != 1 || otherUses) continue;
+    bool others = false;
+    for (StringRef d : memoryDims.drop_back())
+      if (std::optional<AffineMap> m = mapOf(mapping.getOutputs().get(d)))
+        others |= m->getResult(0).isFunctionOfDim(iterator.getPosition());
+    if (!others) return valueDim.getName().strref();
+  }
+  return std::nullopt;
 }
 
 struct WaveWidenStoreRunsPass : impl::WaveWidenStoreRunsBase<WaveWidenStoreRunsPass> {
@@ -60,10 +80,12 @@ struct WaveWidenStoreRunsPass : impl::WaveWidenStoreRunsBase<WaveWidenStoreRunsP
       // Shared tiles have their readers' layouts; other mappings scatter rows, and so do
       // indices read at run time (which would have to follow the value's new layout).
       if (!layout || memory.getDimNames().empty() || write.getMemory().getDefiningOp<dialect::AllocateOp>() ||
-          !write.getDynamic().empty() ||
-          (write.getMapping() && !rowsFollowValue(write.getMappingAttr(), memory.getDimNames().back())))
+          !write.getDynamic().empty())
         return;
-      const int inner = dimIndex(value.getDimNames(), memory.getDimNames().back());
+      std::optional<StringRef> runDim = memory.getDimNames().back();
+      if (write.getMapping()) runDim = runDimThrough(write.getMappingAttr(), memory.getDimNames());
+      if (!runDim) return;
+      const int inner = dimIndex(value.getDimNames(), *runDim);
       const unsigned bits = memory.getElementType().getIntOrFloatBitWidth();
       if (inner < 0 || bits < 8 || registerRuns(layout, inner, 16).front().length * bits >= 128) return;
       LayoutAttr wide = widenRuns(layout, inner, longestAlignedRun(kernel, memory));

@@ -112,7 +112,8 @@ func.func @store_f32(%a: !wave.memory<[M, K] of f16, global>, %b: !wave.memory<[
 // -----
 
 // Through index mappings: rows split into [B, R] with N innermost (its own iterator, as
-// conv2d writes its output channels) widen; a transposing mapping does not.
+// conv2d writes its output channels) widen along N; a transposing mapping, whose memory
+// rows follow M, along M (runs of 4 halves, where each element was a store of its own).
 #gemm_constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"64">, workgroup_dim = 0>,
                      #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"64">, workgroup_dim = 1>,
                      #wave.tiling_constraint<dim = "K", tile = #wave.expr<"32">>,
@@ -123,12 +124,15 @@ func.func @store_f32(%a: !wave.memory<[M, K] of f16, global>, %b: !wave.memory<[
 // CHECK-LABEL: func.func @mapped
 // CHECK: %[[W:.*]] = wave.convert_layout {{.*}} to !wave.tensor<[M, N] of f16, #wave.layout<registers = [32]
 // CHECK: wave.write %[[W]], %arg2 {mapping
-// CHECK-NOT: wave.convert_layout
-// CHECK: wave.write %{{.*}}, %arg3 {mapping
+// CHECK: %[[T:.*]] = wave.convert_layout {{.*}} to !wave.tensor<[M, N] of f16, #wave.layout<registers = [32]
+// CHECK: wave.write %[[T]], %arg3 {mapping
 // LOWERED-LABEL: gpu.func @mapped
 // LOWERED-COUNT-16: gpu.shuffle  xor {{.*}} : i32
+// LOWERED-COUNT-4: vector.store {{.*}} vector<8xf16>
+// LOWERED-COUNT-16: gpu.shuffle  xor {{.*}} : i32
 // LOWERED-NOT: gpu.shuffle
-// LOWERED: vector<8xf16>
+// LOWERED-COUNT-8: vector.store {{.*}} vector<4xf16>
+// LOWERED-NOT: memref.store
 // LOWERED: gpu.return
 func.func @mapped(%a: !wave.memory<[M, K] of f16, global>, %b: !wave.memory<[N, K] of f16, global>,
                   %c: !wave.memory<[B, R, N] of f16, global>, %t: !wave.memory<[N2, M2] of f16, global>) attributes {
