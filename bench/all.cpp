@@ -2,7 +2,7 @@
 // GPU machine (the carry is 64 MiB; each static binary is about 21 MiB compressed):
 //   wave-bench NAME [arguments]    NAME: gemm, attention, paged-decode, varlen-attention,
 //                                  extend-attention, moe, conv2d, softmax, memory-bound,
-//                                  collectives
+//                                  collectives, tensor-parallel
 // or through a link named wave-bench-NAME (what the bench/*.py scripts run).
 #include <cstdio>
 #include <cstring>
@@ -18,6 +18,7 @@ int wave_bench_conv2d_main(int, char**);
 int wave_bench_softmax_main(int, char**);
 int wave_bench_memory_bound_main(int, char**);
 int wave_bench_collectives_main(int, char**);
+int wave_bench_tensor_parallel_main(int, char**);
 
 int main(int argc, char** argv) {
   struct Bench {
@@ -33,13 +34,14 @@ int main(int argc, char** argv) {
                            {"conv2d", wave_bench_conv2d_main},
                            {"softmax", wave_bench_softmax_main},
                            {"memory-bound", wave_bench_memory_bound_main},
-                           {"collectives", wave_bench_collectives_main}};
+                           {"collectives", wave_bench_collectives_main},
+                           {"tensor-parallel", wave_bench_tensor_parallel_main}};
   const std::string self = argv[0];
   const std::string base = self.substr(self.rfind('/') + 1);
   for (const Bench& b : benches) {
     if (base == std::string("wave-bench-") + b.name) return b.main(argc, argv);
     if (argc > 1 && !std::strcmp(argv[1], b.name)) return b.main(argc - 1, argv + 1);
   }
-  std::fprintf(stderr, "usage: %s gemm|attention|paged-decode|varlen-attention|extend-attention|moe|conv2d|softmax|memory-bound|collectives [arguments]\n", argv[0]);
+  std::fprintf(stderr, "usage: %s gemm|attention|paged-decode|varlen-attention|extend-attention|moe|conv2d|softmax|memory-bound|collectives|tensor-parallel [arguments]\n", argv[0]);
   return 2;
 }

@@ -152,16 +152,31 @@ inline void refuse(const std::string& what, const std::string& why) {
 // Launches per timed run: events around this many back-to-back launches, divided.
 constexpr int kLaunchesPerRun = 10;
 
-// Milliseconds per launch of `enqueue`: `warmup` runs, then the median of `runs`.
-inline double median_ms(const std::function<void()>& enqueue, int runs, int warmup = 3) {
+// Milliseconds per launch of `enqueue`, `time` giving a batch's milliseconds: `warmup`
+// runs, then the median of `runs`.
+inline double median_ms(const std::function<float(const std::function<void()>&)>& time,
+                        const std::function<void()>& enqueue, int runs, int warmup) {
   auto batch = [&] {
     for (int i = 0; i < kLaunchesPerRun; ++i) enqueue();
   };
-  for (int i = 0; i < warmup; ++i) runtime::elapsed_ms(batch);
+  for (int i = 0; i < warmup; ++i) time(batch);
   std::vector<double> times;
-  for (int i = 0; i < runs; ++i) times.push_back(runtime::elapsed_ms(batch) / kLaunchesPerRun);
+  for (int i = 0; i < runs; ++i) times.push_back(time(batch) / kLaunchesPerRun);
   std::nth_element(times.begin(), times.begin() + runs / 2, times.end());
   return times[runs / 2];
+}
+
+// On device 0.
+inline double median_ms(const std::function<void()>& enqueue, int runs, int warmup = 3) {
+  return median_ms([](const std::function<void()>& batch) { return runtime::elapsed_ms(batch); }, enqueue, runs,
+                   warmup);
+}
+
+// On `devices` (their default streams; the longest device's time).
+inline double median_ms(const std::vector<int>& devices, const std::function<void()>& enqueue, int runs,
+                        int warmup = 3) {
+  return median_ms([&](const std::function<void()>& batch) { return runtime::elapsed_ms(devices, batch); }, enqueue,
+                   runs, warmup);
 }
 
 }  // namespace wave::bench

@@ -70,14 +70,7 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
       std::printf("%12zu WRONG: %zu elements differ from the float64 sums\n", bytes, wrong);
       return 1;
     }
-    auto batch = [&] {
-      for (int i = 0; i < bench::kLaunchesPerRun; ++i) reduce.launch(pointers);
-    };
-    for (int i = 0; i < 3; ++i) runtime::elapsed_ms(ranks.devices, batch);
-    std::vector<double> times;
-    for (int i = 0; i < 25; ++i) times.push_back(runtime::elapsed_ms(ranks.devices, batch) / bench::kLaunchesPerRun);
-    std::nth_element(times.begin(), times.begin() + 12, times.end());
-    const double ms = times[12];
+    const double ms = bench::median_ms(ranks.devices, [&] { reduce.launch(pointers); }, 25);
     const double algbw = double(bytes) / (ms * 1e-3) / 1e9;
     std::printf("%12zu %10.1f %12.1f %12.1f  BLOCK_N %lld, 4 waves, one-shot (every rank reads every slot)\n", bytes,
                 ms * 1e3, algbw, algbw * 2.0 * (count - 1) / count, static_cast<long long>(block));

@@ -11,7 +11,9 @@
 // Link `wave::jit`.
 #pragma once
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <source_location>
 #include <string>
 #include <vector>
@@ -21,6 +23,13 @@
 #include "wave/validate.hpp"
 
 namespace wave {
+
+namespace runtime {
+// Empty when a kernel on `device` may access the `bytes` from `address`: they lie in one
+// allocation of that device, or in a SymmetricBuffer mapped for it (memory the driver does
+// not know, such as the host's, is not judged); otherwise what the memory is instead.
+std::string unreachable_from(int device, const void* address, std::size_t bytes);
+}  // namespace runtime
 
 // Where each rank runs: rank r on device devices[r]. Ranks on one device are emulated:
 // the kernels' logic runs on a single GPU, peers' memory being slots of the same device.
@@ -41,8 +50,10 @@ struct Ranks {
 // A kernel compiled once per rank (RANK bound), each launched on its rank's device.
 class DistributedKernel {
  public:
-  DistributedKernel(std::vector<CompiledKernel> per_rank, Ranks ranks)
-      : per_rank_(std::move(per_rank)), ranks_(std::move(ranks)) {}
+  // `argument_bytes`: each argument's extent where its sizes are compiled in.
+  DistributedKernel(std::vector<CompiledKernel> per_rank, Ranks ranks,
+                    std::vector<std::optional<std::size_t>> argument_bytes = {})
+      : per_rank_(std::move(per_rank)), ranks_(std::move(ranks)), argument_bytes_(std::move(argument_bytes)) {}
 
   int ranks() const { return ranks_.count(); }
   const std::vector<int>& devices() const { return ranks_.devices; }
@@ -51,7 +62,8 @@ class DistributedKernel {
   // Queues every rank's kernel: rank r's with `pointers[r]` (one per kernel argument) on
   // `streams[r]` (a stream of the rank's device; none given: the device's default stream).
   // Ranks on different GPUs run at once; emulated ranks on one GPU's default stream run
-  // one after another.
+  // one after another. Each pointer must be memory its rank's GPU can address for the
+  // whole tensor: its own device's, or a SymmetricBuffer's (checked before any launch).
   void launch(const std::vector<std::vector<const void*>>& pointers,
               const std::vector<const runtime::Stream*>& streams = {},
               std::source_location where = std::source_location::current()) const {
@@ -71,6 +83,18 @@ class DistributedKernel {
                         expected_found("a stream of device " + std::to_string(ranks_.devices[r]),
                                        "one of device " + std::to_string(streams[r]->device())));
     for (std::size_t r = 0; r < per_rank_.size(); ++r)
+      for (std::size_t i = 0; i < pointers[r].size() && i < argument_bytes_.size(); ++i) {
+        const std::size_t bytes = argument_bytes_[i].value_or(1);
+        const std::string found = pointers[r][i] ? runtime::unreachable_from(ranks_.devices[r], pointers[r][i], bytes) : "";
+        if (!found.empty())
+          throw Error(name, "launch", where,
+                      "rank " + std::to_string(r) + ", argument " + std::to_string(i) + ": " +
+                          expected_found(std::to_string(bytes) + " bytes device " + std::to_string(ranks_.devices[r]) +
+                                             " can address (its own memory, or a SymmetricBuffer's for a tensor "
+                                             "over the ranks' slots)",
+                                         found));
+      }
+    for (std::size_t r = 0; r < per_rank_.size(); ++r)
       per_rank_[r].launch(pointers[r], {.stream = streams.empty() ? nullptr : streams[r], .device = ranks_.devices[r]},
                           where);
   }
@@ -78,6 +102,7 @@ class DistributedKernel {
  private:
   std::vector<CompiledKernel> per_rank_;
   Ranks ranks_;
+  std::vector<std::optional<std::size_t>> argument_bytes_;
 };
 
 // Compiles `kernel` for each rank of `ranks`: `options` with RANK bound to the rank. Each
@@ -94,6 +119,7 @@ DistributedKernel compile(const Kernel<Fn>& kernel, const CompileOptions& option
                                             std::to_string(s.value)));
   const bool usesRank = kernel_symbols(kernel.trace()).count(std::string(RANK.name)) > 0;
   std::vector<CompiledKernel> per_rank;
+  std::vector<std::optional<std::size_t>> argument_bytes;
   for (int r = 0; r < ranks.count(); ++r) {
     CompileOptions mine = options;
     if (usesRank) mine.subs.push_back(Sub(std::string(RANK.name), r));
@@ -110,8 +136,19 @@ DistributedKernel compile(const Kernel<Fn>& kernel, const CompileOptions& option
                                        std::to_string(size->second) + ", tile " + std::to_string(*tile) + ")"));
     }
     per_rank.push_back(compile(traced, mine, where));
+    if (r == 0)
+      for (const graph::Argument& arg : traced.args) {  // (the same on every rank: no dim is RANK's)
+        std::optional<std::size_t> elements = 1;
+        for (const std::string& dim : arg.type.dims) {
+          auto size = std::find_if(mine.subs.begin(), mine.subs.end(), [&](const Sub& s) { return s.symbol == dim; });
+          if (size == mine.subs.end()) elements.reset();
+          else if (elements) *elements *= static_cast<std::size_t>(size->value);
+        }
+        if (elements) *elements = (*elements * static_cast<std::size_t>(bit_width(arg.type.dtype)) + 7) / 8;
+        argument_bytes.push_back(elements);
+      }
   }
-  return DistributedKernel(std::move(per_rank), ranks);
+  return DistributedKernel(std::move(per_rank), ranks, std::move(argument_bytes));
 }
 
 }  // namespace wave

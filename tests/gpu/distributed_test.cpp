@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <tuple>
+#include <type_traits>
 #include <random>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "host_half.hpp"
 #include "kernels/collectives.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/tensor_parallel.hpp"
 #include "wave/distributed.hpp"
 #include "wave/runtime.hpp"
 
@@ -267,6 +269,84 @@ TEST_CASE("GEMM whose rows a DeviceConstraint splits: each rank its slice of C",
     }
 }
 
+namespace {
+
+// GEMM + reduce-scatter: rank r multiplies its K slice and adds each row block to its
+// owner's slot. Every slot starts as random values (what the sums add to: an unwritten
+// element keeps them, a doubled add shows); rank p's slot must end as those plus rows
+// [p * share, (p + 1) * share) of the whole product.
+template <class Out>
+void check_gemm_reduce_scatter(const Ranks& ranks, int share, int n, int k_rank, std::mt19937& rng) {
+  namespace tp = examples::tensor_parallel;
+  using Bits = typename Host<Out>::Bits;
+  const int count = ranks.count(), m = share * count, k = k_rank * count;
+  runtime::SymmetricBuffer out(std::size_t(share) * n * sizeof(Bits), ranks.devices);
+  const auto slot = static_cast<std::int64_t>(out.slot_bytes() / sizeof(Bits));
+  const auto gemm = compile(tp::gemm_reduce_scatter<f16, Out>(),
+                            {.subs = {{tp::M, m}, {tp::N, n}, {tp::K, k_rank}, {tp::RANKS, count}, {tp::SLOT, slot},
+                                      {tp::M_RANK, share}, {tp::BLOCK_M, 128}, {tp::BLOCK_N, 64}, {tp::BLOCK_K, 32},
+                                      {tp::WAVE_M, 64}, {tp::WAVE_N, 32}}},
+                            ranks);
+  std::vector<std::uint16_t> a(std::size_t(m) * k), b(std::size_t(n) * k);
+  for (auto& x : a) x = examples::host::random_half(rng);
+  for (auto& x : b) x = examples::host::random_half(rng);
+  const auto before = fill_slots<Out>(out, share * n, rng);
+  // Rank r's shards: columns [r * k_rank, (r + 1) * k_rank) of A and B.
+  std::vector<runtime::DeviceBuffer> as, bs;
+  std::vector<std::vector<const void*>> pointers;
+  for (int r = 0; r < count; ++r) {
+    std::vector<std::uint16_t> a_r(std::size_t(m) * k_rank), b_r(std::size_t(n) * k_rank);
+    for (int row = 0; row < m; ++row)
+      std::memcpy(&a_r[std::size_t(row) * k_rank], &a[std::size_t(row) * k + std::size_t(r) * k_rank], k_rank * 2u);
+    for (int row = 0; row < n; ++row)
+      std::memcpy(&b_r[std::size_t(row) * k_rank], &b[std::size_t(row) * k + std::size_t(r) * k_rank], k_rank * 2u);
+    const int device = ranks.devices[static_cast<std::size_t>(r)];
+    as.emplace_back(a_r.size() * 2, device);
+    bs.emplace_back(b_r.size() * 2, device);
+    as.back().copy_from_host(a_r.data());
+    bs.back().copy_from_host(b_r.data());
+    pointers.push_back({reinterpret_cast<const void*>(as.back().address()),
+                        reinterpret_cast<const void*>(bs.back().address()), out.slot(0)});
+  }
+  gemm.launch(pointers);
+  synchronize(ranks);
+  for (int p = 0; p < count; ++p) {
+    INFO("rank " << p);
+    std::vector<Bits> got(std::size_t(share) * n);
+    out.copy_to_host(p, got.data(), got.size() * sizeof(Bits));
+    // Each of the 2 * count roundings of a bf16 sum (a partial's cast, its add) errs by
+    // at most half an ulp of a value no larger than the sum of magnitudes.
+    const double relative = std::is_same_v<Out, bf16> ? count * std::ldexp(1.0, -8) : 1e-5;
+    std::size_t wrong = 0;
+    for (int row = 0; row < share; ++row)
+      for (int col = 0; col < n; ++col) {
+        const std::size_t at = std::size_t(row) * n + col;
+        double want = Host<Out>::value(before[std::size_t(p)][at]), magnitude = std::abs(want);
+        for (int kk = 0; kk < k; ++kk) {
+          const double product = double(examples::host::half_to_float(a[(std::size_t(p) * share + row) * k + kk])) *
+                                 examples::host::half_to_float(b[std::size_t(col) * k + kk]);
+          want += product;
+          magnitude += std::abs(product);
+        }
+        const double g = Host<Out>::value(got[at]);
+        wrong += !(std::abs(g - want) <= relative * (1 + magnitude));
+      }
+    CHECK(wrong == 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("GEMM + reduce-scatter: each rank adds its K slice's rows to their owner's slot", "[gpu][distributed][gemm]") {
+  std::mt19937 rng(Catch::rngSeed());
+  for (const Ranks& ranks : rank_sets())
+    for (auto [share, n, k_rank] : std::vector<std::tuple<int, int, int>>{{128, 128, 64}, {200, 120, 72}, {64, 256, 256}}) {
+      INFO(describe(ranks) << ", " << share << " rows per rank, N = " << n << ", K per rank = " << k_rank);
+      check_gemm_reduce_scatter<f32>(ranks, share, n, k_rank, rng);
+      check_gemm_reduce_scatter<bf16>(ranks, share, n, k_rank, rng);
+    }
+}
+
 TEST_CASE("symmetric buffers: one slot per rank, each a copy away, errors named", "[gpu][distributed][runtime]") {
   std::mt19937 rng(Catch::rngSeed());
   for (const Ranks& ranks : rank_sets()) {
@@ -308,5 +388,54 @@ TEST_CASE("symmetric buffers: one slot per rank, each a copy away, errors named"
     runtime::Stream on0(0);
     CHECK_THROWS_WITH(reduce.launch({{nullptr, nullptr}, {nullptr, nullptr}}, {&on0, &on0}),
                       Catch::Contains("rank 1: expected a stream of device 1, but found one of device 0"));
+  }
+}
+
+TEST_CASE("a distributed launch refuses memory its rank cannot address for the whole tensor", "[gpu][distributed][errors]") {
+  // The all-reduce reads slots [RANKS, SLOT] of every rank: 2 x 1024 f32 here.
+  const auto subs = CompileOptions{.subs = {{co::RANKS, 2}, {co::SLOT, 1024}, {co::N, 1000}, {co::BLOCK_N, 1024}}};
+  const auto emulated = compile(co::all_reduce<f32>(), subs, Ranks::emulated(2));
+  runtime::DeviceBuffer one_rank(1024 * 4), out0(1000 * 4), out1(1000 * 4);
+  const auto* o0 = reinterpret_cast<const void*>(out0.address());
+  const auto* o1 = reinterpret_cast<const void*>(out1.address());
+  // A plain buffer of one rank's data where every rank's slots are read.
+  const void* single = reinterpret_cast<const void*>(one_rank.address());
+  CHECK_THROWS_WITH(emulated.launch({{single, o0}, {single, o1}}),
+                    Catch::Contains("rank 0, argument 0: expected 8192 bytes device 0 can address") &&
+                        Catch::Contains("0 bytes into it: 8192 bytes from there run past its end"));
+  // A symmetric buffer too small for the slots the kernel was compiled for (SLOT past its slot).
+  runtime::SymmetricBuffer slots(4096, {0, 0});
+  const auto wide = compile(co::all_reduce<f32>(),
+                            {.subs = {{co::RANKS, 2}, {co::SLOT, std::int64_t(slots.slot_bytes() / 4 + 1)}, {co::N, 1000},
+                                      {co::BLOCK_N, 1024}}},
+                            Ranks::emulated(2));
+  CHECK_THROWS_WITH(wide.launch({{slots.slot(0), o0}, {slots.slot(0), o1}}),
+                    Catch::Contains("run past its end") && Catch::Contains("a symmetric buffer of"));
+  // The right buffer launches, and an output pointer short of N elements does not.
+  emulated.launch({{slots.slot(0), o0}, {slots.slot(0), o1}});
+  runtime::synchronize();
+  runtime::DeviceBuffer short_out(500 * 4);
+  CHECK_THROWS_WITH(emulated.launch({{slots.slot(0), o0}, {slots.slot(0), reinterpret_cast<const void*>(short_out.address())}}),
+                    Catch::Contains("rank 1, argument 1: expected 4000 bytes"));
+  if (runtime::device_count() >= 2) {
+    const auto real = compile(co::all_reduce<f32>(), subs, Ranks::on_devices(2));
+    runtime::DeviceBuffer on1(1000 * 4, 1);
+    const auto* o1_real = reinterpret_cast<const void*>(on1.address());
+    // Device 0's plain memory where rank 1 (on device 1) reads every slot.
+    runtime::DeviceBuffer both(2 * 1024 * 4);
+    const void* plain = reinterpret_cast<const void*>(both.address());
+    CHECK_THROWS_WITH(real.launch({{plain, o0}, {plain, o1_real}}),
+                      Catch::Contains("rank 1, argument 0") &&
+                          Catch::Contains("device 0's memory (not a symmetric buffer's), which device 1 cannot address"));
+    // A symmetric buffer of emulated ranks (all on device 0): no mapping for device 1.
+    CHECK_THROWS_WITH(real.launch({{slots.slot(0), o0}, {slots.slot(0), o1_real}}),
+                      Catch::Contains("a symmetric buffer over devices 0, which device 1 has no mapping of"));
+    // Rank 1's output on device 0.
+    runtime::SymmetricBuffer real_slots(4096, {0, 1});
+    CHECK_THROWS_WITH(real.launch({{real_slots.slot(0), o0}, {real_slots.slot(0), o1}}),
+                      Catch::Contains("rank 1, argument 1") && Catch::Contains("device 0's memory"));
+    real.launch({{real_slots.slot(0), o0}, {real_slots.slot(0), o1_real}});
+    runtime::synchronize(0);
+    runtime::synchronize(1);
   }
 }

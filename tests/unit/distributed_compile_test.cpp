@@ -8,8 +8,11 @@
 #include <vector>
 
 #include "fixtures/errors.hpp"
+#include "fixtures/ptxas.hpp"
+#include "host_half.hpp"
 #include "kernels/collectives.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/tensor_parallel.hpp"
 #include "wave/distributed.hpp"
 #include "wave/interpret.hpp"
 
@@ -59,6 +62,69 @@ TEST_CASE("the interpreter computes a rank's slice of a DeviceConstraint's dim",
       const int n = r * share + k;
       CHECK(out[std::size_t(k)] == Approx(double(slots[std::size_t(n)]) + slots[std::size_t(slot + n)]));
     }
+  }
+}
+
+TEST_CASE("GEMM + reduce-scatter: each rank's partial rows land in their owner's slot", "[distributed][interpret]") {
+  // Each rank's share of the product interpreted in turn into one [RANKS, SLOT] buffer:
+  // the slots end as the whole product's row blocks (the reference in double).
+  namespace tp = examples::tensor_parallel;
+  const int ranks = 2, share = 3, n = 5, k_rank = 4, k = ranks * k_rank, slot = 16;
+  std::mt19937 rng(Catch::rngSeed());
+  std::vector<std::uint16_t> a(std::size_t(ranks * share * k)), b(std::size_t(n * k));
+  for (auto& x : a) x = examples::host::random_half(rng);
+  for (auto& x : b) x = examples::host::random_half(rng);
+  std::vector<float> slots(std::size_t(ranks * slot));
+  for (float& x : slots) x = std::uniform_real_distribution<float>(-1, 1)(rng);
+  const std::vector<float> before = slots;
+  for (int r = 0; r < ranks; ++r) {
+    std::vector<std::uint16_t> a_r, b_r;  // columns [r * k_rank, (r + 1) * k_rank)
+    for (int row = 0; row < ranks * share; ++row)
+      for (int c = 0; c < k_rank; ++c) a_r.push_back(a[std::size_t(row * k + r * k_rank + c)]);
+    for (int row = 0; row < n; ++row)
+      for (int c = 0; c < k_rank; ++c) b_r.push_back(b[std::size_t(row * k + r * k_rank + c)]);
+    interpret(tp::gemm_reduce_scatter<f16, f32>(),
+              {.subs = {{tp::M, ranks * share}, {tp::N, n}, {tp::K, k_rank}, {tp::RANKS, ranks}, {tp::SLOT, slot},
+                        {tp::M_RANK, share}, {tp::BLOCK_M, 4}, {tp::BLOCK_N, 4}, {tp::BLOCK_K, 4}, {tp::WAVE_M, 2},
+                        {tp::WAVE_N, 2}}},
+              {a_r.data(), b_r.data(), slots.data()});
+  }
+  for (int p = 0; p < ranks; ++p)
+    for (int e = 0; e < slot; ++e) {
+      INFO("rank " << p << ", element " << e);
+      const std::size_t at = std::size_t(p * slot + e);
+      if (e >= share * n) {  // past the share: untouched
+        CHECK(slots[at] == before[at]);
+        continue;
+      }
+      const int row = p * share + e / n, col = e % n;
+      double want = before[at];
+      for (int c = 0; c < k; ++c)
+        want += double(examples::host::half_to_float(a[std::size_t(row * k + c)])) *
+                examples::host::half_to_float(b[std::size_t(col * k + c)]);
+      CHECK(slots[at] == Approx(want).epsilon(1e-5));
+    }
+}
+
+TEST_CASE("adds to a symmetric buffer are atomic at system scope", "[distributed][ptx]") {
+  // Another GPU's kernel adds to the same rows: PTX red.relaxed.sys, never LLVM's
+  // atomicrmw (whose NVPTX lowering is GPU-scope atom.global.add).
+  namespace tp = examples::tensor_parallel;
+  for (bool bf16_out : {false, true}) {
+    CompileOptions options{.subs = {{tp::M, 512}, {tp::N, 256}, {tp::K, 128}, {tp::RANKS, 2}, {tp::SLOT, 256 * 256},
+                                    {tp::M_RANK, 256}, {tp::BLOCK_M, 128}, {tp::BLOCK_N, 128}, {tp::BLOCK_K, 64},
+                                    {tp::WAVE_M, 64}, {tp::WAVE_N, 64}},
+                           .cache = false};
+    const auto gemm = bf16_out ? compile(tp::gemm_reduce_scatter<f16, bf16>(), options, Ranks::emulated(2))
+                               : compile(tp::gemm_reduce_scatter<f16, f32>(), options, Ranks::emulated(2));
+    const std::string& ptx = gemm.on_rank(1).ptx().ptx;
+    INFO(ptx.substr(0, 2000));
+    // 16-byte adds: the accumulator's pairs widened to runs of 8 (4) along the slot's rows.
+    CHECK_THAT(ptx, Catch::Matchers::Contains(bf16_out ? "red.relaxed.sys.global.add.noftz.v4.bf16x2"
+                                                       : "red.relaxed.sys.global.add.v4.f32"));
+    CHECK_THAT(ptx, !Catch::Matchers::Contains("atom.global.add"));
+    CHECK_THAT(ptx, !Catch::Matchers::Contains("red.global.add"));
+    fixtures::check_ptxas_clean(ptx, bf16_out ? "gemm_reduce_scatter_bf16" : "gemm_reduce_scatter_f32");
   }
 }
 

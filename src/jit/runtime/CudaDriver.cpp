@@ -55,6 +55,7 @@ Driver::Driver() {
   bind(lib, "cuMemMap", cuMemMap);
   bind(lib, "cuMemUnmap", cuMemUnmap);
   bind(lib, "cuMemSetAccess", cuMemSetAccess);
+  bind(lib, "cuPointerGetAttribute", cuPointerGetAttribute);
   if (CUresult r = cuInit(0); r != CUDA_SUCCESS) {
     reason = "the CUDA driver is installed but no device is usable: " + describe("cuInit", r);
     return;

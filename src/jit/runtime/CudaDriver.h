@@ -57,6 +57,9 @@ struct CUlaunchConfig {
 };
 
 constexpr CUresult CUDA_SUCCESS = 0;
+constexpr int CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9;
+constexpr int CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11;
+constexpr int CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12;
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
@@ -135,6 +138,8 @@ struct Driver {
                        unsigned long long) = nullptr;
   CUresult (*cuMemUnmap)(CUdeviceptr, std::size_t) = nullptr;
   CUresult (*cuMemSetAccess)(CUdeviceptr, std::size_t, const CUmemAccessDesc*, std::size_t) = nullptr;
+  // Optional: which device and allocation an address belongs to (the attribute as an int).
+  CUresult (*cuPointerGetAttribute)(void*, int, CUdeviceptr) = nullptr;
 
  private:
   Driver();

@@ -1,9 +1,11 @@
 // SymmetricBuffer: one range of device addresses over every rank's slot, each slot in its
 // rank's device memory (the driver's virtual memory calls), mapped for every device.
 #include <algorithm>
+#include <mutex>
 #include <set>
 
 #include "runtime/DeviceContext.h"
+#include "wave/distributed.hpp"
 #include "wave/error.hpp"
 #include "wave/runtime.hpp"
 
@@ -48,7 +50,54 @@ int rankDevice(const std::vector<int>& devices, std::size_t slot, int rank, std:
   return devices[static_cast<std::size_t>(rank)];
 }
 
+// The live symmetric buffers, which a distributed launch looks its addresses up in (the
+// driver sees a real one as a mapping per slot, not as one range).
+struct LiveBuffer {
+  CUdeviceptr base;
+  std::size_t bytes;
+  std::vector<int> devices;
+};
+std::mutex liveMutex;
+std::vector<LiveBuffer> liveBuffers;
+
+std::string listOf(const std::vector<int>& devices) {
+  std::string list;
+  for (int device : std::set<int>(devices.begin(), devices.end())) list += (list.empty() ? "" : ", ") + std::to_string(device);
+  return list;
+}
+
 }  // namespace
+
+std::string unreachable_from(int device, const void* address, std::size_t bytes) {
+  const auto at = reinterpret_cast<CUdeviceptr>(address);
+  {
+    std::lock_guard<std::mutex> lock(liveMutex);
+    for (const LiveBuffer& live : liveBuffers) {
+      if (at < live.base || at >= live.base + live.bytes) continue;
+      if (std::find(live.devices.begin(), live.devices.end(), device) == live.devices.end())
+        return "a symmetric buffer over devices " + listOf(live.devices) + ", which device " + std::to_string(device) +
+               " has no mapping of";
+      if (bytes > live.base + live.bytes - at)
+        return "a symmetric buffer of " + std::to_string(live.bytes) + " bytes, " + std::to_string(at - live.base) +
+               " bytes into it: " + std::to_string(bytes) + " bytes from there run past its end";
+      return "";
+    }
+  }
+  const Driver& d = Driver::get();
+  int owner = -1;
+  if (!d.cuPointerGetAttribute || d.cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, at) != CUDA_SUCCESS)
+    return "";  // not the driver's device memory (host memory): not judged here
+  if (owner != device)
+    return "device " + std::to_string(owner) + "'s memory (not a symmetric buffer's), which device " +
+           std::to_string(device) + " cannot address";
+  CUdeviceptr start = 0;
+  std::size_t size = 0;
+  if (d.cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, at) == CUDA_SUCCESS &&
+      d.cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, at) == CUDA_SUCCESS && bytes > start + size - at)
+    return "an allocation of " + std::to_string(size) + " bytes, " + std::to_string(at - start) +
+           " bytes into it: " + std::to_string(bytes) + " bytes from there run past its end";
+  return "";
+}
 
 SymmetricBuffer::SymmetricBuffer(std::size_t bytes_per_rank, std::vector<int> devices, std::source_location where)
     : devices_(std::move(devices)) {
@@ -65,6 +114,8 @@ SymmetricBuffer::SymmetricBuffer(std::size_t bytes_per_rank, std::vector<int> de
     CUdeviceptr base = 0;
     check(d, d.cuMemAlloc(&base, total), "cuMemAlloc", where);
     address_ = base;
+    std::lock_guard<std::mutex> lock(liveMutex);
+    liveBuffers.push_back({address_, total, devices_});
     return;
   }
   if (!d.cuMemCreate || !d.cuMemMap || !d.cuMemSetAccess || !d.cuMemAddressReserve || !d.cuDeviceCanAccessPeer)
@@ -105,6 +156,8 @@ SymmetricBuffer::SymmetricBuffer(std::size_t bytes_per_rank, std::vector<int> de
     release();
     throw;
   }
+  std::lock_guard<std::mutex> lock(liveMutex);
+  liveBuffers.push_back({address_, total, devices_});
 }
 
 SymmetricBuffer::~SymmetricBuffer() { release(); }
@@ -112,6 +165,10 @@ SymmetricBuffer::~SymmetricBuffer() { release(); }
 void SymmetricBuffer::release() noexcept {
   const Driver& d = Driver::get();
   if (!address_) return;
+  {
+    std::lock_guard<std::mutex> lock(liveMutex);
+    std::erase_if(liveBuffers, [&](const LiveBuffer& live) { return live.base == address_; });
+  }
   if (emulated_) {
     d.cuMemFree(address_);
   } else {

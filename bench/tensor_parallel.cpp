@@ -1,0 +1,119 @@
+// Tensor-parallel GEMMs with the communication inside the kernel
+// (examples/kernels/tensor_parallel.hpp), on the GPUs of the node: the row-parallel
+// layer's GEMM + reduce-scatter, each rank's epilogue adding its partial rows to their
+// owner's slot, against the same GEMM alone on each rank (its partial C written to local
+// memory: no communication), in the same run. bf16 in and out, f32 accumulators, the
+// 128x256x64 tiling of 2 x 4 waves. The slots accumulate over the timed launches (a
+// residual add), so no zeroing is timed. Each line: the median of 25 runs of 10
+// back-to-back launches, device events on every rank's GPU; sampled elements of the fused
+// output checked against float64 first. bench/gemm_rs_vs_nccl.py times cuBLAS's GEMM then
+// NCCL's reduce-scatter on the same shapes.
+//
+//   wave-bench-tensor-parallel [RANKS]   RANKS GPUs (default: all, at least 2); on one GPU,
+//                                        2 emulated ranks (the logic, not NVLink)
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include <wave/distributed.hpp>
+#include <wave/runtime.hpp>
+
+#include "bench.hpp"
+#include "kernels/gemm.hpp"
+#include "kernels/tensor_parallel.hpp"
+
+using namespace wave;
+namespace tp = examples::tensor_parallel;
+namespace g = examples::gemm;
+
+namespace {
+
+struct Shape {
+  int m, n, k;  // the whole layer: C[M, N] = A[M, K] B[N, K]^T, K split over the ranks
+};
+
+// Elements of the fused output (rank p's slot, row-major share x N) off the float64 sums
+// of every rank's partial product; `a` and `b` are each rank's shards (host values).
+std::size_t sampled_mismatches(const runtime::SymmetricBuffer& out, const Shape& s, int count,
+                               const std::vector<std::vector<float>>& a, const std::vector<std::vector<float>>& b,
+                               std::mt19937& rng) {
+  const int share = s.m / count, k_rank = s.k / count;
+  std::size_t wrong = 0;
+  for (int p = 0; p < count; ++p) {
+    std::vector<std::uint16_t> got(std::size_t(share) * s.n);
+    out.copy_to_host(p, got.data(), got.size() * 2);
+    for (int sample = 0; sample < 512; ++sample) {
+      const int row = std::uniform_int_distribution<int>(0, share - 1)(rng);
+      const int col = std::uniform_int_distribution<int>(0, s.n - 1)(rng);
+      double want = 0, magnitude = 0;
+      for (int r = 0; r < count; ++r)
+        for (int kk = 0; kk < k_rank; ++kk) {
+          const double product = double(a[std::size_t(r)][(std::size_t(p) * share + row) * k_rank + kk]) *
+                                 b[std::size_t(r)][std::size_t(col) * k_rank + kk];
+          want += product;
+          magnitude += std::abs(product);
+        }
+      // bf16: each of the 2 * count roundings (a partial's cast, its add) half an ulp.
+      const double got_value = bench::decode(got[std::size_t(row) * s.n + col], bench::Format::bf16);
+      wrong += !(std::abs(got_value - want) <= count * std::ldexp(1.0, -8) * (1 + magnitude));
+    }
+  }
+  return wrong;
+}
+
+}  // namespace
+
+int WAVE_BENCH_MAIN(int argc, char** argv) {
+  if (!bench::open_device()) return 77;
+  const int gpus = runtime::device_count();
+  const int count = argc > 1 ? std::atoi(argv[1]) : std::max(gpus, 2);
+  const Ranks ranks = gpus >= count ? Ranks::on_devices(count) : Ranks::emulated(count);
+  std::printf("%d ranks on %s\n", count, gpus >= count ? "as many GPUs" : "one GPU (emulated)");
+  std::printf("%6s %6s %6s %5s %11s %9s %11s %9s %7s  %s\n", "M", "N", "K", "ranks", "GEMM us", "TFLOP/s",
+              "GEMM+RS us", "TFLOP/s", "ratio", "tiling (per rank: M x N x K / ranks)");
+  const int bm = 128, bn = 256, bk = 64, wm = 64, wn = 64;
+  std::mt19937 rng(11);
+  for (Shape s : {Shape{4096, 8192, 8192}, Shape{8192, 8192, 8192}, Shape{8192, 8192, 28672}}) {
+    const int share = s.m / count, k_rank = s.k / count;
+    runtime::SymmetricBuffer out(std::size_t(share) * s.n * 2, ranks.devices);
+    const auto slot = static_cast<std::int64_t>(out.slot_bytes() / 2);
+    const std::vector<Sub> tiles{{g::M, s.m},         {g::N, s.n},         {g::K, k_rank},
+                                 {g::BLOCK_M, bm},    {g::BLOCK_N, bn},    {g::BLOCK_K, bk},
+                                 {g::WAVE_M, wm},     {g::WAVE_N, wn}};
+    CompileOptions fused_options{.subs = tiles};
+    fused_options.subs.insert(fused_options.subs.end(), {{tp::RANKS, count}, {tp::SLOT, slot}, {tp::M_RANK, share}});
+    const auto fused = compile(tp::gemm_reduce_scatter<bf16, bf16>(), fused_options, ranks);
+    const auto alone = compile(g::make_with_wave_tiles<bf16, bf16>(), CompileOptions{.subs = tiles}, ranks);
+    std::vector<runtime::DeviceBuffer> as, bs, cs;
+    std::vector<std::vector<float>> a_values, b_values;
+    std::vector<std::vector<const void*>> fused_args, alone_args;
+    for (int device : ranks.devices) {
+      as.emplace_back(std::size_t(s.m) * k_rank * 2, device);
+      bs.emplace_back(std::size_t(s.n) * k_rank * 2, device);
+      cs.emplace_back(std::size_t(s.m) * s.n * 2, device);
+      a_values.push_back(bench::fill_random(as.back(), rng, bench::Format::bf16, true));
+      b_values.push_back(bench::fill_random(bs.back(), rng, bench::Format::bf16, true));
+      const auto* a = reinterpret_cast<const void*>(as.back().address());
+      const auto* b = reinterpret_cast<const void*>(bs.back().address());
+      fused_args.push_back({a, b, out.slot(0)});
+      alone_args.push_back({a, b, reinterpret_cast<const void*>(cs.back().address())});
+    }
+    out.fill_bytes(0);
+    fused.launch(fused_args);
+    for (int device : ranks.devices) runtime::synchronize(device);
+    if (const std::size_t wrong = sampled_mismatches(out, s, count, a_values, b_values, rng)) {
+      std::printf("%6d %6d %6d WRONG: %zu sampled elements differ from the float64 sums\n", s.m, s.n, s.k, wrong);
+      return 1;
+    }
+    const double alone_ms = bench::median_ms(ranks.devices, [&] { alone.launch(alone_args); }, 25);
+    const double fused_ms = bench::median_ms(ranks.devices, [&] { fused.launch(fused_args); }, 25);
+    const double flops = 2.0 * s.m * s.n * k_rank;  // per rank
+    std::printf("%6d %6d %6d %5d %11.1f %9.1f %11.1f %9.1f %7.3f  %dx%dx%d/%dx%d, %d x %d x %d\n", s.m, s.n, s.k,
+                count, alone_ms * 1e3, flops / (alone_ms * 1e9), fused_ms * 1e3, flops / (fused_ms * 1e9),
+                alone_ms / fused_ms, bm, bn, bk, wm, wn, s.m, s.n, k_rank);
+    std::fflush(stdout);
+  }
+  return 0;
+}
