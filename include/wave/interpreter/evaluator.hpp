@@ -392,9 +392,26 @@ class Evaluator {
       dynamic.push_back(&v);
       dynamic_at.push_back(access(n, v, reg.type.dims, reg.boxes));
     }
+    // The iterator each register dim's position sets: the one its register-side entry
+    // names (`{RANKS, iterator(2)}` runs iterator 2 over RANKS, whatever the numbering),
+    // else the dim's own index.
+    std::vector<std::size_t> iterator_of(reg.type.dims.size());
+    std::vector<bool> named(reg.type.dims.size(), false);
+    bool permutation = true;
+    for (std::size_t d = 0; d < reg.type.dims.size(); ++d) {
+      auto e = std::find_if(register_side.begin(), register_side.end(),
+                            [&](const DimExpr& x) { return x.dim == reg.type.dims[d]; });
+      const bool bare = e->expr.op() == ExprOp::Variable && e->expr.index() >= 0 &&
+                        static_cast<std::size_t>(e->expr.index()) < reg.type.dims.size();
+      iterator_of[d] = bare ? static_cast<std::size_t>(e->expr.index()) : d;
+      permutation = permutation && !named[iterator_of[d]];
+      named[iterator_of[d]] = true;
+    }
+    if (!permutation)
+      for (std::size_t d = 0; d < iterator_of.size(); ++d) iterator_of[d] = d;
     std::vector<std::int64_t> iterators(reg.type.dims.size() + dynamic.size());
     walk(extents_of(reg.boxes), {}, [&](const auto& at, const auto&) {
-      for (std::size_t k = 0; k < at.size(); ++k) iterators[k] = reg.boxes[k].origin + at[k];
+      for (std::size_t k = 0; k < at.size(); ++k) iterators[iterator_of[k]] = reg.boxes[k].origin + at[k];
       for (std::size_t k = 0; k < dynamic.size(); ++k) {
         std::int64_t o = dynamic_at[k].base;
         for (std::size_t j = 0; j < at.size(); ++j) o += at[j] * dynamic_at[k].strides[j];
