@@ -7,6 +7,8 @@
 // symmetric buffer [RANKS, SLOT] (atomic adds at system scope, over NVLink for a peer's
 // rows), so the reduce-scatter rides on the GEMM: no partial C is written and read back,
 // and a rank's adds to its peers overlap the tiles it still computes.
+//
+// gemm_all_reduce: the same, each rank adding its partial product to every rank's slot.
 #pragma once
 
 #include <type_traits>
@@ -50,6 +52,27 @@ auto gemm_reduce_scatter() {
                   auto partial = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
                   if constexpr (std::is_same_v<Out, f32>) atomic_add(partial, out, kToOwner);
                   else atomic_add(cast<Out>(partial), out, kToOwner);
+                });
+}
+
+// gemm_all_reduce: the same layer with every rank keeping all of C (the all-reduce after
+// attention's output projection in Megatron-style tensor parallelism): each rank adds its
+// whole partial product into every rank's slot (M x N, row-major), the value broadcast
+// along RANKS so that one write names every destination. The same preconditions.
+inline constexpr auto r = iterator(2);
+inline const IndexMapping<dims<RANKS, M, N>> kToEveryRank{.inputs = {{RANKS, r}, {M, i}, {N, j}},
+                                                          .outputs = {{RANKS, r}, {SLOT, i * N + j}}};
+
+template <class In, class Out = f32>
+auto gemm_all_reduce() {
+  constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
+  return kernel("gemm_all_reduce", gemm::wave_tile_constraints(kind),
+                [](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b,
+                   Memory<dims<RANKS, SLOT>, Out> out) {
+                  Register<dims<M, N>, f32> acc(0.0);
+                  auto partial = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
+                  if constexpr (std::is_same_v<Out, f32>) atomic_add(broadcast<dims<RANKS, M, N>>(partial), out, kToEveryRank);
+                  else atomic_add(broadcast<dims<RANKS, M, N>>(cast<Out>(partial)), out, kToEveryRank);
                 });
 }
 

@@ -271,26 +271,28 @@ TEST_CASE("GEMM whose rows a DeviceConstraint splits: each rank its slice of C",
 
 namespace {
 
-// GEMM + reduce-scatter: rank r multiplies its K slice and adds each row block to its
-// owner's slot. Every slot starts as random values (what the sums add to: an unwritten
-// element keeps them, a doubled add shows); rank p's slot must end as those plus rows
-// [p * share, (p + 1) * share) of the whole product.
+// GEMM + reduce-scatter (GEMM + all-reduce): rank r multiplies its K slice and adds each
+// row block to its owner's slot (every row to every slot). Every slot starts as random
+// values (what the sums add to: an unwritten element keeps them, a doubled add shows);
+// rank p's slot must end as those plus rows [p * share, (p + 1) * share) (all rows) of
+// the whole product.
 template <class Out>
-void check_gemm_reduce_scatter(const Ranks& ranks, int share, int n, int k_rank, std::mt19937& rng) {
+void check_gemm_collective(const Ranks& ranks, int share, int n, int k_rank, bool all_reduce, std::mt19937& rng) {
   namespace tp = examples::tensor_parallel;
   using Bits = typename Host<Out>::Bits;
-  const int count = ranks.count(), m = share * count, k = k_rank * count;
-  runtime::SymmetricBuffer out(std::size_t(share) * n * sizeof(Bits), ranks.devices);
+  const int count = ranks.count(), m = share * count, k = k_rank * count, kept = all_reduce ? m : share;
+  runtime::SymmetricBuffer out(std::size_t(kept) * n * sizeof(Bits), ranks.devices);
   const auto slot = static_cast<std::int64_t>(out.slot_bytes() / sizeof(Bits));
-  const auto gemm = compile(tp::gemm_reduce_scatter<f16, Out>(),
-                            {.subs = {{tp::M, m}, {tp::N, n}, {tp::K, k_rank}, {tp::RANKS, count}, {tp::SLOT, slot},
-                                      {tp::M_RANK, share}, {tp::BLOCK_M, 128}, {tp::BLOCK_N, 64}, {tp::BLOCK_K, 32},
-                                      {tp::WAVE_M, 64}, {tp::WAVE_N, 32}}},
-                            ranks);
+  CompileOptions options{.subs = {{tp::M, m}, {tp::N, n}, {tp::K, k_rank}, {tp::RANKS, count}, {tp::SLOT, slot},
+                                  {tp::BLOCK_M, 128}, {tp::BLOCK_N, 64}, {tp::BLOCK_K, 32}, {tp::WAVE_M, 64},
+                                  {tp::WAVE_N, 32}}};
+  if (!all_reduce) options.subs.push_back({tp::M_RANK, share});
+  const auto gemm = all_reduce ? compile(tp::gemm_all_reduce<f16, Out>(), options, ranks)
+                               : compile(tp::gemm_reduce_scatter<f16, Out>(), options, ranks);
   std::vector<std::uint16_t> a(std::size_t(m) * k), b(std::size_t(n) * k);
   for (auto& x : a) x = examples::host::random_half(rng);
   for (auto& x : b) x = examples::host::random_half(rng);
-  const auto before = fill_slots<Out>(out, share * n, rng);
+  const auto before = fill_slots<Out>(out, kept * n, rng);
   // Rank r's shards: columns [r * k_rank, (r + 1) * k_rank) of A and B.
   std::vector<runtime::DeviceBuffer> as, bs;
   std::vector<std::vector<const void*>> pointers;
@@ -312,18 +314,19 @@ void check_gemm_reduce_scatter(const Ranks& ranks, int share, int n, int k_rank,
   synchronize(ranks);
   for (int p = 0; p < count; ++p) {
     INFO("rank " << p);
-    std::vector<Bits> got(std::size_t(share) * n);
+    std::vector<Bits> got(std::size_t(kept) * n);
     out.copy_to_host(p, got.data(), got.size() * sizeof(Bits));
     // Each of the 2 * count roundings of a bf16 sum (a partial's cast, its add) errs by
     // at most half an ulp of a value no larger than the sum of magnitudes.
     const double relative = std::is_same_v<Out, bf16> ? count * std::ldexp(1.0, -8) : 1e-5;
     std::size_t wrong = 0;
-    for (int row = 0; row < share; ++row)
+    const std::size_t first = all_reduce ? 0 : std::size_t(p) * share;  // the slot's first row of C
+    for (int row = 0; row < kept; ++row)
       for (int col = 0; col < n; ++col) {
         const std::size_t at = std::size_t(row) * n + col;
         double want = Host<Out>::value(before[std::size_t(p)][at]), magnitude = std::abs(want);
         for (int kk = 0; kk < k; ++kk) {
-          const double product = double(examples::host::half_to_float(a[(std::size_t(p) * share + row) * k + kk])) *
+          const double product = double(examples::host::half_to_float(a[(first + row) * k + kk])) *
                                  examples::host::half_to_float(b[std::size_t(col) * k + kk]);
           want += product;
           magnitude += std::abs(product);
@@ -342,8 +345,18 @@ TEST_CASE("GEMM + reduce-scatter: each rank adds its K slice's rows to their own
   for (const Ranks& ranks : rank_sets())
     for (auto [share, n, k_rank] : std::vector<std::tuple<int, int, int>>{{128, 128, 64}, {200, 120, 72}, {64, 256, 256}}) {
       INFO(describe(ranks) << ", " << share << " rows per rank, N = " << n << ", K per rank = " << k_rank);
-      check_gemm_reduce_scatter<f32>(ranks, share, n, k_rank, rng);
-      check_gemm_reduce_scatter<bf16>(ranks, share, n, k_rank, rng);
+      check_gemm_collective<f32>(ranks, share, n, k_rank, false, rng);
+      check_gemm_collective<bf16>(ranks, share, n, k_rank, false, rng);
+    }
+}
+
+TEST_CASE("GEMM + all-reduce: each rank adds its K slice's product to every rank's slot", "[gpu][distributed][gemm]") {
+  std::mt19937 rng(Catch::rngSeed());
+  for (const Ranks& ranks : rank_sets())
+    for (auto [share, n, k_rank] : std::vector<std::tuple<int, int, int>>{{128, 128, 64}, {100, 120, 72}}) {
+      INFO(describe(ranks) << ", M = " << share * ranks.count() << ", N = " << n << ", K per rank = " << k_rank);
+      check_gemm_collective<f32>(ranks, share, n, k_rank, true, rng);
+      check_gemm_collective<bf16>(ranks, share, n, k_rank, true, rng);
     }
 }
 

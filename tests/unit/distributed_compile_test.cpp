@@ -65,45 +65,56 @@ TEST_CASE("the interpreter computes a rank's slice of a DeviceConstraint's dim",
   }
 }
 
-TEST_CASE("GEMM + reduce-scatter: each rank's partial rows land in their owner's slot", "[distributed][interpret]") {
+TEST_CASE("GEMM + reduce-scatter and GEMM + all-reduce: each rank's partial rows land in their slots",
+          "[distributed][interpret]") {
   // Each rank's share of the product interpreted in turn into one [RANKS, SLOT] buffer:
-  // the slots end as the whole product's row blocks (the reference in double).
+  // the slots end as the whole product's row blocks (reduce-scatter) or the whole product
+  // (all-reduce, whose mapping numbers its iterators against the dims' order), on top of
+  // what they held; the reference in double.
   namespace tp = examples::tensor_parallel;
-  const int ranks = 2, share = 3, n = 5, k_rank = 4, k = ranks * k_rank, slot = 16;
+  const int ranks = 2, share = 3, n = 5, k_rank = 4, k = ranks * k_rank, m = ranks * share, slot = 32;
   std::mt19937 rng(Catch::rngSeed());
-  std::vector<std::uint16_t> a(std::size_t(ranks * share * k)), b(std::size_t(n * k));
+  std::vector<std::uint16_t> a(std::size_t(m * k)), b(std::size_t(n * k));
   for (auto& x : a) x = examples::host::random_half(rng);
   for (auto& x : b) x = examples::host::random_half(rng);
-  std::vector<float> slots(std::size_t(ranks * slot));
-  for (float& x : slots) x = std::uniform_real_distribution<float>(-1, 1)(rng);
-  const std::vector<float> before = slots;
-  for (int r = 0; r < ranks; ++r) {
-    std::vector<std::uint16_t> a_r, b_r;  // columns [r * k_rank, (r + 1) * k_rank)
-    for (int row = 0; row < ranks * share; ++row)
-      for (int c = 0; c < k_rank; ++c) a_r.push_back(a[std::size_t(row * k + r * k_rank + c)]);
-    for (int row = 0; row < n; ++row)
-      for (int c = 0; c < k_rank; ++c) b_r.push_back(b[std::size_t(row * k + r * k_rank + c)]);
-    interpret(tp::gemm_reduce_scatter<f16, f32>(),
-              {.subs = {{tp::M, ranks * share}, {tp::N, n}, {tp::K, k_rank}, {tp::RANKS, ranks}, {tp::SLOT, slot},
-                        {tp::M_RANK, share}, {tp::BLOCK_M, 4}, {tp::BLOCK_N, 4}, {tp::BLOCK_K, 4}, {tp::WAVE_M, 2},
-                        {tp::WAVE_N, 2}}},
-              {a_r.data(), b_r.data(), slots.data()});
-  }
-  for (int p = 0; p < ranks; ++p)
-    for (int e = 0; e < slot; ++e) {
-      INFO("rank " << p << ", element " << e);
-      const std::size_t at = std::size_t(p * slot + e);
-      if (e >= share * n) {  // past the share: untouched
-        CHECK(slots[at] == before[at]);
-        continue;
+  for (bool all_reduce : {false, true}) {
+    INFO((all_reduce ? "all-reduce" : "reduce-scatter"));
+    std::vector<float> slots(std::size_t(ranks * slot));
+    for (float& x : slots) x = std::uniform_real_distribution<float>(-1, 1)(rng);
+    const std::vector<float> before = slots;
+    for (int r = 0; r < ranks; ++r) {
+      std::vector<std::uint16_t> a_r, b_r;  // columns [r * k_rank, (r + 1) * k_rank)
+      for (int row = 0; row < m; ++row)
+        for (int c = 0; c < k_rank; ++c) a_r.push_back(a[std::size_t(row * k + r * k_rank + c)]);
+      for (int row = 0; row < n; ++row)
+        for (int c = 0; c < k_rank; ++c) b_r.push_back(b[std::size_t(row * k + r * k_rank + c)]);
+      CompileOptions options{.subs = {{tp::M, m}, {tp::N, n}, {tp::K, k_rank}, {tp::RANKS, ranks}, {tp::SLOT, slot},
+                                      {tp::BLOCK_M, 4}, {tp::BLOCK_N, 4}, {tp::BLOCK_K, 4}, {tp::WAVE_M, 2},
+                                      {tp::WAVE_N, 2}}};
+      if (all_reduce) {
+        interpret(tp::gemm_all_reduce<f16, f32>(), options, {a_r.data(), b_r.data(), slots.data()});
+      } else {
+        options.subs.push_back({tp::M_RANK, share});
+        interpret(tp::gemm_reduce_scatter<f16, f32>(), options, {a_r.data(), b_r.data(), slots.data()});
       }
-      const int row = p * share + e / n, col = e % n;
-      double want = before[at];
-      for (int c = 0; c < k; ++c)
-        want += double(examples::host::half_to_float(a[std::size_t(row * k + c)])) *
-                examples::host::half_to_float(b[std::size_t(col * k + c)]);
-      CHECK(slots[at] == Approx(want).epsilon(1e-5));
     }
+    const int kept = all_reduce ? m : share;  // rows each slot holds
+    for (int p = 0; p < ranks; ++p)
+      for (int e = 0; e < slot; ++e) {
+        INFO("rank " << p << ", element " << e);
+        const std::size_t at = std::size_t(p * slot + e);
+        if (e >= kept * n) {  // past the rows: untouched
+          CHECK(slots[at] == before[at]);
+          continue;
+        }
+        const int row = (all_reduce ? 0 : p * share) + e / n, col = e % n;
+        double want = before[at];
+        for (int c = 0; c < k; ++c)
+          want += double(examples::host::half_to_float(a[std::size_t(row * k + c)])) *
+                  examples::host::half_to_float(b[std::size_t(col * k + c)]);
+        CHECK(slots[at] == Approx(want).epsilon(1e-5));
+      }
+  }
 }
 
 TEST_CASE("adds to a symmetric buffer are atomic at system scope", "[distributed][ptx]") {
@@ -111,12 +122,25 @@ TEST_CASE("adds to a symmetric buffer are atomic at system scope", "[distributed
   // atomicrmw (whose NVPTX lowering is GPU-scope atom.global.add).
   namespace tp = examples::tensor_parallel;
   for (bool bf16_out : {false, true}) {
-    CompileOptions options{.subs = {{tp::M, 512}, {tp::N, 256}, {tp::K, 128}, {tp::RANKS, 2}, {tp::SLOT, 256 * 256},
-                                    {tp::M_RANK, 256}, {tp::BLOCK_M, 128}, {tp::BLOCK_N, 128}, {tp::BLOCK_K, 64},
-                                    {tp::WAVE_M, 64}, {tp::WAVE_N, 64}},
+    CompileOptions options{.subs = {{tp::M, 512}, {tp::N, 256}, {tp::K, 128}, {tp::RANKS, 2}, {tp::SLOT, 512 * 256},
+                                    {tp::BLOCK_M, 128}, {tp::BLOCK_N, 128}, {tp::BLOCK_K, 64}, {tp::WAVE_M, 64},
+                                    {tp::WAVE_N, 64}},
                            .cache = false};
-    const auto gemm = bf16_out ? compile(tp::gemm_reduce_scatter<f16, bf16>(), options, Ranks::emulated(2))
-                               : compile(tp::gemm_reduce_scatter<f16, f32>(), options, Ranks::emulated(2));
+    CompileOptions scatter = options;
+    scatter.subs.push_back({tp::M_RANK, 256});
+    const auto gemm = bf16_out ? compile(tp::gemm_reduce_scatter<f16, bf16>(), scatter, Ranks::emulated(2))
+                               : compile(tp::gemm_reduce_scatter<f16, f32>(), scatter, Ranks::emulated(2));
+    if (bf16_out) {
+      // The all-reduce's value broadcast along RANKS: each thread's 128 sums of a 128 x 128
+      // tile on 4 waves, 8 per add, to each of the 2 ranks' slots.
+      const std::string all = compile(tp::gemm_all_reduce<f16, bf16>(), options, Ranks::emulated(2)).on_rank(0).ptx().ptx;
+      std::size_t adds = 0;
+      for (auto at = all.find("red.relaxed.sys.global.add.noftz.v4.bf16x2"); at != std::string::npos;
+           at = all.find("red.relaxed.sys.global.add.noftz.v4.bf16x2", at + 1))
+        ++adds;
+      CHECK(adds == 32);
+      fixtures::check_ptxas_clean(all, "gemm_all_reduce");
+    }
     const std::string& ptx = gemm.on_rank(1).ptx().ptx;
     INFO(ptx.substr(0, 2000));
     // 16-byte adds: the accumulator's pairs widened to runs of 8 (4) along the slot's rows.
