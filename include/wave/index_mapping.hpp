@@ -6,8 +6,7 @@
 //       .inputs = {{N, i / SZ_OUT}, {C, j % C}, ...},  // memory side: each memory dim as a
 //       .outputs = {{M, i}, {K, j}}};                  //   function of the iterators
 //
-// Iterators run over the register dims, one per dim: each over the dim whose register-side
-// entry names it, whatever their numbering. As in Wave: for `read`, `inputs` maps
+// Iterators run over the register dims, one per dim. As in Wave: for `read`, `inputs` maps
 // the memory (source) dims and `outputs` the register (result) dims; for `write`, `inputs`
 // maps the register (source) dims and `outputs` the memory (destination) dims.
 //
