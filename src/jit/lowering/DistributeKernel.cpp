@@ -265,8 +265,12 @@ LogicalResult Distributor::lowerOp(Operation* op) {
 LogicalResult Distributor::emit(gpu::GPUModuleOp module) {
   func_ = createKernelFunc(b_, kernel_, module, grid_.threads());
   SmallVector<LaunchDim> launch;
-  for (auto& [dim, t] : grid_.dims) launch.push_back({dim, t.gridStep(), t.waveTile, t.gridAxis});
-  setLaunchShape(b_, kernel_, func_, launchLayout(b_.getContext(), launch, grid_.waves.lanes, 1, 1));
+  llvm::StringMap<int64_t> rankSlices;
+  for (auto& [dim, t] : grid_.dims) {
+    launch.push_back({dim, t.gridStep(), t.waveTile, t.gridAxis});
+    if (t.rankSlice) rankSlices[dim] = t.rankSlice;
+  }
+  setLaunchShape(b_, kernel_, func_, launchLayout(b_.getContext(), launch, grid_.waves.lanes, 1, 1), rankSlices);
   for (auto [from, to] : llvm::zip(kernel_.getArguments(), func_.getArguments())) memrefs_.map(from, to);
   Value tid = gpu::ThreadIdOp::create(b_, loc_, gpu::Dimension::x);
   lane_ = arith::RemUIOp::create(b_, loc_, tid, index(grid_.waves.lanes));

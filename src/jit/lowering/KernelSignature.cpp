@@ -46,13 +46,13 @@ FailureOr<Value> dimSize(OpBuilder& b, func::FuncOp kernel, gpu::GPUFuncOp func,
   return kernel.emitError("expected a value in subs for ") << dim << ", but found none";
 }
 
-void setLaunchShape(OpBuilder& b, func::FuncOp kernel, gpu::GPUFuncOp func, dialect::ThreadLayoutAttr layout) {
+void setLaunchShape(OpBuilder& b, func::FuncOp kernel, gpu::GPUFuncOp func, dialect::ThreadLayoutAttr layout,
+                    const llvm::StringMap<int64_t>& rankSlices) {
   func->setAttr("wave.thread_layout", layout);
-  // A dim split over the GPUs: the grid covers the rank's slice (kernelGrid checked them).
-  FailureOr<llvm::StringMap<RankSlice>> slices = rankSlices(kernel);
-  if (succeeded(slices) && !slices->empty()) {
+  // A dim split over the GPUs: the grid covers the rank's slice.
+  if (!rankSlices.empty()) {
     SmallVector<NamedAttribute> entries;
-    for (const auto& [dim, slice] : *slices) entries.push_back(b.getNamedAttr(dim, b.getI64IntegerAttr(slice.size)));
+    for (const auto& [dim, size] : rankSlices) entries.push_back(b.getNamedAttr(dim, b.getI64IntegerAttr(size)));
     func->setAttr("wave.rank_slices", b.getDictionaryAttr(entries));
   }
   std::array<int32_t, 3> grid{1, 1, 1};
@@ -60,8 +60,8 @@ void setLaunchShape(OpBuilder& b, func::FuncOp kernel, gpu::GPUFuncOp func, dial
        llvm::zip(layout.getDims(), layout.getBlockTile().asArrayRef(), layout.getGridAxis().asArrayRef())) {
     if (axis < 0) continue;
     StringRef name = cast<StringAttr>(dim).getValue();
-    auto size = succeeded(slices) && slices->count(name) ? std::optional<int64_t>(slices->lookup(name).size)
-                                                          : staticSize(kernel, name);
+    auto slice = rankSlices.find(name);
+    auto size = slice != rankSlices.end() ? std::optional<int64_t>(slice->second) : staticSize(kernel, name);
     if (!size) return;
     grid[axis] = static_cast<int32_t>(llvm::divideCeil(*size, tile));
   }

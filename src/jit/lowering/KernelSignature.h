@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace wave::jit {
 
@@ -45,9 +46,11 @@ dialect::ThreadLayoutAttr launchLayout(mlir::MLIRContext* ctx, llvm::ArrayRef<La
                                        int64_t elementsPerThread, int64_t steps);
 
 // Sets known_grid_size when every dim split over the grid has a static size, and records
-// `layout` for the runtime, which computes the grid of the others at launch.
+// `layout` for the runtime, which computes the grid of the others at launch. `rankSlices`:
+// per dim a DeviceConstraint splits over the GPUs, the elements of this rank's slice,
+// which the grid covers (recorded as `wave.rank_slices` for the runtime).
 void setLaunchShape(mlir::OpBuilder& b, mlir::func::FuncOp kernel, mlir::gpu::GPUFuncOp func,
-                    dialect::ThreadLayoutAttr layout);
+                    dialect::ThreadLayoutAttr layout, const llvm::StringMap<int64_t>& rankSlices);
 
 }  // namespace wave::jit
 
