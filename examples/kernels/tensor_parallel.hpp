@@ -39,41 +39,44 @@ inline constexpr auto i = iterator(0), j = iterator(1);
 inline const IndexMapping<dims<M, N>> kToOwner{.inputs = {{M, i}, {N, j}},
                                                .outputs = {{RANKS, i / M_RANK}, {SLOT, i % M_RANK * N + j}}};
 
-// In (f16 or bf16) inputs, f32 accumulators, Out (f32, f16 or bf16) sums. Every slot must
-// hold what the sums are added to (zeros, or a residual) before the launch; the reduced
-// rows are complete when every rank's kernel has finished.
-template <class In, class Out = f32>
-auto gemm_reduce_scatter() {
+// A rank's partial product A B^T of its K slice: In (f16 or bf16) inputs, f32
+// accumulators, the sums as Out (f32, f16 or bf16) handed to `add_to(sums, out)`, which
+// adds them to the symmetric slots. Every slot must hold what the sums are added to
+// (zeros, or a residual) before the launch; the sums are complete when every rank's
+// kernel has finished.
+template <class In, class Out, class AddTo>
+auto partial_gemm(const char* name, AddTo add_to) {
   constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
-  return kernel("gemm_reduce_scatter", gemm::wave_tile_constraints(kind),
-                [](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b,
-                   Memory<dims<RANKS, SLOT>, Out> out) {
+  return kernel(name, gemm::wave_tile_constraints(kind),
+                [add_to](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> a,
+                         Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b, Memory<dims<RANKS, SLOT>, Out> out) {
                   Register<dims<M, N>, f32> acc(0.0);
                   auto partial = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
-                  if constexpr (std::is_same_v<Out, f32>) atomic_add(partial, out, kToOwner);
-                  else atomic_add(cast<Out>(partial), out, kToOwner);
+                  if constexpr (std::is_same_v<Out, f32>) add_to(partial, out);
+                  else add_to(cast<Out>(partial), out);
                 });
+}
+
+// Each rank's rows to their owner's slot.
+template <class In, class Out = f32>
+auto gemm_reduce_scatter() {
+  return partial_gemm<In, Out>("gemm_reduce_scatter",
+                               [](const auto& sums, const auto& out) { atomic_add(sums, out, kToOwner); });
 }
 
 // gemm_all_reduce: the same layer with every rank keeping all of C (the all-reduce after
 // attention's output projection in Megatron-style tensor parallelism): each rank adds its
 // whole partial product into every rank's slot (M x N, row-major), the value broadcast
-// along RANKS so that one write names every destination. The same preconditions.
+// along RANKS so that one write names every destination.
 inline constexpr auto r = iterator(2);
 inline const IndexMapping<dims<RANKS, M, N>> kToEveryRank{.inputs = {{RANKS, r}, {M, i}, {N, j}},
                                                           .outputs = {{RANKS, r}, {SLOT, i * N + j}}};
 
 template <class In, class Out = f32>
 auto gemm_all_reduce() {
-  constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
-  return kernel("gemm_all_reduce", gemm::wave_tile_constraints(kind),
-                [](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b,
-                   Memory<dims<RANKS, SLOT>, Out> out) {
-                  Register<dims<M, N>, f32> acc(0.0);
-                  auto partial = iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); });
-                  if constexpr (std::is_same_v<Out, f32>) atomic_add(broadcast<dims<RANKS, M, N>>(partial), out, kToEveryRank);
-                  else atomic_add(broadcast<dims<RANKS, M, N>>(cast<Out>(partial)), out, kToEveryRank);
-                });
+  return partial_gemm<In, Out>("gemm_all_reduce", [](const auto& sums, const auto& out) {
+    atomic_add(broadcast<dims<RANKS, M, N>>(sums), out, kToEveryRank);
+  });
 }
 
 }  // namespace examples::tensor_parallel
