@@ -1,9 +1,10 @@
-"""GEMM + reduce-scatter against cuBLAS then NCCL in the same run: per shape of
+"""GEMM + reduce-scatter and all-gather + GEMM against cuBLAS and NCCL in the same run: per shape of
 bench/tensor_parallel.cpp, times (one process per GPU, NVLink multicast off) each rank's
 cuBLAS GEMM of its K slice (bf16, C[M, N] = A[M, K/R] B[N, K/R]^T), NCCL's
 reduce_scatter_tensor of that C alone, and the two back to back; runs
 wave-bench-tensor-parallel on the same GPUs and prints wave's fused kernel against the
-sequential pair. Each time is rank 0's median of 25 runs of 10 back-to-back repetitions
+sequential pair; the same for the all-gather + GEMM (NCCL's all_gather_into_tensor of
+each rank's rows, then cuBLAS on all of them and the rank's N / ranks weight rows). Each time is rank 0's median of 25 runs of 10 back-to-back repetitions
 between CUDA events, after warm-up, the ranks meeting at a barrier before each run.
 
     python3 bench/gemm_rs_vs_nccl.py path/to/wave-bench-tensor-parallel [RANKS]
@@ -22,6 +23,7 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 
 SHAPES = [(4096, 8192, 8192), (8192, 8192, 8192), (8192, 8192, 28672)]
+AG_SHAPES = [(4096, 8192, 8192), (8192, 8192, 8192), (8192, 28672, 8192)]
 
 
 def median_ms(fn):
@@ -69,6 +71,25 @@ def worker(rank, ranks, results):
         total = median_ms(both)
         if rank == 0:
             results[(m, n, k)] = (gemm, rs, total)
+    for m, n, k in AG_SHAPES:
+        # The column-parallel layer: every rank's M / ranks rows gathered, times this
+        # rank's N / ranks columns of the weights.
+        shard = torch.randn(m // ranks, k, device="cuda", dtype=torch.bfloat16)
+        gathered = torch.empty(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n // ranks, k, device="cuda", dtype=torch.bfloat16)
+        c = torch.empty(m, n // ranks, device="cuda", dtype=torch.bfloat16)
+        dist.all_gather_into_tensor(gathered, shard)
+        assert torch.equal(gathered[rank * (m // ranks):(rank + 1) * (m // ranks)], shard)
+        gemm = median_ms(lambda: torch.matmul(gathered, b.t(), out=c))
+        ag = median_ms(lambda: dist.all_gather_into_tensor(gathered, shard))
+
+        def both():
+            dist.all_gather_into_tensor(gathered, shard)
+            torch.matmul(gathered, b.t(), out=c)
+
+        total = median_ms(both)
+        if rank == 0:
+            results[("AG", m, n, k)] = (gemm, ag, total)
     dist.destroy_process_group()
 
 
@@ -94,6 +115,18 @@ def main():
         fused = w[1] if w else float("nan")
         alone = w[0] if w else float("nan")
         print(f"{shape[0]:6d} {shape[1]:6d} {shape[2]:6d} {gemm * 1e3:10.1f} {rs * 1e3:10.1f} {total * 1e3:9.1f} "
+              f"{alone * 1e3:12.1f} {fused * 1e3:15.1f} {total / fused:8.3f} {gemm / fused:9.3f}")
+    # All-gather + GEMM: wave's lines start with "AG" (bench/tensor_parallel.cpp).
+    wave_ag = {}
+    for f in (line.split() for line in out.splitlines()):
+        if len(f) > 10 and f[0] == "AG" and f[1].isdigit() and f[4].isdigit():
+            wave_ag[(int(f[1]), int(f[2]), int(f[3]))] = (float(f[6]) / 1e3, float(f[9]) / 1e3)
+    print(f"{'M':>6} {'N':>6} {'K':>6} {'cuBLAS us':>10} {'NCCL AG us':>10} {'both us':>9} "
+          f"{'wave GEMM us':>12} {'wave AG+GEMM us':>15} {'vs both':>8} {'vs cuBLAS':>9}")
+    for shape in AG_SHAPES:
+        gemm, ag, total = torch_times[("AG",) + shape]
+        alone, fused = wave_ag.get(shape, (float("nan"), float("nan")))
+        print(f"{shape[0]:6d} {shape[1]:6d} {shape[2]:6d} {gemm * 1e3:10.1f} {ag * 1e3:10.1f} {total * 1e3:9.1f} "
               f"{alone * 1e3:12.1f} {fused * 1e3:15.1f} {total / fused:8.3f} {gemm / fused:9.3f}")
 
 

@@ -9,10 +9,23 @@
 // and a rank's adds to its peers overlap the tiles it still computes.
 //
 // gemm_all_reduce: the same, each rank adding its partial product to every rank's slot.
+//
+// allgather_gemm: the column-parallel layer (an MLP's up projection, attention's QKV
+// projection) after a sequence-parallel part: each rank holds M_RANK rows of the
+// activations and needs all M rows times its own N columns of the weights. Copy engines
+// gather the rows into each rank's buffer chunk by chunk, its own shard first, setting
+// each chunk's flag once it has landed (queue_gather); the GEMM's workgroups take the
+// rows in that order and each waits for its own rows' chunk only, so the GEMM runs on the
+// first chunks while the later ones are still on their way.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <type_traits>
+#include <vector>
 
+#include <wave/distributed.hpp>
+#include <wave/runtime.hpp>
 #include <wave/wave.hpp>
 
 #include "kernels/gemm.hpp"
@@ -77,6 +90,73 @@ auto gemm_all_reduce() {
   return partial_gemm<In, Out>("gemm_all_reduce", [](const auto& sums, const auto& out) {
     atomic_add(broadcast<dims<RANKS, M, N>>(sums), out, kToEveryRank);
   });
+}
+
+WAVE_SYMBOL(CHUNKS);      // the gathered rows' chunks, one flag each
+WAVE_SYMBOL(CHUNK_ROWS);  // rows per chunk: M / CHUNKS, a multiple of BLOCK_M
+
+// Each row's chunk, for the wait.
+inline const IndexMapping<dims<M>> kRowToChunk{.inputs = {{CHUNKS, i / CHUNK_ROWS}}, .outputs = {{M, i}}};
+// Gathered row i (this rank's shard first, then the next rank's, ...) is row
+// (i + RANK * M_RANK) mod M of the layer's output.
+inline const IndexMapping<dims<M, N>> kGatheredToRow{.inputs = {{M, i}, {N, j}},
+                                                     .outputs = {{M, (i + RANK * M_RANK) % M}, {N, j}}};
+
+// N over the grid's x, M over its y: the workgroups launched first take the first
+// gathered rows, which land first.
+inline Constraints gathered_rows_first(MMA kind) {
+  return {WorkgroupConstraint(N, BLOCK_N, 0), WorkgroupConstraint(M, BLOCK_M, 1), TilingConstraint(K, BLOCK_K),
+          WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N), HardwareConstraint{.mma = kind}};
+}
+
+// C[M, N] = gathered rows times this rank's weights B[N, K]^T, each workgroup starting once
+// its rows' chunk has landed. In: f16 or bf16; Out: f32 or In.
+template <class In, class Out = In>
+auto allgather_gemm() {
+  constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
+  return kernel("allgather_gemm", gathered_rows_first(kind),
+                [](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> gathered, Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b,
+                   Memory<dims<CHUNKS>, i32> ready, Memory<dims<M, N>, Out> c) {
+                  wait_at_least(ready, 1, kRowToChunk);
+                  Register<dims<M, N>, f32> acc(0.0);
+                  auto result = iterate<K>(acc, [&](auto acc) { return mma(read(gathered), read(b), acc); });
+                  if constexpr (std::is_same_v<Out, f32>) write(result, c, kGatheredToRow);
+                  else write(cast<Out>(result), c, kGatheredToRow);
+                });
+}
+
+// Queues the gather for allgather_gemm: for each rank r, on `copies[r]`, every rank's
+// shard (slot q of `shards`, `shard_bytes` each) into `gathered[r]`, rank r's own first,
+// then r + 1, ... (mod the rank count), each shard in `pieces` chunks, chunk c's flag
+// (`ready[r]`, 32-bit, CHUNKS = ranks * pieces of them) set to 1 once it has landed. The
+// flags are first reset on `compute[r]` (after whatever it ran before, which may still
+// read `gathered[r]`), and the copies wait for that; launch the GEMM on `compute[r]`
+// after this call. Copy streams must be StreamKind::independent.
+inline void queue_gather(const runtime::SymmetricBuffer& shards, std::size_t shard_bytes,
+                         const std::vector<void*>& gathered, const std::vector<void*>& ready, int pieces,
+                         const std::vector<const runtime::Stream*>& compute,
+                         const std::vector<const runtime::Stream*>& copies) {
+  const int ranks = shards.ranks();
+  const std::size_t piece = shard_bytes / static_cast<std::size_t>(pieces);
+  auto byte = [](const void* p, std::size_t offset) {
+    return static_cast<char*>(const_cast<void*>(p)) + offset;
+  };
+  for (int r = 0; r < ranks; ++r) {
+    auto* flags = static_cast<std::uint32_t*>(ready[static_cast<std::size_t>(r)]);
+    const runtime::Stream& compute_r = *compute[static_cast<std::size_t>(r)];
+    const runtime::Stream& copies_r = *copies[static_cast<std::size_t>(r)];
+    for (int c = 0; c < ranks * pieces; ++c) runtime::set_flag_async(flags + c, 0, compute_r);
+    copies_r.wait_for(compute_r);
+    for (int s = 0; s < ranks; ++s) {
+      const void* shard = shards.slot((r + s) % ranks);
+      for (int p = 0; p < pieces; ++p) {
+        const std::size_t at = static_cast<std::size_t>(p) * piece;
+        runtime::copy_async(byte(gathered[static_cast<std::size_t>(r)], static_cast<std::size_t>(s) * shard_bytes + at),
+                            byte(shard, at), piece, copies_r);
+        runtime::set_flag_async(flags + s * pieces + p, 1, copies_r);
+      }
+    }
+  }
 }
 
 }  // namespace examples::tensor_parallel

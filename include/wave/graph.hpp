@@ -52,9 +52,9 @@ enum class OpKind : std::uint8_t {
   Gt, Ge, Lt, Le, Eq, Ne,
   Sin, Cos, Sinh, Cbrt, RoundEven, Atan2, Powf,
   ReduceMin, AtomicMin, AtomicMax, Cumsum, Bitcast, TanhApprox,
-  SetSymbol,
+  SetSymbol, WaitAtLeast, Signal,
 };
-inline constexpr OpKind kLastOpKind = OpKind::SetSymbol;
+inline constexpr OpKind kLastOpKind = OpKind::Signal;
 
 // The op's name as users write it (and as `wave.<name>` in the IR).
 inline const char* op_name(OpKind k) {
@@ -68,7 +68,7 @@ inline const char* op_name(OpKind k) {
       "gt", "ge", "lt", "le", "eq", "ne",
       "sin", "cos", "sinh", "cbrt", "roundeven", "atan2", "powf",
       "reduce_min", "atomic_min", "atomic_max", "cumsum", "bitcast", "tanh_approx",
-      "set_symbol"};
+      "set_symbol", "wait_at_least", "signal"};
   const auto i = static_cast<std::size_t>(k);
   return i < sizeof names / sizeof *names ? names[i] : "?";  // "?": a hand-built graph's bad kind
 }
@@ -90,7 +90,8 @@ struct Node {
   std::optional<MMA> mma;          // mma: an explicit kind
   std::optional<Expr> expr;        // apply_expr, in terms of $0
   std::string label;               // print: the name each line starts with
-  std::int64_t limit = 0;          // print: elements printed, the first in row-major order
+  std::int64_t limit = 0;          // print: elements printed, the first in row-major order;
+                                   // wait_at_least: the least value each flag must reach
   std::vector<Block> regions;      // iterate: its body
 };
 

@@ -125,6 +125,12 @@ class SymmetricBuffer {
   bool emulated_ = false;                    // every rank on one device: one plain allocation
 };
 
+// How a stream's work orders against the device's default stream: a `synchronized` stream's
+// work waits for the default stream's earlier work and holds back its later work (CUDA's
+// blocking streams); an `independent` one's does neither, as a copy stream feeding a kernel
+// that waits for its flags must (else the kernel would wait for copies queued after it).
+enum class StreamKind { synchronized, independent };
+
 // A queue of work on one device (a CUDA stream): launches on one stream run in order,
 // launches on different streams may overlap. Work given no stream goes to device 0's
 // default (null) stream.
@@ -132,13 +138,18 @@ class Stream {
  public:
   // On device 0.
   explicit Stream(std::source_location where = std::source_location::current()) : Stream(0, where) {}
-  explicit Stream(int device, std::source_location where = std::source_location::current());
+  explicit Stream(int device, std::source_location where = std::source_location::current())
+      : Stream(device, StreamKind::synchronized, where) {}
+  Stream(int device, StreamKind kind, std::source_location where = std::source_location::current());
   ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
 
   // Waits for the work queued on this stream; reports an error a kernel raised.
   void synchronize(std::source_location where = std::source_location::current()) const;
+  // Work queued on this stream from now on starts after the work queued on `other` so far
+  // (any device's stream).
+  void wait_for(const Stream& other, std::source_location where = std::source_location::current()) const;
   void* handle() const { return handle_; }
   int device() const { return device_; }
 
@@ -211,6 +222,18 @@ float elapsed_ms(const std::function<void()>& enqueue,
 // work on their default streams; the longest device's milliseconds.
 float elapsed_ms(const std::vector<int>& devices, const std::function<void()>& enqueue,
                  std::source_location where = std::source_location::current());
+
+// Queues a copy of `bytes` from `src` to `dst` on `stream`: device memory, either of them
+// another GPU's that the stream's device reaches (a peer allocation, a SymmetricBuffer's
+// slot); done by the copy engines, no kernel.
+void copy_async(void* dst, const void* src, std::size_t bytes, const Stream& stream,
+                std::source_location where = std::source_location::current());
+
+// Queues a store of `value` to the 32-bit flag at `flag` (device memory) on `stream`, after
+// everything queued there before it is written and visible: a kernel's wait_at_least on
+// the flag then reads what that work wrote. A stream memory operation, no kernel.
+void set_flag_async(void* flag, std::uint32_t value, const Stream& stream,
+                    std::source_location where = std::source_location::current());
 
 // Waits for all work queued on device 0 (on `device`); reports an error a kernel raised.
 void synchronize(std::source_location where = std::source_location::current());

@@ -42,6 +42,7 @@
 #include "wave/ops/reduce.hpp"
 #include "wave/ops/set_symbol.hpp"
 #include "wave/ops/shape.hpp"
+#include "wave/ops/signal.hpp"
 #include "wave/options.hpp"
 #include "wave/symbol.hpp"
 #include "wave/values.hpp"

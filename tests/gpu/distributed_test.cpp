@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <random>
@@ -338,7 +339,87 @@ void check_gemm_collective(const Ranks& ranks, int share, int n, int k_rank, boo
   }
 }
 
+// All-gather + GEMM: each rank's `share` rows of A [M, K] gathered by copy engines into
+// every rank's buffer, `pieces` chunks per shard, while each rank's GEMM with its own
+// weights B_r [n, K] waits for its rows' chunks; C_r [M, n] = A B_r^T in A's row order.
+template <class Out>
+void check_allgather_gemm(const Ranks& ranks, int share, int n, int k, int pieces, std::mt19937& rng) {
+  namespace tp = examples::tensor_parallel;
+  using Bits = typename Host<Out>::Bits;
+  const int count = ranks.count(), m = share * count, chunks = count * pieces;
+  CompileOptions options{.subs = {{tp::M, m}, {tp::N, n}, {tp::K, k}, {tp::M_RANK, share}, {tp::CHUNKS, chunks},
+                                  {tp::CHUNK_ROWS, share / pieces}, {tp::BLOCK_M, 128}, {tp::BLOCK_N, 64},
+                                  {tp::BLOCK_K, 32}, {tp::WAVE_M, 64}, {tp::WAVE_N, 32}}};
+  const auto gemm = compile(tp::allgather_gemm<f16, Out>(), options, ranks);
+  std::vector<std::uint16_t> a(std::size_t(m) * k);
+  for (auto& x : a) x = examples::host::random_half(rng);
+  const std::size_t shard_bytes = std::size_t(share) * k * 2;
+  runtime::SymmetricBuffer shards(shard_bytes, ranks.devices);
+  for (int q = 0; q < count; ++q) shards.copy_from_host(q, &a[std::size_t(q) * share * k], shard_bytes);
+  std::vector<std::vector<std::uint16_t>> b(static_cast<std::size_t>(count));
+  std::vector<runtime::DeviceBuffer> bs, gathered, flags;
+  std::vector<runtime::DeviceBuffer> cs = outputs(ranks, std::size_t(m) * n * sizeof(Bits));
+  std::vector<std::unique_ptr<runtime::Stream>> streams;
+  std::vector<const runtime::Stream*> compute, copies;
+  std::vector<void*> gathered_at, flags_at;
+  std::vector<std::vector<const void*>> pointers;
+  for (int r = 0; r < count; ++r) {
+    const int device = ranks.devices[static_cast<std::size_t>(r)];
+    auto& b_r = b[static_cast<std::size_t>(r)];
+    b_r.resize(std::size_t(n) * k);
+    for (auto& x : b_r) x = examples::host::random_half(rng);
+    bs.emplace_back(b_r.size() * 2, device);
+    bs.back().copy_from_host(b_r.data());
+    gathered.emplace_back(std::size_t(m) * k * 2, device);
+    gathered.back().fill_bytes(0xFF);  // NaN until its chunk lands
+    flags.emplace_back(std::size_t(chunks) * 4, device);
+    flags.back().fill_bytes(0xFF);     // -1: the gather resets them first
+    streams.push_back(std::make_unique<runtime::Stream>(device));
+    compute.push_back(streams.back().get());
+    streams.push_back(std::make_unique<runtime::Stream>(device, runtime::StreamKind::independent));
+    copies.push_back(streams.back().get());
+    gathered_at.push_back(reinterpret_cast<void*>(gathered.back().address()));
+    flags_at.push_back(reinterpret_cast<void*>(flags.back().address()));
+  }
+  for (int r = 0; r < count; ++r)
+    pointers.push_back({gathered_at[std::size_t(r)], reinterpret_cast<const void*>(bs[std::size_t(r)].address()),
+                        flags_at[std::size_t(r)], reinterpret_cast<const void*>(cs[std::size_t(r)].address())});
+  tp::queue_gather(shards, shard_bytes, gathered_at, flags_at, pieces, compute, copies);
+  gemm.launch(pointers, compute);
+  for (const auto& s : streams) s->synchronize();
+  for (int r = 0; r < count; ++r) {
+    INFO("rank " << r);
+    const auto got = to_host<Bits>(cs[std::size_t(r)]);
+    const double relative = std::is_same_v<Out, f32> ? 1e-5 : std::ldexp(1.0, -8);
+    std::size_t bad = 0;
+    for (int row = 0; row < m; ++row)
+      for (int col = 0; col < n; ++col) {
+        double want = 0, magnitude = 0;
+        for (int kk = 0; kk < k; ++kk) {
+          const double product = double(examples::host::half_to_float(a[std::size_t(row) * k + kk])) *
+                                 examples::host::half_to_float(b[std::size_t(r)][std::size_t(col) * k + kk]);
+          want += product;
+          magnitude += std::abs(product);
+        }
+        const double g = Host<Out>::value(got[std::size_t(row) * n + col]);
+        bad += !(std::abs(g - want) <= relative * (1 + magnitude));
+      }
+    CHECK(bad == 0);
+  }
+}
+
 }  // namespace
+
+TEST_CASE("all-gather + GEMM: each rank's GEMM waits for its rows' chunks while the others land", "[gpu][distributed][gemm]") {
+  std::mt19937 rng(Catch::rngSeed());
+  for (const Ranks& ranks : rank_sets())
+    for (auto [share, n, k, pieces] : std::vector<std::tuple<int, int, int, int>>{{128, 128, 64, 1}, {256, 200, 136, 2}}) {
+      INFO(describe(ranks) << ", " << share << " rows per rank, N = " << n << ", K = " << k << ", " << pieces
+                           << " chunks per shard");
+      check_allgather_gemm<f32>(ranks, share, n, k, pieces, rng);
+      check_allgather_gemm<f16>(ranks, share, n, k, pieces, rng);
+    }
+}
 
 TEST_CASE("GEMM + reduce-scatter: each rank adds its K slice's rows to their owner's slot", "[gpu][distributed][gemm]") {
   std::mt19937 rng(Catch::rngSeed());

@@ -3,7 +3,9 @@
 // a wrong rank count, tile or kernel gets, at the user's line.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -150,6 +152,64 @@ TEST_CASE("adds to a symmetric buffer are atomic at system scope", "[distributed
     CHECK_THAT(ptx, !Catch::Matchers::Contains("red.global.add"));
     fixtures::check_ptxas_clean(ptx, bf16_out ? "gemm_reduce_scatter_bf16" : "gemm_reduce_scatter_f32");
   }
+}
+
+TEST_CASE("interpret: all-gather + GEMM writes each gathered row to its row of C", "[distributed][interpret]") {
+  // Rank r's buffer holds its own shard first: gathered row i is row (i + r * share) mod M
+  // of A; the flags are set, so each rank's share of the product comes out in A's order.
+  namespace tp = examples::tensor_parallel;
+  const int share = 128, m = 256, n = 40, k = 24;
+  std::mt19937 rng(7);
+  std::vector<std::uint16_t> a(std::size_t(m) * k), b(std::size_t(n) * k);
+  for (auto& x : a) x = examples::host::random_half(rng);
+  for (auto& x : b) x = examples::host::random_half(rng);
+  for (int r = 0; r < 2; ++r) {
+    INFO("rank " << r);
+    std::vector<std::uint16_t> gathered(a.size());
+    for (int row = 0; row < m; ++row)
+      std::memcpy(&gathered[std::size_t(row) * k], &a[std::size_t((row + r * share) % m) * k], std::size_t(k) * 2);
+    std::vector<std::int32_t> ready{1, 1};
+    std::vector<float> c(std::size_t(m) * n, NAN);
+    interpret(tp::allgather_gemm<f16, f32>(),
+              {.subs = {{tp::M, m}, {tp::N, n}, {tp::K, k}, {tp::M_RANK, share}, {tp::CHUNKS, 2},
+                        {tp::CHUNK_ROWS, share}, {tp::BLOCK_M, 128}, {tp::BLOCK_N, 64}, {tp::BLOCK_K, 32},
+                        {tp::WAVE_M, 64}, {tp::WAVE_N, 32}, {"RANK", r}}},
+              {gathered.data(), b.data(), ready.data(), c.data()});
+    std::size_t wrong = 0;
+    for (int row = 0; row < m; ++row)
+      for (int col = 0; col < n; ++col) {
+        double want = 0;
+        for (int kk = 0; kk < k; ++kk)
+          want += double(examples::host::half_to_float(a[std::size_t(row) * k + kk])) *
+                  examples::host::half_to_float(b[std::size_t(col) * k + kk]);
+        wrong += !(std::abs(c[std::size_t(row) * n + col] - want) <= 1e-5 * (1 + std::abs(want)));
+      }
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("all-gather + GEMM: each workgroup waits for its rows' chunk before its first TMA copy", "[distributed][ptx]") {
+  namespace tp = examples::tensor_parallel;
+  CompileOptions options{.subs = {{tp::M, 1024}, {tp::N, 512}, {tp::K, 512}, {tp::M_RANK, 512}, {tp::CHUNKS, 4},
+                                  {tp::CHUNK_ROWS, 256}, {tp::BLOCK_M, 128}, {tp::BLOCK_N, 256}, {tp::BLOCK_K, 64},
+                                  {tp::WAVE_M, 64}, {tp::WAVE_N, 64}},
+                         .cache = false};
+  const auto gemm = compile(tp::allgather_gemm<bf16, bf16>(), options, Ranks::emulated(2));
+  for (int r = 0; r < 2; ++r) {
+    const std::string& ptx = gemm.on_rank(r).ptx().ptx;
+    INFO("rank " << r << "\n" << ptx.substr(0, 3000));
+    const auto wait = ptx.find("ld.acquire.sys.global.b32");
+    REQUIRE(wait != std::string::npos);
+    const auto fence = ptx.find("fence.proxy.async.global", wait);
+    const auto copy = ptx.find("cp.async.bulk.tensor");
+    REQUIRE(copy != std::string::npos);
+    CHECK(ptx.find("bar.sync", wait) < fence);
+    CHECK(fence < copy);
+    CHECK_THAT(ptx, Catch::Matchers::Contains("wgmma.mma_async"));
+    fixtures::check_ptxas_clean(ptx, "allgather_gemm");
+  }
+  // Rank 1's rows start at its own shard: row i of its gathered buffer is row i + 512 of C.
+  CHECK(gemm.on_rank(0).ptx().ptx != gemm.on_rank(1).ptx().ptx);
 }
 
 TEST_CASE("distributed kernels: errors at the user's line", "[distributed][errors]") {

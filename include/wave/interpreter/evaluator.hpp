@@ -235,7 +235,8 @@ class Evaluator {
     switch (n.kind) {
       case K::Register: return {fill(n)};
       case K::Read: return {read(n)};
-      case K::Write: case K::AtomicAdd: case K::AtomicMin: case K::AtomicMax: write(n); return {};
+      case K::WaitAtLeast: return {wait_at_least(n)};
+      case K::Write: case K::Signal: case K::AtomicAdd: case K::AtomicMin: case K::AtomicMax: write(n); return {};
       case K::Iterate: return iterate(n);
       case K::Mma: return {mma(n)};
       case K::Add: case K::Sub: case K::Mul: case K::Div: case K::Maximum: case K::Minimum:
@@ -307,6 +308,18 @@ class Evaluator {
     return r;
   }
 
+  // wait_at_least(flags, n): the flags read; the interpreter runs nothing beside the kernel
+  // that could raise one, so a flag below n is an error (it would wait forever).
+  HostValue wait_at_least(const graph::Node& n) const {
+    HostValue r = read(n);
+    for (std::size_t i = 0; i < r.integers.size(); ++i)
+      if (r.integers[i] < n.limit)
+        fail(n, expected_found("flags at least " + std::to_string(n.limit) +
+                                   " (nothing runs beside the interpreter to set them)",
+                               "a flag of " + std::to_string(r.integers[i])));
+    return r;
+  }
+
   // write(value, mem): the value's elements to the tensor, at its positions; atomic_add:
   // each added to the element there, rounded to its dtype (integers wrap); atomic_min and
   // atomic_max: the smaller or larger of the two kept (a NaN kept).
@@ -326,7 +339,7 @@ class Evaluator {
       if (v.is_float()) {
         const double x = v.floats[at];
         double stored = x;
-        if (kind != graph::OpKind::Write) {
+        if (kind != graph::OpKind::Write && kind != graph::OpKind::Signal) {
           const double old = elements::load_float(t, m.data, o);
           stored = kind == graph::OpKind::AtomicAdd   ? elements::round_float(t, old + x)
                    : kind == graph::OpKind::AtomicMin ? minimum(old, x)
@@ -336,7 +349,7 @@ class Evaluator {
       } else {
         const std::int64_t x = v.integers[at];
         std::int64_t stored = x;
-        if (kind != graph::OpKind::Write) {
+        if (kind != graph::OpKind::Write && kind != graph::OpKind::Signal) {
           const std::int64_t old = elements::load_integer(t, m.data, o);
           stored = kind == graph::OpKind::AtomicAdd
                        ? static_cast<std::int64_t>(static_cast<std::uint64_t>(old) + static_cast<std::uint64_t>(x))

@@ -18,6 +18,7 @@ bool hasDim(Type type, StringRef dim) {
 
 bool isLoopInvariant(dialect::ReadOp read, dialect::IterateOp loop) {
   const StringRef dim = loop.getDim();
+  if (read.getWaitAtLeast()) return false;  // a wait stays where the kernel put it
   if (hasDim(read.getMemory().getType(), dim) || hasDim(read.getType(), dim)) return false;
   for (Value operand : read->getOperands())
     if (loop->isAncestor(operand.getParentRegion()->getParentOp())) return false;

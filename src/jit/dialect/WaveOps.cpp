@@ -268,10 +268,30 @@ LogicalResult TmaCopyOp::verify() {
   return success();
 }
 
+// Flags a wait or a signal reads or sets: i32 or i64 in global memory.
+static LogicalResult verifyFlags(Operation* op, Value memory, StringRef what) {
+  auto type = cast<MemoryType>(memory.getType());
+  Type element = type.getElementType();
+  if (!element.isInteger(32) && !element.isInteger(64))
+    return op->emitOpError("expected i32 or i64 flags to ") << what << ", but found " << element;
+  if (type.getAddressSpace().getValue() == "shared" || memory.getDefiningOp<AllocateOp>())
+    return op->emitOpError("expected flags in global memory to ") << what << ", but found a shared tile";
+  return success();
+}
+
+void ReadOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>& effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getMemoryMutable());
+  // A wait orders the workgroup's later accesses after it: to anything that moves or
+  // removes ops, it writes.
+  if (getWaitAtLeast()) effects.emplace_back(MemoryEffects::Write::get());
+}
+
 LogicalResult ReadOp::verify() {
   auto memory = getMemory().getType();
   auto result = getResult().getType();
   if (failed(verifySameElementType(*this, memory.getElementType(), result.getElementType(), "a result")))
+    return failure();
+  if (getWaitAtLeast() && failed(verifyFlags(*this, getMemory(), "wait for")))
     return failure();
   if (auto mapping = getMappingAttr())
     return verifyMapping(*this, mapping, result.getDimNames(), memory.getDimNames(), /*isRead=*/true, getDynamic());
@@ -287,6 +307,10 @@ LogicalResult WriteOp::verify() {
   auto value = getValue().getType();
   if (failed(verifySameElementType(*this, memory.getElementType(), value.getElementType(), "a value")))
     return failure();
+  if (getRelease()) {
+    if (getCombine()) return emitOpError("expected a release store or a combining write, not both");
+    if (failed(verifyFlags(*this, getMemory(), "signal"))) return failure();
+  }
   if (auto combine = getCombine()) {
     Type element = memory.getElementType();
     const bool minMax = element.isF32() || element.isF64() || element.isInteger(32) || element.isInteger(64);

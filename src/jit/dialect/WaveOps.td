@@ -33,7 +33,7 @@ def Wave_RegisterOp : Wave_Op<"register", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Wave_ReadOp : Wave_Op<"read"> {
+def Wave_ReadOp : Wave_Op<"read", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "reads a whole tensor from memory";
   let description = [{
     `%r = wave.read %a {elements_per_thread = 8 : i64} : !wave.memory<[M, K] of f16, global>
@@ -42,11 +42,17 @@ def Wave_ReadOp : Wave_Op<"read"> {
     the memory's. `elements_per_thread` is a hint for expansion. A mapping with dynamic
     values takes them as operands: `wave.read %k dynamic(%pages : !wave.tensor<[N] of i32>)
     {mapping = #wave.index_mapping<iterators = 2, ..., dynamic = 1>}`.
+
+    With `wait_at_least = n` (the DSL's `wait_at_least`) the memory holds flags (i32 or
+    i64, global): each element is read with acquire semantics at system scope until it
+    is at least n, then the workgroup meets at a barrier. It writes memory as far as
+    passes can tell, so no access moves across it and it is never removed.
   }];
-  let arguments = (ins Arg<Wave_MemoryType, "source", [MemRead]>:$memory,
+  let arguments = (ins Wave_MemoryType:$memory,
                        Variadic<Wave_TensorType>:$dynamic,
                        OptionalAttr<Wave_IndexMappingAttr>:$mapping,
-                       OptionalAttr<I64Attr>:$elements_per_thread);
+                       OptionalAttr<I64Attr>:$elements_per_thread,
+                       OptionalAttr<I64Attr>:$wait_at_least);
   let results = (outs Wave_TensorType:$result);
   let assemblyFormat = [{
     $memory (`dynamic` `(` $dynamic^ `:` qualified(type($dynamic)) `)`)? attr-dict `:` qualified(type($memory))
@@ -65,14 +71,17 @@ def Wave_WriteOp : Wave_Op<"write"> {
     one in memory, atomically and relaxed, once however many threads hold it; global
     memory only. `min` and `max` (`atomic_min`, `atomic_max`) keep the smaller or larger
     of the two, as `wave.minimum`/`wave.maximum` (integers signed; f32, f64, i32, i64).
-    Dynamic values as for wave.read.
+    With `release` (the DSL's `signal`) the workgroup first meets at a barrier, then each
+    element is stored once with release semantics at system scope (i32 or i64 flags in
+    global memory). Dynamic values as for wave.read.
   }];
   let arguments = (ins Wave_TensorType:$value,
                        Arg<Wave_MemoryType, "destination", [MemWrite]>:$memory,
                        Variadic<Wave_TensorType>:$dynamic,
                        OptionalAttr<Wave_IndexMappingAttr>:$mapping,
                        OptionalAttr<I64Attr>:$elements_per_thread,
-                       OptionalAttr<Wave_WriteCombineAttr>:$combine);
+                       OptionalAttr<Wave_WriteCombineAttr>:$combine,
+                       UnitAttr:$release);
   let assemblyFormat = [{
     $value `,` $memory (`dynamic` `(` $dynamic^ `:` qualified(type($dynamic)) `)`)? attr-dict `:`
     qualified(type($value)) `,` qualified(type($memory))

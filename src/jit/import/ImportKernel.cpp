@@ -262,7 +262,13 @@ class KernelImporter {
       case graph::OpKind::AtomicAdd:
       case graph::OpKind::AtomicMin:
       case graph::OpKind::AtomicMax:
-        state.addAttribute("combine", dialect::WriteCombineAttr::get(&ctx_, *writeCombine(node.kind)));
+      case graph::OpKind::WaitAtLeast:
+      case graph::OpKind::Signal:
+        if (std::optional<dialect::WriteCombine> combine = writeCombine(node.kind))
+          state.addAttribute("combine", dialect::WriteCombineAttr::get(&ctx_, *combine));
+        if (node.kind == graph::OpKind::WaitAtLeast)
+          state.addAttribute("wait_at_least", builder_.getI64IntegerAttr(node.limit));
+        if (node.kind == graph::OpKind::Signal) state.addAttribute("release", builder_.getUnitAttr());
         [[fallthrough]];
       case graph::OpKind::Read:
       case graph::OpKind::Write:
@@ -315,8 +321,12 @@ class KernelImporter {
     if (node.results.size() != node.result_types.size())
       fail(name, node.loc, expected_found(std::to_string(node.result_types.size()) + " result ids (one per result type)",
                                         std::to_string(node.results.size())));
-    // atomic_add, atomic_min and atomic_max are writes that combine (their `combine`).
-    OperationState state(location(node.loc), writeCombine(node.kind) ? "wave.write" : "wave." + name);
+    // atomic_add, atomic_min and atomic_max are writes that combine (their `combine`);
+    // signal a write that releases, wait_at_least a read that waits.
+    const bool writes = writeCombine(node.kind) || node.kind == graph::OpKind::Signal;
+    OperationState state(location(node.loc), writes ? "wave.write"
+                                             : node.kind == graph::OpKind::WaitAtLeast ? "wave.read"
+                                                                                      : "wave." + name);
     for (graph::ValueId id : node.operands) state.addOperands(lookup(id, node));
     for (const graph::TensorType& t : node.result_types) state.addTypes(tensorType(t, name, node.loc));
     addAttributes(node, state);

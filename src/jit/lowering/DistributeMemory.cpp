@@ -244,6 +244,12 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
       if ((inner = contiguousMappedDim(kernel_, memoryExpr, memoryDims, iteratorDim, valueDims, run)) >= 0)
         maxRun = run;
   }
+  // A wait or a signal moves one flag at a time.
+  auto read = dyn_cast<dialect::ReadOp>(op);
+  auto write = dyn_cast<dialect::WriteOp>(op);
+  const std::optional<int64_t> waitAtLeast = read ? read.getWaitAtLeast() : std::nullopt;
+  const bool release = write && write.getRelease();
+  if (waitAtLeast || release) inner = -1;
   if (inner < 0) innerSize = std::nullopt;
   // Global memory through a mapping: addressed as one flat array at the simplified offset.
   std::optional<AffineExpr> linear;
@@ -251,13 +257,13 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     linear = linearMappedOffset(kernel_, memoryExpr, memoryDims, cast<MemRefType>(memref.getType()),
                                 mapping.getIterators() + mapping.getDynamic());
   if (linear) memref = flattened(memref);
-  // A write that combines (atomic add, min, max) lands once per element: where the layout repeats
-  // elements, each register's first holder combines it, one register at a time.
-  auto write = dyn_cast<dialect::WriteOp>(op);
+  // A write that combines (atomic add, min, max) or signals lands once per element: where
+  // the layout repeats elements, each register's first holder writes it, one register at a
+  // time.
   const std::optional<dialect::WriteCombine> combine = write ? write.getCombine() : std::nullopt;
   const bool combines = combine.has_value();
   SmallVector<Value> addsHere;
-  if (combines) {
+  if (combines || release) {
     FailureOr<SmallVector<Value>> adders = addersOf(op, layout);
     if (failed(adders)) return failure();
     addsHere = std::move(*adders);
@@ -273,6 +279,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   else
     for (int64_t r = 0; r < layout.getNumRegisters(); ++r) runs.push_back({r, 1});
 
+  if (release) beforeRelease();
   VectorType all = registersOf(tensor);
   Value result = isRead ? arith::ConstantOp::create(b_, loc_, all, b_.getZeroAttr(all)).getResult() : Value();
   Value source = isRead ? Value() : lookup(tensor);
@@ -321,13 +328,17 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
       // One element, guarded when its position may be outside the tensor.
       if (isRead) {
         Value v;
+        auto load = [&]() -> Value {
+          if (waitAtLeast) return waitForFlag(memref, indices, *waitAtLeast);
+          return memref::LoadOp::create(b_, loc_, memref, indices);
+        };
         if (!rowIn) {
-          v = memref::LoadOp::create(b_, loc_, memref, indices);
+          v = load();
         } else {
           auto branch = scf::IfOp::create(b_, loc_, TypeRange{element}, rowIn, /*withElse=*/true);
           OpBuilder::InsertionGuard guard(b_);
           b_.setInsertionPointToStart(branch.thenBlock());
-          scf::YieldOp::create(b_, loc_, ValueRange{memref::LoadOp::create(b_, loc_, memref, indices).getResult()});
+          scf::YieldOp::create(b_, loc_, ValueRange{load()});
           b_.setInsertionPointToStart(branch.elseBlock());
           scf::YieldOp::create(b_, loc_,
                                ValueRange{arith::ConstantOp::create(b_, loc_, element, b_.getZeroAttr(element))
@@ -339,7 +350,9 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
       } else {
         Value v = vector::ExtractOp::create(b_, loc_, source, ArrayRef<int64_t>{run.first});
         auto store = [&] {
-          if (combines)
+          if (release)
+            storeRelease(v, memref, indices);
+          else if (combines)
             combineIntoMemory(*combine, v, memref, indices);
           else
             memref::StoreOp::create(b_, loc_, v, memref, indices);
@@ -424,6 +437,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
       result = vector::InsertStridedSliceOp::create(b_, loc_, loaded, result, ArrayRef<int64_t>{run.first},
                                                     ArrayRef<int64_t>{1});
   }
+  if (waitAtLeast) afterWait();
   if (isRead) values_[op->getResult(0)] = result;
   return success();
 }

@@ -139,6 +139,16 @@ class Distributor : LoweringBuilder {
                          Value count = Value());
   // The global address (i64) of `memref`'s element at `indices`.
   Value globalAddress(Value memref, ArrayRef<Value> indices);
+  // Signals (DistributeSignal.cpp). The flag at `indices` read (acquire, system scope)
+  // until it is at least `atLeast`; the value seen. Traps after some 10 seconds.
+  Value waitForFlag(Value memref, ArrayRef<Value> indices, int64_t atLeast);
+  // After a wait's loads: the workgroup's barrier (and a proxy fence where TMA reads).
+  void afterWait();
+  // Before a signal's stores: the workgroup's barrier.
+  void beforeRelease();
+  // `value` stored at `indices` with release semantics at system scope.
+  void storeRelease(Value value, Value memref, ArrayRef<Value> indices);
+  Value flagPointer(Value memref, ArrayRef<Value> indices);
   // Per register of `layout`, the condition under which this thread's register is the one
   // that adds its element, where the layout holds elements in several threads or
   // registers (null: always; false: never).

@@ -56,6 +56,9 @@ Driver::Driver() {
   bind(lib, "cuMemUnmap", cuMemUnmap);
   bind(lib, "cuMemSetAccess", cuMemSetAccess);
   bind(lib, "cuPointerGetAttribute", cuPointerGetAttribute);
+  bind(lib, "cuMemcpyDtoDAsync_v2", cuMemcpyDtoDAsync);
+  if (!bind(lib, "cuStreamWriteValue32_v2", cuStreamWriteValue32)) bind(lib, "cuStreamWriteValue32", cuStreamWriteValue32);
+  bind(lib, "cuStreamWaitEvent", cuStreamWaitEvent);
   if (CUresult r = cuInit(0); r != CUDA_SUCCESS) {
     reason = "the CUDA driver is installed but no device is usable: " + describe("cuInit", r);
     return;

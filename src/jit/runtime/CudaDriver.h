@@ -58,6 +58,8 @@ struct CUlaunchConfig {
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr int CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9;
+constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
+constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
 constexpr int CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11;
 constexpr int CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12;
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
@@ -140,6 +142,11 @@ struct Driver {
   CUresult (*cuMemSetAccess)(CUdeviceptr, std::size_t, const CUmemAccessDesc*, std::size_t) = nullptr;
   // Optional: which device and allocation an address belongs to (the attribute as an int).
   CUresult (*cuPointerGetAttribute)(void*, int, CUdeviceptr) = nullptr;
+  // Optional: queued copies, stream memory operations and cross-stream waits, which feed a
+  // kernel's wait_at_least from a copy stream.
+  CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, std::size_t, CUstream) = nullptr;
+  CUresult (*cuStreamWriteValue32)(CUstream, CUdeviceptr, std::uint32_t, unsigned) = nullptr;
+  CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned) = nullptr;
 
  private:
   Driver();

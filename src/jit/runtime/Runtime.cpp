@@ -215,11 +215,51 @@ int LoadedKernel::resident_clusters(Dim3 block, std::uint32_t shared_bytes, unsi
   return count;
 }
 
-Stream::Stream(int device, std::source_location where) : device_(device) {
+Stream::Stream(int device, StreamKind kind, std::source_location where) : device_(device) {
   const Driver& d = ready(where, device);
   CUstream stream = nullptr;
-  check(d, d.cuStreamCreate(&stream, 0), "cuStreamCreate", where);
+  const unsigned flags = kind == StreamKind::independent ? CU_STREAM_NON_BLOCKING : 0;
+  check(d, d.cuStreamCreate(&stream, flags), "cuStreamCreate", where);
   handle_ = stream;
+}
+
+namespace {
+// An optional driver entry point, or an error naming what needs it.
+template <class F>
+F entry(F fn, const char* name, const std::source_location& where) {
+  if (!fn)
+    fail(where, expected_found("a CUDA driver with " + std::string(name), "one without it"));
+  return fn;
+}
+}  // namespace
+
+void Stream::wait_for(const Stream& other, std::source_location where) const {
+  const Driver& d = ready(where, other.device_);
+  CUevent done = nullptr;
+  check(d, d.cuEventCreate(&done, CU_EVENT_DISABLE_TIMING), "cuEventCreate", where);
+  check(d, d.cuEventRecord(done, static_cast<CUstream>(other.handle_)), "cuEventRecord", where);
+  ready(where, device_);
+  check(d, entry(d.cuStreamWaitEvent, "cuStreamWaitEvent", where)(static_cast<CUstream>(handle_), done, 0),
+        "cuStreamWaitEvent", where);
+  d.cuEventDestroy(done);  // (released once the wait has passed it)
+}
+
+void copy_async(void* dst, const void* src, std::size_t bytes, const Stream& stream, std::source_location where) {
+  const Driver& d = ready(where, stream.device());
+  check(d,
+        entry(d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync", where)(reinterpret_cast<CUdeviceptr>(dst),
+                                                                reinterpret_cast<CUdeviceptr>(src), bytes,
+                                                                static_cast<CUstream>(stream.handle())),
+        "cuMemcpyDtoDAsync", where);
+}
+
+void set_flag_async(void* flag, std::uint32_t value, const Stream& stream, std::source_location where) {
+  const Driver& d = ready(where, stream.device());
+  // Flags 0: the store waits for the stream's earlier writes (no NO_MEMORY_BARRIER).
+  check(d,
+        entry(d.cuStreamWriteValue32, "cuStreamWriteValue32", where)(static_cast<CUstream>(stream.handle()),
+                                                                      reinterpret_cast<CUdeviceptr>(flag), value, 0),
+        "cuStreamWriteValue32", where);
 }
 
 Stream::~Stream() {

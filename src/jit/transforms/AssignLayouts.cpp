@@ -194,7 +194,7 @@ bool LayoutAssigner::recomputable(Value v, int depth) {
   if (!def || depth > kMaxRecomputed) return false;
   if (isa<dialect::RegisterOp, dialect::SelfIndexOp>(def)) return true;
   if (auto read = dyn_cast<dialect::ReadOp>(def))
-    return read.getDynamic().empty() && isa<BlockArgument>(read.getMemory());
+    return read.getDynamic().empty() && isa<BlockArgument>(read.getMemory()) && !read.getWaitAtLeast();
   if (!isElementwise(def) && !isa<dialect::BroadcastOp>(def)) return false;
   return llvm::all_of(def->getOperands(), [&](Value operand) { return recomputable(operand, depth + 1); });
 }

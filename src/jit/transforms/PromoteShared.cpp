@@ -111,7 +111,7 @@ struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass
     // iteration repeats (left in the loop by wave-hoist-invariant-reads) fills its tile
     // once, before the outermost loop it does not change in.
     b.setInsertionPoint(read);
-    auto fromShared = dialect::ReadOp::create(b, read.getLoc(), read.getType(), tile, ValueRange{}, nullptr, nullptr);
+    auto fromShared = dialect::ReadOp::create(b, read.getLoc(), read.getType(), tile, ValueRange{}, nullptr, nullptr, nullptr);
     read.getResult().replaceAllUsesWith(fromShared.getResult());
     Operation* outside = nullptr;
     for (auto loop = read->getParentOfType<dialect::IterateOp>(); loop && isLoopInvariant(read, loop);
@@ -120,7 +120,7 @@ struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass
     if (outside) {
       read->moveBefore(outside);
       b.setInsertionPointAfter(read);
-      dialect::WriteOp::create(b, read.getLoc(), read.getResult(), tile, ValueRange{}, nullptr, nullptr, nullptr);
+      dialect::WriteOp::create(b, read.getLoc(), read.getResult(), tile, ValueRange{}, nullptr, nullptr, nullptr, nullptr);
       return success();
     }
     Block* body = read->getBlock();
@@ -134,7 +134,7 @@ struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass
     else
       read->moveBefore(&body->front());
     b.setInsertionPointAfter(read);
-    lastFill_[body] = dialect::WriteOp::create(b, read.getLoc(), read.getResult(), tile, ValueRange{}, nullptr, nullptr, nullptr);
+    lastFill_[body] = dialect::WriteOp::create(b, read.getLoc(), read.getResult(), tile, ValueRange{}, nullptr, nullptr, nullptr, nullptr);
     return success();
   }
 

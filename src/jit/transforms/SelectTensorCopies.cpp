@@ -31,7 +31,7 @@ constexpr int64_t kTensorMapSwizzle = 128;  // bytes: the box rows wgmma's wides
 dialect::ReadOp copiedRead(dialect::WriteOp write, const KernelGrid& grid) {
   auto read = write.getValue().getDefiningOp<dialect::ReadOp>();
   auto tile = write.getMemory().getDefiningOp<dialect::AllocateOp>();
-  if (!read || !tile || write.getMappingAttr() || read.getMappingAttr() || !read->hasOneUse() ||
+  if (!read || read.getWaitAtLeast() || !tile || write.getMappingAttr() || read.getMappingAttr() || !read->hasOneUse() ||
       read->getBlock() != write->getBlock() || tile.getSwizzle() != kTensorMapSwizzle)
     return {};
   // From a kernel argument (global memory), its dims the tile's, in order.

@@ -817,3 +817,27 @@ func.func @set_symbol_twice(%n: !wave.tensor<[B] of i32>) {
   wave.set_symbol "N" = %n : !wave.tensor<[B] of i32>
   return
 }
+
+// -----
+
+func.func @wait_on_float_flags(%flags: !wave.memory<[M] of f32, global>) {
+  // expected-error @+1 {{expected i32 or i64 flags to wait for, but found 'f32'}}
+  %seen = wave.read %flags {wait_at_least = 1 : i64} : !wave.memory<[M] of f32, global> -> !wave.tensor<[M] of f32>
+  return
+}
+
+// -----
+
+func.func @signal_shared_flags(%v: !wave.tensor<[M] of i32>, %flags: !wave.memory<[M] of i32, shared>) {
+  // expected-error @+1 {{expected flags in global memory to signal, but found a shared tile}}
+  wave.write %v, %flags {release} : !wave.tensor<[M] of i32>, !wave.memory<[M] of i32, shared>
+  return
+}
+
+// -----
+
+func.func @signal_that_adds(%v: !wave.tensor<[M] of i32>, %flags: !wave.memory<[M] of i32, global>) {
+  // expected-error @+1 {{expected a release store or a combining write, not both}}
+  wave.write %v, %flags {release, combine = #wave.combine<add>} : !wave.tensor<[M] of i32>, !wave.memory<[M] of i32, global>
+  return
+}
