@@ -13,10 +13,10 @@
 // allgather_gemm: the column-parallel layer (an MLP's up projection, attention's QKV
 // projection) after a sequence-parallel part: each rank holds M_RANK rows of the
 // activations and needs all M rows times its own N columns of the weights. Copy engines
-// gather the rows into each rank's buffer chunk by chunk, its own shard first, setting
+// gather the peers' rows into each rank's buffer after its own, chunk by chunk, setting
 // each chunk's flag once it has landed (queue_gather); the GEMM's workgroups take the
 // rows in that order and each waits for its own rows' chunk only, so the GEMM runs on the
-// first chunks while the later ones are still on their way.
+// rank's own rows and the first chunks while the later ones are still on their way.
 #pragma once
 
 #include <cstddef>
@@ -125,34 +125,37 @@ auto allgather_gemm() {
                 });
 }
 
-// Queues the gather for allgather_gemm: for each rank r, on `copies[r]`, every rank's
-// shard (slot q of `shards`, `shard_bytes` each) into `gathered[r]`, rank r's own first,
-// then r + 1, ... (mod the rank count), each shard in `pieces` chunks, chunk c's flag
-// (`ready[r]`, 32-bit, CHUNKS = ranks * pieces of them) set to 1 once it has landed. The
-// flags are first reset on `compute[r]` (after whatever it ran before, which may still
-// read `gathered[r]`), and the copies wait for that; launch the GEMM on `compute[r]`
-// after this call. Copy streams must be StreamKind::independent.
-inline void queue_gather(const runtime::SymmetricBuffer& shards, std::size_t shard_bytes,
-                         const std::vector<void*>& gathered, const std::vector<void*>& ready, int pieces,
+// Queues the gather for allgather_gemm. `gathered` holds one M x K buffer per rank (its
+// slot), rank r's own M_RANK rows (`shard_bytes`) first, as the layer before wrote them.
+// For each rank r, on `copies[r]`: every other rank's own rows, the next rank's first,
+// copied into r's slot after its own, in `pieces` chunks each, chunk c's flag (`ready[r]`:
+// 32-bit, CHUNKS = ranks * pieces of them) set to 1 once it has landed. The flags are
+// first set on `compute[r]` (after whatever ran there before, which may still read the
+// slot): its own chunks to 1, the others to 0; the copies wait for that. Launch the GEMM
+// on `compute[r]` after this call. Copy streams must be StreamKind::independent.
+//
+// Copies between GPUs go through the copy engines; the rank's own rows are not copied at
+// all, since a copy within one GPU may be done by a kernel, which could not start while
+// the GEMM's workgroups fill every SM waiting for it.
+inline void queue_gather(const runtime::SymmetricBuffer& gathered, std::size_t shard_bytes,
+                         const std::vector<void*>& ready, int pieces,
                          const std::vector<const runtime::Stream*>& compute,
                          const std::vector<const runtime::Stream*>& copies) {
-  const int ranks = shards.ranks();
+  const int ranks = gathered.ranks();
   const std::size_t piece = shard_bytes / static_cast<std::size_t>(pieces);
-  auto byte = [](const void* p, std::size_t offset) {
-    return static_cast<char*>(const_cast<void*>(p)) + offset;
-  };
+  auto at = [](const void* p, std::size_t offset) { return static_cast<char*>(const_cast<void*>(p)) + offset; };
   for (int r = 0; r < ranks; ++r) {
     auto* flags = static_cast<std::uint32_t*>(ready[static_cast<std::size_t>(r)]);
     const runtime::Stream& compute_r = *compute[static_cast<std::size_t>(r)];
     const runtime::Stream& copies_r = *copies[static_cast<std::size_t>(r)];
-    for (int c = 0; c < ranks * pieces; ++c) runtime::set_flag_async(flags + c, 0, compute_r);
+    for (int c = 0; c < ranks * pieces; ++c) runtime::set_flag_async(flags + c, c < pieces ? 1 : 0, compute_r);
     copies_r.wait_for(compute_r);
-    for (int s = 0; s < ranks; ++s) {
-      const void* shard = shards.slot((r + s) % ranks);
+    for (int s = 1; s < ranks; ++s) {
+      const void* shard = gathered.slot((r + s) % ranks);  // that rank's own rows, first in its slot
       for (int p = 0; p < pieces; ++p) {
-        const std::size_t at = static_cast<std::size_t>(p) * piece;
-        runtime::copy_async(byte(gathered[static_cast<std::size_t>(r)], static_cast<std::size_t>(s) * shard_bytes + at),
-                            byte(shard, at), piece, copies_r);
+        const std::size_t offset = static_cast<std::size_t>(p) * piece;
+        runtime::copy_async(at(gathered.slot(r), static_cast<std::size_t>(s) * shard_bytes + offset), at(shard, offset),
+                            piece, copies_r);
         runtime::set_flag_async(flags + s * pieces + p, 1, copies_r);
       }
     }

@@ -340,7 +340,7 @@ void check_gemm_collective(const Ranks& ranks, int share, int n, int k_rank, boo
 }
 
 // All-gather + GEMM: each rank's `share` rows of A [M, K] gathered by copy engines into
-// every rank's buffer, `pieces` chunks per shard, while each rank's GEMM with its own
+// every other rank's buffer, `pieces` chunks per shard, while each rank's GEMM with its own
 // weights B_r [n, K] waits for its rows' chunks; C_r [M, n] = A B_r^T in A's row order.
 template <class Out>
 void check_allgather_gemm(const Ranks& ranks, int share, int n, int k, int pieces, std::mt19937& rng) {
@@ -354,14 +354,17 @@ void check_allgather_gemm(const Ranks& ranks, int share, int n, int k, int piece
   std::vector<std::uint16_t> a(std::size_t(m) * k);
   for (auto& x : a) x = examples::host::random_half(rng);
   const std::size_t shard_bytes = std::size_t(share) * k * 2;
-  runtime::SymmetricBuffer shards(shard_bytes, ranks.devices);
-  for (int q = 0; q < count; ++q) shards.copy_from_host(q, &a[std::size_t(q) * share * k], shard_bytes);
+  // Rank q's slot: its own rows first (as the layer before wrote them), NaN after them
+  // until the peers' rows land.
+  runtime::SymmetricBuffer gathered(std::size_t(m) * k * 2, ranks.devices);
+  gathered.fill_bytes(0xFF);
+  for (int q = 0; q < count; ++q) gathered.copy_from_host(q, &a[std::size_t(q) * share * k], shard_bytes);
   std::vector<std::vector<std::uint16_t>> b(static_cast<std::size_t>(count));
-  std::vector<runtime::DeviceBuffer> bs, gathered, flags;
+  std::vector<runtime::DeviceBuffer> bs, flags;
   std::vector<runtime::DeviceBuffer> cs = outputs(ranks, std::size_t(m) * n * sizeof(Bits));
   std::vector<std::unique_ptr<runtime::Stream>> streams;
   std::vector<const runtime::Stream*> compute, copies;
-  std::vector<void*> gathered_at, flags_at;
+  std::vector<void*> flags_at;
   std::vector<std::vector<const void*>> pointers;
   for (int r = 0; r < count; ++r) {
     const int device = ranks.devices[static_cast<std::size_t>(r)];
@@ -370,21 +373,17 @@ void check_allgather_gemm(const Ranks& ranks, int share, int n, int k, int piece
     for (auto& x : b_r) x = examples::host::random_half(rng);
     bs.emplace_back(b_r.size() * 2, device);
     bs.back().copy_from_host(b_r.data());
-    gathered.emplace_back(std::size_t(m) * k * 2, device);
-    gathered.back().fill_bytes(0xFF);  // NaN until its chunk lands
     flags.emplace_back(std::size_t(chunks) * 4, device);
-    flags.back().fill_bytes(0xFF);     // -1: the gather resets them first
+    flags.back().fill_bytes(0xFF);  // -1: the gather sets them first
     streams.push_back(std::make_unique<runtime::Stream>(device));
     compute.push_back(streams.back().get());
     streams.push_back(std::make_unique<runtime::Stream>(device, runtime::StreamKind::independent));
     copies.push_back(streams.back().get());
-    gathered_at.push_back(reinterpret_cast<void*>(gathered.back().address()));
     flags_at.push_back(reinterpret_cast<void*>(flags.back().address()));
+    pointers.push_back({gathered.slot(r), reinterpret_cast<const void*>(bs.back().address()), flags_at.back(),
+                        reinterpret_cast<const void*>(cs[std::size_t(r)].address())});
   }
-  for (int r = 0; r < count; ++r)
-    pointers.push_back({gathered_at[std::size_t(r)], reinterpret_cast<const void*>(bs[std::size_t(r)].address()),
-                        flags_at[std::size_t(r)], reinterpret_cast<const void*>(cs[std::size_t(r)].address())});
-  tp::queue_gather(shards, shard_bytes, gathered_at, flags_at, pieces, compute, copies);
+  tp::queue_gather(gathered, shard_bytes, flags_at, pieces, compute, copies);
   gemm.launch(pointers, compute);
   for (const auto& s : streams) s->synchronize();
   for (int r = 0; r < count; ++r) {

@@ -65,12 +65,23 @@ std::size_t wrong(const runtime::DeviceBuffer& z, const std::vector<float>& x) {
   return bad;
 }
 
+// Loads both kernels on `device` by running them once, the flags already set: loading a
+// module while a kernel waits for it may wait for that kernel.
+void load_both(const CompiledKernel& produce, const CompiledKernel& consume, int device = 0) {
+  runtime::DeviceBuffer xs(kN * 4, device), y(kN * 4, device), z(kN * 4, device), ready(kChunks * 4, device);
+  auto p = [](const runtime::DeviceBuffer& b) { return reinterpret_cast<const void*>(b.address()); };
+  produce.launch({p(xs), p(y), p(ready)}, {.device = device});
+  consume.launch({p(ready), p(y), p(z)}, {.device = device});
+  runtime::synchronize(device);
+}
+
 }  // namespace
 
 TEST_CASE("wait_at_least waits for another kernel's signal, launched after it on another stream", "[gpu][signal]") {
   std::mt19937 rng(Catch::rngSeed());
   const auto produce = compile(producer(), sizes());
   const auto consume = compile(consumer(), sizes());
+  load_both(produce, consume);
   const std::vector<float> x = random_floats(rng);
   runtime::DeviceBuffer xs(kN * 4), y(kN * 4), z(kN * 4), ready(kChunks * 4);
   xs.copy_from_host(x.data());
@@ -124,6 +135,8 @@ TEST_CASE("wait_at_least waits for another GPU's signal through a symmetric buff
   std::mt19937 rng(Catch::rngSeed());
   const auto produce = compile(producer(), sizes());
   const auto consume = compile(consumer(), sizes());
+  load_both(produce, consume, 0);
+  load_both(produce, consume, 1);
   const std::vector<float> x = random_floats(rng);
   // Device 1 writes y and the flags in device 0's slots; device 0 waits, then reads them.
   runtime::SymmetricBuffer y(kN * 4, {0, 1}), ready(kChunks * 4, {0, 1});

@@ -1,6 +1,5 @@
 // Signals: flags in global memory that one side sets and another waits for, so that a
-// kernel can start on data while a copy, another kernel or another GPU is still
-// producing the rest.
+// kernel can start on data while a copy, another kernel or another GPU produces the rest.
 //
 //   // row i's flag: ready[i / CHUNK_ROWS]
 //   const IndexMapping<dims<M>> set_chunk{.inputs = {{M, i}}, .outputs = {{CHUNKS, i / CHUNK_ROWS}}};
@@ -12,18 +11,19 @@
 // places it, each element once however many threads hold it) once every write this
 // workgroup made before it is visible to every GPU of the node: a workgroup barrier, then
 // a store with release semantics at system scope.
-//
 // wait_at_least(flags, n[, mapping]) -> Register: reads each flag the result covers, with
 // acquire semantics at system scope, until it is at least `n`, then waits at a workgroup
 // barrier: every read of the workgroup after the call sees what was written before the
-// flags were set (TMA copies included). Returns the values seen. Reads are not moved
-// across it.
+// flags were set (TMA copies included). Returns the values seen; no read moves across it.
 //
 // Flags are i32 or i64 in global memory (a symmetric buffer's slot for another GPU's). A
 // wait must only wait for work that makes progress without it: a copy or kernel on another
 // stream or GPU, or workgroups that are already running; a workgroup waiting for one that
-// cannot start until it finishes never returns. Rather than hang, a wait that has not seen
-// its value after 10 seconds traps, and the launch fails.
+// cannot start until it finishes never returns (a copy within one GPU may be such work: the
+// driver may run it as a kernel). Launch the kernels that set a wait's flags once before
+// the waiting one is running: the driver may load a module only after the running kernels
+// have finished. Rather than hang, a wait that has not seen its value after some 10
+// seconds traps, and the launch fails.
 #pragma once
 
 #include <source_location>
