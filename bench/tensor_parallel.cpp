@@ -13,11 +13,13 @@
 //
 //   wave-bench-tensor-parallel [RANKS]   RANKS GPUs (default: all, at least 2); on one GPU,
 //                                        2 emulated ranks (the logic, not NVLink)
+//   wave-bench-tensor-parallel RANKS why the all-gather + GEMM only, with where its time goes
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <wave/distributed.hpp>
@@ -71,7 +73,7 @@ std::size_t sampled_mismatches(const runtime::SymmetricBuffer& out, const Shape&
 // Lines start with "AG". Times: the GEMM alone (the rows already gathered, the flags
 // set), the gather then the GEMM (the GEMM's stream waits for the copies), and the
 // gather overlapped (queue_gather: each workgroup waits for its rows' chunk).
-int allgather_gemm(const Ranks& ranks, std::mt19937& rng) {
+int allgather_gemm(const Ranks& ranks, std::mt19937& rng, bool diagnose) {
   const int count = ranks.count();
   if (ranks.devices.front() == ranks.devices.back()) {
     // Copies within one GPU may run as kernels, which cannot start while a GEMM filling
@@ -161,6 +163,43 @@ int allgather_gemm(const Ranks& ranks, std::mt19937& rng) {
         },
         25);
     const double overlapped_ms = bench::median_ms(ranks.devices, overlapped, 25);
+    if (diagnose) {
+      // Where the overlap's time goes: the flags' stream writes alone before the GEMM; the
+      // copies running beside a GEMM that does not wait (its flags stay set); the copies alone.
+      auto copy_all = [&] {
+        for (int r = 0; r < count; ++r)
+          for (int q = 1; q < count; ++q)
+            runtime::copy_async(static_cast<char*>(const_cast<void*>(gathered.slot(r))) + std::size_t(q) * shard_bytes,
+                                gathered.slot((r + q) % count), shard_bytes, *copies[std::size_t(r)]);
+      };
+      const double flags_ms = bench::median_ms(
+          ranks.devices,
+          [&] {
+            for (int r = 0; r < count; ++r)
+              for (int c = 0; c < chunks; ++c)
+                runtime::set_flag_async(static_cast<std::uint32_t*>(flags_at[std::size_t(r)]) + c, 1, *compute[std::size_t(r)]);
+            gemm.launch(args, compute);
+          },
+          25);
+      const double beside_ms = bench::median_ms(
+          ranks.devices,
+          [&] {
+            copy_all();
+            gemm.launch(args, compute);
+            for (int r = 0; r < count; ++r) compute[std::size_t(r)]->wait_for(*copies[std::size_t(r)]);
+          },
+          25);
+      const double copies_ms = bench::median_ms(
+          ranks.devices,
+          [&] {
+            copy_all();
+            for (int r = 0; r < count; ++r) compute[std::size_t(r)]->wait_for(*copies[std::size_t(r)]);
+          },
+          25);
+      std::printf("AG-why %6d %6d %6d: GEMM after flag writes %.1f us, beside the copies (no wait) %.1f us, "
+                  "copies alone %.1f us\n",
+                  s.m, s.n, s.k, flags_ms * 1e3, beside_ms * 1e3, copies_ms * 1e3);
+    }
     const double flops = 2.0 * s.m * n_rank * s.k;  // per rank
     // Of the time the gather adds when sequential, the part the overlap hides.
     const double hidden = (sequential_ms - overlapped_ms) / std::max(1e-9, sequential_ms - alone_ms);
@@ -184,6 +223,7 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
               "GEMM+RS us", "TFLOP/s", "ratio", "tiling (per rank: M x N x K / ranks)");
   const int bm = 128, bn = 256, bk = 64, wm = 64, wn = 64;
   std::mt19937 rng(11);
+  if (argc > 2 && std::string(argv[2]) == "why") return allgather_gemm(ranks, rng, true);
   for (Shape s : {Shape{4096, 8192, 8192}, Shape{8192, 8192, 8192}, Shape{8192, 8192, 28672}}) {
     const int share = s.m / count, k_rank = s.k / count;
     runtime::SymmetricBuffer out(std::size_t(share) * s.n * 2, ranks.devices);
@@ -224,5 +264,5 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
                 alone_ms / fused_ms, bm, bn, bk, wm, wn, s.m, s.n, k_rank);
     std::fflush(stdout);
   }
-  return allgather_gemm(ranks, rng);
+  return allgather_gemm(ranks, rng, argc > 2 && std::string(argv[2]) == "why");
 }
