@@ -126,3 +126,23 @@ TEST_CASE("wait_at_least keeps its place: a read after it is not hoisted above i
   REQUIRE(wait != std::string::npos);
   CHECK(ptx.find("ld.global") > ptx.find("bar.sync", wait));
 }
+
+TEST_CASE("signals compile for gfx942 to system-scope acquire loads and release stores", "[signal][amdgpu]") {
+  // Waves of the target's width: 64 on CDNA3.
+  const Constraints any_target{WorkgroupConstraint(N, BLOCK_N, 0), WaveConstraint(N, BLOCK_N), HardwareConstraint{}};
+  auto relay = kernel("relay", any_target, [](Memory<dims<CHUNKS>, i32> ready, Memory<dims<N>, f32> y,
+                                               Memory<dims<N>, f32> z, Memory<dims<CHUNKS>, i32> done) {
+    wait_at_least(ready, 1, kToChunk);
+    write(read(y) + 1.0, z);
+    signal(Register<dims<N>, i32>(1.0), done, kSetChunk);
+  });
+  CompileOptions options = sizes(1000, 128);
+  options.target = "gfx942";
+  const std::string assembly = compile(relay, options).ptx().amdgpu_assembly;
+  INFO(assembly);
+  // Acquire at system scope: the load bypasses the caches (sc0 sc1) and invalidates them
+  // after; release: written back (buffer_wbl2) before the store.
+  CHECK_THAT(assembly, Catch::Matchers::Contains("buffer_inv sc0 sc1"));
+  CHECK_THAT(assembly, Catch::Matchers::Contains("buffer_wbl2 sc0 sc1"));
+  CHECK_THAT(assembly, Catch::Matchers::Contains("s_trap"));
+}
