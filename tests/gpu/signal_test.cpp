@@ -12,39 +12,12 @@
 #include "wave/runtime.hpp"
 #include "wave/wave.hpp"
 
+#include "fixtures/signal_kernels.hpp"
+
 using namespace wave;
+using namespace wave::fixtures::signals;
 
 namespace {
-
-WAVE_SYMBOL(N);
-WAVE_SYMBOL(BLOCK_N);
-WAVE_SYMBOL(CHUNKS);
-
-constexpr auto i = iterator(0);
-const IndexMapping<dims<N>> kToChunk{.inputs = {{CHUNKS, i / BLOCK_N}}, .outputs = {{N, i}}};
-const IndexMapping<dims<N>> kSetChunk{.inputs = {{N, i}}, .outputs = {{CHUNKS, i / BLOCK_N}}};
-
-Constraints blocks() {
-  return {WorkgroupConstraint(N, BLOCK_N, 0), WaveConstraint(N, BLOCK_N), HardwareConstraint{.threads_per_wave = 32}};
-}
-
-// y = 2 x, then each workgroup's flag set to 1.
-auto producer() {
-  return kernel("produce", blocks(),
-                [](Memory<dims<N>, f32> x, Memory<dims<N>, f32> y, Memory<dims<CHUNKS>, i32> ready) {
-                  write(read(x) * 2.0, y);
-                  signal(Register<dims<N>, i32>(1.0), ready, kSetChunk);
-                });
-}
-
-// Once a workgroup's flag is set: z = y + 1.
-auto consumer() {
-  return kernel("consume", blocks(),
-                [](Memory<dims<CHUNKS>, i32> ready, Memory<dims<N>, f32> y, Memory<dims<N>, f32> z) {
-                  wait_at_least(ready, 1, kToChunk);
-                  write(read(y) + 1.0, z);
-                });
-}
 
 constexpr int kN = 100000, kBlock = 128, kChunks = (kN + kBlock - 1) / kBlock;
 

@@ -12,45 +12,17 @@
 
 #include "fixtures/errors.hpp"
 #include "fixtures/ptxas.hpp"
+#include "fixtures/signal_kernels.hpp"
 
 using namespace wave;
+using namespace wave::fixtures::signals;
 using fixtures::check_error;
 using fixtures::error_of;
 
 namespace {
 
-WAVE_SYMBOL(N);
-WAVE_SYMBOL(BLOCK_N);
-WAVE_SYMBOL(CHUNKS);
 WAVE_SYMBOL(K);
 WAVE_SYMBOL(BLOCK_K);
-
-constexpr auto i = iterator(0);
-// Element n's flag, its workgroup's: read by a wait, written by a signal.
-const IndexMapping<dims<N>> kToChunk{.inputs = {{CHUNKS, i / BLOCK_N}}, .outputs = {{N, i}}};
-const IndexMapping<dims<N>> kSetChunk{.inputs = {{N, i}}, .outputs = {{CHUNKS, i / BLOCK_N}}};
-
-Constraints blocks() {
-  return {WorkgroupConstraint(N, BLOCK_N, 0), WaveConstraint(N, BLOCK_N), HardwareConstraint{.threads_per_wave = 32}};
-}
-
-// y = 2 x, then each workgroup's flag set to 1.
-auto producer() {
-  return kernel("produce", blocks(),
-                [](Memory<dims<N>, f32> x, Memory<dims<N>, f32> y, Memory<dims<CHUNKS>, i32> ready) {
-                  write(read(x) * 2.0, y);
-                  signal(Register<dims<N>, i32>(1.0), ready, kSetChunk);
-                });
-}
-
-// Once a workgroup's flag is set: z = y + 1.
-auto consumer() {
-  return kernel("consume", blocks(),
-                [](Memory<dims<CHUNKS>, i32> ready, Memory<dims<N>, f32> y, Memory<dims<N>, f32> z) {
-                  wait_at_least(ready, 1, kToChunk);
-                  write(read(y) + 1.0, z);
-                });
-}
 
 CompileOptions sizes(std::int64_t n, std::int64_t block) {
   return {.subs = {{N, n}, {BLOCK_N, block}, {CHUNKS, (n + block - 1) / block}}, .cache = false};
@@ -70,7 +42,7 @@ TEST_CASE("interpret: signal sets flags, wait_at_least passes flags already set"
   // A flag below the value would never rise: an error, not a hang.
   std::vector<std::int32_t> half{1, 0};
   check_error(error_of([&] { interpret(consumer(), sizes(7, 4), {half.data(), y.data(), z.data()}); }),
-              "signal_test.cpp", 50, "wait_at_least", "a flag of 0");
+              "signal_kernels.hpp", 35, "wait_at_least", "a flag of 0");
 }
 
 TEST_CASE("wait_at_least spins on system-scope acquire loads, then meets at a barrier", "[signal][ptx]") {
