@@ -8,7 +8,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "transforms/ConsumerThreads.h"
 #include "transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "transforms/WarpgroupMma.h"
 
 #include "analysis/TileLoop.h"

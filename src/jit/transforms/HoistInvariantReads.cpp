@@ -4,6 +4,8 @@
 #include "analysis/KernelGrid.h"
 #include "transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 
 namespace wave::jit {
 

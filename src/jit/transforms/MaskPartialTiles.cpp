@@ -13,6 +13,7 @@
 #include "analysis/ScoreMasks.h"
 #include "transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
 namespace wave::jit {

@@ -5,29 +5,11 @@
 
 #include "dialect/WaveDialect.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
+// Only what the passes' declarations need: each pass includes the dialects it builds
+// (the GPU and NVVM dialects' headers alone are some 200k lines).
 #include "mlir/Pass/Pass.h"
 
 namespace wave::jit {
-
-// On the `scf.if` that splits a warp-specialized function (wave-pipeline-shared-copies):
-// how many threads, from 0, run its then-region, the computing one; the rest are producers.
-inline constexpr llvm::StringLiteral kConsumerThreadsAttr = "wave.consumer_threads";
-
-// The barrier the computing threads of a warp-specialized function sync on: a named one
-// (id 1; gpu.barrier's is 0) of `threads` threads.
-inline void createConsumerBarrier(mlir::OpBuilder& b, mlir::Location loc, int64_t threads) {
-  mlir::Value id = mlir::arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
-  mlir::Value count = mlir::arith::ConstantIntOp::create(b, loc, b.getI32Type(), threads);
-  mlir::NVVM::BarrierOp::create(b, loc, mlir::Type(), id, count, mlir::NVVM::BarrierReductionAttr(), mlir::Value());
-}
 
 #define GEN_PASS_DECL
 #include "transforms/Passes.h.inc"

@@ -3,6 +3,7 @@
 #include "analysis/InvariantReads.h"
 #include "transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 

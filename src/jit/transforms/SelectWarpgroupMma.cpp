@@ -11,6 +11,7 @@
 #include "analysis/MMAAnchors.h"
 #include "transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 
 #include <optional>

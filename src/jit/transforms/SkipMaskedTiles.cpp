@@ -19,6 +19,7 @@
 #include "analysis/ScoreMasks.h"
 #include "transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
 namespace wave::jit {

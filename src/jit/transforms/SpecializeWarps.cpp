@@ -9,11 +9,18 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "transforms/ConsumerThreads.h"
 #include "transforms/Passes.h"
 #include "transforms/SharedCopies.h"
 
 #include "analysis/TileLoop.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 

@@ -11,6 +11,7 @@
 #include "analysis/KernelGrid.h"
 #include "transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
 #include <map>

@@ -13,6 +13,7 @@
 #include "dialect/WaveDialect.h"
 #include "transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
 namespace wave::jit {

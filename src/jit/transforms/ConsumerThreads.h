@@ -1,0 +1,26 @@
+//===- ConsumerThreads.h - the computing threads of a specialized kernel -*- C++ -*-===//
+
+#ifndef WAVE_JIT_TRANSFORMS_CONSUMERTHREADS_H
+#define WAVE_JIT_TRANSFORMS_CONSUMERTHREADS_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Builders.h"
+
+namespace wave::jit {
+
+// On the `scf.if` that splits a warp-specialized function (wave-pipeline-shared-copies):
+// how many threads, from 0, run its then-region, the computing one; the rest are producers.
+inline constexpr llvm::StringLiteral kConsumerThreadsAttr = "wave.consumer_threads";
+
+// The barrier the computing threads of a warp-specialized function sync on: a named one
+// (id 1; gpu.barrier's is 0) of `threads` threads.
+inline void createConsumerBarrier(mlir::OpBuilder& b, mlir::Location loc, int64_t threads) {
+  mlir::Value id = mlir::arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+  mlir::Value count = mlir::arith::ConstantIntOp::create(b, loc, b.getI32Type(), threads);
+  mlir::NVVM::BarrierOp::create(b, loc, mlir::Type(), id, count, mlir::NVVM::BarrierReductionAttr(), mlir::Value());
+}
+
+}  // namespace wave::jit
+
+#endif
