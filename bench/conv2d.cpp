@@ -1,20 +1,22 @@
 // conv2d as an implicit GEMM through index mappings (examples/kernels/conv2d.hpp), NHWC f16
-// in, f32 out, 3x3 filters, no padding: ms and TFLOP/s per shape and tiling, the median
+// in, f32 out and f16 out (as cuDNN writes it), 3x3 filters, no padding: ms and TFLOP/s per
+// shape, output type and tiling, the median
 // of 20 timed runs after warm-up (device events around back-to-back launches), on random
 // data. Each tiling's output is checked first (every element written, 256 sampled ones
 // against a direct float64 convolution); a wrong one is not timed. bench/conv2d_vs_cudnn.py times
 // torch.nn.functional.conv2d (cuDNN, channels-last f16) on the same shapes in the same run.
 //
-//   wave-bench-conv2d     per shape, autotune() over the tilings: one line per tiling, the
-//                         winner's tagged "tuned"; exits 77 without a GPU
+//   wave-bench-conv2d     per shape and output type, autotune() over the tilings: one line
+//                         per tiling, the winner's tagged "tuned"; exits 77 without a GPU
 //   wave-bench-conv2d N C HW NF STRIDE BM BN BK WM WN
-//                         that shape and tiling alone (for ncu and SASS); WM x WN is a
-//                         wave's share of the BM x BN tile
+//                         that shape and tiling alone, both output types (for ncu and
+//                         SASS); WM x WN is a wave's share of the BM x BN tile
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 #include <random>
+#include <type_traits>
 
 #include <wave/autotune.hpp>
 #include <wave/runtime.hpp>
@@ -32,8 +34,8 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
     return 2;
   }
   if (!bench::open_device()) return 77;
-  std::printf("%-6s %4s %4s %4s %4s %3s %5s %5s %5s %5s %5s %10s %9s\n", "", "N", "C", "HxW", "NF", "s", "BM", "BN",
-              "BK", "WM", "WN", "ms", "TFLOP/s");
+  std::printf("%-6s %4s %4s %4s %4s %3s %4s %5s %5s %5s %5s %5s %10s %9s\n", "", "N", "C", "HxW", "NF", "s", "out",
+              "BM", "BN", "BK", "WM", "WN", "ms", "TFLOP/s");
   std::mt19937 rng(7);
   struct Shape {
     int n, c, hw, nf, stride;
@@ -45,6 +47,9 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
                                 Shape{16, 128, 64, 256, 2}, Shape{8, 64, 128, 64, 1}};
   // Four waves of 64x64 (the large shapes' best so far), eight waves over a 128x256 or
   // 256x128 tile (as the GEMM's best), and smaller tiles for the shapes with few pixels.
+  // (192x256 on twelve waves, which would leave no near-empty last wave on N64 C512 14x14,
+  // runs 8x slower: its [NF, K] fill, 256 x 64, divides among neither 12 waves' rows nor
+  // columns, so every wave copies all of it; bench/RESULTS.md, run 201.)
   std::vector<Tiles> tilings = {Tiles{128, 128, 32, 64, 64}, Tiles{128, 128, 64, 64, 64}, Tiles{128, 256, 64, 64, 64},
                                 Tiles{256, 128, 64, 64, 64}, Tiles{128, 128, 32, 64, 32}, Tiles{128, 64, 32, 64, 32},
                                 Tiles{64, 64, 32, 32, 32}};
@@ -56,8 +61,7 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
   }
   for (Shape s : shapes) {
     const int out = (s.hw - 3) / s.stride + 1;
-    runtime::DeviceBuffer x(std::size_t(s.n) * s.hw * s.hw * s.c * 2), w(std::size_t(9) * s.c * s.nf * 2),
-        o(std::size_t(s.n) * out * out * s.nf * 4);
+    runtime::DeviceBuffer x(std::size_t(s.n) * s.hw * s.hw * s.c * 2), w(std::size_t(9) * s.c * s.nf * 2);
     const std::vector<float> host_x = bench::fill_random(x, rng, bench::Format::f16, /*with_signs=*/true);
     const std::vector<float> host_w = bench::fill_random(w, rng, bench::Format::f16, /*with_signs=*/true);
     // out[b, oh, ow, k] in float64 (x NHWC, w [3, 3, C, NF]); 2K f32 roundings of the sum
@@ -88,30 +92,42 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
                                        {ex::SZ_OUT, out * out}, {ex::M, s.n * out * out}, {ex::K, 9 * s.c},
                                        {ex::ADDRESS_SPACE, SHARED_ADDRESS_SPACE}},
                               .cache = false};
-    const std::vector<const void*> args{reinterpret_cast<const void*>(x.address()),
-                                        reinterpret_cast<const void*>(w.address()),
-                                        reinterpret_cast<const void*>(o.address())};
-    AutotuneOptions tuning{.use_cache = false};
-    std::mt19937 samples(11);
-    tuning.check = [&](const CompiledKernel& k) {
-      bench::poison(o);
-      k.launch(args);
-      return bench::check_output(o, bench::Format::f32, 256, samples, expected);
+    // One output type: f32, or f16 (the sums cast; off by its rounding too, 2^-11 of the value).
+    auto tune = [&]<class Out>(std::type_identity<Out>, const char* out_name, bench::Format out_format) {
+      runtime::DeviceBuffer o(std::size_t(s.n) * out * out * s.nf * bit_width(Out::value) / 8);
+      const std::vector<const void*> args{reinterpret_cast<const void*>(x.address()),
+                                          reinterpret_cast<const void*>(w.address()),
+                                          reinterpret_cast<const void*>(o.address())};
+      AutotuneOptions tuning{.use_cache = false};
+      std::mt19937 samples(11);
+      tuning.check = [&](const CompiledKernel& k) {
+        bench::poison(o);
+        k.launch(args);
+        return bench::check_output(o, out_format, 256, samples, [&](std::size_t i) {
+          bench::Expected e = expected(i);
+          if (out_format != bench::Format::f32) e.tolerance += std::ldexp(std::abs(e.value), -11);
+          return e;
+        });
+      };
+      try {
+        const Autotuned tuned = autotune(ex::make_kernel<Out>(s.stride), base, configs, args, {}, tuning);
+        const double flops = 2.0 * s.n * out * out * s.nf * 9.0 * s.c;
+        for (std::size_t i = 0; i < tried.size(); ++i)
+          if (!tuned.rejected[i].empty())
+            std::printf("reject %4d %4d %4d %4d %3d %4s %5d %5d %5d %5d %5d  %s\n", s.n, s.c, s.hw, s.nf, s.stride,
+                        out_name, tried[i].m, tried[i].n, tried[i].k, tried[i].wave_m, tried[i].wave_n,
+                        tuned.rejected[i].substr(0, 160).c_str());
+          else if (!std::isnan(tuned.ms[i]))
+            std::printf("%-6s %4d %4d %4d %4d %3d %4s %5d %5d %5d %5d %5d %10.3f %9.1f\n",
+                        i == tuned.best ? "tuned" : "conv2d", s.n, s.c, s.hw, s.nf, s.stride, out_name, tried[i].m,
+                        tried[i].n, tried[i].k, tried[i].wave_m, tried[i].wave_n, tuned.ms[i],
+                        flops / (tuned.ms[i] * 1e9));
+      } catch (const Error& e) {
+        std::printf("error  %4d %4d %4d %s: %s\n", s.n, s.c, s.hw, out_name, e.what());
+      }
     };
-    try {
-      const Autotuned tuned = autotune(ex::make_kernel(s.stride), base, configs, args, {}, tuning);
-      const double flops = 2.0 * s.n * out * out * s.nf * 9.0 * s.c;
-      for (std::size_t i = 0; i < tried.size(); ++i)
-        if (!tuned.rejected[i].empty())
-          std::printf("reject %4d %4d %4d %4d %3d %5d %5d %5d %5d %5d  %s\n", s.n, s.c, s.hw, s.nf, s.stride, tried[i].m,
-                      tried[i].n, tried[i].k, tried[i].wave_m, tried[i].wave_n, tuned.rejected[i].substr(0, 160).c_str());
-        else if (!std::isnan(tuned.ms[i]))
-          std::printf("%-6s %4d %4d %4d %4d %3d %5d %5d %5d %5d %5d %10.3f %9.1f\n", i == tuned.best ? "tuned" : "conv2d",
-                      s.n, s.c, s.hw, s.nf, s.stride, tried[i].m, tried[i].n, tried[i].k, tried[i].wave_m,
-                      tried[i].wave_n, tuned.ms[i], flops / (tuned.ms[i] * 1e9));
-    } catch (const Error& e) {
-      std::printf("error  %4d %4d %4d: %s\n", s.n, s.c, s.hw, e.what());
-    }
+    tune(std::type_identity<f32>{}, "f32", bench::Format::f32);
+    tune(std::type_identity<f16>{}, "f16", bench::Format::f16);
     std::fflush(stdout);
   }
   return 0;

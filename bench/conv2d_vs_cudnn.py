@@ -1,6 +1,7 @@
 """conv2d against cuDNN in the same run: times torch.nn.functional.conv2d (channels-last
 f16, 3x3, no padding) on the shapes of wave-bench-conv2d, runs it, and prints each shape's
-best wave-cpp tiling as a ratio to cuDNN. cuDNN is timed before and after wave-cpp (its
+best wave-cpp tiling, per output type, as a ratio to cuDNN (whose output is f16: the f16
+line is the like-for-like one). cuDNN is timed before and after wave-cpp (its
 times have moved by up to 2x between runs); the ratio is to the faster of the two.
 
     python3 bench/conv2d_vs_cudnn.py path/to/wave-bench-conv2d
@@ -38,14 +39,14 @@ def main():
         f = line.split()
         if not f or f[0] not in ("conv2d", "tuned"):
             continue
-        key = (int(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5]))
-        ms = float(f[11])
+        key = (int(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5]), f[6])
+        ms = float(f[12])
         if key not in best or ms < best[key][0]:
-            best[key] = (ms, "x".join(f[6:9]) + "/" + "x".join(f[9:11]))
+            best[key] = (ms, "x".join(f[7:10]) + "/" + "x".join(f[10:12]))
     for key, (ms, tiles) in best.items():
-        print(f"N {key[0]} C {key[1]} {key[2]}x{key[2]} -> {key[3]} stride {key[4]}: wave {ms:.3f} ms ({tiles}), "
-              f"cuDNN {cudnn[key]:.3f} ms, ratio {cudnn[key] / ms:.2f}x")
-
+        ref = cudnn[key[:5]]
+        print(f"N {key[0]} C {key[1]} {key[2]}x{key[2]} -> {key[3]} stride {key[4]}, {key[5]} out: wave {ms:.3f} ms "
+              f"({tiles}), cuDNN {ref:.3f} ms, ratio {ref / ms:.2f}x")
 
 if __name__ == "__main__":
     main()

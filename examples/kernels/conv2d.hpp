@@ -4,8 +4,11 @@
 // GEMM view: out[M, NF] = X[M, K] * W[NF, K]^T with M = N * H_OUT * W_OUT output pixels and
 // K = HF * WF * C taps, k = (hf * WF + wf) * C + c. SZ_OUT = H_OUT * W_OUT. The symbols M, K
 // and SZ_OUT are set in `subs` from the others; WAVE_M and WAVE_N are each wave's share of
-// the workgroup tile (BLOCK_M / 2 and BLOCK_N / 2 give four waves).
+// the workgroup tile (BLOCK_M / 2 and BLOCK_N / 2 give four waves). Out is the output's
+// type: f32, or f16/bf16 that the f32 sums are cast to (what cuDNN writes for f16 inputs).
 #pragma once
+
+#include <type_traits>
 
 #include <wave/wave.hpp>
 
@@ -31,6 +34,7 @@ WAVE_SYMBOL(WAVE_M);
 WAVE_SYMBOL(WAVE_N);
 WAVE_SYMBOL(ADDRESS_SPACE);
 
+template <class Out = f32>
 inline auto make_kernel(int stride = 1) {
   constexpr auto i = iterator(0);
   constexpr auto j = iterator(1);
@@ -56,12 +60,13 @@ inline auto make_kernel(int stride = 1) {
                   HardwareConstraint{}},
       [=](Memory<dims<N, H, W, C>, f16, ADDRESS_SPACE> x,
           Memory<dims<HF, WF, C, NF>, f16, ADDRESS_SPACE> we,
-          Memory<dims<N, H_OUT, W_OUT, NF>, f32> out) {
+          Memory<dims<N, H_OUT, W_OUT, NF>, Out> out) {
         Register<dims<M, NF>, f32> acc(0.0);
         auto result = iterate<K>(acc, [&](auto acc) {
           return mma(read(x, x_mapping), read(we, w_mapping), acc);
         });
-        write(result, out, out_mapping);
+        if constexpr (std::is_same_v<Out, f32>) write(result, out, out_mapping);
+        else write(cast<Out>(result), out, out_mapping);
       });
 }
 

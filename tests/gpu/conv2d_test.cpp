@@ -1,13 +1,15 @@
 // conv2d as an implicit GEMM through index mappings (examples/kernels/conv2d.hpp), NHWC,
 // through the layout pipeline, the operands read straight from global memory or staged
-// through shared tiles of the implicit [M, K] and [NF, K] matrices: every
-// output element against a direct float64 convolution on the host, 3x3 and 1x1 filters,
-// stride 1 and 2, odd sizes, two tilings, the output poisoned first.
+// through shared tiles of the implicit [M, K] and [NF, K] matrices: every output element
+// against a direct float64 convolution on the host, 3x3 and 1x1 filters, stride 1 and 2,
+// odd sizes, five tilings (one of three warpgroups), the output poisoned first; f32 out,
+// and f16 out (the sums cast, as cuDNN writes them) on the shared-tile path.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "fixtures/device_run.hpp"
@@ -21,7 +23,11 @@ using fixtures::poisoned;
 using fixtures::run_on_device;
 namespace ex = examples::conv2d;
 
-TEST_CASE("conv2d through index mappings: 3x3 and 1x1, stride 1 and 2, odd sizes", "[gpu][conv2d]") {
+namespace {
+// Every output element of conv2d with an Out output against float64; an f16 output may
+// also be off by its own rounding (2^-11 of the value).
+template <class Out>
+void check_conv2d(const std::vector<AddressSpace>& spaces) {
   std::mt19937 rng(Catch::rngSeed());
   struct Shape {
     int n, c, h, w, nf, f, stride;
@@ -29,9 +35,9 @@ TEST_CASE("conv2d through index mappings: 3x3 and 1x1, stride 1 and 2, odd sizes
   struct Tiles {
     int m, n, k, wave_m, wave_n;
   };
-  for (AddressSpace space : {GLOBAL_ADDRESS_SPACE, SHARED_ADDRESS_SPACE})
+  for (AddressSpace space : spaces)
   for (Tiles t : {Tiles{64, 32, 32, 32, 16}, Tiles{32, 64, 16, 16, 32}, Tiles{64, 64, 32, 32, 16},
-                  Tiles{256, 128, 64, 64, 64}})
+                  Tiles{256, 128, 64, 64, 64}, Tiles{192, 256, 64, 64, 64}})
     for (Shape s : {Shape{2, 16, 11, 13, 24, 3, 1}, Shape{1, 32, 9, 9, 40, 3, 2}, Shape{3, 16, 7, 5, 16, 1, 1}}) {
       const int ho = (s.h - s.f) / s.stride + 1, wo = (s.w - s.f) / s.stride + 1;
       INFO("N " << s.n << ", C " << s.c << ", " << s.h << "x" << s.w << ", " << s.nf << " filters " << s.f << "x" << s.f
@@ -43,11 +49,11 @@ TEST_CASE("conv2d through index mappings: 3x3 and 1x1, stride 1 and 2, odd sizes
                    {ex::WF, s.f}, {ex::H_OUT, ho}, {ex::W_OUT, wo}, {ex::SZ_OUT, ho * wo}, {ex::M, s.n * ho * wo},
                    {ex::K, s.f * s.f * s.c}, {ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n}, {ex::BLOCK_K, t.k},
                    {ex::WAVE_M, t.wave_m}, {ex::WAVE_N, t.wave_n}, {ex::ADDRESS_SPACE, space}}};
-      const auto conv = compile(ex::make_kernel(s.stride), options);
+      const auto conv = compile(ex::make_kernel<Out>(s.stride), options);
       std::vector<std::uint16_t> x(std::size_t(s.n) * s.h * s.w * s.c), w(std::size_t(s.f) * s.f * s.c * s.nf);
       for (auto& v : x) v = random_half(rng);
       for (auto& v : w) v = random_half(rng);
-      auto out = poisoned<float>(std::size_t(s.n) * ho * wo * s.nf);
+      auto out = poisoned<std::conditional_t<std::is_same_v<Out, f32>, float, std::uint16_t>>(std::size_t(s.n) * ho * wo * s.nf);
       run_on_device(conv, {}, x, w, out);
       std::size_t wrong = 0;
       for (int b = 0; b < s.n; ++b)
@@ -64,8 +70,15 @@ TEST_CASE("conv2d through index mappings: 3x3 and 1x1, stride 1 and 2, odd sizes
                     want += p;
                     magnitude += std::abs(p);
                   }
-              const double got = out[((std::size_t(b) * ho + oh) * wo + ow) * s.nf + f];
-              if (!(std::abs(got - want) <= 5e-5 * magnitude + 1e-6)) {
+              const std::size_t at = ((std::size_t(b) * ho + oh) * wo + ow) * s.nf + f;
+              double got, rounding = 0;
+              if constexpr (std::is_same_v<Out, f32>) {
+                got = out[at];
+              } else {
+                got = half_to_float(out[at]);
+                rounding = std::ldexp(std::abs(want), -11);
+              }
+              if (!(std::abs(got - want) <= 5e-5 * magnitude + rounding + 1e-6)) {
                 if (wrong < 5) UNSCOPED_INFO("out[" << b << ", " << oh << ", " << ow << ", " << f << "] = " << got
                                                     << ", expected " << want);
                 ++wrong;
@@ -73,4 +86,13 @@ TEST_CASE("conv2d through index mappings: 3x3 and 1x1, stride 1 and 2, odd sizes
             }
       CHECK(wrong == 0);
     }
+}
+}  // namespace
+
+TEST_CASE("conv2d through index mappings: 3x3 and 1x1, stride 1 and 2, odd sizes", "[gpu][conv2d]") {
+  check_conv2d<f32>({GLOBAL_ADDRESS_SPACE, SHARED_ADDRESS_SPACE});
+}
+
+TEST_CASE("conv2d with an f16 output: the f32 sums cast", "[gpu][conv2d]") {
+  check_conv2d<f16>({SHARED_ADDRESS_SPACE});
 }
