@@ -431,29 +431,58 @@ int64_t coalescedRun(int64_t extent, unsigned elementBits) {
   return run;
 }
 
-LayoutAttr blockedLayout(MLIRContext* ctx, ArrayRef<StringRef> dims, ArrayRef<int64_t> waveTile, int64_t run,
-                         const WaveGrid& grid) {
-  const size_t rank = dims.size();
-  int64_t runs = 1;
-  for (size_t k = 0; k < rank; ++k) runs *= k + 1 == rank ? waveTile[k] / run : waveTile[k];
-  const int64_t steps = std::max<int64_t>(1, (runs + grid.lanes - 1) / grid.lanes);
-  // Inputs: (step, element of the run, lane, wave axes...).
-  AffineExpr step = getAffineDimExpr(0, ctx), element = getAffineDimExpr(1, ctx), lane = getAffineDimExpr(2, ctx);
-  AffineExpr q = step * grid.lanes + lane;  // the run's number in the wave tile
+namespace {
+
+// The position of run `q` (an expression of the layout's inputs) when a tile of `extent`
+// is walked row-major in runs of `run` along its last dim, `element` the run's element;
+// wrapping past the tile's end.
+SmallVector<AffineExpr> runPosition(AffineExpr q, AffineExpr element, ArrayRef<int64_t> extent, int64_t run) {
+  const size_t rank = extent.size();
   SmallVector<AffineExpr> results(rank);
   int64_t stride = 1;  // runs per unit of dim k
   for (size_t k = rank; k-- > 0;) {
     const bool inner = k + 1 == rank;
-    const int64_t extent = inner ? waveTile[k] / run : waveTile[k];
-    AffineExpr e = q.floorDiv(stride) % extent;
+    const int64_t runsAlong = inner ? extent[k] / run : extent[k];
+    AffineExpr e = q.floorDiv(stride) % runsAlong;
     if (inner) e = e * run + element;
-    if (int axis = grid.axisOf(dims[k]); axis >= 0) e = e + getAffineDimExpr(3 + axis, ctx) * waveTile[k];
     results[k] = e;
-    stride *= extent;
+    stride *= runsAlong;
   }
+  return results;
+}
+
+int64_t runCount(ArrayRef<int64_t> extent, int64_t run) {
+  int64_t runs = 1;
+  for (size_t k = 0; k < extent.size(); ++k) runs *= k + 1 == extent.size() ? extent[k] / run : extent[k];
+  return runs;
+}
+
+}  // namespace
+
+LayoutAttr blockedLayout(MLIRContext* ctx, ArrayRef<StringRef> dims, ArrayRef<int64_t> waveTile, int64_t run,
+                         const WaveGrid& grid) {
+  const size_t rank = dims.size();
+  const int64_t steps = std::max<int64_t>(1, (runCount(waveTile, run) + grid.lanes - 1) / grid.lanes);
+  // Inputs: (step, element of the run, lane, wave axes...).
+  AffineExpr step = getAffineDimExpr(0, ctx), element = getAffineDimExpr(1, ctx), lane = getAffineDimExpr(2, ctx);
+  AffineExpr q = step * grid.lanes + lane;  // the run's number in the wave tile
+  SmallVector<AffineExpr> results = runPosition(q, element, waveTile, run);
+  for (size_t k = 0; k < rank; ++k)
+    if (int axis = grid.axisOf(dims[k]); axis >= 0) results[k] = results[k] + getAffineDimExpr(3 + axis, ctx) * waveTile[k];
   auto map = AffineMap::get(3 + grid.waves.size(), 0, results, ctx);
   SmallVector<int64_t> registers = {steps, rank ? run : 1};
   return LayoutAttr::get(ctx, registers, {grid.lanes}, grid.waves, simplifyAffineMap(map));
+}
+
+LayoutAttr spreadLayout(MLIRContext* ctx, ArrayRef<int64_t> extent, int64_t run, int64_t waves, int64_t lanes) {
+  const int64_t threads = waves * lanes;
+  const int64_t steps = std::max<int64_t>(1, (runCount(extent, run) + threads - 1) / threads);
+  // Inputs: (step, element of the run, lane, wave).
+  AffineExpr step = getAffineDimExpr(0, ctx), element = getAffineDimExpr(1, ctx), lane = getAffineDimExpr(2, ctx),
+             wave = getAffineDimExpr(3, ctx);
+  AffineExpr q = step * threads + wave * lanes + lane;  // the run's number in the tile
+  auto map = AffineMap::get(4, 0, runPosition(q, element, extent, run), ctx);
+  return LayoutAttr::get(ctx, {steps, run}, {lanes}, {waves}, simplifyAffineMap(map));
 }
 
 LayoutAttr replicatedLayout(MLIRContext* ctx, size_t rank, const WaveGrid& grid) {

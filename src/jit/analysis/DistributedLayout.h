@@ -128,6 +128,15 @@ llvm::SmallVector<int64_t> waveAxisStrides(llvm::ArrayRef<int64_t> waveAxes);
 LayoutAttr blockedLayout(mlir::MLIRContext* ctx, llvm::ArrayRef<llvm::StringRef> dims,
                          llvm::ArrayRef<int64_t> waveTile, int64_t run, const WaveGrid& grid);
 
+// Coalesced runs of a whole tile spread over every thread of the workgroup: the tile
+// (`extent`, the last dim contiguous) walked row-major in runs of `run` elements, the
+// workgroup's threads (lanes, then `waves` waves) on consecutive runs, then registers
+// (steps). For a tile no dim of which divides among the waves, which blockedLayout would
+// have every wave cover whole. Where the runs do not fill the last step, it wraps to the
+// tile's start (those runs held twice). `run` must divide the last dim's extent.
+LayoutAttr spreadLayout(mlir::MLIRContext* ctx, llvm::ArrayRef<int64_t> extent, int64_t run, int64_t waves,
+                        int64_t lanes);
+
 // Every thread holding position 0 of each of `rank` dims in its one register: a value of
 // which the workgroup holds one element, the same in every thread.
 LayoutAttr replicatedLayout(mlir::MLIRContext* ctx, size_t rank, const WaveGrid& grid);

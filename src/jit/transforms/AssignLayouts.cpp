@@ -148,10 +148,10 @@ LayoutAttr LayoutAssigner::tileFill(dialect::MemoryType tile) {
   const unsigned bits = tile.getElementType().getIntOrFloatBitWidth();
   const int64_t widest = coalescedRun(tileExtent.back(), bits);
   // The waves split the outermost dim that divides among them (the innermost only in
-  // whole runs); where none does, each wave covers the whole tile. A wave whose runs do
-  // not fill its lanes' last step would wrap around and copy some elements twice (two
-  // cp.async to one address): shorter runs (of 4 bytes at least, what cp.async copies)
-  // are taken first where they fill every step.
+  // whole runs); where none does, the workgroup's threads share the tile's runs. A wave
+  // whose runs do not fill its lanes' last step would wrap around and copy some elements
+  // twice (two cp.async to one address): shorter runs (of 4 bytes at least, what cp.async
+  // copies) are taken first where they fill every step.
   auto split = [&](int64_t run, SmallVector<int64_t>& extent, WaveGrid& waves) {
     extent.assign(tileExtent.begin(), tileExtent.end());
     waves = WaveGrid{.dims = {}, .waves = {count}, .waveTile = {1}, .lanes = lanes};
@@ -171,6 +171,17 @@ LayoutAttr LayoutAssigner::tileFill(dialect::MemoryType tile) {
   for (int64_t run = widest; run >= 1 && run * bits >= 32; run /= 2)
     if (widest % run == 0 && split(run, extent, waves)) return blockedLayout(kernel_.getContext(), dims, extent, run, waves);
   split(widest, extent, waves);
+  if (count > 1 && waves.dims.empty()) {
+    // No dim divides among the waves (twelve waves on a 256 x 64 tile): rather than every
+    // wave copying the whole tile, the workgroup's threads take its runs in turn, in runs
+    // that fill every step where some do.
+    int64_t runs = 1;
+    for (int64_t e : tileExtent) runs *= e;
+    for (int64_t run = widest; run >= 1 && run * bits >= 32; run /= 2)
+      if (widest % run == 0 && (runs / run) % (count * lanes) == 0)
+        return spreadLayout(kernel_.getContext(), tileExtent, run, count, lanes);
+    return spreadLayout(kernel_.getContext(), tileExtent, widest, count, lanes);
+  }
   return blockedLayout(kernel_.getContext(), dims, extent, widest, waves);
 }
 
