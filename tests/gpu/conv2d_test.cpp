@@ -53,7 +53,8 @@ void check_conv2d(const std::vector<AddressSpace>& spaces) {
       std::vector<std::uint16_t> x(std::size_t(s.n) * s.h * s.w * s.c), w(std::size_t(s.f) * s.f * s.c * s.nf);
       for (auto& v : x) v = random_half(rng);
       for (auto& v : w) v = random_half(rng);
-      auto out = poisoned<std::conditional_t<std::is_same_v<Out, f32>, float, std::uint16_t>>(std::size_t(s.n) * ho * wo * s.nf);
+      using Element = std::conditional_t<std::is_same_v<Out, f32>, float, std::uint16_t>;
+      auto out = poisoned<Element>(std::size_t(s.n) * ho * wo * s.nf);
       run_on_device(conv, {}, x, w, out);
       std::size_t wrong = 0;
       for (int b = 0; b < s.n; ++b)

@@ -468,7 +468,8 @@ LayoutAttr blockedLayout(MLIRContext* ctx, ArrayRef<StringRef> dims, ArrayRef<in
   AffineExpr q = step * grid.lanes + lane;  // the run's number in the wave tile
   SmallVector<AffineExpr> results = runPosition(q, element, waveTile, run);
   for (size_t k = 0; k < rank; ++k)
-    if (int axis = grid.axisOf(dims[k]); axis >= 0) results[k] = results[k] + getAffineDimExpr(3 + axis, ctx) * waveTile[k];
+    if (int axis = grid.axisOf(dims[k]); axis >= 0)
+      results[k] = results[k] + getAffineDimExpr(3 + axis, ctx) * waveTile[k];
   auto map = AffineMap::get(3 + grid.waves.size(), 0, results, ctx);
   SmallVector<int64_t> registers = {steps, rank ? run : 1};
   return LayoutAttr::get(ctx, registers, {grid.lanes}, grid.waves, simplifyAffineMap(map));
