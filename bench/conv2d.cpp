@@ -34,8 +34,8 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
     return 2;
   }
   if (!bench::open_device()) return 77;
-  std::printf("%-6s %4s %4s %4s %4s %3s %4s %5s %5s %5s %5s %5s %10s %9s\n", "", "N", "C", "HxW", "NF", "s", "out",
-              "BM", "BN", "BK", "WM", "WN", "ms", "TFLOP/s");
+  std::printf("%-6s %4s %4s %4s %4s %3s %4s %5s %5s %5s %5s %5s %3s %10s %9s\n", "", "N", "C", "HxW", "NF", "s", "out",
+              "BM", "BN", "BK", "WM", "WN", "sk", "ms", "TFLOP/s");
   std::mt19937 rng(7);
   struct Shape {
     int n, c, hw, nf, stride;
@@ -78,19 +78,27 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
           }
       return bench::Expected{sum, 2.0 * 9 * s.c * std::ldexp(magnitude, -24) + 1e-6};
     };
-    std::vector<Tiles> tried;
-    std::vector<Subs> configs;
-    for (Tiles t : tilings)
-      if (t.n <= s.nf) {
-        tried.push_back(t);
-        configs.push_back({{ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n}, {ex::BLOCK_K, t.k}, {ex::WAVE_M, t.wave_m},
-                           {ex::WAVE_N, t.wave_n}});
-      }
     const CompileOptions base{.subs = {{ex::N, s.n}, {ex::C, s.c}, {ex::H, s.hw}, {ex::W, s.hw}, {ex::NF, s.nf},
                                        {ex::HF, 3}, {ex::WF, 3}, {ex::H_OUT, out}, {ex::W_OUT, out},
                                        {ex::SZ_OUT, out * out}, {ex::M, s.n * out * out}, {ex::K, 9 * s.c},
                                        {ex::ADDRESS_SPACE, SHARED_ADDRESS_SPACE}},
                               .cache = false};
+    // Each tiling on a plain grid and under stream-K (a persistent grid whose last two
+    // rounds share out their K trips: the tile count rarely fills the last round).
+    std::vector<Tiles> tried;
+    std::vector<bool> split;
+    std::vector<CompileOptions> configs;
+    for (Tiles t : tilings)
+      if (t.n <= s.nf)
+        for (bool stream_k : {false, true}) {
+          tried.push_back(t);
+          split.push_back(stream_k);
+          CompileOptions o = base;
+          o.subs.insert(o.subs.end(), {{ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n}, {ex::BLOCK_K, t.k},
+                                       {ex::WAVE_M, t.wave_m}, {ex::WAVE_N, t.wave_n}});
+          o.persistent = o.stream_k = stream_k;
+          configs.push_back(std::move(o));
+        }
     // One output type: f32, or f16 (the sums cast; off by its rounding too, 2^-11 of the value).
     auto tune = [&]<class Out>(std::type_identity<Out>, const char* out_name, bench::Format out_format) {
       runtime::DeviceBuffer o(std::size_t(s.n) * out * out * s.nf * bit_width(Out::value) / 8);
@@ -109,17 +117,17 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
         });
       };
       try {
-        const Autotuned tuned = autotune(ex::make_kernel<Out>(s.stride), base, configs, args, {}, tuning);
+        const Autotuned tuned = autotune(ex::make_kernel<Out>(s.stride), configs, args, {}, tuning);
         const double flops = 2.0 * s.n * out * out * s.nf * 9.0 * s.c;
         for (std::size_t i = 0; i < tried.size(); ++i)
           if (!tuned.rejected[i].empty())
-            std::printf("reject %4d %4d %4d %4d %3d %4s %5d %5d %5d %5d %5d  %s\n", s.n, s.c, s.hw, s.nf, s.stride,
-                        out_name, tried[i].m, tried[i].n, tried[i].k, tried[i].wave_m, tried[i].wave_n,
-                        tuned.rejected[i].substr(0, 160).c_str());
+            std::printf("reject %4d %4d %4d %4d %3d %4s %5d %5d %5d %5d %5d %3s  %s\n", s.n, s.c, s.hw, s.nf,
+                        s.stride, out_name, tried[i].m, tried[i].n, tried[i].k, tried[i].wave_m, tried[i].wave_n,
+                        split[i] ? "sk" : "", tuned.rejected[i].substr(0, 160).c_str());
           else if (!std::isnan(tuned.ms[i]))
-            std::printf("%-6s %4d %4d %4d %4d %3d %4s %5d %5d %5d %5d %5d %10.3f %9.1f\n",
+            std::printf("%-6s %4d %4d %4d %4d %3d %4s %5d %5d %5d %5d %5d %3s %10.3f %9.1f\n",
                         i == tuned.best ? "tuned" : "conv2d", s.n, s.c, s.hw, s.nf, s.stride, out_name, tried[i].m,
-                        tried[i].n, tried[i].k, tried[i].wave_m, tried[i].wave_n, tuned.ms[i],
+                        tried[i].n, tried[i].k, tried[i].wave_m, tried[i].wave_n, split[i] ? "sk" : "-", tuned.ms[i],
                         flops / (tuned.ms[i] * 1e9));
       } catch (const Error& e) {
         std::printf("error  %4d %4d %4d %s: %s\n", s.n, s.c, s.hw, out_name, e.what());

@@ -40,9 +40,9 @@ def main():
         if not f or f[0] not in ("conv2d", "tuned"):
             continue
         key = (int(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5]), f[6])
-        ms = float(f[12])
+        ms = float(f[13])
         if key not in best or ms < best[key][0]:
-            best[key] = (ms, "x".join(f[7:10]) + "/" + "x".join(f[10:12]))
+            best[key] = (ms, "x".join(f[7:10]) + "/" + "x".join(f[10:12]) + (", stream-K" if f[12] == "sk" else ""))
     for key, (ms, tiles) in best.items():
         ref = cudnn[key[:5]]
         print(f"N {key[0]} C {key[1]} {key[2]}x{key[2]} -> {key[3]} stride {key[4]}, {key[5]} out: wave {ms:.3f} ms "

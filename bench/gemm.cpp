@@ -16,8 +16,9 @@
 //                             on the large square shapes, one line per tiling
 //   wave-bench-gemm --schedules  per shape, its best tiling under each schedule: software
 //                             pipelined or warp-specialized, one workgroup per tile or a
-//                             persistent grid, specialized in clusters of 2 (CompileOptions::
-//                             warp_specialize, persistent, cluster_size); WAVE_BENCH_OUT=f16
+//                             persistent grid (with stream-K or not), specialized in clusters
+//                             of 2 (CompileOptions::warp_specialize, persistent, stream_k,
+//                             cluster_size); WAVE_BENCH_OUT=f16
 //                             for an f16 output
 //   wave-bench-gemm --split-k the shapes with few output tiles, K split across workgroups
 //                             (examples/kernels/gemm_split_k.hpp: parts added with
@@ -227,7 +228,11 @@ int scaled_f8() {
 }
 
 struct ScheduleCase { int m, n, k, bm, bn, bk, wm, wn; };
-struct Schedule { bool specialize, persistent; int cluster; };
+struct Schedule {
+  bool specialize, persistent;
+  int cluster;
+  bool stream_k = false;
+};
 
 bool f16_out() {
   const char* out_env = std::getenv("WAVE_BENCH_OUT");
@@ -258,14 +263,15 @@ void time_schedule(const ScheduleCase& s, const Schedule& schedule, const GemmIn
                                       reinterpret_cast<const void*>(in.b.address()),
                                       reinterpret_cast<const void*>(c.address())};
   char name[80];
-  std::snprintf(name, sizeof name, "%s, %s%s", schedule.specialize ? "specialized" : "pipelined",
-                schedule.persistent ? "persistent" : "a workgroup per tile",
+  std::snprintf(name, sizeof name, "%s, %s%s%s", schedule.specialize ? "specialized" : "pipelined",
+                schedule.persistent ? "persistent" : "a workgroup per tile", schedule.stream_k ? ", stream-K" : "",
                 schedule.cluster > 1 ? (schedule.cluster == 2 ? ", clusters of 2" : ", clusters of 4") : "");
   try {
     const CompileOptions o{.subs = {{ex::M, s.m}, {ex::N, s.n}, {ex::K, s.k}, {ex::BLOCK_M, s.bm},
                                     {ex::BLOCK_N, s.bn}, {ex::BLOCK_K, s.bk}, {WAVE_M, s.wm}, {WAVE_N, s.wn}},
                            .cache = false, .tma = bench::tma(), .warp_specialize = schedule.specialize,
-                           .persistent = schedule.persistent, .cluster_size = schedule.cluster};
+                           .persistent = schedule.persistent, .stream_k = schedule.stream_k,
+                           .cluster_size = schedule.cluster};
     const CompiledKernel compiled =
         f16_out ? compile(ex::make_with_wave_tiles<f16, f16>(), o) : compile(ex::make_with_wave_tiles<f16>(), o);
     auto launch = [&] { compiled.launch(args); };
@@ -294,7 +300,7 @@ struct ScheduleData {
       : in(s.m, s.n, s.k, Format::f16, rng), c(std::size_t(s.m) * s.n * (f16_out() ? 2 : 4)) {}
 };
 
-// --schedules: per shape, one tiling under six schedules.
+// --schedules: per shape, one tiling under eight schedules.
 int schedules() {
   print_schedule_header();
   std::mt19937 rng(9);
@@ -304,7 +310,8 @@ int schedules() {
               C{4000, 4000, 4000, 128, 256, 64, 64, 64}}) {
     ScheduleData data(s, rng);
     for (Schedule schedule : {Schedule{false, false, 1}, Schedule{true, false, 1}, Schedule{false, true, 1},
-                              Schedule{true, true, 1}, Schedule{true, false, 2}, Schedule{true, true, 2}})
+                              Schedule{true, true, 1}, Schedule{true, false, 2}, Schedule{true, true, 2},
+                              Schedule{false, true, 1, true}, Schedule{true, true, 1, true}})
       time_schedule(s, schedule, data.in, data.c);
   }
   return 0;

@@ -6,7 +6,7 @@ ratio to cuBLAS.
     python3 bench/gemm_vs_cublas.py path/to/wave-bench-gemm [--schedules]
 
 (Arguments after the bench's path go to it: with --schedules, each shape's best of the
-four schedules, named beside its tiling; with --split-k, the skinny shapes' best split.)
+eight schedules, named beside its tiling; with --split-k, the skinny shapes' best split.)
 """
 import subprocess
 import sys

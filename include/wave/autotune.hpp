@@ -76,7 +76,7 @@ inline std::string options_text(const CompileOptions& o) {
   return subs_text(o.subs) + "| target " + o.target + ", stages " + std::to_string(o.pipeline_stages) +
          ", warpgroup_mma " + std::to_string(o.warpgroup_mma) + ", tma " + std::to_string(o.tma) +
          ", warp_specialize " + std::to_string(o.warp_specialize) + ", persistent " + std::to_string(o.persistent) +
-         ", overlap_mma " + std::to_string(o.overlap_mma) + ", cluster_size " + std::to_string(o.cluster_size);
+         ", stream_k " + std::to_string(o.stream_k) + ", overlap_mma " + std::to_string(o.overlap_mma) + ", cluster_size " + std::to_string(o.cluster_size);
 }
 
 // The choice's identity: everything the timings depend on.
@@ -199,8 +199,8 @@ inline Autotuned tune(const std::string& key, std::size_t configs,
 }  // namespace detail
 
 // `configs`: whole compile options, one per configuration: tilings and the compiler's knobs
-// (`pipeline_stages`, `tma`, `warpgroup_mma`, `warp_specialize`, `persistent`, `overlap_mma`,
-// `cluster_size`) alike.
+// (`pipeline_stages`, `tma`, `warpgroup_mma`, `warp_specialize`, `persistent`, `stream_k`,
+// `overlap_mma`, `cluster_size`) alike.
 template <class Fn>
 Autotuned autotune(const Kernel<Fn>& kernel, const std::vector<CompileOptions>& configs,
                    std::vector<const void*> args, const LaunchOptions& how = {}, const AutotuneOptions& options = {},

@@ -59,6 +59,10 @@ struct PtxKernel {
   // Workgroups per cluster (CompileOptions::cluster_size, where an axis took it; the PTX's
   // .reqnctapercluster): a persistent kernel's workgroups come in whole clusters.
   unsigned cluster_size = 1;
+  // Stream-K (CompileOptions::stream_k, where the kernel took it): the bytes of one slot of
+  // the workspace the launch passes after the tensors' parameters (16 bytes of counters
+  // per workgroup, then two slots per workgroup, counters zero); 0: none.
+  unsigned stream_k_slot_bytes = 0;
 
   // The grid for these dim sizes (the dynamic ones at least).
   template <class Sizes>  // a map from dim name to size

@@ -2,7 +2,8 @@
 // through the layout pipeline, the operands read straight from global memory or staged
 // through shared tiles of the implicit [M, K] and [NF, K] matrices: every output element
 // against a direct float64 convolution on the host, 3x3 and 1x1 filters, stride 1 and 2,
-// odd sizes, five tilings (one of three warpgroups), the output poisoned first; f32 out,
+// odd sizes, five tilings (one of three warpgroups), the output poisoned first; on a plain
+// grid and under stream-K (a persistent grid whose last rounds split K); f32 out,
 // and f16 out (the sums cast, as cuDNN writes them) on the shared-tile path.
 #include <catch2/catch.hpp>
 
@@ -26,8 +27,9 @@ namespace ex = examples::conv2d;
 namespace {
 // Every output element of conv2d with an Out output against float64; an f16 output may
 // also be off by its own rounding (2^-11 of the value).
+// With `stream_k`, on a persistent grid whose last rounds' K trips are shared out.
 template <class Out>
-void check_conv2d(const std::vector<AddressSpace>& spaces) {
+void check_conv2d(const std::vector<AddressSpace>& spaces, bool stream_k = false) {
   std::mt19937 rng(Catch::rngSeed());
   struct Shape {
     int n, c, h, w, nf, f, stride;
@@ -38,7 +40,8 @@ void check_conv2d(const std::vector<AddressSpace>& spaces) {
   for (AddressSpace space : spaces)
   for (Tiles t : {Tiles{64, 32, 32, 32, 16}, Tiles{32, 64, 16, 16, 32}, Tiles{64, 64, 32, 32, 16},
                   Tiles{256, 128, 64, 64, 64}, Tiles{192, 256, 64, 64, 64}})
-    for (Shape s : {Shape{2, 16, 11, 13, 24, 3, 1}, Shape{1, 32, 9, 9, 40, 3, 2}, Shape{3, 16, 7, 5, 16, 1, 1}}) {
+    for (Shape s : {Shape{2, 16, 11, 13, 24, 3, 1}, Shape{1, 32, 9, 9, 40, 3, 2}, Shape{3, 16, 7, 5, 16, 1, 1},
+                    Shape{4, 64, 20, 21, 136, 3, 1}}) {
       const int ho = (s.h - s.f) / s.stride + 1, wo = (s.w - s.f) / s.stride + 1;
       INFO("N " << s.n << ", C " << s.c << ", " << s.h << "x" << s.w << ", " << s.nf << " filters " << s.f << "x" << s.f
                 << ", stride " << s.stride << ", tiles " << t.m << " x " << t.n << " x " << t.k << ", waves "
@@ -48,8 +51,11 @@ void check_conv2d(const std::vector<AddressSpace>& spaces) {
           .subs = {{ex::N, s.n}, {ex::C, s.c}, {ex::H, s.h}, {ex::W, s.w}, {ex::NF, s.nf}, {ex::HF, s.f},
                    {ex::WF, s.f}, {ex::H_OUT, ho}, {ex::W_OUT, wo}, {ex::SZ_OUT, ho * wo}, {ex::M, s.n * ho * wo},
                    {ex::K, s.f * s.f * s.c}, {ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n}, {ex::BLOCK_K, t.k},
-                   {ex::WAVE_M, t.wave_m}, {ex::WAVE_N, t.wave_n}, {ex::ADDRESS_SPACE, space}}};
+                   {ex::WAVE_M, t.wave_m}, {ex::WAVE_N, t.wave_n}, {ex::ADDRESS_SPACE, space}},
+          .persistent = stream_k,
+          .stream_k = stream_k};
       const auto conv = compile(ex::make_kernel<Out>(s.stride), options);
+      CHECK((conv.ptx().stream_k_slot_bytes > 0) == stream_k);
       std::vector<std::uint16_t> x(std::size_t(s.n) * s.h * s.w * s.c), w(std::size_t(s.f) * s.f * s.c * s.nf);
       for (auto& v : x) v = random_half(rng);
       for (auto& v : w) v = random_half(rng);
@@ -96,4 +102,9 @@ TEST_CASE("conv2d through index mappings: 3x3 and 1x1, stride 1 and 2, odd sizes
 
 TEST_CASE("conv2d with an f16 output: the f32 sums cast", "[gpu][conv2d]") {
   check_conv2d<f16>({SHARED_ADDRESS_SPACE});
+}
+
+TEST_CASE("conv2d under stream-K: the last rounds' K trips shared out, f32 and f16 out", "[gpu][conv2d][stream_k]") {
+  check_conv2d<f32>({SHARED_ADDRESS_SPACE}, /*stream_k=*/true);
+  check_conv2d<f16>({GLOBAL_ADDRESS_SPACE}, /*stream_k=*/true);
 }

@@ -290,6 +290,52 @@ TEST_CASE("GEMM on a persistent grid: several tiles per workgroup, stages and ph
   }
 }
 
+TEST_CASE("GEMM under stream-K: the last rounds' K trips shared out, a tile's parts added by the last to finish",
+          "[gpu][gemm][persistent][stream_k]") {
+  // Tile counts below the grid (every tile in parts), a little over it and several rounds
+  // of it with a partial last one; K loops of 1 to 63 trips, so parts begin and end at
+  // every position in a tile, the last K tile partial; TMA or cp.async, a producer
+  // warpgroup or not; each kernel launched twice (the counters must be back to zero).
+  std::mt19937 rng(Catch::rngSeed());
+  const auto gemm = ex::make_with_wave_tiles<f16>("gemm_stream_k");
+  struct Tiling {
+    int m, n, k, wm, wn;
+  };
+  for (Tiling t : {Tiling{128, 128, 64, 64, 64}, Tiling{128, 256, 64, 64, 64}})
+    for (Problem p : {Problem{1, 1000, 1000, 4000}, Problem{1, 4096, 2048, 320}, Problem{1, 3000, 3000, 200},
+                      Problem{1, 2200, 1300, 1000}, Problem{1, 64, 8, 16}})
+      for (bool specialize : {true, false})
+        for (bool tma : {true, false}) {
+          INFO("M x N x K = " << p.m << " x " << p.n << " x " << p.k << ", tiles " << t.m << " x " << t.n << " x "
+                              << t.k << (specialize ? ", specialized" : "") << (tma ? ", TMA" : ", cp.async"));
+          CompileOptions o = options_for(p, {t.m, t.n, t.k}, false);
+          o.subs.insert(o.subs.end(), {{WAVE_M, t.wm}, {WAVE_N, t.wn}});
+          o.warp_specialize = specialize;
+          o.tma = tma;
+          o.persistent = true;
+          o.stream_k = true;
+          const CompiledKernel compiled = compile(gemm, o);
+          CHECK(compiled.ptx().stream_k_slot_bytes > 0);
+          check_gemm<std::uint32_t>(compiled, p, false, false, false, rng);
+          check_gemm<std::uint32_t>(compiled, p, false, false, false, rng);
+        }
+  // An epilogue that casts (bf16 -> bf16), and M and N known only at launch.
+  CompileOptions o = options_for({1, 3000, 3000, 1000}, {128, 128, 64}, false);
+  o.warp_specialize = true;
+  o.persistent = true;
+  o.stream_k = true;
+  check_gemm<std::uint16_t>(compile(make_variant<bf16, bf16, false, false>(), o), {1, 3000, 3000, 1000}, true, false,
+                            true, rng);
+  const auto dynamic = compile(make_variant<f16, f32, false, false>(),
+                               {.subs = {{ex::K, 1000}, {ex::BLOCK_M, 128}, {ex::BLOCK_N, 128}, {ex::BLOCK_K, 64}},
+                                .persistent = true, .stream_k = true});
+  CHECK(dynamic.ptx().stream_k_slot_bytes > 0);
+  for (Problem p : {Problem{1, 129, 257, 1000}, Problem{1, 4000, 2900, 1000}}) {
+    INFO("dynamic M x N = " << p.m << " x " << p.n);
+    check_gemm<std::uint32_t>(dynamic, p, false, false, false, rng, {.sizes = {{ex::M, p.m}, {ex::N, p.n}}});
+  }
+}
+
 TEST_CASE("GEMM in clusters: the shared operand's tiles multicast, edges, persistent grids, clusters of 2 and 4",
           "[gpu][gemm][cluster]") {
   // Workgroups in clusters along M share B's tiles (the larger of 128 x 256 tiles) or

@@ -243,6 +243,42 @@ TEST_CASE("a persistent grid: each workgroup loops over the tiles, the producer 
   check_ptxas_clean(persistent.ptx, "gemm_persistent");
 }
 
+TEST_CASE("stream-K: a GEMM's last rounds split by K trips through a workspace, attention's tiles kept whole",
+          "[compile][persistent][stream_k]") {
+  namespace ex = examples::gemm;
+  using namespace ex;
+  const auto gemm = make_with_wave_tiles<f16>("gemm_stream_k");
+  CompileOptions options{.subs = {{M, 4000}, {N, 4096}, {K, 4096}, {BLOCK_M, 128}, {BLOCK_N, 256}, {BLOCK_K, 64},
+                                  {WAVE_M, 64}, {WAVE_N, 64}},
+                         .cache = false, .persistent = true, .stream_k = true};
+  for (const bool specialize : {false, true}) {
+    INFO((specialize ? "specialized" : "software-pipelined"));
+    options.warp_specialize = specialize;
+    const jit::PtxKernel split = jit::compile_to_ptx(gemm.trace(), options);
+    CHECK(split.persistent);
+    // A slot holds the 256 computing threads' 128 f32 sums each.
+    CHECK(split.stream_k_slot_bytes == 256 * 128 * 4);
+    // The tile's counter, the sums' release and acquire at GPU scope, and the others'
+    // sums read past L1.
+    CHECK_THAT(split.ptx, Contains("atom.global.add.u32"));
+    CHECK_THAT(split.ptx, Contains("fence.acq_rel.gpu"));
+    CHECK_THAT(split.ptx, Contains("ld.volatile.global.v4"));
+    check_ptxas_clean(split.ptx, "gemm_stream_k");
+  }
+  // Without persistent, nothing splits.
+  options.persistent = false;
+  CHECK(jit::compile_to_ptx(gemm.trace(), options).stream_k_slot_bytes == 0);
+  // Flash attention's loop carries a running max: its tiles stay whole.
+  namespace fa = examples::flash_attention;
+  const CompileOptions attention{.subs = {{fa::B, 4}, {fa::H, 16}, {fa::M, 4096}, {fa::K2, 4096}, {fa::K1, 128},
+                                          {fa::N, 128}, {fa::BLOCK_M, 128}, {fa::BLOCK_K2, 128}},
+                                 .cache = false, .persistent = true, .stream_k = true};
+  const jit::PtxKernel flash = jit::compile_to_ptx(fa::make_kernel({.head_dim = 128}).trace(), attention);
+  CHECK(flash.persistent);
+  CHECK(flash.stream_k_slot_bytes == 0);
+  CHECK(flash.ptx.find("atom.global") == std::string::npos);
+}
+
 TEST_CASE("specialized flash attention runs each iteration's P V during the next iteration's softmax",
           "[compile][tma][ws][overlap]") {
   namespace fa = examples::flash_attention;

@@ -136,6 +136,13 @@ LogicalResult WaveDialect::verifyOperationAttribute(Operation* op, NamedAttribut
     if (isa<UnitAttr>(attr.getValue()) && isa<FunctionOpInterface>(op)) return success();
     return op->emitOpError("expected wave.persistent to be a unit attribute on a function");
   }
+  if (name == "wave.stream_k_slot_bytes") {
+    // Stream-K's (lowering/DistributeStreamK.cpp): the bytes of one slot of the workspace.
+    auto bytes = dyn_cast<IntegerAttr>(attr.getValue());
+    if (bytes && bytes.getInt() > 0 && isa<FunctionOpInterface>(op)) return success();
+    return op->emitOpError("expected wave.stream_k_slot_bytes to be a positive byte count on a function, but found ")
+           << attr.getValue();
+  }
   if (name == "wave.tile_loop") {
     if (isa<UnitAttr>(attr.getValue()) && op->getName().getStringRef() == "scf.for") return success();
     return op->emitOpError("expected wave.tile_loop to be a unit attribute on an scf.for");

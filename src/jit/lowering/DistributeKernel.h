@@ -21,6 +21,7 @@ mlir::Operation* firstWithoutLayout(mlir::func::FuncOp kernel);
 // What the target and the schedule ask of the distribution (see wave-lower-to-gpu).
 struct DistributionOptions {
   bool persistent = false;    // loop each workgroup over the tiles of a grid sized to the GPU
+  bool streamK = false;       // a persistent grid's last rounds split at trip boundaries (stream-K)
   int clusterSize = 1;        // workgroups per cluster, along the axis whose tiles share loop copies
   bool vectorAtomics = false; // adds of register runs as one vector red.global.add (sm_90+)
   bool systemAtomics = false; // adds and integer min/max as PTX red at system scope (NVIDIA)

@@ -30,12 +30,19 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
   // The tiles past `end` cannot change the results (wave-skip-masked-tiles).
   FailureOr<Value> extent = endingAt(loop, endOf(dim), loop.getEndAttr(), loop.getEndDimsAttr(), "end_dims");
   if (failed(extent)) return failure();
-  // Split over workgroups too: this workgroup walks the tiles of its part, from `start`.
+  // Split over workgroups too: this workgroup walks the tiles of its part, from `start`;
+  // or under stream-K, the tile's segment of trips.
   Value start = tiling.splitTile ? offsets_.lookup(dim) : Value();
+  Value length = start ? index(tiling.splitTile) : Value();
+  if (start && failed(checkSplitSums(loop))) return failure();
+  const bool streamK = streamK_ && streamK_->loop == loop;
+  if (streamK) {
+    start = arith::MulIOp::create(b_, loc_, streamK_->begin, index(tiling.blockTile));
+    length = arith::MulIOp::create(b_, loc_, arith::SubIOp::create(b_, loc_, streamK_->end, streamK_->begin),
+                                   index(tiling.blockTile));
+  }
   if (start) {
-    if (failed(checkSplitSums(loop))) return failure();
-    extent = arith::MinSIOp::create(b_, loc_, arith::SubIOp::create(b_, loc_, *extent, start), index(tiling.splitTile))
-                 .getResult();
+    extent = arith::MinSIOp::create(b_, loc_, arith::SubIOp::create(b_, loc_, *extent, start), length).getResult();
     extent = arith::MaxSIOp::create(b_, loc_, *extent, index(0)).getResult();
   }
   Value tiles = apply(d0.ceilDiv(tiling.blockTile), *extent);
@@ -115,12 +122,25 @@ LogicalResult Distributor::lowerIterate(dialect::IterateOp loop) {
   for (auto [result, value] : llvm::zip(loop.getResults(), forOp.getResults())) {
     values_[result] = value;
     if (folds) partials_.insert(result);
-    if (start) splitSums_[result] = loop;
+    if (tiling.splitTile) splitSums_[result] = loop;
   }
+  if (streamK) combineStreamKParts(loop);
   return success();
 }
 
 LogicalResult Distributor::checkSplitSums(dialect::IterateOp loop) {
+  std::optional<unsigned> other = firstNonSum(loop);
+  if (!other) return success();
+  Block& body = loop.getBody().front();
+  Operation* def = body.getTerminator()->getOperand(*other).getDefiningOp();
+  return loop.emitOpError("walks ")
+         << loop.getDim() << ", which a WorkgroupConstraint splits across workgroups: expected each carried value "
+         << "to be a sum over it (an mma's accumulator, or the value plus a term not computed from carried "
+         << "values), but carried value #" << *other << " is updated by "
+         << (def ? def->getName().getStringRef() : StringRef("nothing (passed through)"));
+}
+
+std::optional<unsigned> Distributor::firstNonSum(dialect::IterateOp loop) {
   Block& body = loop.getBody().front();
   // Whether `v` is computed from a carried value (then the term is no sum's term).
   auto fromCarried = [&](Value v) {
@@ -146,15 +166,9 @@ LogicalResult Distributor::checkSplitSums(dialect::IterateOp loop) {
       return {};
     };
     SmallVector<Value> term = termOf();
-    const bool sums = !term.empty() && llvm::none_of(term, fromCarried);
-    if (!sums)
-      return loop.emitOpError("walks ")
-             << loop.getDim() << ", which a WorkgroupConstraint splits across workgroups: expected each carried value "
-             << "to be a sum over it (an mma's accumulator, or the value plus a term not computed from carried "
-             << "values), but carried value #" << arg.getArgNumber() << " is updated by "
-             << (def ? def->getName().getStringRef() : StringRef("nothing (passed through)"));
+    if (term.empty() || llvm::any_of(term, fromCarried)) return arg.getArgNumber();
   }
-  return success();
+  return std::nullopt;
 }
 
 FailureOr<Value> Distributor::endingAt(dialect::IterateOp loop, Value extent, dialect::ExprAttr end, ArrayAttr endDims,

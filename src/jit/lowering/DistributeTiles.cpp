@@ -136,6 +136,9 @@ LogicalResult Distributor::enterTiles() {
     Value takesOneMore = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ult, placeIn(rounds), left);
     Value one = index(1), zero = index(0);
     Value trips = arith::AddIOp::create(b_, loc_, rounds, arith::SelectOp::create(b_, loc_, takesOneMore, one, zero));
+    // (Stream-K: the last rounds' trips shared out instead, in segments.)
+    if (dialect::IterateOp split = cluster_ ? dialect::IterateOp() : streamKLoop())
+      trips = openStreamK(split, tiles, workgroup, workgroups, trips);
     tileLoop_ = scf::ForOp::create(b_, loc_, index(0), trips, index(1), none);
     tileLoop_->setAttr(kTileLoopAttr, b_.getUnitAttr());
     if (loops == 0)
@@ -146,6 +149,7 @@ LogicalResult Distributor::enterTiles() {
     // (One op per statement: the order of a call's arguments is the compiler's.)
     Value earlierRounds = arith::MulIOp::create(b_, loc_, round, workgroups);
     Value linear = arith::AddIOp::create(b_, loc_, earlierRounds, placeIn(round));
+    if (streamK_) linear = streamKTile(round, linear);
     // x fastest, as the block index orders a plain grid.
     Value rest = arith::DivUIOp::create(b_, loc_, linear, counts[0]);
     tile[0] = arith::RemUIOp::create(b_, loc_, linear, counts[0]);
@@ -223,6 +227,7 @@ LogicalResult Distributor::exitTiles() {
     return kernel_.emitError("expected each loop at the kernel's top level to count its trips across the persistent "
                              "grid's tiles, but found ")
            << tripsAfterTile_.size() << " of " << tileLoop_.getNumRegionIterArgs() << " counting";
+  if (streamK_ && streamK_->rest) b_.setInsertionPointAfter(streamK_->rest);
   if (!tripsAfterTile_.empty()) scf::YieldOp::create(b_, loc_, tripsAfterTile_);
   b_.setInsertionPointAfter(tileLoop_);
   return success();

@@ -219,6 +219,28 @@ class Distributor : LoweringBuilder {
   FailureOr<Value> firstMaskedTile(dialect::IterateOp loop, Value tiles, Value start = Value());
   // A loop split across workgroups: each carried value must be a sum over its dim.
   LogicalResult checkSplitSums(dialect::IterateOp loop);
+  // The first carried value of `loop` that is no sum over its dim (an mma's accumulator,
+  // or the value plus a term computed from no carried value); none where all are.
+  std::optional<unsigned> firstNonSum(dialect::IterateOp loop);
+  // Stream-K (DistributeStreamK.cpp). The loop a persistent grid splits at trip
+  // boundaries: the kernel's one loop at its top level, every carried value a sum, writing
+  // nothing, its trips the same in every tile, no writes before it; null where
+  // DistributionOptions::streamK does not ask or the kernel does not allow.
+  dialect::IterateOp streamKLoop();
+  // Opens stream-K in a persistent grid of `tiles` tiles: this workgroup's units of work
+  // (whole tiles of the full rounds, then the segments of its share of the last rounds'
+  // trips), returned as the tile loop's trip count; where nothing splits, `wholeTiles`
+  // (the plain grid's rounds, the partial last one included).
+  Value openStreamK(dialect::IterateOp loop, Value tiles, Value workgroup, Value workgroups, Value wholeTiles);
+  // In the tile loop's body: unit `unit`'s tile in the tiles' linear order (`roundTile`,
+  // where the unit is a whole tile of a full round); its segment of trips set.
+  Value streamKTile(Value unit, Value roundTile);
+  // After the split loop: a segment short of its tile stores its sums; the last of a
+  // tile's segments to finish adds the others' and runs the rest of the body, which the
+  // others skip (the builder left inside the branch that runs it).
+  void combineStreamKParts(dialect::IterateOp loop);
+  // The byte address of `offset` bytes into the stream-K workspace (a global pointer).
+  Value workspaceAt(Value offset);
   // What may follow a split loop's sums: linear ops and writes that add (see lowerBlock).
   LogicalResult checkUseOfSplitSums(Operation* op);
   LogicalResult lowerHidingMask(dialect::AddOp add);
@@ -256,6 +278,16 @@ class Distributor : LoweringBuilder {
   std::optional<std::array<int32_t, 3>> tileGrid_;  // the tile counts, where static
   Value tileCounts_[3];                             // a persistent grid's, where not
   scf::ForOp tileLoop_;                             // a persistent grid's loop over the tiles
+  // Stream-K's state: the split loop, the workspace parameter (a counter per split tile,
+  // then two slots of sums per workgroup), this workgroup's share of the split trips
+  // [first, last) and the unit's segment [begin, end) of its tile's trips.
+  struct StreamK {
+    dialect::IterateOp loop;
+    Value workspace, tripsPerTile, workgroup, workgroups, splits, fullRounds, trips, first, last;
+    Value unit, tile, begin, end;  // per unit: its index, its tile among the split ones, its segment
+    scf::IfOp rest;                // the rest of the tile's body, run where the sums are whole
+  };
+  std::optional<StreamK> streamK_;
   SmallVector<Value> tripsAfterTile_;               // per loop counting trips across tiles
   IRMapping memrefs_;
   DenseMap<Value, Value> flat_;  // a memref's 1-D view (flattened)

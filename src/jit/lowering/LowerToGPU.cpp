@@ -58,6 +58,7 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
       }
       if (failed(emitDistributedKernel(kernel, gpuModule,
                                            {.persistent = persistent,
+                                            .streamK = streamK,
                                             .clusterSize = clusterSize,
                                             .vectorAtomics = vectorAtomics,
                                             .systemAtomics = systemAtomics,

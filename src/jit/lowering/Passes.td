@@ -23,6 +23,16 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     mbarriers counts its trips across tiles (`wave.trip_base`: the index of the tile
     loop's iteration argument holding the trips of earlier tiles), so that phases carry on.
 
+    `stream-k=true` (with `persistent`), for a kernel whose one top-level loop sums (every
+    carried value an mma's accumulator or a running sum) and writes nothing: where the
+    tiles do not fill the last round, the last two rounds' trips of that loop are shared
+    out evenly among the workgroups, each walking a run of them across tile boundaries
+    (lowering/DistributeStreamK.cpp). The function gets a workspace parameter (a global
+    pointer after the tensors') and `wave.stream_k_slot_bytes`; a segment short of its
+    tile stores its sums there and counts its trips on the tile's counter, and the one
+    that completes the count adds the others' sums and runs the rest of the body.
+    Other kernels keep the plain persistent grid.
+
     `cluster-size=n` (1, 2 or 4) groups the workgroups in clusters of n along the grid
     axis whose neighbouring tiles share the most bytes of the loops' TMA-filled operands,
     among the axes whose static tile count n divides and whose loops' trips do not depend
@@ -45,6 +55,8 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
   let options = [
     Option<"persistent", "persistent", "bool", /*default=*/"false",
            "Loop each workgroup over the tiles of a grid sized to the GPU">,
+    Option<"streamK", "stream-k", "bool", /*default=*/"false",
+           "Under persistent: split the last two rounds' trips of the kernel's summing loop evenly (stream-K)">,
     Option<"clusterSize", "cluster-size", "int", /*default=*/"1",
            "Workgroups per cluster, along the axis whose tiles share loop copies">,
     Option<"vectorAtomics", "vector-atomics", "bool", /*default=*/"false",

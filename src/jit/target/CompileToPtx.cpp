@@ -105,6 +105,12 @@ bool persistentRequested(const CompileOptions& options) {
   return options.persistent || (v && *v && std::string(v) != "0");
 }
 
+// CompileOptions::stream_k, or WAVE_STREAM_K=1 (a whole test run under it).
+bool streamKRequested(const CompileOptions& options) {
+  const char* v = std::getenv("WAVE_STREAM_K");
+  return options.stream_k || (v && *v && std::string(v) != "0");
+}
+
 // CompileOptions::cluster_size, or WAVE_CLUSTER_SIZE=n (a whole test run under it).
 int clusterSizeRequested(const CompileOptions& options) {
   const char* v = std::getenv("WAVE_CLUSTER_SIZE");
@@ -146,8 +152,8 @@ KernelCache& cacheFor(const std::string& dir) {
 // The kernel ABI and cache payload layout: a change to either must not serve old entries
 // (2: memref-descriptor parameters, grid dims and dynamic shared memory in the payload;
 // 3: tensor maps after them; 4: the persistent flag; 5: the cluster size; 6: the target,
-// and AMD's code object and assembly).
-constexpr int kCacheFormat = 7;
+// and AMD's code object and assembly; 8: stream-K's slot bytes).
+constexpr int kCacheFormat = 8;
 
 // Everything the PTX depends on: the kernel's IR, the target, the compiler's versions and
 // sources (any change to the JIT invalidates what it cached).
@@ -157,7 +163,7 @@ std::string cacheKey(mlir::ModuleOp module, const CompileOptions& options) {
   module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
   os << "\ntarget=" << options.target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
      << ", format " << kCacheFormat << ", stages "
-     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", tma " << options.tma << ", warp specialize " << warpSpecializeRequested(options) << ", persistent " << persistentRequested(options) << ", overlap mma " << overlapMmaRequested(options) << ", cluster " << clusterSizeRequested(options) << ", alternate warpgroups " << alternateWarpgroupsRequested() << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
+     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", tma " << options.tma << ", warp specialize " << warpSpecializeRequested(options) << ", persistent " << persistentRequested(options) << ", stream-K " << streamKRequested(options) << ", overlap mma " << overlapMmaRequested(options) << ", cluster " << clusterSizeRequested(options) << ", alternate warpgroups " << alternateWarpgroupsRequested() << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
   return key;
 }
 
@@ -167,7 +173,8 @@ std::string serialize(const PtxKernel& k) {
      << k.block[0] << ' ' << k.block[1] << ' ' << k.block[2] << '\n';
   for (const PtxKernel::GridDim& g : k.grid_dims)
     os << (g.dim.empty() ? "-" : g.dim) << ' ' << g.tile << ' ' << g.extent << ' ';
-  os << k.shared_bytes << ' ' << k.persistent << ' ' << k.cluster_size << ' ' << k.tensor_maps.size() << '\n';
+  os << k.shared_bytes << ' ' << k.persistent << ' ' << k.cluster_size << ' ' << k.stream_k_slot_bytes << ' '
+     << k.tensor_maps.size() << '\n';
   for (const PtxKernel::TensorMap& m : k.tensor_maps) {
     os << m.argument << ' ' << m.swizzle << ' ' << m.box.size();
     for (unsigned extent : m.box) os << ' ' << extent;
@@ -188,7 +195,7 @@ PtxKernel deserialize(const std::string& payload) {
     if (g.dim == "-") g.dim.clear();
   }
   std::size_t maps = 0;
-  is >> k.shared_bytes >> k.persistent >> k.cluster_size >> maps;
+  is >> k.shared_bytes >> k.persistent >> k.cluster_size >> k.stream_k_slot_bytes >> maps;
   k.tensor_maps.resize(maps);
   for (PtxKernel::TensorMap& m : k.tensor_maps) {
     std::size_t rank = 0;
@@ -297,6 +304,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveWidenStoreRuns());
   lowering.addPass(
       createWaveLowerToGPU({.persistent = persistentRequested(options),
+                            .streamK = streamKRequested(options),
                             .clusterSize = clusterSizeRequested(options),
                             .vectorAtomics = options.target == "sm_90" || options.target == "sm_90a",
                             .systemAtomics = !amd,
@@ -376,6 +384,10 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
     if (f->hasAttr("wave.persistent")) {
       result.persistent = true;
       f->removeAttr("wave.persistent");
+    }
+    if (auto slot = f->getAttrOfType<mlir::IntegerAttr>("wave.stream_k_slot_bytes")) {
+      result.stream_k_slot_bytes = static_cast<unsigned>(slot.getInt());
+      f->removeAttr("wave.stream_k_slot_bytes");
     }
     result.cluster_size = static_cast<unsigned>(clusterSize(f));
     if (auto block = f.getKnownBlockSizeAttr())

@@ -476,7 +476,15 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     // aligned after them: room the stages leave.
     // (Warp specialization adds a group of "empty" mbarriers.)
     const int64_t groups = tensorCopies ? static_cast<int64_t>(tensorCopies->size()) + (specialize ? 1 : 0) : 0;
-    const int64_t reserved = tensorCopies ? 1024 + 8 * kMaxStages * groups : 0;
+    // (So does any static shared memory, as stream-K's flag.)
+    const bool staticShared = func->getParentOp()
+                                  ->walk([](memref::GlobalOp global) {
+                                    return gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(global.getType())
+                                               ? WalkResult::interrupt()
+                                               : WalkResult::advance();
+                                  })
+                                  .wasInterrupted();
+    const int64_t reserved = tensorCopies || staticShared ? 1024 + 8 * kMaxStages * groups : 0;
     // Only the bytes live during the loop: wave-pack-shared-memory overlaps the tiles of
     // loops before and after it with its own.
     int64_t live = sharedAttr.getInt();
