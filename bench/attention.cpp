@@ -69,7 +69,8 @@ struct AttentionData {
       want += pv;
       magnitude += std::abs(pv);
     }
-    return {want, 2e-3 * magnitude + (f16_out ? std::ldexp(std::abs(want), -11) : 0.0) + 1e-6};
+    const bench::Format out = f16_out ? bench::Format::f16 : bench::Format::f32;
+    return {want, 2e-3 * magnitude + bench::output_rounding(out, want) + 1e-6};
   }
 };
 

@@ -55,6 +55,13 @@ inline bool open_device() {
 
 enum class Format { f16, bf16, f32 };
 
+// How far an output of format `f` may be from `value` by its own rounding: half an ulp,
+// relative (2^-11 of it in f16, 2^-8 in bf16); none in f32.
+inline double output_rounding(Format f, double value) {
+  if (f == Format::f32) return 0.0;
+  return std::ldexp(std::abs(value), f == Format::f16 ? -11 : -8);
+}
+
 // One f16 or bf16 value (exact in float).
 inline float decode(std::uint16_t bits, Format f) {
   if (f == Format::bf16) {

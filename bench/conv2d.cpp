@@ -112,7 +112,7 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
         k.launch(args);
         return bench::check_output(o, out_format, 256, samples, [&](std::size_t i) {
           bench::Expected e = expected(i);
-          if (out_format != bench::Format::f32) e.tolerance += std::ldexp(std::abs(e.value), -11);
+          e.tolerance += bench::output_rounding(out_format, e.value);
           return e;
         });
       };

@@ -84,7 +84,8 @@ void time_extend(const std::string& name, const examples::host::ExtendInputs& in
       const examples::host::AttentionRow row =
           examples::host::extend_row(in, int(seq), offsets[seq], token - offsets[seq], h);
       const double want = row.out[std::size_t(c)];
-      return bench::Expected{want, 2e-3 * row.magnitude[std::size_t(c)] + std::ldexp(std::abs(want), -11) + 1e-6};
+      const double rounding = bench::output_rounding(bench::Format::f16, want);
+      return bench::Expected{want, 2e-3 * row.magnitude[std::size_t(c)] + rounding + 1e-6};
     });
     if (!wrong.empty()) return bench::refuse(config, wrong);
     const double ms = bench::median_ms(launch, 30);

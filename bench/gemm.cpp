@@ -135,7 +135,7 @@ int fused() {
             bench::Expected e = in.at(i);
             if (!with_bias) return e;
             const double v = std::max(e.value + host_bias[i % n], 0.0);
-            return bench::Expected{v, e.tolerance + std::ldexp(v, -11)};
+            return bench::Expected{v, e.tolerance + bench::output_rounding(Format::f16, v)};
           });
           char config[96];
           std::snprintf(config, sizeof config, "%s %d^3 %dx%dx%d/%dx%d", what, size, bm, bn, bk, wm, wn);
@@ -278,7 +278,7 @@ void time_schedule(const ScheduleCase& s, const Schedule& schedule, const GemmIn
     // f16 out: the f32 bound and the output's own rounding (2^-11 of it).
     check_and_time(s, name, c, f16_out ? Format::f16 : Format::f32, launch, [&](std::size_t i) {
       bench::Expected e = in.at(i);
-      if (f16_out) e.tolerance += std::ldexp(std::abs(e.value), -11);
+      e.tolerance += bench::output_rounding(f16_out ? Format::f16 : Format::f32, e.value);
       return e;
     });
   } catch (const Error& e) {

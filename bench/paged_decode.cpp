@@ -102,7 +102,7 @@ struct PagedData {
       want += pv;
       magnitude += std::abs(pv);
     }
-    return {want, 2e-3 * magnitude + std::ldexp(std::abs(want), -11) + 1e-6};
+    return {want, 2e-3 * magnitude + bench::output_rounding(bench::Format::f16, want) + 1e-6};
   }
 };
 

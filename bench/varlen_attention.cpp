@@ -66,7 +66,8 @@ void time_varlen(const std::string& name, const examples::host::VarlenInputs& in
       const examples::host::AttentionRow row =
           examples::host::varlen_row(in, offsets[seq], offsets[seq + 1] - offsets[seq], token - offsets[seq], h);
       const double want = row.out[std::size_t(c)];
-      return bench::Expected{want, 2e-3 * row.magnitude[std::size_t(c)] + std::ldexp(std::abs(want), -11) + 1e-6};
+      const double rounding = bench::output_rounding(bench::Format::f16, want);
+      return bench::Expected{want, 2e-3 * row.magnitude[std::size_t(c)] + rounding + 1e-6};
     });
     if (!wrong.empty()) return bench::refuse(config, wrong);
     const double ms = bench::median_ms(launch, 30);

@@ -451,13 +451,13 @@ SmallVector<AffineExpr> runPosition(AffineExpr q, AffineExpr element, ArrayRef<i
   return results;
 }
 
+}  // namespace
+
 int64_t runCount(ArrayRef<int64_t> extent, int64_t run) {
   int64_t runs = 1;
   for (size_t k = 0; k < extent.size(); ++k) runs *= k + 1 == extent.size() ? extent[k] / run : extent[k];
   return runs;
 }
-
-}  // namespace
 
 LayoutAttr blockedLayout(MLIRContext* ctx, ArrayRef<StringRef> dims, ArrayRef<int64_t> waveTile, int64_t run,
                          const WaveGrid& grid) {

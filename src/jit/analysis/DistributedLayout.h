@@ -121,6 +121,10 @@ struct WaveGrid {
 // along axis a is w / strides[a] % waveAxes[a].
 llvm::SmallVector<int64_t> waveAxisStrides(llvm::ArrayRef<int64_t> waveAxes);
 
+// The runs of `run` elements along the last dim a tile of `extent` holds (`run` divides
+// the last extent).
+int64_t runCount(llvm::ArrayRef<int64_t> extent, int64_t run);
+
 // Coalesced runs: the wave tile of `dims` (`waveTile`, in the order of `dims`, the last
 // contiguous in memory) walked row-major in runs of `run` elements along the last dim,
 // consecutive lanes on consecutive runs, then registers (steps); waves offset by their

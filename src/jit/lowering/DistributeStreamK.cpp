@@ -21,8 +21,6 @@
 
 #include "lowering/Distributor.h"
 
-#include "lowering/KernelSignature.h"
-
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -89,14 +87,17 @@ Value Distributor::openStreamK(dialect::IterateOp loop, Value tiles, Value workg
   s.loop = loop;
   s.workgroup = workgroup;
   s.workgroups = workgroups;
-  // The workspace: a parameter after the tensors' (before any tensor map's).
+  // The workspace: a parameter after the tensors' (before any tensor map's). (Where it
+  // cannot be added, the plain persistent rounds.)
   MLIRContext* ctx = b_.getContext();
   const unsigned position = func_.getNumArguments();
-  (void)func_.insertArgument(position, LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1), DictionaryAttr(), loc_);
+  if (failed(func_.insertArgument(position, LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1), DictionaryAttr(),
+                                  loc_)))
+    return wholeTiles;
   s.workspace = func_.getArgument(position);
-  const DimTiling& tiling = grid_.tiling(loop.getDim());
-  FailureOr<Value> size = dimSize(b_, kernel_, func_, loop.getDim());
-  s.tripsPerTile = arith::CeilDivUIOp::create(b_, loc_, *size, index(tiling.blockTile));
+  // (The loop's dim is one of the grid's: its size was taken with theirs.)
+  s.tripsPerTile =
+      arith::CeilDivUIOp::create(b_, loc_, sizes_.lookup(loop.getDim()), index(grid_.tiling(loop.getDim()).blockTile));
   // Split where the last round is at most half full (a fuller one loses less than the
   // parts' exchange costs: 128 KiB stored and loaded per part of a 128 x 256 f32 tile):
   // whole rounds but the last two, the rest by trips; else whole rounds throughout.

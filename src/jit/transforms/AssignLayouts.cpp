@@ -162,9 +162,7 @@ LayoutAttr LayoutAssigner::tileFill(dialect::MemoryType tile) {
       waves.dims = {dims[k].str()};
       waves.waveTile = {extent[k]};
     }
-    int64_t runs = 1;
-    for (size_t k = 0; k < dims.size(); ++k) runs *= k + 1 == dims.size() ? extent[k] / run : extent[k];
-    return (count == 1 || !waves.dims.empty()) && runs % lanes == 0;
+    return (count == 1 || !waves.dims.empty()) && runCount(extent, run) % lanes == 0;
   };
   SmallVector<int64_t> extent;
   WaveGrid waves;
@@ -175,10 +173,8 @@ LayoutAttr LayoutAssigner::tileFill(dialect::MemoryType tile) {
     // No dim divides among the waves (twelve waves on a 256 x 64 tile): rather than every
     // wave copying the whole tile, the workgroup's threads take its runs in turn, in runs
     // that fill every step where some do.
-    int64_t runs = 1;
-    for (int64_t e : tileExtent) runs *= e;
     for (int64_t run = widest; run >= 1 && run * bits >= 32; run /= 2)
-      if (widest % run == 0 && (runs / run) % (count * lanes) == 0)
+      if (widest % run == 0 && runCount(tileExtent, run) % (count * lanes) == 0)
         return spreadLayout(kernel_.getContext(), tileExtent, run, count, lanes);
     return spreadLayout(kernel_.getContext(), tileExtent, widest, count, lanes);
   }
