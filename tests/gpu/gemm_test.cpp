@@ -114,6 +114,19 @@ CompileOptions options_for(Problem p, Tiles t, bool batched) {
   return o;
 }
 
+// A workgroup tile and each wave's share of it (make_with_wave_tiles' kernels).
+struct WaveTiles {
+  int m, n, k, wm, wn;
+};
+// Four and eight waves of 64 x 64: the tilings the persistent schedules are tested on.
+constexpr WaveTiles kPersistentTilings[] = {{128, 128, 64, 64, 64}, {128, 256, 64, 64, 64}};
+
+CompileOptions options_for(Problem p, WaveTiles t) {
+  CompileOptions o = options_for(p, {t.m, t.n, t.k}, false);
+  o.subs.insert(o.subs.end(), {{WAVE_M, t.wm}, {WAVE_N, t.wn}});
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("GEMM f16 -> f32, A[M,K] x B[N,K]: shapes under three tile configurations", "[gpu][gemm]") {
@@ -252,10 +265,7 @@ TEST_CASE("GEMM on a persistent grid: several tiles per workgroup, stages and ph
   // one's) or not, TMA or cp.async; M and N known only at launch.
   std::mt19937 rng(Catch::rngSeed());
   const auto gemm = ex::make_with_wave_tiles<f16>("gemm_persistent");
-  struct Tiling {
-    int m, n, k, wm, wn;
-  };
-  for (Tiling t : {Tiling{128, 128, 64, 64, 64}, Tiling{128, 256, 64, 64, 64}})
+  for (WaveTiles t : kPersistentTilings)
     for (Problem p : {Problem{1, 4096, 2048, 320}, Problem{1, 3000, 3000, 200}, Problem{1, 1000, 1000, 1000},
                       Problem{1, 64, 8, 16}})
       for (bool specialize : {true, false})
@@ -264,8 +274,7 @@ TEST_CASE("GEMM on a persistent grid: several tiles per workgroup, stages and ph
             INFO("M x N x K = " << p.m << " x " << p.n << " x " << p.k << ", tiles " << t.m << " x " << t.n << " x "
                                 << t.k << (specialize ? ", specialized" : "") << (tma ? ", TMA" : ", cp.async")
                                 << ", stages " << stages);
-            CompileOptions o = options_for(p, {t.m, t.n, t.k}, false);
-            o.subs.insert(o.subs.end(), {{WAVE_M, t.wm}, {WAVE_N, t.wn}});
+            CompileOptions o = options_for(p, t);
             o.warp_specialize = specialize;
             o.tma = tma;
             o.pipeline_stages = stages;
@@ -298,18 +307,14 @@ TEST_CASE("GEMM under stream-K: the last rounds' K trips shared out, a tile's pa
   // warpgroup or not; each kernel launched twice (the counters must be back to zero).
   std::mt19937 rng(Catch::rngSeed());
   const auto gemm = ex::make_with_wave_tiles<f16>("gemm_stream_k");
-  struct Tiling {
-    int m, n, k, wm, wn;
-  };
-  for (Tiling t : {Tiling{128, 128, 64, 64, 64}, Tiling{128, 256, 64, 64, 64}})
+  for (WaveTiles t : kPersistentTilings)
     for (Problem p : {Problem{1, 1000, 1000, 4000}, Problem{1, 4096, 2048, 320}, Problem{1, 3000, 3000, 200},
                       Problem{1, 2200, 1300, 1000}, Problem{1, 64, 8, 16}})
       for (bool specialize : {true, false})
         for (bool tma : {true, false}) {
           INFO("M x N x K = " << p.m << " x " << p.n << " x " << p.k << ", tiles " << t.m << " x " << t.n << " x "
                               << t.k << (specialize ? ", specialized" : "") << (tma ? ", TMA" : ", cp.async"));
-          CompileOptions o = options_for(p, {t.m, t.n, t.k}, false);
-          o.subs.insert(o.subs.end(), {{WAVE_M, t.wm}, {WAVE_N, t.wn}});
+          CompileOptions o = options_for(p, t);
           o.warp_specialize = specialize;
           o.tma = tma;
           o.persistent = true;
