@@ -476,9 +476,9 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     // aligned after them: room the stages leave.
     // (Warp specialization adds a group of "empty" mbarriers.)
     const int64_t groups = tensorCopies ? static_cast<int64_t>(tensorCopies->size()) + (specialize ? 1 : 0) : 0;
-    // (So does any static shared memory, as stream-K's flag.)
-    const bool staticShared = func->getParentOp()
-                                  ->walk([](memref::GlobalOp global) {
+    // (So does any static shared memory the function uses, as stream-K's flag; looked
+    // for in the function alone: its siblings are other threads'.)
+    const bool staticShared = func.walk([](memref::GetGlobalOp global) {
                                     return gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(global.getType())
                                                ? WalkResult::interrupt()
                                                : WalkResult::advance();
