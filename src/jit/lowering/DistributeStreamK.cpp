@@ -46,6 +46,11 @@ int64_t chunkOf(VectorType type) {
   return type.getNumElements() % perChunk == 0 ? perChunk : 1;
 }
 
+// Where workgroup `w`'s share of `trips` split trips starts: w * trips / workgroups.
+Value shareStart(OpBuilder& b, Location loc, Value w, Value trips, Value workgroups) {
+  return arith::DivUIOp::create(b, loc, arith::MulIOp::create(b, loc, w, trips), workgroups);
+}
+
 // Whether `op` writes memory other than the workgroup's own tiles (wave.allocate's), or
 // sets a dim's end.
 bool writesOutside(Operation* op) {
@@ -114,11 +119,8 @@ Value Distributor::openStreamK(dialect::IterateOp loop, Value tiles, Value workg
       b_, loc_, s.splits,
       arith::SubIOp::create(b_, loc_, tiles, arith::MulIOp::create(b_, loc_, s.fullRounds, workgroups)), index(0));
   s.trips = arith::MulIOp::create(b_, loc_, splitTiles, s.tripsPerTile);
-  auto shareEnd = [&](Value w) {
-    return arith::DivUIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, w, s.trips), workgroups).getResult();
-  };
-  s.first = shareEnd(workgroup);
-  s.last = shareEnd(arith::AddIOp::create(b_, loc_, workgroup, index(1)));
+  s.first = shareStart(b_, loc_, workgroup, s.trips, workgroups);
+  s.last = shareStart(b_, loc_, arith::AddIOp::create(b_, loc_, workgroup, index(1)), s.trips, workgroups);
   // Its segments: one per tile the share meets.
   Value any = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ult, s.first, s.last);
   Value firstTile = arith::DivUIOp::create(b_, loc_, s.first, s.tripsPerTile);
@@ -281,10 +283,8 @@ void Distributor::combineStreamKParts(dialect::IterateOp loop) {
       scf::YieldOp::create(b_, loc_, running);
       b_.setInsertionPointToStart(add.elseBlock());
       // Its segment of this tile is its last one unless the tile is its first.
-      Value otherFirst = arith::DivUIOp::create(
-          b_, loc_,
-          arith::DivUIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, other, s.trips), s.workgroups),
-          s.tripsPerTile);
+      Value otherFirst =
+          arith::DivUIOp::create(b_, loc_, shareStart(b_, loc_, other, s.trips, s.workgroups), s.tripsPerTile);
       Value otherSecond = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne, otherFirst, s.tile);
       SmallVector<Value> added(running);
       eachChunk(slotStart(other, otherSecond), [&](size_t k, int64_t from, int64_t chunk, Value at) {
