@@ -23,8 +23,9 @@
 //   wave-bench-gemm --split-k the shapes with few output tiles, K split across workgroups
 //                             (examples/kernels/gemm_split_k.hpp: parts added with
 //                             atomic_add; each timed launch zeroes C first) at several
-//                             splits beside the unsplit GEMM; WAVE_BENCH_OUT=f16 for f16 out
-//   wave-bench-gemm M N K BM BN BK WM WN [specialize persistent cluster]
+//                             splits beside the unsplit GEMM and the plain GEMM under
+//                             stream-K; WAVE_BENCH_OUT=f16 for f16 out
+//   wave-bench-gemm M N K BM BN BK WM WN [specialize persistent cluster stream_k]
 //                             that one configuration (e.g. under ncu)
 #include <algorithm>
 #include <chrono>
@@ -328,6 +329,9 @@ int split_k() {
               C{256, 2048, 8192, 128, 128, 64, 64, 64}}) {
     ScheduleData data(s, rng);
     time_schedule(s, {false, false, 1}, data.in, data.c);
+    // The plain GEMM under stream-K: its persistent grid shares the tiles' K trips out.
+    time_schedule(s, {false, true, 1, true}, data.in, data.c);
+    time_schedule(s, {true, true, 1, true}, data.in, data.c);
     for (int parts : {2, 4, 6, 8, 12, 16}) {
       const int split = (s.k / parts + s.bk - 1) / s.bk * s.bk;
       const std::vector<const void*> args{reinterpret_cast<const void*>(data.in.a.address()),
@@ -363,15 +367,16 @@ int split_k() {
   return 0;
 }
 
-// M N K BM BN BK WM WN [specialize persistent cluster]: that one configuration (e.g. under ncu).
+// M N K BM BN BK WM WN [specialize persistent cluster stream_k]: that one configuration (e.g.
+// under ncu).
 int one_configuration(char** argv, int argc) {
-  int a[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
-  for (int i = 0; i + 1 < argc && i < 11; ++i) a[i] = std::atoi(argv[i + 1]);
+  int a[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0};
+  for (int i = 0; i + 1 < argc && i < 12; ++i) a[i] = std::atoi(argv[i + 1]);
   print_schedule_header();
   std::mt19937 rng(9);
   const ScheduleCase s{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]};
   ScheduleData data(s, rng);
-  time_schedule(s, {a[8] != 0, a[9] != 0, a[10]}, data.in, data.c);
+  time_schedule(s, {a[8] != 0, a[9] != 0, a[10], a[11] != 0}, data.in, data.c);
   return 0;
 }
 
@@ -383,7 +388,7 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--f8") return scaled_f8();
   if (argc > 1 && std::string(argv[1]) == "--schedules") return schedules();
   if (argc > 1 && std::string(argv[1]) == "--split-k") return split_k();
-  if (argc == 9 || argc == 12) return one_configuration(argv, argc);
+  if (argc == 9 || argc == 12 || argc == 13) return one_configuration(argv, argc);
   // Each shape and input type is tuned by autotune() over the tilings (compiled in
   // parallel, each timed as the median of 20 runs after 3 warm-ups); one line per tiling,
   // then the winner's line with its cold compile time, compiled again alone.

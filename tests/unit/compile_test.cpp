@@ -3,7 +3,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -258,8 +257,10 @@ TEST_CASE("stream-K: a GEMM's last rounds split by K trips through a workspace, 
     CHECK(split.persistent);
     // A slot holds the 256 computing threads' 128 f32 sums each.
     CHECK(split.stream_k_slot_bytes == 256 * 128 * 4);
-    // The tile's counter, the sums' release and acquire at GPU scope, and the others'
-    // sums read past L1.
+    // The peek at the tile's counter, the parts' sums added to its slot four at a time,
+    // the count, the release and acquire at GPU scope, and the slot read past L1.
+    CHECK_THAT(split.ptx, Contains("ld.acquire.gpu.global.b32"));
+    CHECK_THAT(split.ptx, Contains("red.global.add.v4.f32"));
     CHECK_THAT(split.ptx, Contains("atom.global.add.u32"));
     CHECK_THAT(split.ptx, Contains("fence.acq_rel.gpu"));
     CHECK_THAT(split.ptx, Contains("ld.volatile.global.v4"));

@@ -515,6 +515,38 @@ Value Distributor::globalAddress(Value memref, ArrayRef<Value> indices) {
   return arith::IndexCastUIOp::create(b_, loc_, b_.getI64Type(), address);
 }
 
+bool Distributor::addsAsOneVector(Type type) const {
+  auto vec = dyn_cast<VectorType>(type);
+  if (!vectorAtomics_ || !vec) return false;
+  Type element = vec.getElementType();
+  const int64_t length = vec.getNumElements();
+  if (element.isF32()) return length == 2 || length == 4;
+  return (element.isF16() || element.isBF16()) && length <= 8 && length % 2 == 0;
+}
+
+void Distributor::addVectorAt(Value address, Value values, bool systemScope) {
+  auto vec = cast<VectorType>(values.getType());
+  Type element = vec.getElementType();
+  const bool halves = element.isF16() || element.isBF16();
+  // f16 and bf16 travel as words of two.
+  const int64_t words = halves ? vec.getNumElements() / 2 : vec.getNumElements();
+  Value lanes = halves ? vector::BitCastOp::create(b_, loc_, VectorType::get({words}, b_.getI32Type()), values)
+                       : values;
+  SmallVector<Value> operands{address};
+  std::string list, constraints = "l";
+  for (int64_t w = 0; w < words; ++w) {
+    operands.push_back(vector::ExtractOp::create(b_, loc_, lanes, w));
+    list += (w ? ", $" : "$") + std::to_string(w + 1);
+    constraints += halves ? ",r" : ",f";
+  }
+  const std::string shape = words > 1 ? ".v" + std::to_string(words) : "";
+  const std::string type = halves ? (element.isF16() ? ".noftz" + shape + ".f16x2" : ".noftz" + shape + ".bf16x2")
+                                  : shape + ".f32";
+  const std::string red = systemScope ? "red.relaxed.sys.global" : "red.global";
+  inlineAsm(b_, loc_, Type(), operands, red + ".add" + type + " [$0], " + (words > 1 ? "{" + list + "}" : list) + ";",
+            constraints);
+}
+
 void Distributor::combineIntoMemory(dialect::WriteCombine combine, Value values, Value memref,
                                     ArrayRef<Value> indices, Value count) {
   auto vec = dyn_cast<VectorType>(values.getType());
@@ -524,33 +556,14 @@ void Distributor::combineIntoMemory(dialect::WriteCombine combine, Value values,
   if (combine == dialect::WriteCombine::min) kind = isFloat ? arith::AtomicRMWKind::minimumf : arith::AtomicRMWKind::mins;
   if (combine == dialect::WriteCombine::max) kind = isFloat ? arith::AtomicRMWKind::maximumf : arith::AtomicRMWKind::maxs;
   const int64_t length = vec ? vec.getNumElements() : 1;
-  // System scope where asked: a symmetric buffer's slot may be another GPU's memory, and
-  // the other GPUs' kernels may add to the same elements.
-  const std::string red = systemAtomics_ ? "red.relaxed.sys.global" : "red.global";
-  // One red.global.add of the whole run: f32 in runs of 2 or 4, f16 and bf16 in pairs
-  // (one word each) of 1 to 4 words.
   const bool halves = element.isF16() || element.isBF16();
-  const bool vectorAdd = combine == dialect::WriteCombine::add && vectorAtomics_ && !count && vec &&
-                         (element.isF32() ? length == 2 || length == 4 : halves && length <= 8 && length % 2 == 0);
-  if (vectorAdd) {
-    SmallVector<Value> operands{globalAddress(memref, indices)};
-    // f16 and bf16 travel as words of two.
-    const int64_t words = halves ? length / 2 : length;
-    Value lanes = halves ? vector::BitCastOp::create(b_, loc_, VectorType::get({words}, b_.getI32Type()), values)
-                         : values;
-    std::string list, constraints = "l";
-    for (int64_t w = 0; w < words; ++w) {
-      operands.push_back(vector::ExtractOp::create(b_, loc_, lanes, w));
-      list += (w ? ", $" : "$") + std::to_string(w + 1);
-      constraints += halves ? ",r" : ",f";
-    }
-    const std::string shape = words > 1 ? ".v" + std::to_string(words) : "";
-    const std::string type = halves ? (element.isF16() ? ".noftz" + shape + ".f16x2" : ".noftz" + shape + ".bf16x2")
-                                    : shape + ".f32";
-    inlineAsm(b_, loc_, Type(), operands, red + ".add" + type + " [$0], " + (words > 1 ? "{" + list + "}" : list) + ";", constraints);
+  if (combine == dialect::WriteCombine::add && !count && addsAsOneVector(values.getType())) {
+    // System scope where asked: a symmetric buffer's slot may be another GPU's memory, and
+    // the other GPUs' kernels may add to the same elements.
+    addVectorAt(globalAddress(memref, indices), values, systemAtomics_);
     return;
   }
-  // Element by element (those before `count`).
+  // Element by element (those before `count`); at system scope through PTX's red.
   const std::string scalarRed = systemAtomics_ ? redOperation(combine, element) : "";
   for (int64_t e = 0; e < length; ++e) {
     Value v = vec ? vector::ExtractOp::create(b_, loc_, values, e).getResult() : values;
@@ -563,7 +576,7 @@ void Distributor::combineIntoMemory(dialect::WriteCombine combine, Value values,
       }
       // 16-bit floats travel in 16-bit integer registers.
       Value operand = halves ? arith::BitcastOp::create(b_, loc_, b_.getI16Type(), v).getResult() : v;
-      inlineAsm(b_, loc_, Type(), {globalAddress(memref, at), operand}, red + scalarRed + " [$0], $1;",
+      inlineAsm(b_, loc_, Type(), {globalAddress(memref, at), operand}, "red.relaxed.sys.global" + scalarRed + " [$0], $1;",
                 ("l," + registerConstraint(element)).str());
     };
     if (count)

@@ -4,18 +4,22 @@
 // half its last round, that round and the one before it are not run tile by tile: their
 // trips of the kernel's summing loop are shared out evenly, each workgroup walking a contiguous
 // run of them across tile boundaries. The rounds before stay whole tiles (no extra work
-// there). A workgroup's run meets a tile in a segment of its trips; a segment short of
-// the tile stores its sums to a workspace and adds its trip count to the tile's counter;
-// the one whose add completes the count is the last, adds the others' sums to its own
-// and runs the rest of the body (the epilogue), which the others skip. Nobody waits for
-// anybody, so the grid need not be resident all at once, and the counters return to zero
-// for the next launch.
+// there). A grid with fewer tiles than workgroups (a skinny GEMM's) is one such round, its
+// tiles split in equal parts (split-K), at most one per kMinTripsPerPart of a tile's trips
+// so that each part still pipelines its loads. A workgroup's run meets a tile in a segment of its trips;
+// a segment short of the tile adds its sums to the tile's slot of a workspace (red.add,
+// the parts at once) and its trip count to the tile's counter; the one whose add completes
+// the count is the last: it takes the slot's sums, zeroes the slot and runs the rest of
+// the body (the epilogue), which the others skip. A part that finds the others all counted
+// before it adds is the last already and keeps its sums to itself. Nobody waits for
+// anybody, so the grid need not be resident all at once, and the counters and slots
+// return to zero for the next launch.
 //
 // The workspace (one kernel parameter, allocated and zeroed by the runtime, see
-// `wave.stream_k_slot_bytes`): 16 bytes per workgroup of counters (one i32 per split tile,
-// at most two per workgroup), then two slots per workgroup (its first and last segment),
-// each the workgroup's registers of the loop's results, laid out so that a warp's
-// 16-byte chunks are contiguous.
+// `wave.stream_k_slot_bytes`): 16 bytes per workgroup of counters (one i32 per split tile:
+// the last two rounds hold at most one and a half tiles per workgroup), then two slots per
+// workgroup (one per split tile), each the workgroup's registers of the loop's results,
+// laid out so that a warp's 16-byte chunks are contiguous.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,7 +35,13 @@ namespace wave::jit::distribution {
 namespace {
 
 constexpr int64_t kChunkBytes = 16;
+// The last part's loads of a slot in flight at once (16-byte chunks): 16 (64 registers)
+// beside sums of at most 128 registers a thread, else 8.
+int64_t chunksAtOnce(int64_t sumBytesPerThread) { return sumBytesPerThread <= 512 ? 16 : 8; }
 constexpr int64_t kCounterBytesPerWorkgroup = 16;
+// The fewest trips a part of a split tile walks (where the tile has that many): fewer
+// would leave its software pipeline mostly filling and draining.
+constexpr int64_t kMinTripsPerPart = 8;
 constexpr llvm::StringLiteral kDeviceScope = "device";  // PTX's .gpu
 constexpr llvm::StringLiteral kLastFlag = "__wave_stream_k_last";
 
@@ -119,8 +129,21 @@ Value Distributor::openStreamK(dialect::IterateOp loop, Value tiles, Value workg
       b_, loc_, s.splits,
       arith::SubIOp::create(b_, loc_, tiles, arith::MulIOp::create(b_, loc_, s.fullRounds, workgroups)), index(0));
   s.trips = arith::MulIOp::create(b_, loc_, splitTiles, s.tripsPerTile);
-  s.first = shareStart(b_, loc_, workgroup, s.trips, workgroups);
-  s.last = shareStart(b_, loc_, arith::AddIOp::create(b_, loc_, workgroup, index(1)), s.trips, workgroups);
+  // The workgroups that share them: where there are fewer tiles than workgroups, the same
+  // number of parts per tile, so that no share crosses a tile (one segment each, one
+  // exchange); at most one part per kMinTripsPerPart trips of a tile; at least one
+  // workgroup (for the divisions). The others have none.
+  Value perTile = arith::MinUIOp::create(
+      b_, loc_, arith::DivUIOp::create(b_, loc_, workgroups, arith::MaxUIOp::create(b_, loc_, splitTiles, index(1))),
+      arith::DivUIOp::create(b_, loc_, s.tripsPerTile, index(kMinTripsPerPart)));
+  Value parts = arith::MaxUIOp::create(b_, loc_, perTile, index(1));
+  s.sharers = arith::MaxUIOp::create(
+      b_, loc_, arith::MinUIOp::create(b_, loc_, workgroups, arith::MulIOp::create(b_, loc_, splitTiles, parts)),
+      index(1));
+  s.first = shareStart(b_, loc_, arith::MinUIOp::create(b_, loc_, workgroup, s.sharers), s.trips, s.sharers);
+  s.last = shareStart(b_, loc_,
+                      arith::MinUIOp::create(b_, loc_, arith::AddIOp::create(b_, loc_, workgroup, index(1)), s.sharers),
+                      s.trips, s.sharers);
   // Its segments: one per tile the share meets.
   Value any = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ult, s.first, s.last);
   Value firstTile = arith::DivUIOp::create(b_, loc_, s.first, s.tripsPerTile);
@@ -170,21 +193,18 @@ void Distributor::combineStreamKParts(dialect::IterateOp loop) {
   }
   func_->setAttr("wave.stream_k_slot_bytes", b_.getI64IntegerAttr(slotBytes));
   Value thread = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, wave_, index(grid_.waves.lanes)), lane_);
-  Value slots = arith::MulIOp::create(b_, loc_, s.workgroups, index(kCounterBytesPerWorkgroup));
-  auto slotStart = [&](Value workgroup, Value second) {
-    Value slot = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, workgroup, index(2)),
-                                       arith::IndexCastUIOp::create(b_, loc_, b_.getIndexType(), second));
-    return arith::AddIOp::create(b_, loc_, slots, arith::MulIOp::create(b_, loc_, slot, index(slotBytes))).getResult();
-  };
-  // Each chunk of each sum in the slot at `start`: stored, or loaded and added.
-  auto eachChunk = [&](Value start, function_ref<void(size_t, int64_t, int64_t, Value)> visit) {
+  // The tile's slot, after the counters.
+  Value slot = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, s.workgroups, index(kCounterBytesPerWorkgroup)),
+                                     arith::MulIOp::create(b_, loc_, s.tile, index(slotBytes)));
+  // Each chunk of each sum in the slot: its elements [from, from + chunk) of sum k, at `at`.
+  auto eachChunk = [&](function_ref<void(size_t, int64_t, int64_t, Value)> visit) {
     for (auto [k, type] : llvm::enumerate(types)) {
       auto vector = cast<VectorType>(type);
       const int64_t chunk = chunkOf(vector);
       const int64_t chunkBytes = bytesOf(vector) / vector.getNumElements() * chunk;
       for (int64_t c = 0; c < vector.getNumElements() / chunk; ++c) {
         Value at = arith::AddIOp::create(
-            b_, loc_, start,
+            b_, loc_, slot,
             arith::MulIOp::create(b_, loc_, arith::AddIOp::create(b_, loc_, index(c * threads), thread),
                                   index(chunkBytes)));
         visit(k, c * chunk, chunk, workspaceAt(arith::AddIOp::create(b_, loc_, at, index(offsets[k]))));
@@ -205,6 +225,25 @@ void Distributor::combineStreamKParts(dialect::IterateOp loop) {
     if (chunk == 1) return vector::InsertOp::create(b_, loc_, part, v, ArrayRef<int64_t>{from});
     return vector::InsertStridedSliceOp::create(b_, loc_, part, v, ArrayRef<int64_t>{from}, ArrayRef<int64_t>{1});
   };
+  // A chunk added to the slot: one vector red.global.add where the target has it, else
+  // an atomic add per element (relaxed: the count's release orders them).
+  auto addToSlot = [&](Value part, Value at) {
+    if (addsAsOneVector(part.getType())) {
+      addVectorAt(LLVM::PtrToIntOp::create(b_, loc_, b_.getI64Type(), at), part, /*systemScope=*/false);
+      return;
+    }
+    auto vector = dyn_cast<VectorType>(part.getType());
+    const int64_t n = vector ? vector.getNumElements() : 1;
+    Type element = getElementTypeOrSelf(part);
+    const int64_t bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+    for (int64_t e = 0; e < n; ++e) {
+      Value v = vector ? vector::ExtractOp::create(b_, loc_, part, e).getResult() : part;
+      Value address = LLVM::GEPOp::create(b_, loc_, at.getType(), b_.getI8Type(), at,
+                                          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(e * bytes)});
+      LLVM::AtomicRMWOp::create(b_, loc_, isa<FloatType>(element) ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add,
+                                address, v, LLVM::AtomicOrdering::monotonic, kDeviceScope);
+    }
+  };
 
   Value shortOfTile = arith::OrIOp::create(
       b_, loc_, arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne, s.begin, index(0)),
@@ -220,14 +259,6 @@ void Distributor::combineStreamKParts(dialect::IterateOp loop) {
     scf::YieldOp::create(b_, loc_, whole);
 
     b_.setInsertionPointToStart(parts.thenBlock());
-    // The workgroup's own slot: of its first segment, or of its last.
-    Value second = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne, s.unit, s.fullRounds);
-    eachChunk(slotStart(s.workgroup, second), [&](size_t k, int64_t from, int64_t chunk, Value at) {
-      LLVM::StoreOp::create(b_, loc_, chunkOfValue(sums[k], from, chunk), at, chunk == 1 ? 0 : kChunkBytes);
-    });
-    // Every thread's stores before the count (release), the count by one thread.
-    LLVM::FenceOp::create(b_, loc_, LLVM::AtomicOrdering::release, kDeviceScope);
-    gpu::BarrierOp::create(b_, loc_);
     auto workgroupMemory = gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup);
     auto flagType = MemRefType::get({1}, b_.getI32Type(), AffineMap(), workgroupMemory);
     auto module = func_->getParentOfType<gpu::GPUModuleOp>();
@@ -237,26 +268,56 @@ void Distributor::combineStreamKParts(dialect::IterateOp loop) {
                                /*constant=*/false, IntegerAttr());
     }
     Value flag = memref::GetGlobalOp::create(b_, loc_, flagType, kLastFlag);
-    Value counter = workspaceAt(arith::MulIOp::create(b_, loc_, s.tile, index(4)));
-    ifThen(isLeader(), [&] {
-      Value trips = arith::IndexCastOp::create(b_, loc_, b_.getI32Type(),
-                                               arith::SubIOp::create(b_, loc_, s.end, s.begin));
-      Value before = LLVM::AtomicRMWOp::create(b_, loc_, LLVM::AtomicBinOp::add, counter, trips,
-                                               LLVM::AtomicOrdering::acq_rel, kDeviceScope);
-      Value total = arith::IndexCastOp::create(b_, loc_, b_.getI32Type(), s.tripsPerTile);
-      Value last = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
-                                         arith::AddIOp::create(b_, loc_, before, trips), total);
-      memref::StoreOp::create(b_, loc_, arith::ExtUIOp::create(b_, loc_, b_.getI32Type(), last), flag,
+    auto setFlag = [&](Value set) {
+      memref::StoreOp::create(b_, loc_, arith::ExtUIOp::create(b_, loc_, b_.getI32Type(), set), flag,
                               ValueRange{index(0)});
-      // The count back to zero for the next launch (no segment of this one adds to it now).
-      ifThen(last, [&] {
-        LLVM::StoreOp::create(b_, loc_, arith::ConstantIntOp::create(b_, loc_, b_.getI32Type(), 0), counter, 4);
-      });
+    };
+    auto flagSet = [&] {
+      return arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne,
+                                   memref::LoadOp::create(b_, loc_, flag, ValueRange{index(0)}),
+                                   arith::ConstantIntOp::create(b_, loc_, b_.getI32Type(), 0))
+          .getResult();
+    };
+    Value counter = workspaceAt(arith::MulIOp::create(b_, loc_, s.tile, index(4)));
+    Type i32 = b_.getI32Type();
+    Value trips = arith::IndexCastOp::create(b_, loc_, i32, arith::SubIOp::create(b_, loc_, s.end, s.begin));
+    Value total = arith::IndexCastOp::create(b_, loc_, i32, s.tripsPerTile);
+    auto completes = [&](Value before) {
+      return arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, arith::AddIOp::create(b_, loc_, before, trips),
+                                   total)
+          .getResult();
+    };
+    // Peek: the others' trips all counted already (acquire: their sums are in the slot).
+    // (The barrier first: the flag may still be read for the workgroup's previous tile.)
+    gpu::BarrierOp::create(b_, loc_);
+    ifThen(isLeader(), [&] {
+      setFlag(completes(LLVM::LoadOp::create(b_, loc_, i32, counter, /*alignment=*/4, /*isVolatile=*/false,
+                                             /*isNonTemporal=*/false, /*isInvariant=*/false,
+                                             /*isInvariantGroup=*/false, LLVM::AtomicOrdering::acquire,
+                                             kDeviceScope)));
     });
     gpu::BarrierOp::create(b_, loc_);
-    Value last = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne,
-                                       memref::LoadOp::create(b_, loc_, flag, ValueRange{index(0)}),
-                                       arith::ConstantIntOp::create(b_, loc_, b_.getI32Type(), 0));
+    Value lastAlready = flagSet();
+    auto count = scf::IfOp::create(b_, loc_, TypeRange{}, lastAlready, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard inner(b_);
+      b_.setInsertionPoint(count.elseBlock()->getTerminator());
+      // The sums into the slot, every thread's before the count (release), the count by
+      // one thread.
+      eachChunk([&](size_t k, int64_t from, int64_t chunk, Value at) { addToSlot(chunkOfValue(sums[k], from, chunk), at); });
+      LLVM::FenceOp::create(b_, loc_, LLVM::AtomicOrdering::release, kDeviceScope);
+      gpu::BarrierOp::create(b_, loc_);
+      ifThen(isLeader(), [&] {
+        setFlag(completes(LLVM::AtomicRMWOp::create(b_, loc_, LLVM::AtomicBinOp::add, counter, trips,
+                                                    LLVM::AtomicOrdering::acq_rel, kDeviceScope)));
+      });
+    }
+    // The count back to zero for the next launch (no part of this one adds to it now).
+    ifThen(isLeader(), [&] {
+      ifThen(flagSet(), [&] { LLVM::StoreOp::create(b_, loc_, arith::ConstantIntOp::create(b_, loc_, i32, 0), counter, 4); });
+    });
+    gpu::BarrierOp::create(b_, loc_);
+    Value last = flagSet();
     auto adds = scf::IfOp::create(b_, loc_, types, last, /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard inner(b_);
@@ -264,41 +325,39 @@ void Distributor::combineStreamKParts(dialect::IterateOp loop) {
       scf::YieldOp::create(b_, loc_, sums);
       b_.setInsertionPointToStart(adds.thenBlock());
       LLVM::FenceOp::create(b_, loc_, LLVM::AtomicOrdering::acquire, kDeviceScope);
-      // The workgroups whose shares meet the tile: of trip t, the one with first <= t < last,
-      // floor(((t + 1) G - 1) / trips).
-      auto owner = [&](Value trip) {
-        Value after = arith::MulIOp::create(b_, loc_, arith::AddIOp::create(b_, loc_, trip, index(1)), s.workgroups);
-        return arith::DivUIOp::create(b_, loc_, arith::SubIOp::create(b_, loc_, after, index(1)), s.trips).getResult();
+      // The slot's sums: the others' (this part's added to them where it counted itself),
+      // loaded chunksAtOnce at a time (as many loads in flight as the registers allow),
+      // each group's chunks then zeroed for the next launch. (Two branches: one select
+      // between own + slot and slot keeps twice the registers live.)
+      auto takeSlot = [&](bool addOwn) {
+        SmallVector<Value> taken(sums);
+        SmallVector<std::pair<Value, Type>> zeroes;
+        int64_t loaded = 0;
+        auto zero = [&] {
+          for (auto [at, type] : zeroes)
+            LLVM::StoreOp::create(b_, loc_, arith::ConstantOp::create(b_, loc_, type, b_.getZeroAttr(type)), at,
+                                  isa<VectorType>(type) ? kChunkBytes : 0);
+          zeroes.clear();
+        };
+        eachChunk([&](size_t k, int64_t from, int64_t chunk, Value at) {
+          Type type = chunkType(k, chunk);
+          // (Volatile: from L2, never a line this SM's L1 kept from an earlier launch.)
+          Value part = LLVM::LoadOp::create(b_, loc_, type, at, chunk == 1 ? 0 : kChunkBytes, /*isVolatile=*/true);
+          if (addOwn) part = binary<arith::AddFOp, arith::AddIOp>(b_, loc_, chunkOfValue(taken[k], from, chunk), part);
+          taken[k] = withChunk(taken[k], part, from, chunk);
+          zeroes.emplace_back(at, type);
+          if (++loaded % chunksAtOnce(slotBytes / threads) == 0) zero();
+        });
+        zero();
+        scf::YieldOp::create(b_, loc_, taken);
       };
-      Value tileStart = arith::MulIOp::create(b_, loc_, s.tile, s.tripsPerTile);
-      Value tileLast = arith::SubIOp::create(b_, loc_, arith::AddIOp::create(b_, loc_, tileStart, s.tripsPerTile), index(1));
-      auto others = scf::ForOp::create(b_, loc_, owner(tileStart), arith::AddIOp::create(b_, loc_, owner(tileLast), index(1)),
-                                       index(1), sums);
-      b_.setInsertionPointToStart(others.getBody());
-      Value other = others.getInductionVar();
-      SmallVector<Value> running(others.getRegionIterArgs());
-      Value self = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, other, s.workgroup);
-      auto add = scf::IfOp::create(b_, loc_, types, self, /*withElseRegion=*/true);
-      b_.setInsertionPointToStart(add.thenBlock());
-      scf::YieldOp::create(b_, loc_, running);
-      b_.setInsertionPointToStart(add.elseBlock());
-      // Its segment of this tile is its last one unless the tile is its first.
-      Value otherFirst =
-          arith::DivUIOp::create(b_, loc_, shareStart(b_, loc_, other, s.trips, s.workgroups), s.tripsPerTile);
-      Value otherSecond = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne, otherFirst, s.tile);
-      SmallVector<Value> added(running);
-      eachChunk(slotStart(other, otherSecond), [&](size_t k, int64_t from, int64_t chunk, Value at) {
-        // (Volatile: from L2, never a line this SM's L1 kept from an earlier tile.)
-        Value part = LLVM::LoadOp::create(b_, loc_, chunkType(k, chunk), at, chunk == 1 ? 0 : kChunkBytes,
-                                          /*isVolatile=*/true);
-        Value sum = binary<arith::AddFOp, arith::AddIOp>(b_, loc_, chunkOfValue(added[k], from, chunk), part);
-        added[k] = withChunk(added[k], sum, from, chunk);
-      });
-      scf::YieldOp::create(b_, loc_, added);
-      b_.setInsertionPointAfter(add);
-      scf::YieldOp::create(b_, loc_, add.getResults());
-      b_.setInsertionPointAfter(others);
-      scf::YieldOp::create(b_, loc_, others.getResults());
+      auto take = scf::IfOp::create(b_, loc_, types, lastAlready, /*withElseRegion=*/true);
+      b_.setInsertionPointToStart(take.thenBlock());
+      takeSlot(/*addOwn=*/true);
+      b_.setInsertionPointToStart(take.elseBlock());
+      takeSlot(/*addOwn=*/false);
+      b_.setInsertionPointAfter(take);
+      scf::YieldOp::create(b_, loc_, take.getResults());
     }
     SmallVector<Value> combined(adds.getResults());
     combined.push_back(last);

@@ -137,6 +137,12 @@ class Distributor : LoweringBuilder {
   // run's first), atomically; with `count`, only the run's first `count` elements.
   void combineIntoMemory(dialect::WriteCombine combine, Value values, Value memref, ArrayRef<Value> indices,
                          Value count = Value());
+  // Whether values of `type` add to memory in one vector red.global.add (sm_90: f32 in
+  // twos or fours, f16 and bf16 in one to four words of pairs).
+  bool addsAsOneVector(Type type) const;
+  // Adds `values` to memory at `address` (i64) in one vector red.global.add, at GPU scope
+  // or at system scope.
+  void addVectorAt(Value address, Value values, bool systemScope);
   // The global address (i64) of `memref`'s element at `indices`.
   Value globalAddress(Value memref, ArrayRef<Value> indices);
   // Signals (DistributeSignal.cpp). The flag at `indices` read (acquire, system scope)
@@ -283,7 +289,7 @@ class Distributor : LoweringBuilder {
   // [first, last) and the unit's segment [begin, end) of its tile's trips.
   struct StreamK {
     dialect::IterateOp loop;
-    Value workspace, tripsPerTile, workgroup, workgroups, splits, fullRounds, trips, first, last;
+    Value workspace, tripsPerTile, workgroup, workgroups, splits, fullRounds, trips, sharers, first, last;
     Value unit, tile, begin, end;  // per unit: its index, its tile among the split ones, its segment
     scf::IfOp rest;                // the rest of the tile's body, run where the sums are whole
   };

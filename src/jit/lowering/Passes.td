@@ -25,12 +25,14 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
 
     `stream-k=true` (with `persistent`), for a kernel whose one top-level loop sums (every
     carried value an mma's accumulator or a running sum) and writes nothing: where the
-    tiles do not fill the last round, the last two rounds' trips of that loop are shared
-    out evenly among the workgroups, each walking a run of them across tile boundaries
+    tiles fill at most half the last round, the last two rounds' trips of that loop are
+    shared out evenly among the workgroups, each walking a run of them across tile
+    boundaries (fewer tiles than workgroups: equal parts of each tile)
     (lowering/DistributeStreamK.cpp). The function gets a workspace parameter (a global
     pointer after the tensors') and `wave.stream_k_slot_bytes`; a segment short of its
-    tile stores its sums there and counts its trips on the tile's counter, and the one
-    that completes the count adds the others' sums and runs the rest of the body.
+    tile adds its sums to the tile's slot there and counts its trips on the tile's
+    counter, and the one that completes the count takes the slot's sums and runs the rest
+    of the body.
     Other kernels keep the plain persistent grid.
 
     `cluster-size=n` (1, 2 or 4) groups the workgroups in clusters of n along the grid

@@ -262,9 +262,12 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
   // of no tiles is launched as the plain kernel's would be).
   // Its clusters are whole (the tiles come in whole clusters too: the cluster size divides
   // their count along its axis).
+  // Under stream-K, all the GPU holds even for fewer tiles: the kernel shares their trips
+  // out (the workgroups it needs not return at once).
   if (ptx_.persistent) {
     const std::uint64_t cluster = std::max(1u, ptx_.cluster_size);
-    const std::uint64_t workgroups = std::clamp<std::uint64_t>(std::uint64_t(g[0]) * g[1] * g[2], 1, loaded->resident);
+    const std::uint64_t wanted = ptx_.stream_k_slot_bytes ? loaded->resident : std::uint64_t(g[0]) * g[1] * g[2];
+    const std::uint64_t workgroups = std::clamp<std::uint64_t>(wanted, 1, loaded->resident);
     grid = {static_cast<unsigned>(std::max(cluster, workgroups / cluster * cluster)), 1, 1};
   }
   loaded->kernel->launch(grid, block, args, ptx_.shared_bytes, stream, where);

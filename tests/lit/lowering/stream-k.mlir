@@ -1,11 +1,13 @@
 // Stream-K (wave-lower-to-gpu{persistent=true stream-k=true}): on a persistent grid whose
 // last round is at most half full, the rounds of whole tiles stop two short of the end,
-// and each workgroup walks its even share of the rest's K trips: one unit per whole tile,
-// then one per tile its share meets, the K loop running that segment's trips. After
-// the loop a segment short of its tile stores its sums to the workspace (a parameter
-// after the tensors'), counts its trips on the tile's counter, and the one completing
-// the count adds the other workgroups' sums; the epilogue runs only where the sums are
-// whole.
+// and the rest's K trips are shared out evenly (where there are fewer tiles than
+// workgroups, in equal parts of each tile; at most one workgroup per 8 trips of a tile):
+// one unit per whole tile, then one per tile a share meets, the K loop running that
+// segment's trips. After the loop a segment short of its tile peeks at the tile's
+// counter; unless the others are all counted, it adds its sums to the tile's slot of the
+// workspace (a parameter after the tensors') and counts its trips; the one completing the
+// count takes the slot's sums (adding its own where it kept them) and zeroes the slot; the
+// epilogue runs only where the sums are whole.
 // RUN: wave-opt %s --wave-assign-layouts --wave-lower-to-gpu="persistent=true stream-k=true" \
 // RUN:   | wave-opt --pass-pipeline='builtin.module(gpu.module(gpu.func(canonicalize,cse)))' | FileCheck %s
 // A loop whose carried value is no sum (a running maximum) keeps the plain persistent grid.
@@ -27,8 +29,12 @@
 // CHECK: %[[HALF:.*]] = arith.cmpi ule, %[[TWICE]], %[[WGS]]
 // CHECK: %[[SPLITS:.*]] = arith.andi %{{.*}}, %[[HALF]]
 // CHECK: %[[FULL:.*]] = arith.select %[[SPLITS]], %{{.*}}, %[[ROUNDS]]
-// The share's end: (the workgroup + 1) x the split trips (32 per tile) / the workgroups.
-// CHECK: %[[SHARE_END:.*]] = arith.divui %{{.*}}, %[[WGS]]
+// The sharers: per tile the workgroups over the tiles, at most 4 (32 trips, 8 a part);
+// at most the workgroups; the
+// share's end: (the workgroup + 1, at most the sharers) x the split trips / the sharers.
+// CHECK: %[[CAPPED:.*]] = arith.minui %[[WGS]], %{{.*}}
+// CHECK: %[[SHARERS:.*]] = arith.maxui %[[CAPPED]], %c1
+// CHECK: %[[SHARE_END:.*]] = arith.divui %{{.*}}, %[[SHARERS]]
 // CHECK: %[[SEGMENT_UNITS:.*]] = arith.addi %[[FULL]], %{{[0-9]+}} : index
 // CHECK-NEXT: %[[UNITS:.*]] = arith.select %[[SPLITS]], %[[SEGMENT_UNITS]], %[[WHOLE]]
 // CHECK-NEXT: scf.for %[[UNIT:[0-9a-z_]+]] = %c0 to %[[UNITS]] step %c1
@@ -41,17 +47,34 @@
 // CHECK: scf.for
 // CHECK: %[[SHORT:.*]] = arith.ori
 // CHECK: %[[PARTS:.*]]:2 = scf.if %[[SHORT]] -> (vector<{{.*}}xf32>, i1) {
-// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// The peek.
+// CHECK: gpu.barrier
+// CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK: memref.store %{{.*}}, %{{.*}}[%c0] : memref<1xi32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: %[[SEEN:.*]] = memref.load
+// CHECK: %[[ALREADY:.*]] = arith.cmpi ne, %[[SEEN]], %c0_i32
+// CHECK: scf.if %[[ALREADY]] {
+// CHECK-NEXT: } else {
+// (No vector red.global.add on sm_80: an atomic add per element.)
+// CHECK: llvm.atomicrmw fadd %{{.*}}, %{{.*}} syncscope("device") monotonic : !llvm.ptr<1>, f32
 // CHECK: llvm.fence syncscope("device") release
 // CHECK: gpu.barrier
 // CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") acq_rel
 // CHECK: memref.store %{{.*}}, %{{.*}}[%c0] : memref<1xi32, #gpu.address_space<workgroup>>
+// The last resets the counter.
+// CHECK: llvm.store %c0_i32, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<1>
 // CHECK: gpu.barrier
 // CHECK: scf.if %{{.*}} -> (vector<{{.*}}xf32>) {
 // CHECK: llvm.fence syncscope("device") acquire
-// CHECK: scf.for
-// CHECK: llvm.load volatile %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: scf.if %[[ALREADY]] -> (vector<{{.*}}xf32>) {
+// CHECK: llvm.load volatile %[[AT:.*]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK: arith.addf
+// CHECK: llvm.store %{{.*}}, %[[AT]] {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK: } else {
+// CHECK: llvm.load volatile
+// CHECK-NOT: arith.addf
+// CHECK: llvm.store
 // CHECK: } else {
 // CHECK: scf.yield %{{.*}}, %true
 // CHECK: scf.if %[[PARTS]]#1 {
