@@ -24,6 +24,10 @@ enum class MMA : std::uint8_t {
   // sm_90a wgmma m64nNk32, whose f8 operands both hold K innermost.
   F32_16x8x32_F8E4M3,
   F32_16x8x32_F8E5M2,
+  // AMD MFMA on bf16 (CDNA3: v_mfma_f32_16x16x16_bf16, v_mfma_f32_32x32x8_bf16), the f16
+  // kinds' shapes and layouts.
+  F32_16x16x16_BF16,
+  F32_32x32x8_BF16,
 };
 
 enum class Vendor : std::uint8_t { nvidia, amd };
@@ -38,7 +42,7 @@ struct MMAInfo {
   int threads;            // threads that issue one instruction together
 };
 
-inline constexpr std::array<MMAInfo, 7> mma_kinds{{
+inline constexpr std::array<MMAInfo, 9> mma_kinds{{
     {MMA::F32_16x8x16_F16, "f32_16x8x16_f16", 16, 8, 16, DataType::f16, DataType::f32, Vendor::nvidia, 32},
     {MMA::F32_16x8x16_BF16, "f32_16x8x16_bf16", 16, 8, 16, DataType::bf16, DataType::f32, Vendor::nvidia, 32},
     {MMA::F16_16x8x16_F16, "f16_16x8x16_f16", 16, 8, 16, DataType::f16, DataType::f16, Vendor::nvidia, 32},
@@ -46,6 +50,8 @@ inline constexpr std::array<MMAInfo, 7> mma_kinds{{
     {MMA::F32_32x32x8_F16, "f32_32x32x8_f16", 32, 32, 8, DataType::f16, DataType::f32, Vendor::amd, 64},
     {MMA::F32_16x8x32_F8E4M3, "f32_16x8x32_f8e4m3", 16, 8, 32, DataType::f8e4m3, DataType::f32, Vendor::nvidia, 32},
     {MMA::F32_16x8x32_F8E5M2, "f32_16x8x32_f8e5m2", 16, 8, 32, DataType::f8e5m2, DataType::f32, Vendor::nvidia, 32},
+    {MMA::F32_16x16x16_BF16, "f32_16x16x16_bf16", 16, 16, 16, DataType::bf16, DataType::f32, Vendor::amd, 64},
+    {MMA::F32_32x32x8_BF16, "f32_32x32x8_bf16", 32, 32, 8, DataType::bf16, DataType::f32, Vendor::amd, 64},
 }};
 
 constexpr const MMAInfo& info(MMA kind) {

@@ -36,7 +36,11 @@ constexpr const TargetInfo* find_target(std::string_view name) {
 // names one, by its operands' dtype (f32 accumulators); none where the vendor has no such
 // instruction.
 constexpr std::optional<MMA> default_mma(Vendor vendor, DataType operand) {
-  if (vendor == Vendor::amd) return operand == DataType::f16 ? std::optional(MMA::F32_16x16x16_F16) : std::nullopt;
+  if (vendor == Vendor::amd) {
+    if (operand == DataType::f16) return MMA::F32_16x16x16_F16;
+    if (operand == DataType::bf16) return MMA::F32_16x16x16_BF16;
+    return std::nullopt;
+  }
   switch (operand) {
     case DataType::f16: return MMA::F32_16x8x16_F16;
     case DataType::bf16: return MMA::F32_16x8x16_BF16;

@@ -105,6 +105,36 @@ TEST_CASE("gfx942: an mma without a kind takes the target's, an MFMA", "[compile
   CHECK_THAT(compile(large, gfx942(subs)).ptx().amdgpu_assembly, Contains("v_mfma_f32_32x32x8_f16"));
 }
 
+TEST_CASE("gfx942: bf16 mmas on CDNA3's bf16 MFMA, the f16 ones' layouts", "[compile][amdgpu]") {
+  auto gemm = [](HardwareConstraint hw) {
+    return kernel("gemm_bf16", {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), WaveConstraint(M, BM / 2),
+                                WaveConstraint(N, BN / 2), TilingConstraint(K, BK), hw},
+                  [](Memory<dims<M, K>, bf16> a, Memory<dims<N, K>, bf16> b, Memory<dims<M, N>, bf16> c) {
+                    Register<dims<M, N>, f32> zero(0.0);
+                    write(cast<bf16>(iterate<K>(zero, [&](auto acc) { return mma(read(a), read(b), acc); })), c);
+                  });
+  };
+  // Unaligned sizes: the edges masked as on NVIDIA.
+  const Subs subs{{M, 200}, {N, 136}, {K, 100}, {BM, 64}, {BN, 64}, {BK, 32}};
+  // No kind named: the target's for bf16 operands.
+  const jit::PtxKernel small = compile(gemm(HardwareConstraint{}), gfx942(subs)).ptx();
+  CHECK(small.block[0] == 256);
+  CHECK_THAT(small.amdgpu_assembly, Contains("v_mfma_f32_16x16x16_bf16"));
+  CHECK(small.amdgpu_assembly.find("v_mfma_f32_16x16x16_f16") == std::string::npos);
+  CHECK_THAT(small.amdgpu_assembly, Contains(".vgpr_spill_count: 0"));
+  const jit::PtxKernel large =
+      compile(gemm(HardwareConstraint{.mma = MMA::F32_32x32x8_BF16}), gfx942(subs)).ptx();
+  CHECK_THAT(large.amdgpu_assembly, Contains("v_mfma_f32_32x32x8_bf16"));
+  CHECK_THAT(large.amdgpu_assembly, Contains(".vgpr_spill_count: 0"));
+  // On NVIDIA the same kernel takes mma.sync's bf16 kind; the AMD kind is an error there.
+  CHECK_THAT(compile(gemm(HardwareConstraint{}), {.subs = subs, .cache = false}).ptx().ptx,
+             Contains("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
+  const unsigned line = __LINE__ + 1;
+  auto amd_kind = gemm(HardwareConstraint{.mma = MMA::F32_16x16x16_BF16});
+  check_error(fixtures::error_of([&] { compile(amd_kind, {.subs = subs, .cache = false}); }), line,
+              "HardwareConstraint", "threads_per_wave: expected 32 on the NVIDIA target");
+}
+
 TEST_CASE("gfx942: what its lowering does not take is an error at the line", "[compile][amdgpu][error]") {
   SECTION("waves of 32") {
     const unsigned line = __LINE__ + 2;

@@ -2,6 +2,7 @@
 
 #include <wave/dtype.hpp>
 #include <wave/mma.hpp>
+#include <wave/target.hpp>
 
 using namespace wave;
 
@@ -32,4 +33,15 @@ TEST_CASE("MMA kinds are described as data", "[dtype][mma]") {
   CHECK(nv.threads == 32);
   CHECK(info(MMA::F32_32x32x8_F16).threads == 64);
   CHECK(info(MMA::F32_32x32x8_F16).name == "f32_32x32x8_f16");
+  // CDNA3's bf16 MFMA: the f16 kinds' shapes on bf16 operands.
+  const MMAInfo& amd_bf16 = info(MMA::F32_32x32x8_BF16);
+  CHECK(amd_bf16.operand == DataType::bf16);
+  CHECK(amd_bf16.accumulator == DataType::f32);
+  CHECK((amd_bf16.m == 32 && amd_bf16.n == 32 && amd_bf16.k == 8));
+  CHECK(amd_bf16.vendor == Vendor::amd);
+  CHECK(amd_bf16.threads == 64);
+  CHECK(info(MMA::F32_16x16x16_BF16).name == "f32_16x16x16_bf16");
+  CHECK(default_mma(Vendor::amd, DataType::bf16) == MMA::F32_16x16x16_BF16);
+  CHECK(default_mma(Vendor::amd, DataType::f16) == MMA::F32_16x16x16_F16);
+  CHECK_FALSE(default_mma(Vendor::amd, DataType::f8e4m3).has_value());
 }

@@ -130,4 +130,21 @@ TEST_CASE("MFMA layouts are the instructions' documented ones, on waves of 64", 
   checkAgainst(large->a, [](int64_t lane, int64_t e) { return std::pair{lane % 32, lane / 32 * 4 + e}; });
   checkAgainst(large->b, [](int64_t lane, int64_t e) { return std::pair{lane % 32, lane / 32 * 4 + e}; });
   checkAgainst(large->c, [](int64_t lane, int64_t e) { return std::pair{e / 4 * 8 + lane / 32 * 4 + e % 4, lane % 32}; });
+  // CDNA3's bf16 forms (v_mfma_f32_16x16x16_bf16, v_mfma_f32_32x32x8_bf16) hold their
+  // operands and results where the f16 forms do, on bf16 operands.
+  auto smallBf16 = jit::getMMALayout(&ctx, dialect::MMAKind::f32_16x16x16_bf16);
+  REQUIRE(mlir::succeeded(smallBf16));
+  CHECK(smallBf16->inputType.isBF16());
+  CHECK(smallBf16->accType.isF32());
+  checkAgainst(smallBf16->a, [](int64_t lane, int64_t e) { return std::pair{lane % 16, lane / 16 * 4 + e}; });
+  checkAgainst(smallBf16->b, [](int64_t lane, int64_t e) { return std::pair{lane % 16, lane / 16 * 4 + e}; });
+  checkAgainst(smallBf16->c, [](int64_t lane, int64_t e) { return std::pair{lane / 16 * 4 + e, lane % 16}; });
+  auto largeBf16 = jit::getMMALayout(&ctx, dialect::MMAKind::f32_32x32x8_bf16);
+  REQUIRE(mlir::succeeded(largeBf16));
+  CHECK(largeBf16->inputType.isBF16());
+  CHECK(largeBf16->c.elementsPerLane() == 16);
+  checkAgainst(largeBf16->a, [](int64_t lane, int64_t e) { return std::pair{lane % 32, lane / 32 * 4 + e}; });
+  checkAgainst(largeBf16->b, [](int64_t lane, int64_t e) { return std::pair{lane % 32, lane / 32 * 4 + e}; });
+  checkAgainst(largeBf16->c,
+               [](int64_t lane, int64_t e) { return std::pair{e / 4 * 8 + lane / 32 * 4 + e % 4, lane % 32}; });
 }

@@ -6,10 +6,10 @@ using namespace mlir;
 
 namespace {
 
-// AMD CDNA's MFMA on a wave of 64 (v_mfma_f32_16x16x16f16, v_mfma_f32_32x32x8f16): the
-// lanes form k/4 groups of `m` (= n); a lane's place in its group picks its row of A
-// (column of B, column of C), its group the run of 4 consecutive elements along K it
-// holds (A, B). C: lane l holds column l % m, rows in runs of 4: group g's run starts at
+// AMD CDNA's MFMA on a wave of 64 (v_mfma_f32_16x16x16f16, v_mfma_f32_32x32x8f16, and
+// CDNA3's bf16 forms, whose operands sit in the same places): the lanes form k/4 groups of
+// `m` (= n); a lane's place in its group picks its row of A (column of B, column of C),
+// its group the run of 4 consecutive elements along K it holds (A, B). C: lane l holds column l % m, rows in runs of 4: group g's run starts at
 // 4g within each band of 8 rows (32 x 32: four bands, 16 registers; 16 x 16: one band of
 // 16 rows, 4 registers).
 MMALayout mfmaLayout(MLIRContext* ctx, dialect::MMAKind kind) {
@@ -30,7 +30,9 @@ MMALayout mfmaLayout(MLIRContext* ctx, dialect::MMAKind kind) {
 
 FailureOr<MMALayout> getMMALayout(MLIRContext* ctx, dialect::MMAKind kind) {
   using dialect::MMAKind;
-  if (kind == MMAKind::f32_16x16x16_f16 || kind == MMAKind::f32_32x32x8_f16) return mfmaLayout(ctx, kind);
+  if (kind == MMAKind::f32_16x16x16_f16 || kind == MMAKind::f32_32x32x8_f16 || kind == MMAKind::f32_16x16x16_bf16 ||
+      kind == MMAKind::f32_32x32x8_bf16)
+    return mfmaLayout(ctx, kind);
   const bool eightBit = kind == MMAKind::f32_16x8x32_f8e4m3 || kind == MMAKind::f32_16x8x32_f8e5m2;
   if (kind != MMAKind::f32_16x8x16_f16 && kind != MMAKind::f32_16x8x16_bf16 && kind != MMAKind::f16_16x8x16_f16 &&
       !eightBit)

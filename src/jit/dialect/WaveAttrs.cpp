@@ -45,6 +45,8 @@ MMAShape wave::dialect::getMMAShape(MLIRContext* ctx, MMAKind kind) {
     case MMAKind::f16_16x8x16_f16: return {16, 8, 16, b.getF16Type(), b.getF16Type()};
     case MMAKind::f32_16x16x16_f16: return {16, 16, 16, b.getF16Type(), b.getF32Type()};
     case MMAKind::f32_32x32x8_f16: return {32, 32, 8, b.getF16Type(), b.getF32Type()};
+    case MMAKind::f32_16x16x16_bf16: return {16, 16, 16, b.getBF16Type(), b.getF32Type()};
+    case MMAKind::f32_32x32x8_bf16: return {32, 32, 8, b.getBF16Type(), b.getF32Type()};
     case MMAKind::f32_16x8x32_f8e4m3: return {16, 8, 32, b.getType<Float8E4M3FNType>(), b.getF32Type()};
     case MMAKind::f32_16x8x32_f8e5m2: return {16, 8, 32, b.getType<Float8E5M2Type>(), b.getF32Type()};
   }

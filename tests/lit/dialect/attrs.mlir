@@ -18,10 +18,13 @@ func.func private @index_mapping() attributes {
 // CHECK-SAME: c = #wave.mma_kind<f16_16x8x16_f16>
 // CHECK-SAME: d = #wave.mma_kind<f32_16x16x16_f16>
 // CHECK-SAME: e = #wave.mma_kind<f32_32x32x8_f16>
+// CHECK-SAME: f = #wave.mma_kind<f32_16x16x16_bf16>
+// CHECK-SAME: g = #wave.mma_kind<f32_32x32x8_bf16>
 func.func private @mma_kinds() attributes {
   a = #wave.mma_kind<f32_16x8x16_f16>, b = #wave.mma_kind<f32_16x8x16_bf16>,
   c = #wave.mma_kind<f16_16x8x16_f16>, d = #wave.mma_kind<f32_16x16x16_f16>,
-  e = #wave.mma_kind<f32_32x32x8_f16>}
+  e = #wave.mma_kind<f32_32x32x8_f16>, f = #wave.mma_kind<f32_16x16x16_bf16>,
+  g = #wave.mma_kind<f32_32x32x8_bf16>}
 
 // The constraints of a kernel, and its hyperparameters.
 // CHECK-LABEL: func.func private @gemm_constraints

@@ -61,3 +61,56 @@ func.func @gemm_32x32x8(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memor
   wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
   return
 }
+
+// bf16 operands on CDNA3's bf16 MFMA: the f16 kind's lanes and registers, each instruction
+// on a vector<4xbf16> of A and one of B.
+// CHECK-LABEL: gpu.func @gemm_16x16x16_bf16
+// CHECK: scf.for {{.*}} -> (vector<16xf32>)
+// CHECK: vector.load %{{.*}} : memref<32x{{[0-9]+}}xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// CHECK-COUNT-8: amdgpu.mfma 16x16x16 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
+// CHECK-NOT: amdgpu.mfma
+func.func @gemm_16x16x16_bf16(%a: !wave.memory<[M, K] of bf16, shared>, %b: !wave.memory<[N, K] of bf16, shared>,
+                %c: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"32">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"64">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"32">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"32">>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 64, mma = #wave.mma_kind<f32_16x16x16_bf16>>],
+    wave.hyperparameters = {K = 96 : i64, M = 64 : i64, N = 128 : i64}} {
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %x = wave.read %a : !wave.memory<[M, K] of bf16, shared> -> !wave.tensor<[M, K] of bf16>
+    %y = wave.read %b : !wave.memory<[N, K] of bf16, shared> -> !wave.tensor<[N, K] of bf16>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of bf16>, !wave.tensor<[N, K] of bf16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
+
+// The 32 x 32 x 8 bf16 form on the lane's 16 accumulators.
+// CHECK-LABEL: gpu.func @gemm_32x32x8_bf16
+// CHECK-COUNT-4: amdgpu.mfma 32x32x8 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<4xbf16>, vector<4xbf16>, vector<16xf32>
+// CHECK-NOT: amdgpu.mfma
+func.func @gemm_32x32x8_bf16(%a: !wave.memory<[M, K] of bf16, shared>, %b: !wave.memory<[N, K] of bf16, shared>,
+                %c: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"32">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"64">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"32">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"32">>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 64, mma = #wave.mma_kind<f32_32x32x8_bf16>>],
+    wave.hyperparameters = {K = 96 : i64, M = 64 : i64, N = 128 : i64}} {
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %x = wave.read %a : !wave.memory<[M, K] of bf16, shared> -> !wave.tensor<[M, K] of bf16>
+    %y = wave.read %b : !wave.memory<[N, K] of bf16, shared> -> !wave.tensor<[N, K] of bf16>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of bf16>, !wave.tensor<[N, K] of bf16>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
