@@ -2,18 +2,18 @@
 //
 // Stream-K (DistributionOptions::streamK): where a persistent grid's tiles fill at most
 // half its last round, that round and the one before it are not run tile by tile: their
-// trips of the kernel's summing loop are shared out evenly, each workgroup walking a contiguous
-// run of them across tile boundaries. The rounds before stay whole tiles (no extra work
-// there). A grid with fewer tiles than workgroups (a skinny GEMM's) is one such round, its
-// tiles split in equal parts (split-K), at most one per kMinTripsPerPart of a tile's trips
-// so that each part still pipelines its loads. A workgroup's run meets a tile in a segment of its trips;
-// a segment short of the tile adds its sums to the tile's slot of a workspace (red.add,
-// the parts at once) and its trip count to the tile's counter; the one whose add completes
-// the count is the last: it takes the slot's sums, zeroes the slot and runs the rest of
-// the body (the epilogue), which the others skip. A part that finds the others all counted
-// before it adds is the last already and keeps its sums to itself. Nobody waits for
-// anybody, so the grid need not be resident all at once, and the counters and slots
-// return to zero for the next launch.
+// trips of the kernel's summing loop are shared out evenly, each workgroup walking a
+// contiguous run of them across tile boundaries. The rounds before stay whole tiles (no
+// extra work there). A grid with fewer tiles than workgroups (a skinny GEMM's) is one such
+// round, its tiles split in equal parts (split-K), at most one per kMinTripsPerPart of a
+// tile's trips so that each part still pipelines its loads. A workgroup's run meets a tile
+// in a segment of its trips; a segment short of the tile adds its sums to the tile's slot
+// of a workspace (red.add, the parts at once) and its trip count to the tile's counter;
+// the one whose add completes the count is the last: it takes the slot's sums, zeroes the
+// slot and runs the rest of the body (the epilogue), which the others skip. A part that
+// finds the others all counted before it adds is the last already and keeps its sums to
+// itself. Nobody waits for anybody, so the grid need not be resident all at once, and the
+// counters and slots return to zero for the next launch.
 //
 // The workspace (one kernel parameter, allocated and zeroed by the runtime, see
 // `wave.stream_k_slot_bytes`): 16 bytes per workgroup of counters (one i32 per split tile:
@@ -194,8 +194,8 @@ void Distributor::combineStreamKParts(dialect::IterateOp loop) {
   func_->setAttr("wave.stream_k_slot_bytes", b_.getI64IntegerAttr(slotBytes));
   Value thread = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, wave_, index(grid_.waves.lanes)), lane_);
   // The tile's slot, after the counters.
-  Value slot = arith::AddIOp::create(b_, loc_, arith::MulIOp::create(b_, loc_, s.workgroups, index(kCounterBytesPerWorkgroup)),
-                                     arith::MulIOp::create(b_, loc_, s.tile, index(slotBytes)));
+  Value counters = arith::MulIOp::create(b_, loc_, s.workgroups, index(kCounterBytesPerWorkgroup));
+  Value slot = arith::AddIOp::create(b_, loc_, counters, arith::MulIOp::create(b_, loc_, s.tile, index(slotBytes)));
   // Each chunk of each sum in the slot: its elements [from, from + chunk) of sum k, at `at`.
   auto eachChunk = [&](function_ref<void(size_t, int64_t, int64_t, Value)> visit) {
     for (auto [k, type] : llvm::enumerate(types)) {
@@ -304,7 +304,9 @@ void Distributor::combineStreamKParts(dialect::IterateOp loop) {
       b_.setInsertionPoint(count.elseBlock()->getTerminator());
       // The sums into the slot, every thread's before the count (release), the count by
       // one thread.
-      eachChunk([&](size_t k, int64_t from, int64_t chunk, Value at) { addToSlot(chunkOfValue(sums[k], from, chunk), at); });
+      eachChunk([&](size_t k, int64_t from, int64_t chunk, Value at) {
+        addToSlot(chunkOfValue(sums[k], from, chunk), at);
+      });
       LLVM::FenceOp::create(b_, loc_, LLVM::AtomicOrdering::release, kDeviceScope);
       gpu::BarrierOp::create(b_, loc_);
       ifThen(isLeader(), [&] {
@@ -314,7 +316,9 @@ void Distributor::combineStreamKParts(dialect::IterateOp loop) {
     }
     // The count back to zero for the next launch (no part of this one adds to it now).
     ifThen(isLeader(), [&] {
-      ifThen(flagSet(), [&] { LLVM::StoreOp::create(b_, loc_, arith::ConstantIntOp::create(b_, loc_, i32, 0), counter, 4); });
+      ifThen(flagSet(), [&] {
+        LLVM::StoreOp::create(b_, loc_, arith::ConstantIntOp::create(b_, loc_, i32, 0), counter, 4);
+      });
     });
     gpu::BarrierOp::create(b_, loc_);
     Value last = flagSet();
