@@ -79,12 +79,12 @@ struct CompileOptions {
   // specialization the producer fills the next tile's stages while the computing warps
   // finish the last one's epilogue (docs/language.md).
   bool persistent = false;
-  // With `persistent`: stream-K. Where the tiles fill at most half of the grid's last
-  // round, the last two rounds' trips of the kernel's summing loop (a GEMM's or conv's
-  // over K) are shared out evenly, each workgroup walking a run of them across tile
-  // boundaries; fewer tiles than the GPU holds workgroups (a skinny GEMM) are split in
-  // equal parts (split-K). A tile's parts meet through a workspace the runtime keeps, and
-  // the last to finish runs the epilogue. Kernels it does not fit (a loop whose carried values are not all sums,
+  // With `persistent`: stream-K. Where the tiles fill at most half of the grid's last round,
+  // the last two rounds' trips of the kernel's summing loop (a GEMM's or conv's over K) are
+  // shared out evenly, each workgroup walking a run of them across tile boundaries; fewer
+  // tiles than the GPU holds workgroups (a skinny GEMM) are split in equal parts (split-K).
+  // A tile's parts meet through a workspace the runtime keeps, and the last to finish runs
+  // the epilogue. Kernels it does not fit (a loop whose carried values are not all sums,
   // such as attention's, or more than one loop) keep the plain persistent grid;
   // `PtxKernel::stream_k_slot_bytes` says which it got. The sums of a split tile are added
   // in the order its parts finish (docs/language.md).
