@@ -53,8 +53,9 @@ enum class OpKind : std::uint8_t {
   Sin, Cos, Sinh, Cbrt, RoundEven, Atan2, Powf,
   ReduceMin, AtomicMin, AtomicMax, Cumsum, Bitcast, TanhApprox,
   SetSymbol, WaitAtLeast, Signal,
+  Shuffle, Extract, WorkgroupBarrier, SetWavePrio,
 };
-inline constexpr OpKind kLastOpKind = OpKind::Signal;
+inline constexpr OpKind kLastOpKind = OpKind::SetWavePrio;
 
 // The op's name as users write it (and as `wave.<name>` in the IR).
 inline const char* op_name(OpKind k) {
@@ -68,7 +69,8 @@ inline const char* op_name(OpKind k) {
       "gt", "ge", "lt", "le", "eq", "ne",
       "sin", "cos", "sinh", "cbrt", "roundeven", "atan2", "powf",
       "reduce_min", "atomic_min", "atomic_max", "cumsum", "bitcast", "tanh_approx",
-      "set_symbol", "wait_at_least", "signal"};
+      "set_symbol", "wait_at_least", "signal",
+      "shuffle", "extract", "workgroup_barrier", "set_wave_prio"};
   const auto i = static_cast<std::size_t>(k);
   return i < sizeof names / sizeof *names ? names[i] : "?";  // "?": a hand-built graph's bad kind
 }
@@ -84,14 +86,16 @@ struct Node {
 
   // Attributes; each op uses the ones it needs.
   double fill = 0;                 // register: the constant
-  std::string dim;                 // iterate, reductions, self_index, set_symbol
+  std::string dim;                 // iterate, reductions, extract, shuffle, self_index, set_symbol
   std::optional<Mapping> mapping;  // read, write
   int elements_per_thread = 0;     // read, write (0: chosen by the compiler)
   std::optional<MMA> mma;          // mma: an explicit kind
   std::optional<Expr> expr;        // apply_expr, in terms of $0
   std::string label;               // print: the name each line starts with
   std::int64_t limit = 0;          // print: elements printed, the first in row-major order;
-                                   // wait_at_least: the least value each flag must reach
+                                   // wait_at_least: the least value each flag must reach;
+                                   // shuffle: the xor mask (k takes k ^ limit);
+                                   // set_wave_prio: the priority (0 to 3)
   std::vector<Block> regions;      // iterate: its body
 };
 

@@ -40,6 +40,7 @@
 #include "wave/ops/mma.hpp"
 #include "wave/ops/print.hpp"
 #include "wave/ops/reduce.hpp"
+#include "wave/ops/schedule.hpp"
 #include "wave/ops/set_symbol.hpp"
 #include "wave/ops/shape.hpp"
 #include "wave/ops/signal.hpp"

@@ -754,6 +754,55 @@ TEST_CASE("cumsum, min reductions and atomic min/max compile: shared-memory scan
   }
 }
 
+TEST_CASE("shuffle, extract, workgroup_barrier and set_wave_prio compile: bfly shuffles, bar.sync, no setprio", "[compile][shuffle]") {
+  WAVE_SYMBOL(S);
+  WAVE_SYMBOL(D);
+  WAVE_SYMBOL(BLOCK_S);
+  WAVE_SYMBOL(WAVE_D);
+  // Rows of 128 halves over two waves of 64: xor 1 stays in a thread's run, xor 8 crosses
+  // lanes, xor 64 crosses the waves (through shared memory).
+  auto pairs = [&](std::int64_t mask) {
+    return kernel("pairs",
+                  Constraints{WorkgroupConstraint(S, BLOCK_S, 1), WorkgroupConstraint(D, 128, 0), WaveConstraint(S, BLOCK_S),
+                              WaveConstraint(D, WAVE_D), HardwareConstraint{.threads_per_wave = 32}},
+                  [mask](Memory<dims<S, D>, f16> x, Memory<dims<S, D>, f16> y, Memory<dims<S>, f16> last) {
+                    auto v = read(x);
+                    set_wave_prio(3);
+                    write(shuffle<D>(v, mask), y);
+                    workgroup_barrier();
+                    write(extract<D>(v, D - 1), last);
+                  });
+  };
+  const CompileOptions options = uncached({.subs = {{S, 100}, {D, 128}, {BLOCK_S, 1}, {WAVE_D, 64}}});
+  const jit::PtxKernel in_thread = jit::compile_to_ptx(pairs(1).trace(), options);
+  const jit::PtxKernel across_lanes = jit::compile_to_ptx(pairs(8).trace(), options);
+  const jit::PtxKernel across_waves = jit::compile_to_ptx(pairs(64).trace(), options);
+  // Each compiles clean; the pick combines its row over lanes (bfly shuffles) and waves.
+  for (const jit::PtxKernel* k : {&in_thread, &across_lanes, &across_waves}) {
+    CHECK_THAT(k->ptx, Contains("bar.sync"));
+    CHECK_THAT(k->ptx, !Contains("setprio"));
+    check_ptxas_clean(k->ptx, "pairs");
+  }
+  // The pick's own shuffles aside, xor 8 adds one per register; xor 1 and xor 64 none.
+  CHECK(count(across_lanes.ptx, "shfl.sync.bfly") > count(in_thread.ptx, "shfl.sync.bfly"));
+  CHECK(count(across_waves.ptx, "shfl.sync.bfly") == count(in_thread.ptx, "shfl.sync.bfly"));
+  CHECK(count(across_waves.ptx, "st.shared") > count(in_thread.ptx, "st.shared"));
+
+  // A tile the pairs do not fit in: an error at the user's line.
+  auto odd = kernel("odd_tile",
+                    Constraints{WorkgroupConstraint(S, BLOCK_S, 1), WorkgroupConstraint(D, 48, 0), WaveConstraint(S, BLOCK_S),
+                                WaveConstraint(D, 48), HardwareConstraint{.threads_per_wave = 32}},
+                    [](Memory<dims<S, D>, f32> x, Memory<dims<S, D>, f32> y) { write(shuffle<D>(read(x), 16), y); });
+  try {
+    compile(odd, uncached({.subs = {{S, 10}, {D, 96}, {BLOCK_S, 1}}}));
+    FAIL("expected a wave::Error");
+  } catch (const Error& e) {
+    CHECK(e.op() == "wave.shuffle");
+    CHECK_THAT(e.file(), Contains("compile_test.cpp"));
+    CHECK_THAT(e.message(), Contains("expected a tile of D that is a multiple of 32"));
+  }
+}
+
 TEST_CASE("split-K bad input: what would see one workgroup's part as the whole sum is an error", "[compile][atomic][error]") {
   namespace sk = examples::gemm_split_k;
   using namespace sk;

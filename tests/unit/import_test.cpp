@@ -158,3 +158,23 @@ TEST_CASE("min reductions, prefix sums and atomic min/max import as their ops", 
   CHECK(count(ir, "{combine = #wave.combine<max>}") == 1);
   CHECK(count(ir, "wave.atomic") == 0);
 }
+
+TEST_CASE("shuffle, extract, workgroup_barrier and set_wave_prio import as their ops", "[import][shuffle]") {
+  WAVE_SYMBOL(M);
+  WAVE_SYMBOL(N);
+  WAVE_SYMBOL(BM);
+  auto k = kernel("picks", Constraints{WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM), HardwareConstraint{}},
+                  [](Memory<dims<M, N>, f32> x, Memory<dims<M, N>, f32> y, Memory<dims<M>, i32> at, Memory<dims<M>, f32> picked) {
+                    auto v = read(x);
+                    write(shuffle<N>(v, 5), y);
+                    workgroup_barrier();
+                    set_wave_prio(2);
+                    write(extract<N>(v, read(at)), picked);
+                  });
+  const std::string ir = k.ir();
+  CHECK_THAT(ir, Contains("wave.shuffle %0 xor 5 along \"N\" : !wave.tensor<[M, N] of f32>"));
+  CHECK_THAT(ir, Contains("wave.workgroup_barrier"));
+  CHECK_THAT(ir, Contains("wave.set_wave_prio 2"));
+  CHECK_THAT(ir, Contains("along \"N\" : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M] of i32>) -> !wave.tensor<[M] of f32>"));
+  CHECK(count(ir, "wave.extract %0 at") == 1);
+}

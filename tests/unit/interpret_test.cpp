@@ -259,6 +259,57 @@ TEST_CASE("interpret: min reductions, cumsum runs along its dim, integers wrappi
   CHECK(least_i == std::vector<std::int32_t>{0, -7});
 }
 
+TEST_CASE("interpret: shuffle trades pairs along its dim, 0 where the partner is past the end", "[interpret][shuffle]") {
+  auto pairs = kernel("pairs", plain(),
+                      [](Memory<dims<M, N>, f32> x, Memory<dims<M, N>, f32> neighbours, Memory<dims<M, N>, f32> halves,
+                         Memory<dims<M, N>, i32> as_int) {
+                        auto v = read(x);
+                        write(shuffle<N>(v, 1), neighbours);
+                        write(shuffle<N>(v, 2), halves);
+                        write(shuffle<N>(cast<i32>(v), 3), as_int);
+                        workgroup_barrier();
+                        set_wave_prio(1);
+                      });
+  // N = 6: pairs (0 1) (2 3) (4 5) for xor 1; xor 2 sends 4 and 5 to 6 and 7, past the end.
+  const std::vector<float> x{0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15};
+  std::vector<float> neighbours(12), halves(12);
+  std::vector<std::int32_t> as_int(12);
+  interpret(pairs, sizes(2, 6), {x.data(), neighbours.data(), halves.data(), as_int.data()});
+  CHECK(neighbours == std::vector<float>{1, 0, 3, 2, 5, 4, 11, 10, 13, 12, 15, 14});
+  CHECK(halves == std::vector<float>{2, 3, 0, 1, 0, 0, 12, 13, 10, 11, 0, 0});
+  CHECK(as_int == std::vector<std::int32_t>{3, 2, 1, 0, 0, 0, 13, 12, 11, 10, 0, 0});
+}
+
+TEST_CASE("interpret: extract takes one element per row, 0 outside the dim, and per tile in a loop", "[interpret][extract]") {
+  auto picks = kernel("picks", plain(),
+                      [](Memory<dims<M, N>, f32> x, Memory<dims<M>, i32> at, Memory<dims<M>, f32> picked,
+                         Memory<dims<M>, f32> last, Memory<dims<>, f32> corner) {
+                        auto v = read(x);
+                        write(extract<N>(v, read(at)), picked);
+                        write(extract<N>(v, N - 1), last);
+                        write(extract<M>(extract<N>(v, 0), 1), corner);
+                      });
+  const std::vector<float> x{0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23};
+  const std::vector<std::int32_t> at{2, -1, 4};
+  std::vector<float> picked(3), last(3), corner(1);
+  interpret(picks, sizes(3, 4), {x.data(), at.data(), picked.data(), last.data(), corner.data()});
+  CHECK(picked == std::vector<float>{2, 0, 0});
+  CHECK(last == std::vector<float>{3, 13, 23});
+  CHECK(corner == std::vector<float>{10});
+
+  // In a loop over K, each tile gives its element or 0: their sum is the element.
+  auto looped_pick = kernel("looped_pick", looped(), [](Memory<dims<M, K>, f32> x, Memory<dims<M>, i32> at, Memory<dims<M>, f32> out) {
+    Register<dims<M>, f32> zero(0.0);
+    write(iterate<K>(zero, [&](auto acc) { return acc + extract<K>(read(x), read(at)); }), out);
+  });
+  std::vector<float> rows(30);
+  for (std::size_t e = 0; e < rows.size(); ++e) rows[e] = static_cast<float>(e);
+  const std::vector<std::int32_t> where{9, 0, 10};
+  std::vector<float> out(3);
+  interpret(looped_pick, looped_sizes(3, 10, 4), {rows.data(), where.data(), out.data()});
+  CHECK(out == std::vector<float>{9, 10, 0});
+}
+
 TEST_CASE("interpret: bitcast keeps the bits, tanh_approx computes tanh", "[interpret][math]") {
   auto bits = kernel("bits", plain(), [](Memory<dims<M, N>, f32> x, Memory<dims<M, N>, i32> as_int, Memory<dims<M, N>, f32> t,
                                          Memory<dims<M, N>, bf16> h) {

@@ -207,3 +207,50 @@ TEST_CASE("set_symbol traces a node with the dim and the size, and no result", "
   }
   CHECK(std::string(graph::op_name(OpKind::SetSymbol)) == "set_symbol");
 }
+
+TEST_CASE("shuffle, extract, workgroup_barrier and set_wave_prio trace their dims, masks and positions", "[trace][shuffle]") {
+  WAVE_SYMBOL(M);
+  WAVE_SYMBOL(N);
+  WAVE_SYMBOL(BM);
+  auto k = kernel("picks", Constraints{WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM), HardwareConstraint{}},
+                  [](Memory<dims<M, N>, f32> x, Memory<dims<M, N>, f32> y, Memory<dims<M>, f32> last) {
+                    auto v = read(x);
+                    write(shuffle<N>(v, 5), y);
+                    workgroup_barrier();
+                    set_wave_prio(2);
+                    write(extract<N>(v, N - 1), last);
+                  });
+  const graph::KernelGraph g = k.trace();
+  const graph::Node *pairs = nullptr, *pick = nullptr;
+  int barriers = 0, priorities = 0;
+  for (const auto& n : g.body.nodes) {
+    if (n.kind == OpKind::Shuffle) pairs = &n;
+    if (n.kind == OpKind::Extract) pick = &n;
+    if (n.kind == OpKind::WorkgroupBarrier) ++barriers;
+    if (n.kind == OpKind::SetWavePrio) priorities += n.limit == 2;
+  }
+  REQUIRE(pairs);
+  CHECK(pairs->dim == "N");
+  CHECK(pairs->limit == 5);
+  CHECK(pairs->result_types[0].dims == Names{"M", "N"});
+  REQUIRE(pick);
+  CHECK(pick->dim == "N");
+  CHECK(pick->result_types[0].dims == Names{"M"});
+  // The position N - 1, a scalar broadcast over the result's dims.
+  REQUIRE(pick->operands.size() == 2);
+  const graph::Node& position = defining(g.body, pick->operands[1]);
+  CHECK(position.kind == OpKind::Broadcast);
+  CHECK(position.result_types[0] == graph::TensorType{{"M"}, DataType::i32});
+  CHECK(barriers == 1);
+  CHECK(priorities == 1);
+  // Bad masks and priorities stop at the user's line.
+  auto bad_mask = kernel("bad_mask", Constraints{WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM), HardwareConstraint{}},
+                         [](Memory<dims<M, N>, f32> x, Memory<dims<M, N>, f32> y) { write(shuffle<N>(read(x), 0), y); });
+  CHECK_THROWS_WITH(bad_mask.trace(), Catch::Matchers::Contains("expected an xor mask of at least 1, but found 0"));
+  auto bad_priority = kernel("bad_priority", Constraints{WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM), HardwareConstraint{}},
+                             [](Memory<dims<M, N>, f32> x) {
+                               set_wave_prio(7);
+                               write(read(x), x);
+                             });
+  CHECK_THROWS_WITH(bad_priority.trace(), Catch::Matchers::Contains("expected a priority from 0 to 3, but found 7"));
+}

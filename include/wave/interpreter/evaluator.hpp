@@ -248,6 +248,11 @@ class Evaluator {
         return {unary(n)};
       case K::ReduceMax: case K::ReduceMin: case K::ReduceSum: return {reduce(n)};
       case K::Cumsum: return {cumsum(n)};
+      case K::Extract: return {extract(n)};
+      case K::Shuffle: return {shuffle(n)};
+      // Whole-tensor steps run one after another here: a barrier orders nothing more, and
+      // a wave's priority changes no result.
+      case K::WorkgroupBarrier: case K::SetWavePrio: return {};
       case K::Cast: return {cast(n)};
       case K::Bitcast: return {bitcast(n)};
       case K::Permute: case K::Broadcast: return {rearrange(n)};
@@ -710,6 +715,64 @@ class Evaluator {
         if (init) acc = fold(acc, init->integers[off[1]]);
         r.integers[i++] = elements::wrap_integer(r.type.dtype, acc);
       }
+    });
+    return r;
+  }
+
+  // extract<K>(x, at): x's element at `at`'s value along K; 0 where that lies outside the
+  // positions of K this scope holds (or at or past K's end).
+  HostValue extract(const graph::Node& n) const {
+    need_operands(n, 2, 2);
+    const HostValue& x = value(n, n.operands[0]);
+    const HostValue& at = value(n, n.operands[1]);
+    HostValue r = make_result(n, result_type(n));
+    same_dtype(n, x, r.type.dtype);
+    if (at.is_float() || at.type.dtype == DataType::i1)
+      fail(n, "the position: " + expected_found("an integer dtype", std::string(name(at.type.dtype))));
+    const auto p = std::find(x.type.dims.begin(), x.type.dims.end(), n.dim) - x.type.dims.begin();
+    if (p == static_cast<std::ptrdiff_t>(x.type.dims.size())) fail(n, "the operand has no dim " + n.dim);
+    const Box along = x.boxes[p];
+    const std::int64_t step = strides_of(extents_of(x.boxes))[p], end = end_of(n.dim, n);
+    std::int64_t i = 0;
+    walk(extents_of(r.boxes), {access(n, x, r.type.dims, r.boxes, n.dim), access(n, at, r.type.dims, r.boxes)},
+         [&](const auto&, const auto& off) {
+           const std::int64_t k = at.integers[off[1]];
+           const bool held = k >= along.origin && k < along.origin + along.extent && k < end;
+           const std::int64_t from = off[0] + (k - along.origin) * step;
+           if (r.is_float()) r.floats[i++] = held ? x.floats[from] : 0.0;
+           else r.integers[i++] = held ? x.integers[from] : 0;
+         });
+    return r;
+  }
+
+  // shuffle<K>(x, mask): along K, element k takes x's element k ^ mask; 0 where that lies
+  // at or past K's end. The partner must be among the positions this scope holds.
+  HostValue shuffle(const graph::Node& n) const {
+    need_operands(n, 1, 1);
+    const HostValue& x = value(n, n.operands[0]);
+    HostValue r = make_result(n, result_type(n));
+    same_dtype(n, x, r.type.dtype);
+    if (n.limit < 1) fail(n, expected_found("an xor mask of at least 1", std::to_string(n.limit)));
+    const auto p = std::find(x.type.dims.begin(), x.type.dims.end(), n.dim) - x.type.dims.begin();
+    if (p == static_cast<std::ptrdiff_t>(x.type.dims.size())) fail(n, "the operand has no dim " + n.dim);
+    const Box along = x.boxes[p];
+    const std::int64_t step = strides_of(extents_of(x.boxes))[p], end = end_of(n.dim, n);
+    std::int64_t i = 0;
+    walk(extents_of(r.boxes), {access(n, x, r.type.dims, r.boxes)}, [&](const auto& point, const auto& off) {
+      const std::int64_t k = r.boxes[p].origin + point[p], partner = k ^ n.limit;
+      if (partner >= end) {
+        if (r.is_float()) r.floats[i++] = 0.0;
+        else r.integers[i++] = 0;
+        return;
+      }
+      if (partner < along.origin || partner >= along.origin + along.extent)
+        fail(n, "the partner of " + n.dim + " = " + std::to_string(k) + ": " +
+                    expected_found("a position of the tile (" + std::to_string(along.origin) + " to " +
+                                       std::to_string(along.origin + along.extent - 1) + ")",
+                                   std::to_string(partner)));
+      const std::int64_t from = off[0] + (partner - k) * step;
+      if (r.is_float()) r.floats[i++] = x.floats[from];
+      else r.integers[i++] = x.integers[from];
     });
     return r;
   }

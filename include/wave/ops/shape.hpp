@@ -5,9 +5,13 @@
 //   permute<dims<B, M, K2>>(x)         // reorder dims (same set)
 //   broadcast<dims<M, K2>>(mask)       // add dims: the value repeats along them
 //   select(cond, a, b)                 // cond ? a : b, cond of dtype i1
+//   shuffle<D>(x, 1)                   // along D, element k takes x's element k ^ 1
 #pragma once
 
+#include <cstdint>
 #include <source_location>
+#include <string>
+#include <type_traits>
 
 #include "wave/ops/emit.hpp"
 
@@ -58,6 +62,29 @@ Register<D, T> select(const Register<DC, TC>& cond, const Register<D, T>& if_tru
   return detail::emit<Register<D, T>>(
       graph::OpKind::Select, where,
       {ValueAccess::ref(cond), ValueAccess::ref(if_true), ValueAccess::ref(if_false)});
+}
+
+// shuffle<Dim>(x, mask): along Dim, element k takes x's element k xor mask (mask >= 1),
+// so elements trade places in pairs: shuffle<D>(x, 1) swaps neighbours (rotary embeddings'
+// interleaved pairs), shuffle<D>(x, HALF) with HALF a power of two swaps each group's two
+// halves. Positions pair up within aligned groups of g elements, g the power of two above
+// mask: a workgroup's tile of Dim (a loop's, where iterate<Dim> walks it) must be a
+// multiple of g. An element whose partner lies at or past Dim's end is 0.
+template <auto Dim, Dims D, DType T>
+Register<D, T> shuffle(const Register<D, T>& x, std::int64_t mask,
+                       std::source_location where = std::source_location::current()) {
+  using Sym = std::remove_cv_t<decltype(Dim)>;
+  static_assert(is_symbol_v<Sym>, "shuffle<Dim>: Dim must be a symbol, e.g. shuffle<D>(x, 1)");
+  static_assert(has_dim_v<D, Sym>, "shuffle<Dim>: the value has no such dim to shuffle along");
+  return detail::emit<Register<D, T>>(graph::OpKind::Shuffle, where, {detail::ValueAccess::ref(x)},
+                                      [&](graph::Node& n, detail::Tracer& tracer) {
+                                        if (mask < 1)
+                                          tracer.fail("shuffle", where,
+                                                      expected_found("an xor mask of at least 1",
+                                                                     std::to_string(mask)));
+                                        n.dim = std::string(Sym::name);
+                                        n.limit = mask;
+                                      });
 }
 
 }  // namespace wave

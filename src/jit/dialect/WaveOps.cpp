@@ -520,6 +520,24 @@ LogicalResult ReduceMaxOp::verify() { return verifyReduction(*this, getInput(), 
 LogicalResult ReduceMinOp::verify() { return verifyReduction(*this, getInput(), getInit(), getDim()); }
 LogicalResult ReduceSumOp::verify() { return verifyReduction(*this, getInput(), getInit(), getDim()); }
 
+LogicalResult ExtractOp::verify() {
+  if (failed(verifyReduction(*this, getInput(), Value(), getDim()))) return failure();
+  if (dimsOf(getPosition()) != dimsOf(getResult()))
+    return emitOpError("expected a position of the result's dims ")
+           << list(dimsOf(getResult())) << ", but found " << list(dimsOf(getPosition()));
+  Type element = elementOf(getPosition());
+  if (!element.isSignlessInteger() || element.isInteger(1))
+    return emitOpError("expected an integer position (i8, i32 or i64), but found ") << element;
+  return success();
+}
+
+LogicalResult ShuffleOp::verify() {
+  if (!contains(dimsOf(getInput()), getDim()))
+    return emitOpError("expected the input to have the dim ") << getDim() << ", but found " << list(dimsOf(getInput()));
+  if (getMask() < 1) return emitOpError("expected an xor mask of at least 1, but found ") << getMask();
+  return success();
+}
+
 LogicalResult SetSymbolOp::verify() {
   Type element = elementOf(getSize());
   if (!element.isSignlessInteger() || element.isInteger(1))

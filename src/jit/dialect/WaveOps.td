@@ -216,6 +216,27 @@ def Wave_SetSymbolOp : Wave_Op<"set_symbol", [MemoryEffects<[MemWrite]>]> {
   let hasVerifier = 1;
 }
 
+def Wave_WorkgroupBarrierOp : Wave_Op<"workgroup_barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "every thread of the workgroup waits here; memory accesses before it are seen after it";
+  let description = [{
+    `wave.workgroup_barrier`: each thread waits until every thread of the workgroup has
+    arrived, and their reads and writes of global and shared memory before it are seen by
+    all of them after it. Its effects keep reads and writes from moving across it.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Wave_SetWavePrioOp : Wave_Op<"set_wave_prio", [MemoryEffects<[MemWrite]>]> {
+  let summary = "the calling wave's issue priority (AMDGPU's s_setprio)";
+  let description = [{
+    `wave.set_wave_prio 3`: from here on the wave's instructions issue at `priority`
+    (0, the default, to 3) among the waves sharing its SIMD, on AMD GPUs; nothing on NVIDIA
+    GPUs, which have no such setting. The write effect keeps it in its place.
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<3>]>:$priority);
+  let assemblyFormat = "$priority attr-dict";
+}
+
 def Wave_YieldOp : Wave_Op<"yield", [Pure, Terminator, ReturnLike, HasParent<"IterateOp">]> {
   let summary = "the next values of an iterate's loop-carried values";
   let description = [{
@@ -377,6 +398,29 @@ def Wave_CumsumOp : Wave_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
+def Wave_ExtractOp : Wave_Op<"extract", [Pure, Wave_ReductionOpInterface]> {
+  let summary = "the element at a position along one dim";
+  let description = [{
+    `%e = wave.extract %x at %i along "N" : (!wave.tensor<[M, N] of f32>,
+    !wave.tensor<[M] of i32>) -> !wave.tensor<[M] of f32>`: per position of the result,
+    the input's element at `position`'s value along `dim` (the result has the input's
+    dims without `dim`, in order; `position` is an integer tensor of the result's dims),
+    and 0 where that lies outside the positions of `dim` the input holds. It is the sum
+    along `dim` of the input where the index equals the position: a reduction of kind
+    sum, without an initial value.
+  }];
+  let arguments = (ins Wave_TensorType:$input, Wave_TensorType:$position, StrAttr:$dim);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = [{
+    $input `at` $position `along` $dim attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    static constexpr FoldKind kKind = FoldKind::sum;
+    ::mlir::Value getInit() { return {}; }
+  }];
+}
+
 def Wave_CombineWavesOp : Wave_Op<"combine_waves", [Pure, AllTypesMatch<["input", "result"]>]> {
   let summary = "the per-wave partials of a fold over a dim, combined across the waves";
   let description = [{
@@ -418,6 +462,21 @@ def Wave_BitcastOp : Wave_Op<"bitcast", [Pure]> {
   let arguments = (ins Wave_TensorType:$input);
   let results = (outs Wave_TensorType:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `to` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Wave_ShuffleOp : Wave_Op<"shuffle", [Pure, SameOperandsAndResultType]> {
+  let summary = "elements trade places in pairs along one dim";
+  let description = [{
+    `%y = wave.shuffle %x xor 1 along "D" : !wave.tensor<[S, D] of f16>`: element k along
+    `dim` takes the input's element k xor `mask` (mask >= 1), at the same positions of the
+    other dims; 0 where that position lies at or past the dim's end. Pairs form within
+    aligned groups of the power of two above `mask`, which a workgroup's tile of `dim`
+    must be a multiple of.
+  }];
+  let arguments = (ins Wave_TensorType:$input, I64Attr:$mask, StrAttr:$dim);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = "$input `xor` $mask `along` $dim attr-dict `:` qualified(type($input))";
   let hasVerifier = 1;
 }
 

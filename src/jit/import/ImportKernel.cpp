@@ -285,6 +285,7 @@ class KernelImporter {
       case graph::OpKind::ReduceSum:
       case graph::OpKind::ReduceMin:
       case graph::OpKind::Cumsum:
+      case graph::OpKind::Extract:
       case graph::OpKind::SelfIndex:
       case graph::OpKind::SetSymbol:
         state.addAttribute("dim", builder_.getStringAttr(node.dim));
@@ -292,6 +293,13 @@ class KernelImporter {
       case graph::OpKind::ApplyExpr:
         if (!node.expr) fail("apply_expr", node.loc, expected_found("an expression", "none"));
         state.addAttribute("expr", expr(*node.expr, 1, "apply_expr", node.loc));
+        break;
+      case graph::OpKind::Shuffle:
+        state.addAttribute("dim", builder_.getStringAttr(node.dim));
+        state.addAttribute("mask", builder_.getI64IntegerAttr(node.limit));
+        break;
+      case graph::OpKind::SetWavePrio:
+        state.addAttribute("priority", builder_.getI64IntegerAttr(node.limit));
         break;
       case graph::OpKind::Print:
         state.addAttribute("label", builder_.getStringAttr(node.label));

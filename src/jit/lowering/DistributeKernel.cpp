@@ -45,6 +45,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -257,6 +258,16 @@ LogicalResult Distributor::lowerOp(Operation* op) {
       .Case([&](dialect::CumsumOp c) { return lowerCumsum(c); })
       .Case([&](dialect::PrintOp p) { return lowerPrint(p); })
       .Case([&](dialect::SetSymbolOp s) { return lowerSetSymbol(s); })
+      .Case([&](dialect::ShuffleOp s) { return lowerShuffle(s); })
+      .Case([&](dialect::WorkgroupBarrierOp) {
+        gpu::BarrierOp::create(b_, loc_);
+        return success();
+      })
+      .Case([&](dialect::SetWavePrioOp p) {
+        if (options_.wavePriority)
+          ROCDL::SetPrioOp::create(b_, loc_, b_.getI16IntegerAttr(static_cast<int16_t>(p.getPriority())));
+        return success();
+      })
       .Default([&](Operation*) {
         return op->emitOpError("is not yet supported by the layout pipeline's distribution");
       });

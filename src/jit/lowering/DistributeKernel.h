@@ -26,6 +26,7 @@ struct DistributionOptions {
   bool vectorAtomics = false; // adds of register runs as one vector red.global.add (sm_90+)
   bool systemAtomics = false; // adds and integer min/max as PTX red at system scope (NVIDIA)
   bool ptxTanh = true;        // tanh_approx as PTX's tanh.approx.f32; false: math.tanh
+  bool wavePriority = false;  // set_wave_prio as AMDGPU's s_setprio; false: dropped
 };
 
 // Builds `kernel`'s gpu.func at the end of `module`; emits a diagnostic at the op it

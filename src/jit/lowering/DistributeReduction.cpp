@@ -266,15 +266,27 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
   const ReductionPlan& plan = *planned;
   Value x = lookup(input);
   Value reducedIndex = offsets_.lookup(dim);
+  if (!reducedIndex) reducedIndex = index(0);
+  // wave.extract sums the one element whose index along `dim` is the position's.
+  auto extract = dyn_cast<dialect::ExtractOp>(op);
+  Value positions = extract ? lookup(extract.getPosition()) : Value();
   SmallVector<Value> partial;
   for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
     SmallVector<Value> elements;
+    Value position;
+    if (extract)
+      position = arith::IndexCastOp::create(b_, loc_, b_.getIndexType(),
+                                            vector::ExtractOp::create(b_, loc_, positions, ArrayRef<int64_t>{r}));
     for (int64_t s : plan.members[r]) {
       Value v = vector::ExtractOp::create(b_, loc_, x, ArrayRef<int64_t>{s});
-      if (mayOverrun(dim)) {
+      if (mayOverrun(dim) || extract) {
         Value at = arith::AddIOp::create(b_, loc_, reducedIndex, threadIndex(positionOfRegister(in, s)[k]));
-        v = arith::SelectOp::create(b_, loc_, lessThan(at, endOf(dim)), v,
-                                    reductionIdentity(b_, loc_, kind, element));
+        Value keep = mayOverrun(dim) ? lessThan(at, endOf(dim)) : Value();
+        if (extract) {
+          Value picked = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, at, position);
+          keep = keep ? arith::AndIOp::create(b_, loc_, keep, picked).getResult() : picked;
+        }
+        v = arith::SelectOp::create(b_, loc_, keep, v, reductionIdentity(b_, loc_, kind, element));
       }
       if (v.getType() != work) v = arith::ExtFOp::create(b_, loc_, work, v);
       elements.push_back(v);
@@ -290,7 +302,8 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
   if (llvm::is_contained(plan.reduceAxis, true)) partial = combineAcrossWaves(partial, kind, plan.reduceAxis, out);
   if (plan.keepsPartials) partials_.insert(result);
   VectorType outType = registersOf(result);
-  Value init = op->getNumOperands() > 1 ? lookup(op->getOperand(1)) : Value();
+  Value initValue = cast<dialect::ReductionOpInterface>(op).getInit();
+  Value init = initValue ? lookup(initValue) : Value();
   Value vec = arith::ConstantOp::create(b_, loc_, outType, b_.getZeroAttr(outType));
   for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
     Value v = partial[r];

@@ -182,6 +182,11 @@ class Distributor : LoweringBuilder {
   LogicalResult lowerCombineWaves(dialect::CombineWavesOp op);
   // Prefix sums along a dim through shared memory (DistributeScan.cpp).
   LogicalResult lowerCumsum(dialect::CumsumOp op);
+  // Pairs along a dim exchanged (DistributeShuffle.cpp): registers and lanes of a wave
+  // where the layout keeps each pair in it, else through shared memory.
+  LogicalResult lowerShuffle(dialect::ShuffleOp op);
+  // One element (of 8 to 64 bits) of the lane whose index differs by `laneXor`.
+  Value fromLane(Value element, int64_t laneXor, int64_t lanes);
   // This thread's wave index along wave axis `axis`.
   Value waveDigit(int axis);
   // The number of workgroup tiles along `axis`: a constant where every dim over the grid

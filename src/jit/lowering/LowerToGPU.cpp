@@ -15,6 +15,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -62,7 +63,8 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
                                             .clusterSize = clusterSize,
                                             .vectorAtomics = vectorAtomics,
                                             .systemAtomics = systemAtomics,
-                                            .ptxTanh = ptxTanh}))) return signalPassFailure();
+                                            .ptxTanh = ptxTanh,
+                                            .wavePriority = wavePriority}))) return signalPassFailure();
       kernel.erase();
     }
   }

@@ -53,6 +53,9 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
 
     `ptx-tanh=false` (targets without PTX) lowers `tanh_approx` to `math.tanh`, which
     the target's pipeline expands; otherwise it is PTX's `tanh.approx.f32`.
+
+    `wave-priority=true` (AMDGPU) lowers `wave.set_wave_prio` to `rocdl.s.setprio`;
+    otherwise it is dropped (NVIDIA GPUs have no issue priority to set).
   }];
   let options = [
     Option<"persistent", "persistent", "bool", /*default=*/"false",
@@ -66,11 +69,13 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     Option<"systemAtomics", "system-atomics", "bool", /*default=*/"false",
            "Adds and integer min/max as PTX red at system scope (atomic across the node's GPUs)">,
     Option<"ptxTanh", "ptx-tanh", "bool", /*default=*/"true",
-           "Lower tanh_approx to PTX's tanh.approx.f32 (false: math.tanh)">
+           "Lower tanh_approx to PTX's tanh.approx.f32 (false: math.tanh)">,
+    Option<"wavePriority", "wave-priority", "bool", /*default=*/"false",
+           "Lower set_wave_prio to AMDGPU's s_setprio (false: dropped)">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::nvgpu::NVGPUDialect", "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+    "::mlir::memref::MemRefDialect", "::mlir::nvgpu::NVGPUDialect", "::mlir::NVVM::NVVMDialect", "::mlir::ROCDL::ROCDLDialect", "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
 }
 

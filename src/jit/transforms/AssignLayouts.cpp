@@ -47,7 +47,8 @@ bool isElementwise(Operation* op) {
              dialect::NegOp, dialect::AbsOp, dialect::Exp2Op, dialect::Log2Op, dialect::ReciprocalOp, dialect::SqrtOp,
              dialect::RsqrtOp, dialect::TanhOp, dialect::TanhApproxOp, dialect::BitcastOp, dialect::SinOp, dialect::CosOp, dialect::SinhOp, dialect::CbrtOp,
              dialect::RoundEvenOp, dialect::Atan2Op, dialect::PowfOp, dialect::GtOp, dialect::GeOp, dialect::LtOp,
-             dialect::LeOp, dialect::EqOp, dialect::NeOp, dialect::CastOp, dialect::SelectOp, dialect::ApplyExprOp>(op);
+             dialect::LeOp, dialect::EqOp, dialect::NeOp, dialect::CastOp, dialect::SelectOp, dialect::ApplyExprOp,
+             dialect::ShuffleOp>(op);
 }
 
 // Ops whose result takes the layout its consumer asks for.
@@ -321,7 +322,8 @@ LogicalResult LayoutAssigner::visitIterate(dialect::IterateOp loop) {
 LogicalResult LayoutAssigner::visit(Operation* op) {
   if (isa<dialect::ReadOp>(op)) return success();  // placed by its first consumer
   if (takesConsumerLayout(op)) return success();
-  if (isa<dialect::AllocateOp, dialect::TmaCopyOp>(op)) return success();  // no tensor values
+  if (isa<dialect::AllocateOp, dialect::TmaCopyOp, dialect::WorkgroupBarrierOp, dialect::SetWavePrioOp>(op))
+    return success();  // no tensor values
   if (isElementwise(op)) {
     // The first operand that already has a layout sets it; none: wait for a consumer.
     for (Value operand : op->getOperands())

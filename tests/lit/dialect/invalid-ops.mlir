@@ -841,3 +841,51 @@ func.func @signal_that_adds(%v: !wave.tensor<[M] of i32>, %flags: !wave.memory<[
   wave.write %v, %flags {release, combine = #wave.combine<add>} : !wave.tensor<[M] of i32>, !wave.memory<[M] of i32, global>
   return
 }
+
+// -----
+
+func.func @shuffle_dim(%x: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected the input to have the dim K, but found [M, N]}}
+  %y = wave.shuffle %x xor 1 along "K" : !wave.tensor<[M, N] of f32>
+  return
+}
+
+// -----
+
+func.func @shuffle_mask(%x: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected an xor mask of at least 1, but found 0}}
+  %y = wave.shuffle %x xor 0 along "N" : !wave.tensor<[M, N] of f32>
+  return
+}
+
+// -----
+
+func.func @extract_position_dims(%x: !wave.tensor<[M, N] of f32>, %at: !wave.tensor<[N] of i32>) {
+  // expected-error @+1 {{expected a position of the result's dims [M], but found [N]}}
+  %y = wave.extract %x at %at along "N" : (!wave.tensor<[M, N] of f32>, !wave.tensor<[N] of i32>) -> !wave.tensor<[M] of f32>
+  return
+}
+
+// -----
+
+func.func @extract_position_type(%x: !wave.tensor<[M, N] of f32>, %at: !wave.tensor<[M] of f32>) {
+  // expected-error @+1 {{expected an integer position (i8, i32 or i64), but found 'f32'}}
+  %y = wave.extract %x at %at along "N" : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
+  return
+}
+
+// -----
+
+func.func @extract_result_dims(%x: !wave.tensor<[M, N] of f32>, %at: !wave.tensor<[N] of i32>) {
+  // expected-error @+1 {{expected result dims [N], but found [M]}}
+  %y = wave.extract %x at %at along "M" : (!wave.tensor<[M, N] of f32>, !wave.tensor<[N] of i32>) -> !wave.tensor<[M] of f32>
+  return
+}
+
+// -----
+
+func.func @wave_priority() {
+  // expected-error @+1 {{attribute 'priority' failed to satisfy constraint}}
+  wave.set_wave_prio 4
+  return
+}

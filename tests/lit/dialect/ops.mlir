@@ -188,6 +188,19 @@ func.func @reductions(%x: !wave.tensor<[B, M, K2] of f32>, %init: !wave.tensor<[
   return
 }
 
+// CHECK-LABEL: func.func @pairs_and_picks
+func.func @pairs_and_picks(%x: !wave.tensor<[M, N] of f16>, %at: !wave.tensor<[M] of i32>) {
+  // CHECK: wave.shuffle %{{.*}} xor 1 along "N" : !wave.tensor<[M, N] of f16>
+  %swapped = wave.shuffle %x xor 1 along "N" : !wave.tensor<[M, N] of f16>
+  // CHECK: wave.extract %{{.*}} at %{{.*}} along "N" : (!wave.tensor<[M, N] of f16>, !wave.tensor<[M] of i32>) -> !wave.tensor<[M] of f16>
+  %picked = wave.extract %swapped at %at along "N" : (!wave.tensor<[M, N] of f16>, !wave.tensor<[M] of i32>) -> !wave.tensor<[M] of f16>
+  // CHECK: wave.workgroup_barrier
+  wave.workgroup_barrier
+  // CHECK: wave.set_wave_prio 2
+  wave.set_wave_prio 2
+  return
+}
+
 // CHECK-LABEL: func.func @set_symbol
 func.func @set_symbol(%lens: !wave.memory<[B] of i32, global>, %x: !wave.memory<[B, N] of f16, global>) {
   %len = wave.read %lens : !wave.memory<[B] of i32, global> -> !wave.tensor<[B] of i32>
