@@ -3,7 +3,8 @@
 // It is the hand-off from the header-only front end to the JIT library, which imports it
 // into the `wave` MLIR dialect. Values are SSA: each node defines `results` and uses
 // `operands` by id; `iterate` owns one nested block whose arguments are its loop-carried
-// values and whose last node is a `yield`.
+// values and whose last node is a `yield`; `conditional` (operands: the condition, then
+// the values it gives where the condition fails) one without arguments, ending likewise.
 #pragma once
 
 #include <cstdint>
@@ -53,9 +54,9 @@ enum class OpKind : std::uint8_t {
   Sin, Cos, Sinh, Cbrt, RoundEven, Atan2, Powf,
   ReduceMin, AtomicMin, AtomicMax, Cumsum, Bitcast, TanhApprox,
   SetSymbol, WaitAtLeast, Signal,
-  Shuffle, Extract, WorkgroupBarrier, SetWavePrio,
+  Shuffle, Extract, WorkgroupBarrier, SetWavePrio, Conditional,
 };
-inline constexpr OpKind kLastOpKind = OpKind::SetWavePrio;
+inline constexpr OpKind kLastOpKind = OpKind::Conditional;
 
 // The op's name as users write it (and as `wave.<name>` in the IR).
 inline const char* op_name(OpKind k) {
@@ -70,7 +71,7 @@ inline const char* op_name(OpKind k) {
       "sin", "cos", "sinh", "cbrt", "roundeven", "atan2", "powf",
       "reduce_min", "atomic_min", "atomic_max", "cumsum", "bitcast", "tanh_approx",
       "set_symbol", "wait_at_least", "signal",
-      "shuffle", "extract", "workgroup_barrier", "set_wave_prio"};
+      "shuffle", "extract", "workgroup_barrier", "set_wave_prio", "conditional"};
   const auto i = static_cast<std::size_t>(k);
   return i < sizeof names / sizeof *names ? names[i] : "?";  // "?": a hand-built graph's bad kind
 }
@@ -96,7 +97,7 @@ struct Node {
                                    // wait_at_least: the least value each flag must reach;
                                    // shuffle: the xor mask (k takes k ^ limit);
                                    // set_wave_prio: the priority (0 to 3)
-  std::vector<Block> regions;      // iterate: its body
+  std::vector<Block> regions;      // iterate, conditional: its body
 };
 
 struct Block {

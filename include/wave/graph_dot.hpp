@@ -41,7 +41,7 @@ inline std::string file_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Writes the nodes and edges of `block`; `cluster` numbers the iterate clusters and
+// Writes the nodes and edges of `block`; `cluster` numbers the iterate and conditional clusters and
 // `unnamed` the ops without results.
 inline void write_block(std::ostream& os, const Block& block, int& cluster, int& unnamed, const std::string& indent) {
   for (std::size_t i = 0; i < block.args.size(); ++i)
@@ -68,12 +68,12 @@ inline void write_block(std::ostream& os, const Block& block, int& cluster, int&
     lines.push_back(file_name(n.loc.file) + ":" + std::to_string(n.loc.line));
     std::string label;
     for (std::size_t i = 0; i < lines.size(); ++i) label += (i ? "\\n" : "") + dot_escape(lines[i]);
-    if (n.kind == OpKind::Iterate) {
+    if (n.kind == OpKind::Iterate || n.kind == OpKind::Conditional) {
       os << indent << "subgraph cluster_" << cluster++ << " {\n"
          << indent << "  label=\"" << label << "\";\n";
       for (const Block& body : n.regions) write_block(os, body, cluster, unnamed, indent + "  ");
       os << indent << "}\n";
-      // The loop's results come out of its yield.
+      // The loop's (conditional's) results come out of its yield.
       os << indent << id << " [shape=box, style=rounded, label=\"" << label << "\"];\n";
       for (const Block& body : n.regions)
         if (!body.nodes.empty())
@@ -81,7 +81,7 @@ inline void write_block(std::ostream& os, const Block& block, int& cluster, int&
       for (ValueId v : n.operands) os << indent << "v" << v << " -> " << id << " [style=dashed];\n";
       continue;
     }
-    if (n.kind == OpKind::Yield) continue;  // drawn as the edges into its iterate
+    if (n.kind == OpKind::Yield) continue;  // drawn as the edges into its iterate or conditional
     os << indent << id << " [shape=box, label=\"" << label << "\"];\n";
     for (std::size_t i = 0; i < n.operands.size(); ++i) {
       os << indent << "v" << n.operands[i] << " -> " << id;

@@ -88,7 +88,7 @@ class Tracer {
     return results;
   }
 
-  // Opens a nested block (an iterate body) with arguments of the given types.
+  // Opens a nested block (an iterate or conditional body) with arguments of the given types.
   std::vector<ValueRef> open_block(const std::vector<graph::TensorType>& arg_types) {
     open_.push_back({next_block_++, {}});
     std::vector<ValueRef> args;
@@ -100,7 +100,7 @@ class Tracer {
     return args;
   }
 
-  // Whether ops go to the kernel body itself (no iterate body is open).
+  // Whether ops go to the kernel body itself (no iterate or conditional body is open).
   bool at_top_level() const { return open_.size() == 1; }
 
   graph::Block close_block() {

@@ -33,6 +33,7 @@
 #include "wave/index_mapping.hpp"
 #include "wave/kernel.hpp"
 #include "wave/mma.hpp"
+#include "wave/ops/conditional.hpp"
 #include "wave/ops/elementwise.hpp"
 #include "wave/ops/index.hpp"
 #include "wave/ops/iterate.hpp"

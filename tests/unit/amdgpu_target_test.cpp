@@ -61,6 +61,24 @@ TEST_CASE("gfx942: a copy compiles to a code object with waves of 64", "[compile
   CHECK(compile(k, {.subs = {{M, 1000}, {N, 4096}, {BM, 1}, {BN, 1024}}, .cache = false}).ptx().block[0] == 64);
 }
 
+TEST_CASE("gfx942: set_wave_prio is s_setprio, shuffles are lane permutes, barriers s_barrier", "[compile][amdgpu]") {
+  auto k = kernel("priorities", {WorkgroupConstraint(M, BM, 1), WorkgroupConstraint(N, BN, 0), WaveConstraint(M, BM),
+                                 WaveConstraint(N, BN / 2), HardwareConstraint{}},
+                  [](Memory<dims<M, N>, f32> a, Memory<dims<M, N>, f32> b, Memory<dims<M>, f32> last) {
+                    auto v = read(a);
+                    set_wave_prio(3);
+                    write(shuffle<N>(v, 4), b);
+                    set_wave_prio(0);
+                    workgroup_barrier();
+                    write(extract<N>(v, N - 1), last);
+                  });
+  const jit::PtxKernel compiled = compile(k, gfx942({{M, 100}, {N, 1024}, {BM, 1}, {BN, 1024}})).ptx();
+  CHECK_THAT(compiled.amdgpu_assembly, Contains("s_setprio 3"));
+  CHECK_THAT(compiled.amdgpu_assembly, Contains("s_setprio 0"));
+  CHECK_THAT(compiled.amdgpu_assembly, Contains("s_barrier"));
+  CHECK_THAT(compiled.amdgpu_assembly, Contains("ds_bpermute_b32"));
+}
+
 TEST_CASE("gfx942: every math op lowers without a device library", "[compile][amdgpu]") {
   // lld links with --no-undefined: a call left to a device library (ocml) fails the link.
   auto k = kernel("math", {WorkgroupConstraint(M, BM, 1), WorkgroupConstraint(N, BN, 0), WaveConstraint(M, BM),

@@ -803,6 +803,72 @@ TEST_CASE("shuffle, extract, workgroup_barrier and set_wave_prio compile: bfly s
   }
 }
 
+TEST_CASE("conditional compiles to a branch every thread takes alike, with barriers inside; bad input", "[compile][conditional]") {
+  WAVE_SYMBOL(B);
+  WAVE_SYMBOL(N);
+  WAVE_SYMBOL(K);
+  WAVE_SYMBOL(BLOCK_B);
+  // A row's sum over four waves inside the branch: its shared-memory exchange is fenced
+  // by barriers inside the branch.
+  auto rows = [](auto block_b) {
+    return kernel("guarded_sums",
+                  Constraints{WorkgroupConstraint(B, block_b, 1), WorkgroupConstraint(N, 1024, 0), WaveConstraint(B, 1),
+                              WaveConstraint(N, 256), HardwareConstraint{.threads_per_wave = 32}},
+                  [](Memory<dims<B>, i32> counts, Memory<dims<B, N>, f32> x, Memory<dims<B>, f32> total) {
+                    auto ok = gt(read(counts), 0);
+                    write(conditional(ok, [&] { return sum<N>(read(x)); }, Register<dims<B>, f32>(0.0)), total);
+                  });
+  };
+  const jit::PtxKernel ptx = jit::compile_to_ptx(rows(1).trace(), uncached({.subs = {{B, 40}, {N, 1000}}}));
+  CHECK(count(ptx.ptx, "bar.sync") >= 1);
+  CHECK_THAT(ptx.ptx, Contains("st.shared"));
+  check_ptxas_clean(ptx.ptx, "guarded_sums");
+  // Two rows per workgroup: the threads of one would disagree.
+  try {
+    compile(rows(2), uncached({.subs = {{B, 40}, {N, 1000}}}));
+    FAIL("expected a wave::Error");
+  } catch (const Error& e) {
+    CHECK(e.op() == "wave.conditional");
+    CHECK_THAT(e.file(), Contains("compile_test.cpp"));
+    CHECK_THAT(e.message(), Contains("expected a condition of which each workgroup holds one element"));
+    CHECK_THAT(e.message(), Contains("B's workgroup tile is 2"));
+  }
+  // A loop inside, on a persistent grid: its trips would not be counted across the tiles.
+  auto looped = kernel("guarded_loop",
+                       Constraints{WorkgroupConstraint(B, 1, 0), WaveConstraint(B, 1), TilingConstraint(K, BLOCK_B),
+                                   HardwareConstraint{.threads_per_wave = 32}},
+                       [](Memory<dims<B>, i32> counts, Memory<dims<B, K>, f32> x, Memory<dims<B>, f32> total) {
+                         conditional(gt(read(counts), 0), [&] {
+                           Register<dims<B>, f32> zero(0.0);
+                           write(iterate<K>(zero, [&](auto acc) { return sum<K>(read(x), acc); }), total);
+                         });
+                       });
+  CompileOptions persistent = uncached({.subs = {{B, 40}, {K, 1000}, {BLOCK_B, 64}}});
+  CHECK_NOTHROW(jit::compile_to_ptx(looped.trace(persistent), persistent));
+  persistent.persistent = true;
+  try {
+    compile(looped, persistent);
+    FAIL("expected a wave::Error");
+  } catch (const Error& e) {
+    CHECK(e.op() == "wave.conditional");
+    CHECK_THAT(e.message(), Contains("is not yet supported: a loop inside a conditional on a persistent grid"));
+  }
+  // In an iterate body: an error where it is traced.
+  auto nested = kernel("nested_conditional",
+                       Constraints{WorkgroupConstraint(B, 1, 0), WaveConstraint(B, 1), TilingConstraint(K, BLOCK_B),
+                                   HardwareConstraint{.threads_per_wave = 32}},
+                       [](Memory<dims<B>, i32> counts, Memory<dims<B, K>, f32> x, Memory<dims<B>, f32> total) {
+                         Register<dims<B>, f32> zero(0.0);
+                         write(iterate<K>(zero,
+                                          [&](auto acc) {
+                                            return conditional(gt(read(counts), 0), [&] { return sum<K>(read(x), acc); }, acc);
+                                          }),
+                               total);
+                       });
+  CHECK_THROWS_WITH(nested.trace(), Contains("expected a call in the kernel body itself, but found a call inside an "
+                                             "iterate or conditional body"));
+}
+
 TEST_CASE("split-K bad input: what would see one workgroup's part as the whole sum is an error", "[compile][atomic][error]") {
   namespace sk = examples::gemm_split_k;
   using namespace sk;

@@ -310,6 +310,32 @@ TEST_CASE("interpret: extract takes one element per row, 0 outside the dim, and 
   CHECK(out == std::vector<float>{9, 10, 0});
 }
 
+TEST_CASE("interpret: conditional runs its body in the workgroups whose condition holds", "[interpret][conditional]") {
+  WAVE_SYMBOL(B);
+  auto guarded = kernel(
+      "guarded",
+      Constraints{WorkgroupConstraint(B, 1, 1), WorkgroupConstraint(N, BLOCK_N, 0), WaveConstraint(B, 1),
+                  WaveConstraint(N, BLOCK_N), HardwareConstraint{.threads_per_wave = 32}},
+      [](Memory<dims<B>, i32> counts, Memory<dims<B, N>, f32> x, Memory<dims<B, N>, f32> doubled, Memory<dims<B, N>, f32> shifted,
+         Memory<dims<B>, f32> total) {
+        auto ok = gt(read(counts), 0);
+        auto v = read(x);
+        conditional(ok, [&] { write(v * 2.0, doubled); });
+        auto [up, sum_up] = conditional(ok, [&] { return std::tuple{v + 1.0, sum<N>(v)}; },
+                                        std::tuple{v - 1.0, Register<dims<B>, f32>(-5.0)});
+        write(up, shifted);
+        write(sum_up, total);
+      });
+  const std::vector<std::int32_t> counts{3, 0, 1};
+  const std::vector<float> x{1, 2, 3, 4, 5, 6};
+  std::vector<float> doubled(6, -7), shifted(6), total(3);
+  interpret(guarded, {.subs = {{B, 3}, {N, 2}, {BLOCK_N, 16}}},
+            {counts.data(), x.data(), doubled.data(), shifted.data(), total.data()});
+  CHECK(doubled == std::vector<float>{2, 4, -7, -7, 10, 12});
+  CHECK(shifted == std::vector<float>{2, 3, 2, 3, 6, 7});
+  CHECK(total == std::vector<float>{3, -5, 11});
+}
+
 TEST_CASE("interpret: bitcast keeps the bits, tanh_approx computes tanh", "[interpret][math]") {
   auto bits = kernel("bits", plain(), [](Memory<dims<M, N>, f32> x, Memory<dims<M, N>, i32> as_int, Memory<dims<M, N>, f32> t,
                                          Memory<dims<M, N>, bf16> h) {

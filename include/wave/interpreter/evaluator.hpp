@@ -66,9 +66,10 @@ class Evaluator {
                                       expected_found("values in subs for RANK and its tile", "none"));
       scope_[c->dim] = Box{rank->second * *tile, *tile};
     }
-    // set_symbol's sizes are per workgroup: the body runs once per point of their dims
-    // (each a workgroup tile of 1), as the workgroups along them do.
-    std::vector<std::string> per_point = set_symbol_dims();
+    // set_symbol's sizes and conditional's conditions are per workgroup: the body runs
+    // once per point of their dims (each a workgroup tile of 1), as the workgroups along
+    // them do.
+    std::vector<std::string> per_point = per_workgroup_dims();
     std::vector<std::int64_t> extents;
     for (const std::string& d : per_point) extents.push_back(size_of_dim(d, nullptr));
     const std::map<std::string, Box> whole = scope_;
@@ -112,13 +113,15 @@ class Evaluator {
     return it->second;
   }
 
-  // The dims of the sizes the body's set_symbols take, in order of first appearance.
-  std::vector<std::string> set_symbol_dims() const {
+  // The dims of the sizes the body's set_symbols take and of its conditionals'
+  // conditions, in order of first appearance.
+  std::vector<std::string> per_workgroup_dims() const {
     std::map<graph::ValueId, const graph::TensorType*> types;
     std::vector<std::string> out;
     for (const graph::Node& n : kernel_.body.nodes) {
       for (std::size_t i = 0; i < n.results.size() && i < n.result_types.size(); ++i) types[n.results[i]] = &n.result_types[i];
-      if (n.kind != graph::OpKind::SetSymbol || n.operands.size() != 1 || !types.count(n.operands[0])) continue;
+      const bool per_workgroup = n.kind == graph::OpKind::SetSymbol || n.kind == graph::OpKind::Conditional;
+      if (!per_workgroup || n.operands.empty() || !types.count(n.operands[0])) continue;
       for (const std::string& d : types[n.operands[0]]->dims)
         if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
     }
@@ -238,6 +241,7 @@ class Evaluator {
       case K::WaitAtLeast: return {wait_at_least(n)};
       case K::Write: case K::Signal: case K::AtomicAdd: case K::AtomicMin: case K::AtomicMax: write(n); return {};
       case K::Iterate: return iterate(n);
+      case K::Conditional: return conditional(n);
       case K::Mma: return {mma(n)};
       case K::Add: case K::Sub: case K::Mul: case K::Div: case K::Maximum: case K::Minimum:
       case K::Atan2: case K::Powf:
@@ -717,6 +721,25 @@ class Evaluator {
       }
     });
     return r;
+  }
+
+  // conditional(cond, body[, otherwise]): the body's results where the condition (one
+  // element here: the body runs per point of its dims) holds, else `otherwise`'s values.
+  std::vector<HostValue> conditional(const graph::Node& n) {
+    need_operands(n, 1, 1 + n.result_types.size());
+    if (n.operands.size() != 1 + n.result_types.size())
+      fail(n, expected_found(std::to_string(n.result_types.size()) + " otherwise values (one per result)",
+                             std::to_string(n.operands.size() - 1)));
+    if (n.regions.size() != 1) fail(n, expected_found("one body", std::to_string(n.regions.size())));
+    const HostValue& c = value(n, n.operands[0]);
+    same_dtype(n, c, DataType::i1);
+    if (c.integers.size() != 1)
+      fail(n, "the condition: " + expected_found("one element per workgroup (each of its dims a workgroup tile of 1)",
+                                                 std::to_string(c.integers.size()) + " elements"));
+    if (c.integers[0] != 0) return run_block(n.regions[0]);
+    std::vector<HostValue> otherwise;
+    for (std::size_t i = 1; i < n.operands.size(); ++i) otherwise.push_back(value(n, n.operands[i]));
+    return otherwise;
   }
 
   // extract<K>(x, at): x's element at `at`'s value along K; 0 where that lies outside the

@@ -36,7 +36,7 @@ void set_symbol(const Register<D, T>& size, std::source_location where = std::so
   if (!tracer.at_top_level())
     tracer.fail("set_symbol", where,
                 expected_found("a call in the kernel body itself (a size is set once per workgroup)",
-                               "a call inside an iterate body"));
+                               "a call inside an iterate or conditional body"));
   graph::Node node = detail::make_node(tracer, graph::OpKind::SetSymbol, where, {detail::ValueAccess::ref(size)});
   node.dim = std::string(Sym::name);
   tracer.append(std::move(node));

@@ -173,5 +173,10 @@ LogicalResult WaveDialect::verifyOperationAttribute(Operation* op, NamedAttribut
     if (isa<UnitAttr>(attr.getValue()) && op->getName().getStringRef() == "nvgpu.tma.async.load") return success();
     return op->emitOpError("expected wave.multicast to be a unit attribute on an nvgpu.tma.async.load");
   }
+  if (name == "wave.uniform_branch") {
+    // The distribution's wave.conditional: every thread of a workgroup takes the same case.
+    if (isa<UnitAttr>(attr.getValue()) && op->getName().getStringRef() == "scf.index_switch") return success();
+    return op->emitOpError("expected wave.uniform_branch to be a unit attribute on an scf.index_switch");
+  }
   return op->emitOpError("unknown wave dialect attribute ") << attr.getName();
 }

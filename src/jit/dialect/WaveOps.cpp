@@ -405,11 +405,43 @@ LogicalResult CombineWavesOp::verify() {
 }
 
 LogicalResult YieldOp::verify() {
-  TypeRange carried = getParentOp().getIterArgs().getTypes();
+  if (auto conditional = dyn_cast<ConditionalOp>(getOperation()->getParentOp())) {
+    TypeRange results = conditional.getResultTypes();
+    if (getValues().getTypes() != results)
+      return emitOpError("expected to yield the conditional's result types (") << results << "), but found ("
+                                                                               << getValues().getTypes() << ")";
+    return success();
+  }
+  TypeRange carried = cast<IterateOp>(getOperation()->getParentOp()).getIterArgs().getTypes();
   if (getValues().getTypes() != carried)
     return emitOpError("expected to yield the iter_args' types (") << carried << "), but found ("
                                                                    << getValues().getTypes() << ")";
   return success();
+}
+
+LogicalResult ConditionalOp::verify() {
+  if (!elementOf(getCondition()).isInteger(1))
+    return emitOpError("expected an i1 condition, but found ") << elementOf(getCondition());
+  if (getResultTypes() != getOtherwise().getTypes())
+    return emitOpError("expected results of the otherwise values' types (")
+           << getOtherwise().getTypes() << "), but found (" << getResultTypes() << ")";
+  if (getBody().front().getNumArguments() != 0)
+    return emitOpError("expected a body without block arguments, but found ") << getBody().front().getNumArguments();
+  if ((*this)->getParentOfType<IterateOp>() || (*this)->getParentOfType<ConditionalOp>())
+    return emitOpError("expected to be in the kernel's body itself, but found it inside ")
+           << ((*this)->getParentOfType<IterateOp>() ? "wave.iterate" : "wave.conditional");
+  return success();
+}
+
+// Control enters the body or goes straight to the results; from the body it leaves.
+void ConditionalOp::getSuccessorRegions(RegionBranchPoint point, SmallVectorImpl<RegionSuccessor>& regions) {
+  if (point.isParent()) regions.push_back(RegionSuccessor(&getBody(), getBody().getArguments()));
+  regions.push_back(RegionSuccessor(getOperation(), getResults()));
+}
+
+// Skipping the body forwards the otherwise values to the results; the body takes none.
+OperandRange ConditionalOp::getEntrySuccessorOperands(RegionSuccessor successor) {
+  return successor.isParent() ? getOtherwise() : getOtherwise().take_front(0);
 }
 
 // Control enters the body or, for a dim with no tiles, goes straight to the results;
@@ -545,9 +577,10 @@ LogicalResult SetSymbolOp::verify() {
   if (contains(dimsOf(getSize()), getDim()))
     return emitOpError("expected a size that does not vary along ")
            << getDim() << ", the dim it sets, but found a size over " << list(dimsOf(getSize()));
-  if ((*this)->getParentOfType<IterateOp>())
+  if ((*this)->getParentOfType<IterateOp>() || (*this)->getParentOfType<ConditionalOp>())
     return emitOpError("expected to be in the kernel's body itself (a size is set once per workgroup), but found "
-                       "it inside wave.iterate");
+                       "it inside ")
+           << ((*this)->getParentOfType<IterateOp>() ? "wave.iterate" : "wave.conditional");
   // Every op over the dim sees the one size: none of them may come before.
   for (Operation* prev = (*this)->getPrevNode(); prev; prev = prev->getPrevNode()) {
     Operation* over = nullptr;

@@ -199,6 +199,32 @@ def Wave_IterateOp : Wave_Op<"iterate", [
   let hasVerifier = 1;
 }
 
+def Wave_ConditionalOp : Wave_Op<"conditional", [
+    RecursiveMemoryEffects, SingleBlock,
+    DeclareOpInterfaceMethods<RegionBranchOpInterface, ["getEntrySuccessorOperands"]>]> {
+  let summary = "ops that run only in the workgroups where a condition holds";
+  let description = [{
+    ```
+    %r = wave.conditional %ok else(%x0) : (!wave.tensor<[B] of i1>, !wave.tensor<[B, N] of f32>)
+                                         -> !wave.tensor<[B, N] of f32> {
+      ...
+      wave.yield %x1 : !wave.tensor<[B, N] of f32>
+    }
+    ```
+    The body runs where `condition` (i1, one element per workgroup: no dims, or dims a
+    workgroup holds one position of, checked when distributed) holds; its `wave.yield`
+    gives the results there. Elsewhere the body does nothing and the results are the
+    `otherwise` values, of the results' types.
+  }];
+  let arguments = (ins Wave_TensorType:$condition, Variadic<Wave_TensorType>:$otherwise);
+  let results = (outs Variadic<Wave_TensorType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $condition `else` `(` $otherwise `)` attr-dict `:` functional-type(operands, $results) $body
+  }];
+  let hasVerifier = 1;
+}
+
 def Wave_SetSymbolOp : Wave_Op<"set_symbol", [MemoryEffects<[MemWrite]>]> {
   let summary = "a dim's size in this workgroup, read at run time";
   let description = [{
@@ -237,11 +263,11 @@ def Wave_SetWavePrioOp : Wave_Op<"set_wave_prio", [MemoryEffects<[MemWrite]>]> {
   let assemblyFormat = "$priority attr-dict";
 }
 
-def Wave_YieldOp : Wave_Op<"yield", [Pure, Terminator, ReturnLike, HasParent<"IterateOp">]> {
-  let summary = "the next values of an iterate's loop-carried values";
+def Wave_YieldOp : Wave_Op<"yield", [Pure, Terminator, ReturnLike, ParentOneOf<["IterateOp", "ConditionalOp"]>]> {
+  let summary = "the next values of an iterate's loop-carried values, or a conditional's results";
   let description = [{
     `wave.yield %a2, %b2 : !wave.tensor<[M, N] of f32>, !wave.tensor<[M] of f32>` ends an
-    iterate's body; the types are the iter_args' types.
+    iterate's body (the types are the iter_args') or a conditional's (its results').
   }];
   let arguments = (ins Variadic<Wave_TensorType>:$values);
   let assemblyFormat = "($values^ `:` qualified(type($values)))? attr-dict";

@@ -259,6 +259,7 @@ LogicalResult Distributor::lowerOp(Operation* op) {
       .Case([&](dialect::PrintOp p) { return lowerPrint(p); })
       .Case([&](dialect::SetSymbolOp s) { return lowerSetSymbol(s); })
       .Case([&](dialect::ShuffleOp s) { return lowerShuffle(s); })
+      .Case([&](dialect::ConditionalOp c) { return lowerConditional(c); })
       .Case([&](dialect::WorkgroupBarrierOp) {
         gpu::BarrierOp::create(b_, loc_);
         return success();

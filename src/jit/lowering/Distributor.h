@@ -185,6 +185,8 @@ class Distributor : LoweringBuilder {
   // Pairs along a dim exchanged (DistributeShuffle.cpp): registers and lanes of a wave
   // where the layout keeps each pair in it, else through shared memory.
   LogicalResult lowerShuffle(dialect::ShuffleOp op);
+  // The body in a branch every thread of the workgroup takes alike (DistributeConditional.cpp).
+  LogicalResult lowerConditional(dialect::ConditionalOp op);
   // One element (of 8 to 64 bits) of the lane whose index differs by `laneXor`.
   Value fromLane(Value element, int64_t laneXor, int64_t lanes);
   // This thread's wave index along wave axis `axis`.

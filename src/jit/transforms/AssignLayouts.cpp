@@ -98,6 +98,7 @@ class LayoutAssigner {
   LogicalResult visitBlock(Block& block);
   LogicalResult visit(Operation* op);
   LogicalResult visitIterate(dialect::IterateOp loop);
+  LogicalResult visitConditional(dialect::ConditionalOp conditional);
   LogicalResult visitWrite(dialect::WriteOp write);
   // Makes `op`'s operand `i` arrive in `want`.
   void demand(Operation* user, unsigned i, LayoutAttr want);
@@ -319,6 +320,25 @@ LogicalResult LayoutAssigner::visitIterate(dialect::IterateOp loop) {
   return success();
 }
 
+// The condition's one element in every thread (as set_symbol's size); each result in
+// the layout its yielded value took (else the otherwise value's, else coalesced runs).
+LogicalResult LayoutAssigner::visitConditional(dialect::ConditionalOp conditional) {
+  demand(conditional, 0,
+         replicatedLayout(kernel_.getContext(), tensorOf(conditional.getCondition()).getDims().size(), grid_.waves));
+  Block& body = conditional.getBody().front();
+  if (failed(visitBlock(body))) return failure();
+  Operation* yield = body.getTerminator();
+  for (auto [i, result] : llvm::enumerate(conditional.getResults())) {
+    LayoutAttr want = layouts_.lookup(yield->getOperand(i));
+    if (!want) want = layouts_.lookup(conditional.getOtherwise()[i]);
+    if (!want) want = blocked(tensorOf(result).getDimNames());
+    demand(yield, i, want);
+    demand(conditional, 1 + i, want);
+    set(result, want);
+  }
+  return success();
+}
+
 LogicalResult LayoutAssigner::visit(Operation* op) {
   if (isa<dialect::ReadOp>(op)) return success();  // placed by its first consumer
   if (takesConsumerLayout(op)) return success();
@@ -383,6 +403,7 @@ LogicalResult LayoutAssigner::visit(Operation* op) {
     return success();
   }
   if (auto loop = dyn_cast<dialect::IterateOp>(op)) return visitIterate(loop);
+  if (auto conditional = dyn_cast<dialect::ConditionalOp>(op)) return visitConditional(conditional);
   if (auto write = dyn_cast<dialect::WriteOp>(op)) return visitWrite(write);
   return op->emitOpError("is not yet supported by the layout pipeline");
 }

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "analysis/UniformBranch.h"
 #include "transforms/ConsumerThreads.h"
 #include "transforms/Passes.h"
 #include "transforms/SharedCopies.h"
@@ -206,6 +207,11 @@ class BarrierPlacer {
         state.barrier();
       } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
         state = walkLoop(loop, state, insert);
+      } else if (auto uniform = dyn_cast<scf::IndexSwitchOp>(op); uniform && uniform->hasAttr(kUniformBranchAttr)) {
+        // Every thread takes the same case: its accesses come in order, as if inline.
+        Pending after = walk(uniform.getDefaultBlock(), state, insert);
+        for (unsigned i = 0; i < uniform.getNumCases(); ++i) after = after.join(walk(uniform.getCaseBlock(i), state, insert));
+        state = after;
       } else if (roles && roles->hasAttr(kConsumerThreadsAttr)) {
         // The producer's copies are ordered by mbarriers; the consumers sync among themselves.
         auto outer = std::exchange(consumerThreads_, roles->getAttrOfType<IntegerAttr>(kConsumerThreadsAttr).getInt());

@@ -303,7 +303,7 @@ func.func @iterate_carries_its_dim(%x: !wave.tensor<[M, K] of f32>) {
 // -----
 
 func.func @yield_outside_iterate(%x: !wave.tensor<[M] of f32>) {
-  // expected-error @+1 {{expects parent op 'wave.iterate'}}
+  // expected-error @+1 {{expects parent op to be one of 'wave.iterate, wave.conditional'}}
   wave.yield %x : !wave.tensor<[M] of f32>
 }
 
@@ -887,5 +887,50 @@ func.func @extract_result_dims(%x: !wave.tensor<[M, N] of f32>, %at: !wave.tenso
 func.func @wave_priority() {
   // expected-error @+1 {{attribute 'priority' failed to satisfy constraint}}
   wave.set_wave_prio 4
+  return
+}
+
+// -----
+
+func.func @conditional_condition(%c: !wave.tensor<[B] of i32>) {
+  // expected-error @+1 {{expected an i1 condition, but found 'i32'}}
+  wave.conditional %c else() : (!wave.tensor<[B] of i32>) -> () {
+    wave.yield
+  }
+  return
+}
+
+// -----
+
+func.func @conditional_results(%c: !wave.tensor<[B] of i1>, %x: !wave.tensor<[B] of f32>) {
+  // expected-error @+1 {{expected results of the otherwise values' types ('!wave.tensor<[B] of f32>'), but found ('!wave.tensor<[B] of f16>')}}
+  %r = wave.conditional %c else(%x) : (!wave.tensor<[B] of i1>, !wave.tensor<[B] of f32>) -> !wave.tensor<[B] of f16> {
+    %h = wave.cast %x : !wave.tensor<[B] of f32> to !wave.tensor<[B] of f16>
+    wave.yield %h : !wave.tensor<[B] of f16>
+  }
+  return
+}
+
+// -----
+
+func.func @conditional_yield(%c: !wave.tensor<[B] of i1>, %x: !wave.tensor<[B] of f32>) {
+  %r = wave.conditional %c else(%x) : (!wave.tensor<[B] of i1>, !wave.tensor<[B] of f32>) -> !wave.tensor<[B] of f32> {
+    // expected-error @+1 {{expected to yield the conditional's result types ('!wave.tensor<[B] of f32>'), but found ()}}
+    wave.yield
+  }
+  return
+}
+
+// -----
+
+func.func @conditional_in_loop(%c: !wave.tensor<[] of i1>, %x: !wave.tensor<[M] of f32>) {
+  %r = wave.iterate "K" iter_args(%x) : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
+  ^bb0(%a: !wave.tensor<[M] of f32>):
+    // expected-error @+1 {{expected to be in the kernel's body itself, but found it inside wave.iterate}}
+    wave.conditional %c else() : (!wave.tensor<[] of i1>) -> () {
+      wave.yield
+    }
+    wave.yield %a : !wave.tensor<[M] of f32>
+  }
   return
 }

@@ -201,6 +201,24 @@ func.func @pairs_and_picks(%x: !wave.tensor<[M, N] of f16>, %at: !wave.tensor<[M
   return
 }
 
+// CHECK-LABEL: func.func @conditionals
+func.func @conditionals(%ok: !wave.tensor<[B] of i1>, %x: !wave.tensor<[B, N] of f32>, %out: !wave.memory<[B, N] of f32, global>) {
+  // CHECK: wave.conditional %{{.*}} else() : (!wave.tensor<[B] of i1>) -> () {
+  // CHECK: wave.write
+  // CHECK: wave.yield
+  wave.conditional %ok else() : (!wave.tensor<[B] of i1>) -> () {
+    wave.write %x, %out : !wave.tensor<[B, N] of f32>, !wave.memory<[B, N] of f32, global>
+    wave.yield
+  }
+  // CHECK: %{{.*}} = wave.conditional %{{.*}} else(%{{.*}}) : (!wave.tensor<[B] of i1>, !wave.tensor<[B, N] of f32>) -> !wave.tensor<[B, N] of f32> {
+  %r = wave.conditional %ok else(%x) : (!wave.tensor<[B] of i1>, !wave.tensor<[B, N] of f32>) -> !wave.tensor<[B, N] of f32> {
+    %y = wave.exp2 %x : !wave.tensor<[B, N] of f32>
+    // CHECK: wave.yield %{{.*}} : !wave.tensor<[B, N] of f32>
+    wave.yield %y : !wave.tensor<[B, N] of f32>
+  }
+  return
+}
+
 // CHECK-LABEL: func.func @set_symbol
 func.func @set_symbol(%lens: !wave.memory<[B] of i32, global>, %x: !wave.memory<[B, N] of f16, global>) {
   %len = wave.read %lens : !wave.memory<[B] of i32, global> -> !wave.tensor<[B] of i32>

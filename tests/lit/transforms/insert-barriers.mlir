@@ -245,4 +245,29 @@ gpu.func @warp_specialized(%s: !shared, %x: f32, %i: index, %j: index, %computes
   } {wave.consumer_threads = 256 : i64}
   gpu.return
 }
+
+// A wave.conditional's branch, which every thread takes alike: barriers go inside it,
+// and what it leaves pending reaches the code after it. An unmarked switch stays whole.
+// CHECK-LABEL: gpu.func @uniform_branch
+// CHECK: scf.index_switch
+// CHECK: case 1 {
+// CHECK: memref.store
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load
+// CHECK: default {
+// CHECK: gpu.barrier
+// CHECK-NEXT: memref.store
+gpu.func @uniform_branch(%s: !shared, %x: f32, %i: index, %j: index, %c: index) kernel {
+  %r = scf.index_switch %c {wave.uniform_branch} -> f32
+  case 1 {
+    memref.store %x, %s[%i] : !shared
+    %y = memref.load %s[%j] : !shared
+    scf.yield %y : f32
+  }
+  default {
+    scf.yield %x : f32
+  }
+  memref.store %r, %s[%j] : !shared
+  gpu.return
+}
 }
