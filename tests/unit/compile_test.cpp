@@ -803,7 +803,7 @@ TEST_CASE("shuffle, extract, workgroup_barrier and set_wave_prio compile: bfly s
   }
 }
 
-TEST_CASE("conditional compiles to a branch every thread takes alike, with barriers inside; bad input", "[compile][conditional]") {
+TEST_CASE("conditional compiles to a branch every thread takes alike, with barriers inside, and bad input is an error", "[compile][conditional]") {
   WAVE_SYMBOL(B);
   WAVE_SYMBOL(N);
   WAVE_SYMBOL(K);

@@ -837,7 +837,7 @@ TEST_CASE("interpret: set_symbol's size is one element per workgroup", "[interpr
           }),
           out);
   });
-  CHECK_THROWS_WITH(in_loop.trace(), Catch::Contains("set_symbol") && Catch::Contains("inside an iterate body"));
+  CHECK_THROWS_WITH(in_loop.trace(), Catch::Contains("set_symbol") && Catch::Contains("inside an iterate or conditional body"));
 }
 
 TEST_CASE("interpret: packed varlen attention matches float64 per sequence", "[interpret][set_symbol][varlen]") {

@@ -63,10 +63,7 @@ std::tuple<Ts...> trace_conditional(const ValueRef& cond, Body&& body, const std
   }
   tracer.append(std::move(yield));
   node.regions.push_back(tracer.close_block());
-  const std::vector<ValueRef> results = tracer.append(std::move(node));
-  return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return std::tuple<Ts...>(ValueAccess::make<Ts>(results[I])...);
-  }(std::index_sequence_for<Ts...>{});
+  return registers_of<Ts...>(tracer.append(std::move(node)));
 }
 
 }  // namespace detail

@@ -15,6 +15,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "wave/ops/emit.hpp"
 
@@ -25,6 +26,14 @@ template <class T>
 inline constexpr bool all_registers_v = false;
 template <class... Ts>
 inline constexpr bool all_registers_v<std::tuple<Ts...>> = (is_register_v<Ts> && ...);
+
+// The traced values `ids` as Registers of types Ts..., in order.
+template <class... Ts>
+std::tuple<Ts...> registers_of(const std::vector<ValueRef>& ids) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::tuple<Ts...>(ValueAccess::make<Ts>(ids[I])...);
+  }(std::index_sequence_for<Ts...>{});
+}
 
 template <SymbolType DimSym, class... Ts, class Body>
 std::tuple<Ts...> trace_iterate(const std::tuple<Ts...>& init, Body&& body,
@@ -45,10 +54,7 @@ std::tuple<Ts...> trace_iterate(const std::tuple<Ts...>& init, Body&& body,
   node.dim = dim;
   node.result_types = {Ts::type()...};
 
-  const std::vector<ValueRef> args = tracer.open_block(node.result_types);
-  auto carried = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return std::tuple<Ts...>(ValueAccess::make<Ts>(args[I])...);
-  }(std::index_sequence_for<Ts...>{});
+  const std::tuple<Ts...> carried = registers_of<Ts...>(tracer.open_block(node.result_types));
 
   using Returned = std::decay_t<decltype(std::apply(body, carried))>;
   const std::tuple<Ts...> next = [&]() -> std::tuple<Ts...> {
@@ -72,10 +78,7 @@ std::tuple<Ts...> trace_iterate(const std::tuple<Ts...>& init, Body&& body,
   tracer.append(std::move(yield));
   node.regions.push_back(tracer.close_block());
 
-  const std::vector<ValueRef> results = tracer.append(std::move(node));
-  return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return std::tuple<Ts...>(ValueAccess::make<Ts>(results[I])...);
-  }(std::index_sequence_for<Ts...>{});
+  return registers_of<Ts...>(tracer.append(std::move(node)));
 }
 
 }  // namespace detail

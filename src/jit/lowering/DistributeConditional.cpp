@@ -15,11 +15,8 @@
 namespace wave::jit::distribution {
 
 LogicalResult Distributor::lowerConditional(dialect::ConditionalOp op) {
-  for (StringRef d : dimsOf(op.getCondition()))
-    if (int64_t tile = grid_.tiling(d).blockTile; tile != 1)
-      return op.emitOpError("expected a condition of which each workgroup holds one element (a workgroup tile of 1 "
-                            "along each of its dims), but ")
-             << d << "'s workgroup tile is " << tile;
+  FailureOr<Value> cond = onePerWorkgroup(op, op.getCondition(), "a condition");
+  if (failed(cond)) return failure();
   // A persistent grid carries each top-level loop's trips across its tiles (the mbarrier
   // phases); a loop that some tiles skip would lose count.
   if (tileLoop_ && op.getBody().walk([](dialect::IterateOp) { return WalkResult::interrupt(); }).wasInterrupted())
@@ -27,9 +24,8 @@ LogicalResult Distributor::lowerConditional(dialect::ConditionalOp op) {
                           "CompileOptions::persistent off)");
   // An scf.index_switch on 0 or 1 rather than an scf.if: the canonicalizer rebuilds ifs
   // (dropping unused results, merging neighbours) without the uniform mark.
-  Value cond = vector::ExtractOp::create(b_, loc_, lookup(op.getCondition()), ArrayRef<int64_t>{0});
   Value which = arith::IndexCastOp::create(b_, loc_, b_.getIndexType(),
-                                           arith::ExtUIOp::create(b_, loc_, b_.getI32Type(), cond));
+                                           arith::ExtUIOp::create(b_, loc_, b_.getI32Type(), *cond));
   SmallVector<Type> types;
   for (Value r : op.getResults()) types.push_back(registersOf(r));
   auto branch = scf::IndexSwitchOp::create(b_, loc_, types, which, ArrayRef<int64_t>{1}, /*numCases=*/1);

@@ -233,18 +233,23 @@ LogicalResult Distributor::exitTiles() {
   return success();
 }
 
-LogicalResult Distributor::lowerSetSymbol(dialect::SetSymbolOp op) {
-  // The layout rule gives the size's one element to every thread, in its register 0: one
+FailureOr<Value> Distributor::onePerWorkgroup(Operation* op, Value value, StringRef what) {
+  // The layout rule gives the value's one element to every thread, in its register 0: one
   // element per workgroup takes a workgroup tile of 1 along each of its dims.
-  for (StringRef d : dimsOf(op.getSize()))
+  for (StringRef d : dimsOf(value))
     if (int64_t tile = grid_.tiling(d).blockTile; tile != 1)
-      return op.emitOpError("expected a size of which each workgroup holds one element (a workgroup tile of 1 "
-                            "along each of its dims), but ")
+      return op->emitOpError("expected ")
+             << what << " of which each workgroup holds one element (a workgroup tile of 1 along each of its dims), but "
              << d << "'s workgroup tile is " << tile;
+  return vector::ExtractOp::create(b_, loc_, lookup(value), ArrayRef<int64_t>{0}).getResult();
+}
+
+LogicalResult Distributor::lowerSetSymbol(dialect::SetSymbolOp op) {
+  FailureOr<Value> element = onePerWorkgroup(op, op.getSize(), "a size");
+  if (failed(element)) return failure();
   if (!sizes_.count(op.getDim()))
     return op.emitOpError("expected ") << op.getDim() << " to be a dim of the kernel, but found no size for it";
-  Value size = vector::ExtractOp::create(b_, loc_, lookup(op.getSize()), ArrayRef<int64_t>{0});
-  size = arith::IndexCastOp::create(b_, loc_, b_.getIndexType(), size);
+  Value size = arith::IndexCastOp::create(b_, loc_, b_.getIndexType(), *element);
   // At most the launch size (accesses stay inside the tensors), at least 0.
   size = arith::MinSIOp::create(b_, loc_, size, sizes_.lookup(op.getDim()));
   ends_[op.getDim()] = arith::MaxSIOp::create(b_, loc_, size, index(0)).getResult();

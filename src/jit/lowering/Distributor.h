@@ -126,6 +126,9 @@ class Distributor : LoweringBuilder {
   }
   // A dim's end in this workgroup read at run time: clamped to [0, its size].
   LogicalResult lowerSetSymbol(dialect::SetSymbolOp op);
+  // The element of `value` each workgroup holds one of (each of its dims a workgroup tile
+  // of 1), in this thread; an error at `op` about `what` ("a size") otherwise.
+  FailureOr<Value> onePerWorkgroup(Operation* op, Value value, StringRef what);
   // Whether position `k` of register `reg` (`at`, in the tensor) lies before the end of
   // `dim`: null where it always does and `false` where it never does (by the ranges of the
   // workgroup's offset and of the lane and wave), else the comparison.
