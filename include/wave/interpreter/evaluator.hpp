@@ -278,6 +278,12 @@ class Evaluator {
     if (operand.type.dtype != t)
       fail(n, "an operand: " + expected_found("dtype " + std::string(name(t)), std::string(name(operand.type.dtype))));
   }
+  // Where n's dim (a reduction's, cumsum's, extract's, shuffle's) is among x's dims.
+  std::ptrdiff_t dim_index(const graph::Node& n, const HostValue& x) const {
+    const auto p = std::find(x.type.dims.begin(), x.type.dims.end(), n.dim) - x.type.dims.begin();
+    if (p == static_cast<std::ptrdiff_t>(x.type.dims.size())) fail(n, "the operand has no dim " + n.dim);
+    return p;
+  }
   void need_operands(const graph::Node& n, std::size_t lo, std::size_t hi) const {
     if (n.operands.size() < lo || n.operands.size() > hi)
       fail(n, expected_found(std::to_string(lo) + (hi > lo ? "-" + std::to_string(hi) : "") + " operands",
@@ -688,8 +694,7 @@ class Evaluator {
     HostValue r = make_result(n, result_type(n));
     same_dtype(n, x, r.type.dtype);
     if (n.operands.size() == 2) same_dtype(n, value(n, n.operands[1]), r.type.dtype);
-    const auto p = std::find(x.type.dims.begin(), x.type.dims.end(), n.dim) - x.type.dims.begin();
-    if (p == static_cast<std::ptrdiff_t>(x.type.dims.size())) fail(n, "the operand has no dim " + n.dim);
+    const std::ptrdiff_t p = dim_index(n, x);
     const std::int64_t extent = x.boxes[p].extent, step = strides_of(extents_of(x.boxes))[p];
     const graph::OpKind kind = n.kind;
     const DataType work = r.type.dtype == DataType::f64 ? DataType::f64 : DataType::f32;
@@ -752,8 +757,7 @@ class Evaluator {
     same_dtype(n, x, r.type.dtype);
     if (at.is_float() || at.type.dtype == DataType::i1)
       fail(n, "the position: " + expected_found("an integer dtype", std::string(name(at.type.dtype))));
-    const auto p = std::find(x.type.dims.begin(), x.type.dims.end(), n.dim) - x.type.dims.begin();
-    if (p == static_cast<std::ptrdiff_t>(x.type.dims.size())) fail(n, "the operand has no dim " + n.dim);
+    const std::ptrdiff_t p = dim_index(n, x);
     const Box along = x.boxes[p];
     const std::int64_t step = strides_of(extents_of(x.boxes))[p], end = end_of(n.dim, n);
     std::int64_t i = 0;
@@ -776,8 +780,7 @@ class Evaluator {
     HostValue r = make_result(n, result_type(n));
     same_dtype(n, x, r.type.dtype);
     if (n.limit < 1) fail(n, expected_found("an xor mask of at least 1", std::to_string(n.limit)));
-    const auto p = std::find(x.type.dims.begin(), x.type.dims.end(), n.dim) - x.type.dims.begin();
-    if (p == static_cast<std::ptrdiff_t>(x.type.dims.size())) fail(n, "the operand has no dim " + n.dim);
+    const std::ptrdiff_t p = dim_index(n, x);
     const Box along = x.boxes[p];
     const std::int64_t step = strides_of(extents_of(x.boxes))[p], end = end_of(n.dim, n);
     std::int64_t i = 0;
@@ -827,8 +830,7 @@ class Evaluator {
     HostValue r = make_result(n, result_type(n));
     same_dtype(n, x, r.type.dtype);
     if (x.type.dims != r.type.dims) fail(n, expected_found("a result of the operand's dims", "other dims"));
-    const auto p = std::find(x.type.dims.begin(), x.type.dims.end(), n.dim) - x.type.dims.begin();
-    if (p == static_cast<std::ptrdiff_t>(x.type.dims.size())) fail(n, "the operand has no dim " + n.dim);
+    const std::ptrdiff_t p = dim_index(n, x);
     for (std::size_t d = 0; d < x.boxes.size(); ++d)
       if (x.boxes[d].origin != r.boxes[d].origin || x.boxes[d].extent != r.boxes[d].extent)
         fail(n, "the operand holds " + x.type.dims[d] + " over other positions than the result");
