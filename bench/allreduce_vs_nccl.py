@@ -1,7 +1,7 @@
 """All-reduce against NCCL in the same run: times torch.distributed.all_reduce (NCCL, one
 process per GPU, NVLink multicast off) of bf16 tensors from 64 KiB to 1 GiB per rank,
-runs wave-bench-collectives on the same GPUs, and prints both bus bandwidths and their
-ratio per size. Each NCCL time is the median of 25 runs of 10 back-to-back all-reduces
+runs wave-bench-collectives on the same GPUs, and prints NCCL's bus bandwidth beside each
+wave all-reduce's (host-ordered, one-shot, two-shot) and their ratios per size. Each NCCL time is the median of 25 runs of 10 back-to-back all-reduces
 between CUDA events, after warm-up.
 
     python3 bench/allreduce_vs_nccl.py path/to/wave-bench-collectives [RANKS]
@@ -56,17 +56,31 @@ def main():
         mp.spawn(worker, args=(ranks, results), nprocs=ranks, join=True)
         nccl = dict(results)
     sys.stdout.flush()
-    out = subprocess.run([sys.argv[1], str(ranks)], capture_output=True, text=True).stdout
-    print(out)
-    wave = {int(f[0]): float(f[3]) for f in (l.split() for l in out.splitlines()) if len(f) > 4 and f[0].isdigit() and f[4] == "BLOCK_N"}
-    print(f"{'bytes/rank':>12} {'NCCL us':>9} {'NCCL busbw':>11} {'wave busbw':>11} {'ratio':>6}")
+    # NCCL's medians first (a run cut short keeps them), then wave's lines as they come.
+    for size in SIZES:
+        print(f"NCCL {size:12d} {nccl[size] * 1e3:9.1f} us", flush=True)
+    wave_run = subprocess.Popen([sys.argv[1], str(ranks)], stdout=subprocess.PIPE, text=True)
+    lines = []
+    for line in wave_run.stdout:
+        print(line, end="", flush=True)
+        lines.append(line)
+    wave_run.wait()
+    out = "".join(lines)
+    kinds = ["host-ordered", "one-shot", "two-shot"]
+    wave = {}
+    for f in (l.split() for l in out.splitlines()):
+        if len(f) > 4 and f[0].isdigit() and f[4].rstrip(",") in kinds:
+            wave[(int(f[0]), f[4].rstrip(","))] = (float(f[1]), float(f[3]))
+    print("busbw GB/s; the ordered kinds are whole all-reduces, host-ordered leaves out the ranks' sync")
+    print(f"{'bytes/rank':>12} {'NCCL us':>9} {'NCCL':>7}" + "".join(f" {k + ' us':>16} {k:>13} {'ratio':>6}" for k in kinds))
     for size in SIZES:
         ms = nccl[size]
         busbw = size / (ms * 1e-3) / 1e9 * 2 * (ranks - 1) / ranks
-        w = wave.get(size)
-        print(f"{size:12d} {ms * 1e3:9.1f} {busbw:11.1f} {w if w else float('nan'):11.1f}"
-              f" {(w / busbw) if w else float('nan'):6.3f}")
-
+        line = f"{size:12d} {ms * 1e3:9.1f} {busbw:7.1f}"
+        for k in kinds:
+            us, w = wave.get((size, k), (float("nan"), float("nan")))
+            line += f" {us:16.1f} {w:13.1f} {w / busbw:6.3f}"
+        print(line)
 
 if __name__ == "__main__":
     main()

@@ -1,4 +1,4 @@
-"""GEMM + reduce-scatter and all-gather + GEMM against cuBLAS and NCCL in the same run: per shape of
+"""GEMM + reduce-scatter, GEMM + all-reduce and all-gather + GEMM against cuBLAS and NCCL in the same run: per shape of
 bench/tensor_parallel.cpp, times (one process per GPU, NVLink multicast off) each rank's
 cuBLAS GEMM of its K slice (bf16, C[M, N] = A[M, K/R] B[N, K/R]^T), NCCL's
 reduce_scatter_tensor of that C alone, and the two back to back; runs
@@ -69,8 +69,16 @@ def worker(rank, ranks, results):
             dist.reduce_scatter_tensor(out, c)
 
         total = median_ms(both)
+        ar = median_ms(lambda: dist.all_reduce(c))
+
+        def gemm_then_all_reduce():
+            torch.matmul(a, b.t(), out=c)
+            dist.all_reduce(c)
+
+        ar_total = median_ms(gemm_then_all_reduce)
         if rank == 0:
             results[(m, n, k)] = (gemm, rs, total)
+            results[("AR", m, n, k)] = (gemm, ar, ar_total)
     for m, n, k in AG_SHAPES:
         # The column-parallel layer: every rank's M / ranks rows gathered, times this
         # rank's N / ranks columns of the weights.
@@ -103,32 +111,30 @@ def main():
     sys.stdout.flush()
     out = subprocess.run([sys.argv[1], str(ranks)], capture_output=True, text=True).stdout
     print(out)
-    wave = {}
-    for f in (line.split() for line in out.splitlines()):
-        if len(f) > 8 and f[0].isdigit() and f[3].isdigit():
-            wave[(int(f[0]), int(f[1]), int(f[2]))] = (float(f[4]) / 1e3, float(f[6]) / 1e3)
-    print(f"{'M':>6} {'N':>6} {'K':>6} {'cuBLAS us':>10} {'NCCL RS us':>10} {'both us':>9} "
-          f"{'wave GEMM us':>12} {'wave GEMM+RS us':>15} {'vs both':>8} {'vs cuBLAS':>9}")
-    for shape in SHAPES:
-        gemm, rs, total = torch_times[shape]
-        w = wave.get(shape)
-        fused = w[1] if w else float("nan")
-        alone = w[0] if w else float("nan")
-        print(f"{shape[0]:6d} {shape[1]:6d} {shape[2]:6d} {gemm * 1e3:10.1f} {rs * 1e3:10.1f} {total * 1e3:9.1f} "
-              f"{alone * 1e3:12.1f} {fused * 1e3:15.1f} {total / fused:8.3f} {gemm / fused:9.3f}")
-    # All-gather + GEMM: wave's lines start with "AG" (bench/tensor_parallel.cpp).
-    wave_ag = {}
-    for f in (line.split() for line in out.splitlines()):
-        if len(f) > 10 and f[0] == "AG" and f[1].isdigit() and f[4].isdigit():
-            wave_ag[(int(f[1]), int(f[2]), int(f[3]))] = (float(f[6]) / 1e3, float(f[9]) / 1e3)
-    print(f"{'M':>6} {'N':>6} {'K':>6} {'cuBLAS us':>10} {'NCCL AG us':>10} {'both us':>9} "
-          f"{'wave GEMM us':>12} {'wave AG+GEMM us':>15} {'vs both':>8} {'vs cuBLAS':>9}")
-    for shape in AG_SHAPES:
-        gemm, ag, total = torch_times[("AG",) + shape]
-        alone, fused = wave_ag.get(shape, (float("nan"), float("nan")))
-        print(f"{shape[0]:6d} {shape[1]:6d} {shape[2]:6d} {gemm * 1e3:10.1f} {ag * 1e3:10.1f} {total * 1e3:9.1f} "
-              f"{alone * 1e3:12.1f} {fused * 1e3:15.1f} {total / fused:8.3f} {gemm / fused:9.3f}")
+    lines = [line.split() for line in out.splitlines()]
+    # wave's lines per layer: GEMM + RS start with M, GEMM + AR with "AR", all-gather +
+    # GEMM with "AG" (bench/tensor_parallel.cpp); the GEMM alone's and the fused kernel's us.
+    rs = {(int(f[0]), int(f[1]), int(f[2])): (float(f[4]), float(f[6]))
+          for f in lines if len(f) > 8 and f[0].isdigit() and f[3].isdigit()}
+    ar = {(int(f[1]), int(f[2]), int(f[3])): (float(f[5]), float(f[7]))
+          for f in lines if len(f) > 9 and f[0] == "AR" and f[1].isdigit() and f[4].isdigit()}
+    ag = {(int(f[1]), int(f[2]), int(f[3])): (float(f[6]), float(f[9]))
+          for f in lines if len(f) > 10 and f[0] == "AG" and f[1].isdigit() and f[4].isdigit()}
+    table("RS", "GEMM+RS", SHAPES, lambda shape: torch_times[shape], rs)
+    table("AR", "GEMM+AR", SHAPES, lambda shape: torch_times[("AR",) + shape], ar)
+    table("AG", "AG+GEMM", AG_SHAPES, lambda shape: torch_times[("AG",) + shape], ag)
 
+
+def table(collective, fused_name, shapes, torch_of, wave):
+    """One layer's table: cuBLAS, NCCL and both (torch_of(shape), ms) beside wave's GEMM alone
+    and fused kernel (wave[shape], us), and the fused kernel's speedups."""
+    print(f"{'M':>6} {'N':>6} {'K':>6} {'cuBLAS us':>10} {'NCCL ' + collective + ' us':>10} {'both us':>9} "
+          f"{'wave GEMM us':>12} {'wave ' + fused_name + ' us':>15} {'vs both':>8} {'vs cuBLAS':>9}")
+    for shape in shapes:
+        gemm, collective_ms, total = torch_of(shape)
+        alone, fused = (us / 1e3 for us in wave.get(shape, (float("nan"), float("nan"))))
+        print(f"{shape[0]:6d} {shape[1]:6d} {shape[2]:6d} {gemm * 1e3:10.1f} {collective_ms * 1e3:10.1f} "
+              f"{total * 1e3:9.1f} {alone * 1e3:12.1f} {fused * 1e3:15.1f} {total / fused:8.3f} {gemm / fused:9.3f}")
 
 if __name__ == "__main__":
     main()

@@ -2,7 +2,8 @@
 // (examples/kernels/tensor_parallel.hpp), on the GPUs of the node: the row-parallel
 // layer's GEMM + reduce-scatter, each rank's epilogue adding its partial rows to their
 // owner's slot, against the same GEMM alone on each rank (its partial C written to local
-// memory: no communication), in the same run. bf16 in and out, f32 accumulators, the
+// memory: no communication), in the same run; then GEMM + all-reduce (lines "AR": each
+// rank's partial product added to every rank's slot). bf16 in and out, f32 accumulators, the
 // 128x256x64 tiling of 2 x 4 waves. The slots accumulate over the timed launches (a
 // residual add), so no zeroing is timed. Each line: the median of 25 runs of 10
 // back-to-back launches, device events on every rank's GPU; sampled elements of the fused
@@ -39,23 +40,25 @@ struct Shape {
   int m, n, k;  // the whole layer: C[M, N] = A[M, K] B[N, K]^T, K split over the ranks
 };
 
-// Elements of the fused output (rank p's slot, row-major share x N) off the float64 sums
-// of every rank's partial product; `a` and `b` are each rank's shards (host values).
+// Elements of the fused output (rank p's slot, row-major: its share of the rows for the
+// reduce-scatter, all M rows for the all-reduce) off the float64 sums of every rank's
+// partial product; `a` and `b` are each rank's shards (host values).
 std::size_t sampled_mismatches(const runtime::SymmetricBuffer& out, const Shape& s, int count,
                                const std::vector<std::vector<float>>& a, const std::vector<std::vector<float>>& b,
-                               std::mt19937& rng) {
-  const int share = s.m / count, k_rank = s.k / count;
+                               std::mt19937& rng, bool all_rows = false) {
+  const int share = all_rows ? s.m : s.m / count, k_rank = s.k / count;
   std::size_t wrong = 0;
   for (int p = 0; p < count; ++p) {
     std::vector<std::uint16_t> got(std::size_t(share) * s.n);
     out.copy_to_host(p, got.data(), got.size() * 2);
+    const std::size_t first = all_rows ? 0 : std::size_t(p) * share;
     for (int sample = 0; sample < 512; ++sample) {
       const int row = std::uniform_int_distribution<int>(0, share - 1)(rng);
       const int col = std::uniform_int_distribution<int>(0, s.n - 1)(rng);
       double want = 0, magnitude = 0;
       for (int r = 0; r < count; ++r)
         for (int kk = 0; kk < k_rank; ++kk) {
-          const double product = double(a[std::size_t(r)][(std::size_t(p) * share + row) * k_rank + kk]) *
+          const double product = double(a[std::size_t(r)][(first + row) * k_rank + kk]) *
                                  b[std::size_t(r)][std::size_t(col) * k_rank + kk];
           want += product;
           magnitude += std::abs(product);
@@ -72,7 +75,8 @@ std::size_t sampled_mismatches(const runtime::SymmetricBuffer& out, const Shape&
 // rank (M x K, M / ranks rows each) times this rank's N / ranks columns of the weights.
 // Lines start with "AG". Times: the GEMM alone (the rows already gathered, the flags
 // set), the gather then the GEMM (the GEMM's stream waits for the copies), and the
-// gather overlapped (queue_gather: each workgroup waits for its rows' chunk).
+// gather overlapped (queue_gather: each workgroup waits for its rows' chunk and takes 1
+// from its flag, so nothing is reset on the GEMM's stream).
 int allgather_gemm(const Ranks& ranks, std::mt19937& rng, bool diagnose) {
   const int count = ranks.count();
   if (ranks.devices.front() == ranks.devices.back()) {
@@ -123,8 +127,9 @@ int allgather_gemm(const Ranks& ranks, std::mt19937& rng, bool diagnose) {
       args.push_back({gathered.slot(r), reinterpret_cast<const void*>(bs.back().address()), flags_at.back(),
                       reinterpret_cast<const void*>(cs.back().address())});
     }
+    const int takers = tp::chunk_takers(share / pieces, bm, n_rank, bn);
     auto overlapped = [&] {
-      tp::queue_gather(gathered, shard_bytes, flags_at, pieces, compute, copies);
+      tp::queue_gather(gathered, shard_bytes, flags_at, pieces, takers, compute, copies);
       gemm.launch(args, compute);
     };
     overlapped();
@@ -152,12 +157,19 @@ int allgather_gemm(const Ranks& ranks, std::mt19937& rng, bool diagnose) {
       std::printf("AG %6d %6d %6d WRONG: %zu sampled elements differ from the float64 sums\n", s.m, s.n, s.k, wrong);
       return 1;
     }
-    // The gathered rows stay and the flags stay set: the GEMM alone.
+    // The GEMM alone: the gathered rows stay, the flags set high enough for every launch
+    // to take from; then back to 0 for the gathers.
+    auto set_flags = [&](std::uint8_t byte) {
+      for (auto& f : flags) f.fill_bytes(byte);
+      for (int device : ranks.devices) runtime::synchronize(device);
+    };
+    set_flags(0x3f);
     const double alone_ms = bench::median_ms(ranks.devices, [&] { gemm.launch(args, compute); }, 25);
+    set_flags(0);
     const double sequential_ms = bench::median_ms(
         ranks.devices,
         [&] {
-          tp::queue_gather(gathered, shard_bytes, flags_at, pieces, compute, copies);
+          tp::queue_gather(gathered, shard_bytes, flags_at, pieces, takers, compute, copies);
           for (int r = 0; r < count; ++r) compute[std::size_t(r)]->wait_for(*copies[std::size_t(r)]);
           gemm.launch(args, compute);
         },
@@ -177,10 +189,12 @@ int allgather_gemm(const Ranks& ranks, std::mt19937& rng, bool diagnose) {
           [&] {
             for (int r = 0; r < count; ++r)
               for (int c = 0; c < chunks; ++c)
-                runtime::set_flag_async(static_cast<std::uint32_t*>(flags_at[std::size_t(r)]) + c, 1, *compute[std::size_t(r)]);
+                runtime::set_flag_async(static_cast<std::uint32_t*>(flags_at[std::size_t(r)]) + c,
+                                        static_cast<std::uint32_t>(takers), *compute[std::size_t(r)]);
             gemm.launch(args, compute);
           },
           25);
+      set_flags(0x3f);
       const double beside_ms = bench::median_ms(
           ranks.devices,
           [&] {
@@ -189,6 +203,7 @@ int allgather_gemm(const Ranks& ranks, std::mt19937& rng, bool diagnose) {
             for (int r = 0; r < count; ++r) compute[std::size_t(r)]->wait_for(*copies[std::size_t(r)]);
           },
           25);
+      set_flags(0);
       const double copies_ms = bench::median_ms(
           ranks.devices,
           [&] {
@@ -262,6 +277,27 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
     std::printf("%6d %6d %6d %5d %11.1f %9.1f %11.1f %9.1f %7.3f  %dx%dx%d/%dx%d, %d x %d x %d\n", s.m, s.n, s.k,
                 count, alone_ms * 1e3, flops / (alone_ms * 1e9), fused_ms * 1e3, flops / (fused_ms * 1e9),
                 alone_ms / fused_ms, bm, bn, bk, wm, wn, s.m, s.n, k_rank);
+    std::fflush(stdout);
+    // GEMM + all-reduce (lines "AR"): each rank's partial product added to every rank's
+    // slot of all M x N; the same GEMM alone beside it.
+    runtime::SymmetricBuffer everyone(std::size_t(s.m) * s.n * 2, ranks.devices);
+    CompileOptions all_options{.subs = tiles};
+    all_options.subs.insert(all_options.subs.end(),
+                            {{tp::RANKS, count}, {tp::SLOT, static_cast<std::int64_t>(everyone.slot_bytes() / 2)}});
+    const auto all_reduce = compile(tp::gemm_all_reduce<bf16, bf16>(), all_options, ranks);
+    std::vector<std::vector<const void*>> all_args;
+    for (const auto& args : fused_args) all_args.push_back({args[0], args[1], everyone.slot(0)});
+    everyone.fill_bytes(0);
+    all_reduce.launch(all_args);
+    for (int device : ranks.devices) runtime::synchronize(device);
+    if (const std::size_t wrong = sampled_mismatches(everyone, s, count, a_values, b_values, rng, true)) {
+      std::printf("AR %6d %6d %6d WRONG: %zu sampled elements differ from the float64 sums\n", s.m, s.n, s.k, wrong);
+      return 1;
+    }
+    const double all_ms = bench::median_ms(ranks.devices, [&] { all_reduce.launch(all_args); }, 25);
+    std::printf("AR %6d %6d %6d %5d %11.1f %9.1f %11.1f %9.1f %7.3f  %dx%dx%d/%dx%d, %d x %d x %d\n", s.m, s.n, s.k,
+                count, alone_ms * 1e3, flops / (alone_ms * 1e9), all_ms * 1e3, flops / (all_ms * 1e9),
+                alone_ms / all_ms, bm, bn, bk, wm, wn, s.m, s.n, k_rank);
     std::fflush(stdout);
   }
   return allgather_gemm(ranks, rng, argc > 2 && std::string(argv[2]) == "why");

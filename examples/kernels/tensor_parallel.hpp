@@ -16,7 +16,9 @@
 // gather the peers' rows into each rank's buffer after its own, chunk by chunk, setting
 // each chunk's flag once it has landed (queue_gather); the GEMM's workgroups take the
 // rows in that order and each waits for its own rows' chunk only, so the GEMM runs on the
-// rank's own rows and the first chunks while the later ones are still on their way.
+// rank's own rows and the first chunks while the later ones are still on their way. A
+// chunk's flag counts the workgroups still to start on it: each takes 1 (wait_and_take),
+// so the flags are back at 0 when the GEMM ends, with no reset on the GEMM's stream.
 #pragma once
 
 #include <cstddef>
@@ -110,14 +112,15 @@ inline Constraints gathered_rows_first(MMA kind) {
 }
 
 // C[M, N] = gathered rows times this rank's weights B[N, K]^T, each workgroup starting once
-// its rows' chunk has landed. In: f16 or bf16; Out: f32 or In.
+// its rows' chunk has landed, and taking 1 from the chunk's flag. In: f16 or bf16; Out:
+// f32 or In.
 template <class In, class Out = In>
 auto allgather_gemm() {
   constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
   return kernel("allgather_gemm", gathered_rows_first(kind),
                 [](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> gathered, Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b,
                    Memory<dims<CHUNKS>, i32> ready, Memory<dims<M, N>, Out> c) {
-                  wait_at_least(ready, 1, kRowToChunk);
+                  wait_and_take(ready, 1, kRowToChunk);
                   Register<dims<M, N>, f32> acc(0.0);
                   auto result = iterate<K>(acc, [&](auto acc) { return mma(read(gathered), read(b), acc); });
                   if constexpr (std::is_same_v<Out, f32>) write(result, c, kGatheredToRow);
@@ -125,20 +128,26 @@ auto allgather_gemm() {
                 });
 }
 
+// The workgroups of allgather_gemm whose rows lie in one chunk: each takes 1 from its flag.
+inline int chunk_takers(int chunk_rows, int block_m, int n, int block_n) {
+  return chunk_rows / block_m * ((n + block_n - 1) / block_n);
+}
+
 // Queues the gather for allgather_gemm. `gathered` holds one M x K buffer per rank (its
 // slot), rank r's own M_RANK rows (`shard_bytes`) first, as the layer before wrote them.
-// For each rank r, on `copies[r]`: every other rank's own rows, the next rank's first,
-// copied into r's slot after its own, in `pieces` chunks each, chunk c's flag (`ready[r]`:
-// 32-bit, CHUNKS = ranks * pieces of them) set to 1 once it has landed. The flags are
-// first set on `compute[r]` (after whatever ran there before, which may still read the
-// slot): its own chunks to 1, the others to 0; the copies wait for that. Launch the GEMM
-// on `compute[r]` after this call. Copy streams must be StreamKind::independent.
+// For each rank r, on `copies[r]`, once the work queued on `compute[r]` so far has ended
+// (the GEMM before may still read the slot and take its flags): its own chunks' flags
+// (`ready[r]`: 32-bit, CHUNKS = ranks * pieces of them) set to `takers` (chunk_takers),
+// then every other rank's own rows, the next rank's first, copied into r's slot after its
+// own in `pieces` chunks each, chunk c's flag set to `takers` once it has landed. Launch
+// the GEMM on `compute[r]` after this call: it starts at once, each workgroup waiting for
+// its chunk. Copy streams must be StreamKind::independent.
 //
 // Copies between GPUs go through the copy engines; the rank's own rows are not copied at
 // all, since a copy within one GPU may be done by a kernel, which could not start while
 // the GEMM's workgroups fill every SM waiting for it.
 inline void queue_gather(const runtime::SymmetricBuffer& gathered, std::size_t shard_bytes,
-                         const std::vector<void*>& ready, int pieces,
+                         const std::vector<void*>& ready, int pieces, int takers,
                          const std::vector<const runtime::Stream*>& compute,
                          const std::vector<const runtime::Stream*>& copies) {
   const int ranks = gathered.ranks();
@@ -148,15 +157,15 @@ inline void queue_gather(const runtime::SymmetricBuffer& gathered, std::size_t s
     auto* flags = static_cast<std::uint32_t*>(ready[static_cast<std::size_t>(r)]);
     const runtime::Stream& compute_r = *compute[static_cast<std::size_t>(r)];
     const runtime::Stream& copies_r = *copies[static_cast<std::size_t>(r)];
-    for (int c = 0; c < ranks * pieces; ++c) runtime::set_flag_async(flags + c, c < pieces ? 1 : 0, compute_r);
     copies_r.wait_for(compute_r);
+    for (int c = 0; c < pieces; ++c) runtime::set_flag_async(flags + c, static_cast<std::uint32_t>(takers), copies_r);
     for (int s = 1; s < ranks; ++s) {
       const void* shard = gathered.slot((r + s) % ranks);  // that rank's own rows, first in its slot
       for (int p = 0; p < pieces; ++p) {
         const std::size_t offset = static_cast<std::size_t>(p) * piece;
         runtime::copy_async(at(gathered.slot(r), static_cast<std::size_t>(s) * shard_bytes + offset), at(shard, offset),
                             piece, copies_r);
-        runtime::set_flag_async(flags + s * pieces + p, 1, copies_r);
+        runtime::set_flag_async(flags + s * pieces + p, static_cast<std::uint32_t>(takers), copies_r);
       }
     }
   }

@@ -79,6 +79,11 @@ class CompiledKernel {
   void launch(const std::vector<TensorArg>& tensors, const LaunchOptions& how = {},
               std::source_location where = std::source_location::current()) const;
 
+  // Loads the module on `device` now (the first launch there does otherwise): kernels
+  // that wait for each other must all be loaded before any of them runs, since the driver
+  // may load a module only once the kernels running beside it have ended.
+  void load(int device = 0, std::source_location where = std::source_location::current()) const;
+
   template <class... Pointers>
   void operator()(Pointers*... pointers) const {
     launch({static_cast<const void*>(pointers)...}, {}, compiled_at_);
@@ -98,6 +103,9 @@ class CompiledKernel {
                      const std::function<void(const std::string&)>& fail) const;
 
   struct Loaded;
+  struct OnDevice;
+  // The module on `device`, loaded on the first call there.
+  OnDevice& loaded_on(int device, std::source_location where) const;
   jit::PtxKernel ptx_;
   std::vector<graph::MemoryType> args_;
   std::vector<std::vector<std::int64_t>> sizes_;

@@ -62,7 +62,8 @@ class DistributedKernel {
   // Queues every rank's kernel: rank r's with `pointers[r]` (one per kernel argument) on
   // `streams[r]` (a stream of the rank's device; none given: the device's default stream).
   // Ranks on different GPUs run at once; emulated ranks on one GPU's default stream run
-  // one after another. Each pointer must be memory its rank's GPU can address for the
+  // one after another (kernels whose ranks wait for each other need a stream per rank,
+  // StreamKind::independent). Each pointer must be memory its rank's GPU can address for the
   // whole tensor: its own device's, or a SymmetricBuffer's (checked before any launch).
   void launch(const std::vector<std::vector<const void*>>& pointers,
               const std::vector<const runtime::Stream*>& streams = {},
@@ -94,6 +95,9 @@ class DistributedKernel {
                                              "over the ranks' slots)",
                                          found));
       }
+    // Every rank's module loaded before any rank's kernel runs: kernels that meet their
+    // peers' (wait_and_take) would otherwise wait while a peer's module cannot load.
+    for (std::size_t r = 0; r < per_rank_.size(); ++r) per_rank_[r].load(ranks_.devices[r], where);
     for (std::size_t r = 0; r < per_rank_.size(); ++r)
       per_rank_[r].launch(pointers[r], {.stream = streams.empty() ? nullptr : streams[r], .device = ranks_.devices[r]},
                           where);

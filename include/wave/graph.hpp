@@ -91,12 +91,12 @@ struct Node {
   std::optional<Mapping> mapping;  // read, write
   int elements_per_thread = 0;     // read, write (0: chosen by the compiler)
   std::optional<MMA> mma;          // mma: an explicit kind
-  std::optional<Expr> expr;        // apply_expr, in terms of $0
+  std::optional<Expr> expr;        // apply_expr, in terms of $0; wait_at_least: the least value
   std::string label;               // print: the name each line starts with
   std::int64_t limit = 0;          // print: elements printed, the first in row-major order;
-                                   // wait_at_least: the least value each flag must reach;
                                    // shuffle: the xor mask (k takes k ^ limit);
                                    // set_wave_prio: the priority (0 to 3)
+  bool take = false;               // wait_at_least: the value taken from each flag once seen
   std::vector<Block> regions;      // iterate, conditional: its body
 };
 

@@ -5,6 +5,7 @@
 // where the machine has several.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -180,6 +181,61 @@ void check_reduce_scatter_all_gather(const Ranks& ranks, int share, std::mt19937
   }
 }
 
+
+// The all-reduces that order themselves (all_reduce_one_shot, all_reduce_two_shot): every
+// rank's kernel on a stream of its own, with no host synchronization between the ranks,
+// three launches back to back; the sums checked, then every flag back at 0; then new
+// inputs, one more launch, checked again (no rank read a stale input or flag).
+template <class T>
+void check_self_ordering_all_reduce(const Ranks& ranks, int n, int blocks, bool two_shot, std::mt19937& rng) {
+  using Bits = typename Host<T>::Bits;
+  const int count = ranks.count();
+  runtime::SymmetricBuffer slots(std::size_t(n) * sizeof(Bits), ranks.devices);
+  runtime::SymmetricBuffer sums(std::size_t(n) * sizeof(Bits), ranks.devices);
+  runtime::SymmetricBuffer flags(std::size_t(2 * blocks * count) * sizeof(std::int32_t), ranks.devices);
+  flags.fill_bytes(0);
+  const auto slot = static_cast<std::int64_t>(slots.slot_bytes() / sizeof(Bits));
+  const std::int64_t n_rank = (n + count - 1) / count, part = two_shot ? n_rank : n;
+  CompileOptions options{.subs = {{co::RANKS, count}, {co::SLOT, slot}, {co::N, n}, {co::W, blocks},
+                                  {co::E, 1024 * ((part + blocks * 1024 - 1) / (blocks * 1024))}, {co::TILE_E, 1024},
+                                  {co::FLAGS, static_cast<std::int64_t>(flags.slot_bytes() / sizeof(std::int32_t))}}};
+  if (two_shot) options.subs.push_back({co::N_RANK, n_rank});  // (a symbol of the two-shot only)
+  const auto reduce = two_shot ? compile(co::all_reduce_two_shot<T>(), options, ranks)
+                               : compile(co::all_reduce_one_shot<T>(), options, ranks);
+  std::vector<std::unique_ptr<runtime::Stream>> streams;
+  std::vector<const runtime::Stream*> on;
+  for (int device : ranks.devices) {
+    streams.push_back(std::make_unique<runtime::Stream>(device, runtime::StreamKind::independent));
+    on.push_back(streams.back().get());
+  }
+  auto out = outputs(ranks, std::size_t(n) * sizeof(Bits));
+  std::vector<std::vector<const void*>> pointers;
+  for (int r = 0; r < count; ++r)
+    pointers.push_back({slots.slot(0), flags.slot(0),
+                        two_shot ? sums.slot(0) : reinterpret_cast<const void*>(out[std::size_t(r)].address())});
+  for (int round = 0; round < 2; ++round) {
+    INFO((round == 0 ? "three launches back to back" : "new inputs, one launch"));
+    const auto data = fill_slots<T>(slots, n, rng);
+    std::vector<double> want(static_cast<std::size_t>(n), 0.0);
+    for (const auto& mine : data)
+      for (int k = 0; k < n; ++k) want[std::size_t(k)] += Host<T>::value(mine[std::size_t(k)]);
+    sums.fill_bytes(0xFF);
+    for (auto& o : out) o.fill_bytes(0xFF);
+    synchronize(ranks);
+    for (int launch = 0; launch < (round == 0 ? 3 : 1); ++launch) reduce.launch(pointers, on);
+    synchronize(ranks);
+    for (int r = 0; r < count; ++r) {
+      INFO("rank " << r);
+      std::vector<Bits> got(static_cast<std::size_t>(n));
+      if (two_shot) sums.copy_to_host(r, got.data(), got.size() * sizeof(Bits));
+      else out[std::size_t(r)].copy_to_host(got.data());
+      CHECK(mismatches<T>(got, want) == 0);
+      std::vector<std::int32_t> left(2 * std::size_t(blocks * count), -1);
+      flags.copy_to_host(r, left.data(), left.size() * sizeof(std::int32_t));
+      CHECK(std::count(left.begin(), left.end(), 0) == std::ptrdiff_t(left.size()));
+    }
+  }
+}
 }  // namespace
 
 TEST_CASE("one-shot all-reduce of f32, f16 and bf16 over emulated and real ranks", "[gpu][distributed]") {
@@ -191,6 +247,18 @@ TEST_CASE("one-shot all-reduce of f32, f16 and bf16 over emulated and real ranks
       check_all_reduce<f16>(ranks, n, rng);
       check_all_reduce<bf16>(ranks, n, rng);
     }
+}
+
+TEST_CASE("all-reduces that order themselves: ranks meet through flags, launched back to back", "[gpu][distributed][signal]") {
+  std::mt19937 rng(Catch::rngSeed());
+  for (const Ranks& ranks : rank_sets())
+    for (bool two_shot : {false, true})
+      for (auto [n, blocks] : {std::pair{1000, 4}, {65537, 16}, {1 << 20, 64}}) {
+        INFO(describe(ranks) << (two_shot ? ", two-shot" : ", one-shot") << ", N = " << n << ", " << blocks
+                             << " blocks per rank");
+        check_self_ordering_all_reduce<bf16>(ranks, n, blocks, two_shot, rng);
+        check_self_ordering_all_reduce<f32>(ranks, n, blocks, two_shot, rng);
+      }
 }
 
 TEST_CASE("reduce-scatter (a DeviceConstraint's slices) then all-gather", "[gpu][distributed]") {
@@ -341,7 +409,8 @@ void check_gemm_collective(const Ranks& ranks, int share, int n, int k_rank, boo
 
 // All-gather + GEMM: each rank's `share` rows of A [M, K] gathered by copy engines into
 // every other rank's buffer, `pieces` chunks per shard, while each rank's GEMM with its own
-// weights B_r [n, K] waits for its rows' chunks; C_r [M, n] = A B_r^T in A's row order.
+// weights B_r [n, K] waits for its rows' chunks; C_r [M, n] = A B_r^T in A's row order,
+// and every flag back at 0 after two launches.
 template <class Out>
 void check_allgather_gemm(const Ranks& ranks, int share, int n, int k, int pieces, std::mt19937& rng) {
   namespace tp = examples::tensor_parallel;
@@ -383,11 +452,18 @@ void check_allgather_gemm(const Ranks& ranks, int share, int n, int k, int piece
     pointers.push_back({gathered.slot(r), reinterpret_cast<const void*>(bs.back().address()), flags_at.back(),
                         reinterpret_cast<const void*>(cs[std::size_t(r)].address())});
   }
-  tp::queue_gather(gathered, shard_bytes, flags_at, pieces, compute, copies);
-  gemm.launch(pointers, compute);
+  // Twice back to back: each chunk's flag counts the workgroups still to take it, so the
+  // second gather finds them at 0 and the GEMM's stream resets nothing.
+  for (int launch = 0; launch < 2; ++launch) {
+    tp::queue_gather(gathered, shard_bytes, flags_at, pieces, tp::chunk_takers(share / pieces, 128, n, 64), compute,
+                     copies);
+    gemm.launch(pointers, compute);
+  }
   for (const auto& s : streams) s->synchronize();
   for (int r = 0; r < count; ++r) {
     INFO("rank " << r);
+    const auto left = to_host<std::int32_t>(flags[std::size_t(r)]);
+    CHECK(std::count(left.begin(), left.end(), 0) == std::ptrdiff_t(left.size()));
     const auto got = to_host<Bits>(cs[std::size_t(r)]);
     const double relative = std::is_same_v<Out, f32> ? 1e-5 : std::ldexp(1.0, -8);
     std::size_t bad = 0;

@@ -3,6 +3,7 @@
 // a wrong rank count, tile or kernel gets, at the user's line.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -64,6 +65,103 @@ TEST_CASE("the interpreter computes a rank's slice of a DeviceConstraint's dim",
       const int n = r * share + k;
       CHECK(out[std::size_t(k)] == Approx(double(slots[std::size_t(n)]) + slots[std::size_t(slot + n)]));
     }
+  }
+}
+
+TEST_CASE("interpret: the all-reduces that order themselves meet through flags and take them back",
+          "[distributed][interpret][signal]") {
+  // Rank r's flags hold every peer's signals (as if they had arrived): the kernel takes
+  // each once, leaving its own slot's flags 0, and sets its peers' (k, r, w) to 1.
+  const int ranks = 3, n = 1000, blocks = 4, slot = 1024, flag_slot = 2 * blocks * ranks;
+  std::vector<float> slots(std::size_t(ranks) * slot);
+  std::mt19937 rng(Catch::rngSeed());
+  for (float& x : slots) x = std::uniform_real_distribution<float>(-1, 1)(rng);
+  std::vector<double> want(n, 0.0);
+  for (int r = 0; r < ranks; ++r)
+    for (int k = 0; k < n; ++k) want[std::size_t(k)] += slots[std::size_t(r * slot + k)];
+  std::vector<float> sums(std::size_t(ranks) * slot, -7.0f);
+  for (bool two_shot : {false, true})
+    for (int r = 0; r < ranks; ++r) {
+      INFO((two_shot ? "two-shot" : "one-shot") << ", rank " << r);
+      const int part = two_shot ? (n + ranks - 1) / ranks : n;
+      CompileOptions options{.subs = {{co::RANKS, ranks}, {co::SLOT, slot}, {co::N, n}, {co::W, blocks},
+                                      {co::E, 64 * ((part + blocks * 64 - 1) / (blocks * 64))}, {co::TILE_E, 64},
+                                      {co::FLAGS, flag_slot},
+                                      Sub("RANK", r)}};
+      if (two_shot) options.subs.push_back({co::N_RANK, (n + ranks - 1) / ranks});
+      std::vector<std::int32_t> flags(std::size_t(ranks) * flag_slot, 0);
+      std::fill_n(flags.begin() + std::ptrdiff_t(r) * flag_slot, flag_slot, 1);
+      std::vector<float> out(n + 8, -7.0f);
+      if (two_shot)
+        interpret(co::all_reduce_two_shot<f32>(), options, {slots.data(), flags.data(), sums.data()});
+      else
+        interpret(co::all_reduce_one_shot<f32>(), options, {slots.data(), flags.data(), out.data()});
+      for (int p = 0; p < ranks; ++p)
+        for (int k = 0; k < flag_slot; ++k) {
+          const int meeting_peer = k / blocks % ranks;  // (meeting, peer, block)
+          INFO("flags of rank " << p << ", element " << k);
+          CHECK(flags[std::size_t(p * flag_slot + k)] == (p != r && meeting_peer == r ? 1 : 0));
+        }
+      if (!two_shot)
+        for (int k = 0; k < n; ++k) {
+          INFO("element " << k);
+          CHECK(out[std::size_t(k)] == Approx(want[std::size_t(k)]).margin(1e-5));
+        }
+    }
+  // After every rank's two-shot: each rank's slot of `sums` holds all N sums, nothing past.
+  for (int p = 0; p < ranks; ++p)
+    for (int k = 0; k < slot; ++k) {
+      INFO("sums of rank " << p << ", element " << k);
+      if (k < n) CHECK(sums[std::size_t(p * slot + k)] == Approx(want[std::size_t(k)]).margin(1e-5));
+      else CHECK(sums[std::size_t(p * slot + k)] == -7.0f);
+    }
+}
+
+TEST_CASE("interpret: the ordered all-reduces' blocks take tiles in turn, every element once",
+          "[distributed][interpret]") {
+  // Sizes whose last tile is partial, whole, or falls to the first block; more blocks than
+  // tiles; one element. Flags preset as if every peer had signalled.
+  const int ranks = 2, slot = 4096;
+  std::mt19937 rng(Catch::rngSeed());
+  std::vector<float> slots(std::size_t(ranks) * slot);
+  for (float& x : slots) x = std::uniform_real_distribution<float>(-1, 1)(rng);
+  for (auto [n, blocks, tile] : {std::tuple{1, 3, 32}, {96, 3, 32}, {97, 3, 32}, {1000, 4, 64}, {3000, 5, 128},
+                                 {100, 8, 32}}) {
+    INFO("N = " << n << ", " << blocks << " blocks, TILE_E " << tile);
+    CompileOptions options{.subs = {{co::RANKS, ranks}, {co::SLOT, slot}, {co::N, n}, {co::W, blocks},
+                                    {co::E, tile * ((n + blocks * tile - 1) / (blocks * tile))}, {co::TILE_E, tile},
+                                    {co::FLAGS, 2 * blocks * ranks}, Sub("RANK", 1)}};
+    std::vector<std::int32_t> flags(std::size_t(ranks) * 2 * blocks * ranks, 1);
+    std::vector<float> out(std::size_t(n) + 64, -7.0f);
+    interpret(co::all_reduce_one_shot<f32>(), options, {slots.data(), flags.data(), out.data()});
+    for (int k = 0; k < n + 64; ++k) {
+      INFO("element " << k);
+      if (k < n) CHECK(out[std::size_t(k)] == Approx(double(slots[std::size_t(k)]) + slots[std::size_t(slot + k)]));
+      else CHECK(out[std::size_t(k)] == -7.0f);
+    }
+  }
+}
+
+TEST_CASE("the all-reduces that order themselves: acquire spins, release stores, system-scope takes",
+          "[distributed][ptx][signal]") {
+  for (bool two_shot : {false, true}) {
+    INFO((two_shot ? "two-shot" : "one-shot"));
+    CompileOptions options{.subs = {{co::RANKS, 2}, {co::SLOT, 1 << 20}, {co::N, 1 << 20}, {co::W, 64},
+                                    {co::E, two_shot ? 1 << 13 : 1 << 14}, {co::TILE_E, 1024}, {co::FLAGS, 256}},
+                           .cache = false};
+    if (two_shot) options.subs.push_back({co::N_RANK, 1 << 19});
+    const auto reduce = two_shot ? compile(co::all_reduce_two_shot<bf16>(), options, Ranks::emulated(2))
+                                 : compile(co::all_reduce_one_shot<bf16>(), options, Ranks::emulated(2));
+    const std::string& ptx = reduce.on_rank(1).ptx().ptx;
+    INFO(ptx.substr(0, 3000));
+    CHECK_THAT(ptx, Catch::Matchers::Contains("ld.acquire.sys.global.b32"));
+    CHECK_THAT(ptx, Catch::Matchers::Contains("st.release.sys.global.b32"));
+    CHECK_THAT(ptx, Catch::Matchers::Contains("red.relaxed.sys.global.add.u32"));
+    // The values the waits saw are not used: no flag is read again after them.
+    CHECK_THAT(ptx, !Catch::Matchers::Contains("ld.relaxed.sys"));
+    // The data in 16-byte runs: 8 bf16 per load from each rank's slot.
+    CHECK_THAT(ptx, Catch::Matchers::Contains("ld.global.v4.b32"));
+    fixtures::check_ptxas_clean(ptx, two_shot ? "all_reduce_two_shot" : "all_reduce_one_shot");
   }
 }
 
@@ -215,13 +313,13 @@ TEST_CASE("all-gather + GEMM: each workgroup waits for its rows' chunk before it
 TEST_CASE("distributed kernels: errors at the user's line", "[distributed][errors]") {
   SECTION("a rank count other than the DeviceConstraint's slices") {
     check_error(error_of([] { compile(co::reduce_scatter<f32>(), scatter_options(3, 1000, 4096), Ranks::emulated(2)); }),
-                "collectives.hpp", 43, "DeviceConstraint", "3 (N = 3000, tile 1000)");
+                "collectives.hpp", 50, "DeviceConstraint", "3 (N = 3000, tile 1000)");
   }
   SECTION("a tile that does not divide the dim") {
     CompileOptions options = scatter_options(2, 1000, 4096);
     options.subs[2] = Sub("N", 2001);
     check_error(error_of([&] { compile(co::reduce_scatter<f32>(), options, Ranks::emulated(2)); }), "collectives.hpp",
-                43, "DeviceConstraint", "a divisor of N = 2001");
+                50, "DeviceConstraint", "a divisor of N = 2001");
   }
   SECTION("RANK set by hand when compiling for ranks") {
     CompileOptions options = scatter_options(2, 1000, 4096);

@@ -325,14 +325,44 @@ class Evaluator {
 
   // wait_at_least(flags, n): the flags read; the interpreter runs nothing beside the kernel
   // that could raise one, so a flag below n is an error (it would wait forever).
+  // wait_and_take: then n taken from each flag once per workgroup that waited for it.
   HostValue wait_at_least(const graph::Node& n) const {
     HostValue r = read(n);
+    const std::int64_t least = n.expr ? eval(n, program(n, *n.expr), {}) : 1;
     for (std::size_t i = 0; i < r.integers.size(); ++i)
-      if (r.integers[i] < n.limit)
-        fail(n, expected_found("flags at least " + std::to_string(n.limit) +
+      if (r.integers[i] < least)
+        fail(n, expected_found("flags at least " + std::to_string(least) +
                                    " (nothing runs beside the interpreter to set them)",
                                "a flag of " + std::to_string(r.integers[i])));
+    if (n.take) take_flags(n, r, least);
     return r;
+  }
+
+  void take_flags(const graph::Node& n, const HostValue& r, std::int64_t least) const {
+    const Memory& m = memory(n, n.operands[0]);
+    if (!m.writable) fail(n, "takes from flags passed as a pointer to const");
+    // Each element's workgroup: its position over each dim's workgroup tile.
+    std::vector<std::int64_t> tiles;
+    for (const std::string& d : r.type.dims) {
+      const WorkgroupConstraint* c = kernel_.constraints.find<WorkgroupConstraint>(d);
+      tiles.push_back(c ? eval(n, program(n, c->tile), {}) : 0);
+    }
+    const std::vector<std::int64_t> extents = extents_of(r.boxes), strides = strides_of(extents);
+    std::set<std::pair<std::vector<std::int64_t>, std::int64_t>> taken;
+    auto take = [&](std::int64_t at, std::int64_t offset) {
+      std::vector<std::int64_t> workgroup;
+      for (std::size_t d = 0; d < tiles.size(); ++d)
+        workgroup.push_back(tiles[d] > 0 ? (r.boxes[d].origin + at / strides[d] % extents[d]) / tiles[d] : 0);
+      if (taken.emplace(std::move(workgroup), offset).second)
+        elements::store_integer(m.type.dtype, m.data, offset,
+                                elements::load_integer(m.type.dtype, m.data, offset) - least);
+    };
+    if (n.mapping) {
+      map_points(n, *n.mapping, r, m, /*is_read=*/true, 1, take);
+      return;
+    }
+    std::int64_t i = 0;
+    walk(extents, {access(n, m, r.type.dims, r.boxes)}, [&](const auto&, const auto& off) { take(i++, off[0]); });
   }
 
   // write(value, mem): the value's elements to the tensor, at its positions; atomic_add:

@@ -7,7 +7,10 @@
 //   });
 //
 // Inside the body, reads of tensors with the dim `K` see one tile of it (the
-// TilingConstraint's size); the body returns the next values of what it carries.
+// TilingConstraint's size); the body returns the next values of what it carries. A loop
+// whose work is its writes carries nothing:
+//
+//   iterate<K>(std::tuple{}, [&] { write(read(x) * 2.0, y); return std::tuple{}; });
 #pragma once
 
 #include <source_location>
@@ -38,7 +41,6 @@ std::tuple<Ts...> registers_of(const std::vector<ValueRef>& ids) {
 template <SymbolType DimSym, class... Ts, class Body>
 std::tuple<Ts...> trace_iterate(const std::tuple<Ts...>& init, Body&& body,
                                 const std::source_location& where) {
-  static_assert(sizeof...(Ts) > 0, "iterate: expected at least one loop-carried value");
   const std::string dim(DimSym::name);
   Tracer& tracer = Tracer::active("iterate", where);
   if (!tracer.constraints().template find<TilingConstraint>(dim))

@@ -291,8 +291,13 @@ LogicalResult ReadOp::verify() {
   auto result = getResult().getType();
   if (failed(verifySameElementType(*this, memory.getElementType(), result.getElementType(), "a result")))
     return failure();
-  if (getWaitAtLeast() && failed(verifyFlags(*this, getMemory(), "wait for")))
-    return failure();
+  if (getTake() && !getWaitAtLeastAttr()) return emitOpError("expected take only on a wait (wait_at_least)");
+  if (dialect::ExprAttr least = getWaitAtLeastAttr()) {
+    if (failed(verifyFlags(*this, getMemory(), "wait for"))) return failure();
+    if (least.getMap().getNumDims() != 0 || least.isComparison())
+      return emitOpError("expected wait_at_least to be one value of the kernel's symbols, but found ")
+             << least.str();
+  }
   if (auto mapping = getMappingAttr())
     return verifyMapping(*this, mapping, result.getDimNames(), memory.getDimNames(), /*isRead=*/true, getDynamic());
   if (!getDynamic().empty()) return emitOpError("expected dynamic values only with an index mapping that uses them");

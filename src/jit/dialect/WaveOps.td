@@ -43,16 +43,20 @@ def Wave_ReadOp : Wave_Op<"read", [DeclareOpInterfaceMethods<MemoryEffectsOpInte
     values takes them as operands: `wave.read %k dynamic(%pages : !wave.tensor<[N] of i32>)
     {mapping = #wave.index_mapping<iterators = 2, ..., dynamic = 1>}`.
 
-    With `wait_at_least = n` (the DSL's `wait_at_least`) the memory holds flags (i32 or
-    i64, global): each element is read with acquire semantics at system scope until it
-    is at least n, then the workgroup meets at a barrier. It writes memory as far as
-    passes can tell, so no access moves across it and it is never removed.
+    With `wait_at_least = #wave.expr<"n">` (the DSL's `wait_at_least`; n a number or an
+    expression of the kernel's symbols, such as a launch count) the memory holds flags
+    (i32 or i64, global): each element is read with acquire semantics at system scope
+    until it is at least n, then the workgroup meets at a barrier. With `take` (the DSL's
+    `wait_and_take`) each workgroup then subtracts n from each flag it waited for, once,
+    atomically, so that flags count signals not yet waited for. It writes memory as far
+    as passes can tell, so no access moves across it and it is never removed.
   }];
   let arguments = (ins Wave_MemoryType:$memory,
                        Variadic<Wave_TensorType>:$dynamic,
                        OptionalAttr<Wave_IndexMappingAttr>:$mapping,
                        OptionalAttr<I64Attr>:$elements_per_thread,
-                       OptionalAttr<I64Attr>:$wait_at_least);
+                       OptionalAttr<Wave_ExprAttr>:$wait_at_least,
+                       UnitAttr:$take);
   let results = (outs Wave_TensorType:$result);
   let assemblyFormat = [{
     $memory (`dynamic` `(` $dynamic^ `:` qualified(type($dynamic)) `)`)? attr-dict `:` qualified(type($memory))

@@ -266,8 +266,10 @@ class KernelImporter {
       case graph::OpKind::Signal:
         if (std::optional<dialect::WriteCombine> combine = writeCombine(node.kind))
           state.addAttribute("combine", dialect::WriteCombineAttr::get(&ctx_, *combine));
-        if (node.kind == graph::OpKind::WaitAtLeast)
-          state.addAttribute("wait_at_least", builder_.getI64IntegerAttr(node.limit));
+        if (node.kind == graph::OpKind::WaitAtLeast) {
+          state.addAttribute("wait_at_least", expr(node.expr.value_or(Expr(1)), 0, "wait_at_least", node.loc));
+          if (node.take) state.addAttribute("take", builder_.getUnitAttr());
+        }
         if (node.kind == graph::OpKind::Signal) state.addAttribute("release", builder_.getUnitAttr());
         [[fallthrough]];
       case graph::OpKind::Read:

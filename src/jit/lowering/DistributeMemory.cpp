@@ -247,9 +247,20 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   // A wait or a signal moves one flag at a time.
   auto read = dyn_cast<dialect::ReadOp>(op);
   auto write = dyn_cast<dialect::WriteOp>(op);
-  const std::optional<int64_t> waitAtLeast = read ? read.getWaitAtLeast() : std::nullopt;
+  const dialect::ExprAttr waitAtLeast = read ? read.getWaitAtLeastAttr() : nullptr;
   const bool release = write && write.getRelease();
   if (waitAtLeast || release) inner = -1;
+  FailureOr<Value> least = waitAtLeast ? flagThreshold(op, waitAtLeast, element) : FailureOr<Value>(Value());
+  if (failed(least)) return failure();
+  // Where a mapping sends several elements of the tile to one flag, the first along the
+  // value's last dim stores or waits for it; the others' registers read it after the wait.
+  const bool oncePerFlag = (waitAtLeast || release) && mapping && dynamic.empty() && !valueDims.empty();
+  struct LateFlag {
+    int64_t reg;
+    SmallVector<Value> indices;
+    Value when;
+  };
+  SmallVector<LateFlag> lateFlags;
   if (inner < 0) innerSize = std::nullopt;
   // Global memory through a mapping: addressed as one flat array at the simplified offset.
   std::optional<AffineExpr> linear;
@@ -262,8 +273,9 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   // time.
   const std::optional<dialect::WriteCombine> combine = write ? write.getCombine() : std::nullopt;
   const bool combines = combine.has_value();
+  const bool take = read && read.getTake();
   SmallVector<Value> addsHere;
-  if (combines || release) {
+  if (combines || release || take) {
     FailureOr<SmallVector<Value>> adders = addersOf(op, layout);
     if (failed(adders)) return failure();
     addsHere = std::move(*adders);
@@ -283,6 +295,20 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   VectorType all = registersOf(tensor);
   Value result = isRead ? arith::ConstantOp::create(b_, loc_, all, b_.getZeroAttr(all)).getResult() : Value();
   Value source = isRead ? Value() : lookup(tensor);
+  // The memory indices of the element at value positions `at` (through the mapping).
+  auto mappedIndices = [&](ArrayRef<Value> at, int64_t reg) {
+    SmallVector<Value> iterators, indices;
+    for (int d : iteratorDim) iterators.push_back(at[d]);
+    for (Value registers : dynamic)
+      iterators.push_back(arith::IndexCastOp::create(
+          b_, loc_, b_.getIndexType(), vector::ExtractOp::create(b_, loc_, registers, ArrayRef<int64_t>{reg})));
+    if (linear)
+      indices.push_back(applyByIterators(*linear, iterators));
+    else
+      for (StringRef d : memoryDims)
+        indices.push_back(buildExpr(b_, loc_, memoryExpr.lookup(d), iterators, memorySymbols.lookup(d)));
+    return indices;
+  };
   for (const RegisterRun& run : runs) {
     SmallVector<Value> at = indexOf(layout, valueDims, run.first, inTile);
     SmallVector<Value> indices;
@@ -300,16 +326,20 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     } else if (!mapping) {
       for (StringRef d : memoryDims) indices.push_back(at[dimIndex(valueDims, d)]);
     } else {
-      SmallVector<Value> iterators;
-      for (int d : iteratorDim) iterators.push_back(at[d]);
-      for (Value registers : dynamic)
-        iterators.push_back(arith::IndexCastOp::create(
-            b_, loc_, b_.getIndexType(), vector::ExtractOp::create(b_, loc_, registers, ArrayRef<int64_t>{run.first})));
-      if (linear)
-        indices.push_back(applyByIterators(*linear, iterators));
-      else
-        for (StringRef d : memoryDims)
-          indices.push_back(buildExpr(b_, loc_, memoryExpr.lookup(d), iterators, memorySymbols.lookup(d)));
+      indices = mappedIndices(at, run.first);
+    }
+    // This register's flag is the previous element's (in the tile, along the last dim).
+    Value flagDoneBefore;
+    if (oncePerFlag) {
+      const unsigned last = valueDims.size() - 1;
+      SmallVector<Value> before(at);
+      before[last] = arith::SubIOp::create(b_, loc_, at[last], index(1));
+      SmallVector<Value> conditions{arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sgt,
+                                                          indexOf(layout, valueDims, run.first, /*inTile=*/true)[last],
+                                                          index(0))};
+      for (auto [now, earlier] : llvm::zip_equal(indices, mappedIndices(before, run.first)))
+        conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, now, earlier));
+      flagDoneBefore = andAll(conditions);
     }
     // Masked where a value dim may end inside the tile (a mapping keeps the memory index
     // inside the tensor when its iterators are).
@@ -318,9 +348,21 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
       if (static_cast<int>(k) != inner || run.length == 1)
         if (mayOverrun(d))
           if (Value inside = beforeEnd(layout, run.first, k, d, at[k])) outer.push_back(inside);
+    // Another register or thread moves this element (or its flag): a write skips it, a
+    // wait reads the flag once after the workgroup's barrier.
+    Value elsewhere = flagDoneBefore;
     if (repeats && addsHere[run.first]) {
-      if (matchPattern(addsHere[run.first], m_Zero())) continue;  // another register combines it
-      outer.push_back(addsHere[run.first]);
+      if (!isRead && matchPattern(addsHere[run.first], m_Zero())) continue;  // another register combines it
+      Value notHere = negate(addsHere[run.first]);
+      elsewhere = elsewhere ? arith::OrIOp::create(b_, loc_, elsewhere, notHere).getResult() : notHere;
+    }
+    if (elsewhere) {
+      if (isRead && !op->getResult(0).use_empty()) {
+        SmallVector<Value> late(outer);
+        late.push_back(elsewhere);
+        lateFlags.push_back({run.first, indices, andAll(late)});
+      }
+      outer.push_back(negate(elsewhere));
     }
     Value rowIn = outer.empty() ? Value() : andAll(outer);
     auto vec = VectorType::get({run.length}, element);
@@ -329,7 +371,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
       if (isRead) {
         Value v;
         auto load = [&]() -> Value {
-          if (waitAtLeast) return waitForFlag(memref, indices, *waitAtLeast);
+          if (waitAtLeast) return waitForFlag(memref, indices, *least, take);
           return memref::LoadOp::create(b_, loc_, memref, indices);
         };
         if (!rowIn) {
@@ -437,7 +479,15 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
       result = vector::InsertStridedSliceOp::create(b_, loc_, loaded, result, ArrayRef<int64_t>{run.first},
                                                     ArrayRef<int64_t>{1});
   }
-  if (waitAtLeast) afterWait();
+  if (waitAtLeast) {
+    afterWait();
+    for (const LateFlag& flag : lateFlags)
+      result = vector::InsertOp::create(
+          b_, loc_,
+          readFlagIf(flag.when, memref, flag.indices,
+                     vector::ExtractOp::create(b_, loc_, result, ArrayRef<int64_t>{flag.reg})),
+          result, ArrayRef<int64_t>{flag.reg});
+  }
   if (isRead) values_[op->getResult(0)] = result;
   return success();
 }

@@ -1,7 +1,8 @@
 //===- DistributeSignal.cpp - flags waited for and set across GPUs --------===//
 //
 // wait_at_least (wave.read's wait_at_least): each flag a thread's registers cover is read
-// with an acquire load at system scope until it reaches the value, then the workgroup
+// with an acquire load at system scope until it reaches the value (an expression of the
+// kernel's symbols, evaluated at launch), then the workgroup
 // meets at a barrier (and, where TMA reads follow, fences the async proxy), so every
 // later read of any thread sees what was written before the flag. signal (wave.write's
 // release): the workgroup meets at a barrier, then each flag is stored once with release
@@ -11,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/Distributor.h"
+#include "lowering/ExprToArith.h"
+#include "lowering/KernelSignature.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -31,11 +34,35 @@ Value Distributor::flagPointer(Value memref, ArrayRef<Value> indices) {
                                   globalAddress(memref, indices));
 }
 
-Value Distributor::waitForFlag(Value memref, ArrayRef<Value> indices, int64_t atLeast) {
+FailureOr<Value> Distributor::flagThreshold(Operation* op, dialect::ExprAttr least, Type element) {
+  SmallVector<Value> symbols;
+  for (StringAttr s : least.getSymbols()) {
+    FailureOr<Value> size = dimSize(b_, kernel_, func_, s.getValue());
+    if (failed(size)) return op->emitOpError("expected a value for symbol ") << s << " of wait_at_least";
+    symbols.push_back(arith::IndexCastOp::create(b_, loc_, element, *size));
+  }
+  return buildExpr(b_, loc_, least, element, {}, symbols);
+}
+
+Value Distributor::readFlagIf(Value when, Value memref, ArrayRef<Value> indices, Value otherwise) {
+  Type element = otherwise.getType();
+  auto branch = scf::IfOp::create(b_, loc_, TypeRange{element}, when, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b_);
+  b_.setInsertionPointToStart(branch.thenBlock());
+  Value seen = LLVM::LoadOp::create(b_, loc_, element, flagPointer(memref, indices),
+                                    element.getIntOrFloatBitWidth() / 8, /*isVolatile=*/false,
+                                    /*isNonTemporal=*/false, /*isInvariant=*/false, /*isInvariantGroup=*/false,
+                                    LLVM::AtomicOrdering::monotonic);
+  scf::YieldOp::create(b_, loc_, ValueRange{seen});
+  b_.setInsertionPointToStart(branch.elseBlock());
+  scf::YieldOp::create(b_, loc_, ValueRange{otherwise});
+  return branch.getResult(0);
+}
+
+Value Distributor::waitForFlag(Value memref, ArrayRef<Value> indices, Value least, bool take) {
   Type element = getElementTypeOrSelf(memref);
   const unsigned bytes = element.getIntOrFloatBitWidth() / 8;
   Value pointer = flagPointer(memref, indices);
-  Value least = arith::ConstantIntOp::create(b_, loc_, element, atLeast);
   auto clock = [&] {
     return LLVM::CallIntrinsicOp::create(b_, loc_, b_.getI64Type(), b_.getStringAttr("llvm.readcyclecounter"),
                                          ValueRange{})
@@ -58,6 +85,13 @@ Value Distributor::waitForFlag(Value memref, ArrayRef<Value> indices, int64_t at
     b_.createBlock(&loop.getAfter(), {}, TypeRange{element}, {loc_});
     scf::YieldOp::create(b_, loc_, ValueRange{});
   }
+  // Taken by a relaxed atomic add of -least (at system scope in a distributed kernel,
+  // whose peers set the flag): ordered before this workgroup's later signals by their
+  // barrier and release.
+  if (take)
+    combineIntoMemory(dialect::WriteCombine::add,
+                      arith::SubIOp::create(b_, loc_, arith::ConstantIntOp::create(b_, loc_, element, 0), least),
+                      memref, indices);
   return loop.getResult(0);
 }
 

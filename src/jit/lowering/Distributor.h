@@ -148,9 +148,16 @@ class Distributor : LoweringBuilder {
   void addVectorAt(Value address, Value values, bool systemScope);
   // The global address (i64) of `memref`'s element at `indices`.
   Value globalAddress(Value memref, ArrayRef<Value> indices);
-  // Signals (DistributeSignal.cpp). The flag at `indices` read (acquire, system scope)
-  // until it is at least `atLeast`; the value seen. Traps after some 10 seconds.
-  Value waitForFlag(Value memref, ArrayRef<Value> indices, int64_t atLeast);
+  // Signals (DistributeSignal.cpp). A wait's threshold, an expression of the kernel's
+  // symbols, as a value of the flags' type.
+  FailureOr<Value> flagThreshold(Operation* op, dialect::ExprAttr least, Type element);
+  // The flag at `indices` read (acquire, system scope) until it is at least `least`; the
+  // value seen; with `take`, `least` then subtracted from it atomically. Traps after some
+  // 10 seconds.
+  Value waitForFlag(Value memref, ArrayRef<Value> indices, Value least, bool take);
+  // The flag at `indices` read once (relaxed, system scope) where `when` holds, else
+  // `otherwise`.
+  Value readFlagIf(Value when, Value memref, ArrayRef<Value> indices, Value otherwise);
   // After a wait's loads: the workgroup's barrier (and a proxy fence where TMA reads).
   void afterWait();
   // Before a signal's stores: the workgroup's barrier.

@@ -9,7 +9,11 @@ namespace wave::jit {
 using namespace mlir;
 
 Value buildExpr(OpBuilder& b, Location loc, dialect::ExprAttr expr, ValueRange variables, ValueRange symbols) {
-  Type type = variables.front().getType();
+  return buildExpr(b, loc, expr, variables.front().getType(), variables, symbols);
+}
+
+Value buildExpr(OpBuilder& b, Location loc, dialect::ExprAttr expr, Type type, ValueRange variables,
+                ValueRange symbols) {
   auto constant = [&](int64_t c) -> Value {
     Type element = getElementTypeOrSelf(type);
     if (auto vec = dyn_cast<VectorType>(type))

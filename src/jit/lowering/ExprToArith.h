@@ -18,6 +18,9 @@ namespace wave::jit {
 // `variables[k]` is $k; `symbols[s]` the value of the expression's s-th symbol.
 mlir::Value buildExpr(mlir::OpBuilder& b, mlir::Location loc, dialect::ExprAttr expr, mlir::ValueRange variables,
                       mlir::ValueRange symbols);
+// The same in values of `type`, for expressions that may have no bound variables.
+mlir::Value buildExpr(mlir::OpBuilder& b, mlir::Location loc, dialect::ExprAttr expr, mlir::Type type,
+                      mlir::ValueRange variables, mlir::ValueRange symbols);
 
 }  // namespace wave::jit
 

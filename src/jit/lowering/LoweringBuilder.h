@@ -35,6 +35,9 @@ class LoweringBuilder {
     return mlir::arith::CmpIOp::create(b_, loc_, mlir::arith::CmpIPredicate::ult, a, b);
   }
   mlir::Value both(mlir::Value a, mlir::Value b) { return mlir::arith::AndIOp::create(b_, loc_, a, b); }
+  mlir::Value negate(mlir::Value condition) {
+    return mlir::arith::XOrIOp::create(b_, loc_, condition, mlir::arith::ConstantIntOp::create(b_, loc_, 1, 1));
+  }
   mlir::Value andAll(llvm::ArrayRef<mlir::Value> conditions) {
     mlir::Value all = mlir::arith::ConstantIntOp::create(b_, loc_, 1, 1);
     for (mlir::Value c : conditions) all = both(all, c);

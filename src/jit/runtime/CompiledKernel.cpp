@@ -10,14 +10,15 @@
 
 namespace wave {
 
+// The module on a device it was launched on (kernels spread over several GPUs launch on
+// each), loaded on the first launch there.
+struct CompiledKernel::OnDevice {
+  std::unique_ptr<runtime::LoadedKernel> kernel;
+  // A persistent kernel's workgroups: as many as the GPU holds at once.
+  unsigned resident = 0;
+};
+
 struct CompiledKernel::Loaded {
-  // The module on each device it was launched on (kernels spread over several GPUs launch
-  // on each), loaded on the first launch there.
-  struct OnDevice {
-    std::unique_ptr<runtime::LoadedKernel> kernel;
-    // A persistent kernel's workgroups: as many as the GPU holds at once.
-    unsigned resident = 0;
-  };
   std::mutex devices_mutex;
   std::map<int, std::unique_ptr<OnDevice>> devices;
   std::once_flag once;
@@ -153,6 +154,31 @@ void CompiledKernel::launch(const std::vector<const void*>& pointers, const Laun
   launch_pointers(pointers, all_sizes(given_sizes(how.sizes, where), where), how.stream, how.device, where);
 }
 
+CompiledKernel::OnDevice& CompiledKernel::loaded_on(int device, std::source_location where) const {
+  const runtime::Dim3 block{ptx_.block[0], ptx_.block[1], ptx_.block[2]};
+  std::lock_guard lock(loaded_->devices_mutex);
+  std::unique_ptr<OnDevice>& slot = loaded_->devices[device];
+  if (!slot) {
+    auto fresh = std::make_unique<OnDevice>();
+    fresh->kernel = std::make_unique<runtime::LoadedKernel>(ptx_.ptx, ptx_.entry, device, where);
+    if (ptx_.persistent) {
+      fresh->resident = static_cast<unsigned>(std::max(1, fresh->kernel->resident_per_sm(block, ptx_.shared_bytes, where)) *
+                                              runtime::device_info(device, where).multiprocessors);
+      // In clusters, as many as fit at once (a cluster keeps to one GPC: clusters of 4
+      // leave SMs of some idle), so that no cluster waits for another's tiles.
+      if (ptx_.cluster_size > 1)
+        if (const int clusters = fresh->kernel->resident_clusters(block, ptx_.shared_bytes, ptx_.cluster_size, where))
+          fresh->resident = std::min(fresh->resident, static_cast<unsigned>(clusters) * ptx_.cluster_size);
+    }
+    slot = std::move(fresh);
+  }
+  return *slot;
+}
+
+void CompiledKernel::load(int device, std::source_location where) const {
+  if (ptx_.hsaco.empty()) loaded_on(device, where);
+}
+
 void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, const DimSizes& sizes,
                                      const runtime::Stream* stream, int on_device, std::source_location where) const {
   auto fail = [&](const std::string& message) { throw Error(name_, "launch", where, message); };
@@ -194,26 +220,7 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
                                             "one of device " + std::to_string(stream->device())));
   const runtime::Dim3 block{ptx_.block[0], ptx_.block[1], ptx_.block[2]};
   const int device = stream ? stream->device() : on_device;
-  Loaded::OnDevice* loaded = nullptr;
-  {
-    std::lock_guard lock(loaded_->devices_mutex);
-    std::unique_ptr<Loaded::OnDevice>& slot = loaded_->devices[device];
-    if (!slot) {
-      auto fresh = std::make_unique<Loaded::OnDevice>();
-      fresh->kernel = std::make_unique<runtime::LoadedKernel>(ptx_.ptx, ptx_.entry, device, where);
-      if (ptx_.persistent) {
-        fresh->resident = static_cast<unsigned>(std::max(1, fresh->kernel->resident_per_sm(block, ptx_.shared_bytes, where)) *
-                                                runtime::device_info(device, where).multiprocessors);
-        // In clusters, as many as fit at once (a cluster keeps to one GPC: clusters of 4
-        // leave SMs of some idle), so that no cluster waits for another's tiles.
-        if (ptx_.cluster_size > 1)
-          if (const int clusters = fresh->kernel->resident_clusters(block, ptx_.shared_bytes, ptx_.cluster_size, where))
-            fresh->resident = std::min(fresh->resident, static_cast<unsigned>(clusters) * ptx_.cluster_size);
-      }
-      slot = std::move(fresh);
-    }
-    loaded = slot.get();
-  }
+  OnDevice* loaded = &loaded_on(device, where);
   std::vector<void*> args;
   for (std::int64_t& w : words) args.push_back(&w);
   // Stream-K's workspace, after the descriptors.

@@ -822,7 +822,23 @@ func.func @set_symbol_twice(%n: !wave.tensor<[B] of i32>) {
 
 func.func @wait_on_float_flags(%flags: !wave.memory<[M] of f32, global>) {
   // expected-error @+1 {{expected i32 or i64 flags to wait for, but found 'f32'}}
-  %seen = wave.read %flags {wait_at_least = 1 : i64} : !wave.memory<[M] of f32, global> -> !wave.tensor<[M] of f32>
+  %seen = wave.read %flags {wait_at_least = #wave.expr<"1">} : !wave.memory<[M] of f32, global> -> !wave.tensor<[M] of f32>
+  return
+}
+
+// -----
+
+func.func @take_without_wait(%flags: !wave.memory<[M] of i32, global>) {
+  // expected-error @+1 {{expected take only on a wait (wait_at_least)}}
+  %seen = wave.read %flags {take} : !wave.memory<[M] of i32, global> -> !wave.tensor<[M] of i32>
+  return
+}
+
+// -----
+
+func.func @wait_for_a_comparison(%flags: !wave.memory<[M] of i32, global>) {
+  // expected-error @+1 {{expected wait_at_least to be one value of the kernel's symbols, but found $0 + 1}}
+  %seen = wave.read %flags {wait_at_least = #wave.expr<"$0 + 1">} : !wave.memory<[M] of i32, global> -> !wave.tensor<[M] of i32>
   return
 }
 

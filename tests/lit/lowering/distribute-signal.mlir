@@ -21,7 +21,7 @@ func.func @wait(%flags: !wave.memory<[C] of i32, global>, %x: !wave.memory<[N] o
     wave.constraints = [#wave.workgroup_constraint<dim = "N", tile = #wave.expr<"128">, workgroup_dim = 0>,
                         #wave.hardware_constraint<threads_per_wave = 32>],
     wave.hyperparameters = {N = 256 : i64, C = 2 : i64}} {
-  %seen = wave.read %flags {wait_at_least = 1 : i64,
+  %seen = wave.read %flags {wait_at_least = #wave.expr<"1">,
       mapping = #wave.index_mapping<iterators = 1, inputs = {C = #wave.expr<"$0 floordiv 128">}, outputs = {N = #wave.expr<"$0">}>}
       : !wave.memory<[C] of i32, global> -> !wave.tensor<[N] of i32>
   %v = wave.read %x : !wave.memory<[N] of f32, global> -> !wave.tensor<[N] of f32>
@@ -31,11 +31,15 @@ func.func @wait(%flags: !wave.memory<[C] of i32, global>, %x: !wave.memory<[N] o
 
 // -----
 
-// The data stored, the barrier, then each element's release store of its flag: 4 per lane
-// (the workgroup's 128 elements all name one flag), no barrier between them.
+// The data stored, the barrier, then a release store per register (4 per lane), each
+// only where the element before it in the tile names another flag: the workgroup's 128
+// elements all name one, so its first element's holder stores it once.
 // CHECK-LABEL: gpu.func @signal
 // CHECK: vector.store
 // CHECK: gpu.barrier
+// CHECK: arith.cmpi sgt
+// CHECK: arith.cmpi eq
+// CHECK: scf.if
 // CHECK-COUNT-4: llvm.store %{{.*}} atomic release {alignment = 8 : i64} : i64, !llvm.ptr<1>
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
@@ -50,5 +54,30 @@ func.func @signal(%x: !wave.memory<[N] of f32, global>, %y: !wave.memory<[N] of 
   wave.write %one, %flags {release,
       mapping = #wave.index_mapping<iterators = 1, inputs = {N = #wave.expr<"$0">}, outputs = {C = #wave.expr<"$0 floordiv 128">}>}
       : !wave.tensor<[N] of i64>, !wave.memory<[C] of i64, global>
+  return
+}
+
+// -----
+
+// A wait for an expression of the symbols (RANKS - 1 = 2) that takes it back: the flag is
+// spun on by the holder of the workgroup's first element only (the 128 elements name one
+// flag), which then adds -2 to it; every thread meets at the barrier after.
+// CHECK-LABEL: gpu.func @wait_and_take
+// CHECK-DAG: %[[MINUS_TWO:.*]] = arith.constant -2 : i32
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : i32
+// CHECK: scf.if
+// CHECK: scf.while
+// CHECK: arith.cmpi slt, %{{.*}}, %[[TWO]] : i32
+// CHECK: memref.atomic_rmw addi %[[MINUS_TWO]]
+// CHECK: gpu.barrier
+// CHECK-NOT: scf.while
+// CHECK: gpu.return
+func.func @wait_and_take(%flags: !wave.memory<[C] of i32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "N", tile = #wave.expr<"128">, workgroup_dim = 0>,
+                        #wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {N = 256 : i64, C = 2 : i64, RANKS = 3 : i64}} {
+  %seen = wave.read %flags {wait_at_least = #wave.expr<"RANKS - 1">, take,
+      mapping = #wave.index_mapping<iterators = 1, inputs = {C = #wave.expr<"$0 floordiv 128">}, outputs = {N = #wave.expr<"$0">}>}
+      : !wave.memory<[C] of i32, global> -> !wave.tensor<[N] of i32>
   return
 }
