@@ -14,10 +14,9 @@
 // or an expression of the kernel's symbols set in every flag (`signal(1, flags, to_peers)`).
 // wait_at_least(flags, n[, mapping]) -> Register: reads each flag the result covers, with
 // acquire semantics at system scope, until it is at least `n` (a number or an expression
-// of the kernel's symbols, `RANKS - 1`), then waits at a
-// workgroup barrier: every read of the workgroup after the call sees what was written
-// before the flags were set (TMA copies included). Returns the values seen; no read moves
-// across it.
+// of the kernel's symbols, `RANKS - 1`), then waits at a workgroup barrier: every read of
+// the workgroup after the call sees what was written before the flags were set (TMA
+// copies included). Returns the values seen; no read moves across it.
 //
 // Where several elements of a workgroup's tile name one flag (a flag per block of rows:
 // `i / CHUNK_ROWS`), the flag is stored or waited for once: by the holder of the first
@@ -31,6 +30,15 @@
 // for theirs, as examples/kernels/collectives.hpp does) need nothing else, provided a
 // flag is set again only after the wait that takes it, which such a meeting ensures.
 //
+// Flags are i32 or i64 in global memory (a symmetric buffer's slot for another GPU's). A
+// wait must only wait for work that makes progress without it: a copy or kernel on another
+// stream or GPU, or workgroups that are already running; a workgroup waiting for one that
+// cannot start until it finishes never returns (a copy within one GPU may be such work: the
+// driver may run it as a kernel). Load the kernels that set a wait's flags before the
+// waiting one runs (CompiledKernel::load; a distributed launch loads every rank's): the
+// driver may load a module only after the running kernels have finished. Rather than
+// hang, a wait that has not seen its value after some 10 seconds traps, and the launch
+// fails.
 #pragma once
 
 #include <source_location>
@@ -43,9 +51,7 @@ namespace wave {
 
 namespace detail {
 inline constexpr bool is_flag(DataType t) { return t == DataType::i32 || t == DataType::i64; }
-}  // namespace detail
 
-namespace detail {
 template <Dims RD, Dims D, DType T, auto S>
 Register<RD, T> wait_for_flags(const char* op, const Memory<D, T, S>& flags, const Expr& at_least, bool take,
                                const IndexMapping<RD>* mapping, std::source_location where) {
