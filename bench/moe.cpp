@@ -7,12 +7,19 @@
 // weights of the experts the tokens use. Each configuration's output is checked first
 // (every element written, 4 sampled against float64); a wrong one is not timed.
 //
-//   wave-bench-moe [MIN_TOKENS]      one line per layer, token count (from MIN_TOKENS) and tiling
+//   wave-bench-moe [MIN_TOKENS [BLOCK_M]]
+//                                    one line per layer, token count (from MIN_TOKENS) and tiling
+//                                    (those of BLOCK_M slots per block, where given)
+//   wave-bench-moe --kernels [MIN_TOKENS [BLOCK_M]]
+//                                    the same, and where the time goes: the layer's first 1 to 6
+//                                    kernels timed as above, each kernel's share the difference
+//                                    (a kernel alone relaunched would count pairs again)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -50,6 +57,8 @@ struct Layer {
         w2(on_device(in.w2)), ids(on_device(in.topk_ids)), weights(on_device(in.topk_weights)) {}
 };
 
+bool per_kernel = false;  // --kernels
+
 void time_moe(const Layer& layer, int tokens, const moe::Tiling& t) {
   moe::Shape s = layer.in.shape;
   s.tokens = tokens;
@@ -69,14 +78,20 @@ void time_moe(const Layer& layer, int tokens, const moe::Tiling& t) {
     runtime::DeviceBuffer ranks(p * 4), counts(std::size_t(s.chunks()) * s.experts * 4), sorted(slots * 4),
         block_expert(nb * 4), block_rows(nb * 4), h(slots * s.intermediate * 2), y(p * s.hidden * 2),
         out(std::size_t(tokens) * s.hidden * 2);
-    auto launch = [&] {
-      count.launch({at(layer.ids), at(ranks), at(counts)});
-      place.launch({at(layer.ids), at(ranks), at(counts), at(sorted)});
-      blocks.launch({at(counts), at(block_expert), at(block_rows)});
-      gate_up.launch({at(layer.x), at(layer.w1), at(sorted), at(block_expert), at(block_rows), at(h)});
-      down.launch({at(h), at(layer.w2), at(sorted), at(block_expert), at(block_rows), at(layer.weights), at(y)});
-      combine.launch({at(y), at(layer.ids), at(out)});
+    // The layer's first `kernels` kernels.
+    auto launch_first = [&](int kernels) {
+      const std::function<void()> steps[] = {
+          [&] { count.launch({at(layer.ids), at(ranks), at(counts)}); },
+          [&] { place.launch({at(layer.ids), at(ranks), at(counts), at(sorted)}); },
+          [&] { blocks.launch({at(counts), at(block_expert), at(block_rows)}); },
+          [&] { gate_up.launch({at(layer.x), at(layer.w1), at(sorted), at(block_expert), at(block_rows), at(h)}); },
+          [&] {
+            down.launch({at(h), at(layer.w2), at(sorted), at(block_expert), at(block_rows), at(layer.weights), at(y)});
+          },
+          [&] { combine.launch({at(y), at(layer.ids), at(out)}); }};
+      for (int k = 0; k < kernels; ++k) steps[k]();
     };
+    auto launch = [&] { launch_first(6); };
     bench::poison(out);
     launch();
     // 4 sampled elements against float64, each a whole token row (cached; a Mixtral row
@@ -98,6 +113,23 @@ void time_moe(const Layer& layer, int tokens, const moe::Tiling& t) {
     const double weight_bytes = double(used.size()) * 3.0 * s.intermediate * s.hidden * 2;
     std::printf("%-40s %9.1f %8.1f %8.1f %10.1f\n", config, ms * 1e3, flops / (ms * 1e9), weight_bytes / (ms * 1e6),
                 compile_ms);
+    if (per_kernel) {
+      // Each kernel's share: the time of the first k kernels less that of the first k - 1.
+      const int runs = tokens >= 1024 ? 20 : 50;
+      double before = 0;
+      double share[6];
+      for (int k = 1; k <= 6; ++k) {
+        const double upto = k == 6 ? ms : bench::median_ms([&] { launch_first(k); }, runs);
+        share[k - 1] = upto - before;
+        before = upto;
+      }
+      const double gate_up_flops = 2.0 * double(p) * 2.0 * s.intermediate * s.hidden, down_flops = flops - gate_up_flops;
+      std::printf("  %-38s sort %.1f us (count %.1f, place %.1f, blocks %.1f); gate_up %.1f us, %.1f TFLOP/s; "
+                  "down %.1f us, %.1f TFLOP/s; sum %.1f us\n",
+                  "", (share[0] + share[1] + share[2]) * 1e3, share[0] * 1e3, share[1] * 1e3, share[2] * 1e3,
+                  share[3] * 1e3, gate_up_flops / (share[3] * 1e9), share[4] * 1e3, down_flops / (share[4] * 1e9),
+                  share[5] * 1e3);
+    }
   });
 }
 
@@ -105,7 +137,10 @@ void time_moe(const Layer& layer, int tokens, const moe::Tiling& t) {
 
 int WAVE_BENCH_MAIN(int argc, char** argv) {
   if (!bench::open_device()) return 77;
-  const int min_tokens = argc > 1 ? std::atoi(argv[1]) : 1;
+  int arg = 1;
+  if (argc > arg && std::string(argv[arg]) == "--kernels") per_kernel = true, ++arg;
+  const int min_tokens = argc > arg ? std::atoi(argv[arg]) : 1;
+  const int only_block_m = argc > arg + 1 ? std::atoi(argv[arg + 1]) : 0;
   std::printf("f16 weights and activations, f32 accumulators; tokens routed uniformly at random\n");
   std::printf("%-40s %9s %8s %8s %10s\n", "", "us", "TFLOP/s", "GB/s", "compile ms");
   std::mt19937 rng(7);
@@ -115,7 +150,8 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
     const Layer layer(name, shape, rng);
     for (int tokens : {1, 4, 16, 64, 256, 1024, 4096})
       for (const moe::Tiling& t : tilings)
-        if (tokens >= min_tokens && (t.block_m <= 64 || tokens >= 256)) time_moe(layer, tokens, t);
+        if (tokens >= min_tokens && (t.block_m <= 64 || tokens >= 256) && (!only_block_m || t.block_m == only_block_m))
+          time_moe(layer, tokens, t);
   }
   return 0;
 }

@@ -75,6 +75,15 @@ struct remove_dim<dims<S...>, Sym> {
                          std::tuple<std::remove_cv_t<decltype(S)>>>{}...))>::type;
 };
 
+// dims<...> with the dim `From` replaced by `To`, in its place.
+template <Dims D, class From, class To>
+struct replace_dim;
+template <auto... S, class From, class To>
+struct replace_dim<dims<S...>, From, To> {
+  using type = dims<std::conditional_t<std::is_same_v<std::remove_cv_t<decltype(S)>, From>, To,
+                                       std::remove_cv_t<decltype(S)>>{}...>;
+};
+
 }  // namespace detail
 
 // Same set of names, in any order.
@@ -90,5 +99,8 @@ inline constexpr bool has_dim_v = detail::contains(D::names, S::name);
 
 template <Dims D, SymbolType S>
 using remove_dim_t = typename detail::remove_dim<D, S>::type;
+
+template <Dims D, SymbolType From, SymbolType To>
+using replace_dim_t = typename detail::replace_dim<D, From, To>::type;
 
 }  // namespace wave

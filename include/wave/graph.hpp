@@ -55,8 +55,9 @@ enum class OpKind : std::uint8_t {
   ReduceMin, AtomicMin, AtomicMax, Cumsum, Bitcast, TanhApprox,
   SetSymbol, WaitAtLeast, Signal,
   Shuffle, Extract, WorkgroupBarrier, SetWavePrio, Conditional,
+  ExtractSlice, Reshape,
 };
-inline constexpr OpKind kLastOpKind = OpKind::Conditional;
+inline constexpr OpKind kLastOpKind = OpKind::Reshape;
 
 // The op's name as users write it (and as `wave.<name>` in the IR).
 inline const char* op_name(OpKind k) {
@@ -71,7 +72,8 @@ inline const char* op_name(OpKind k) {
       "sin", "cos", "sinh", "cbrt", "roundeven", "atan2", "powf",
       "reduce_min", "atomic_min", "atomic_max", "cumsum", "bitcast", "tanh_approx",
       "set_symbol", "wait_at_least", "signal",
-      "shuffle", "extract", "workgroup_barrier", "set_wave_prio", "conditional"};
+      "shuffle", "extract", "workgroup_barrier", "set_wave_prio", "conditional",
+      "extract_slice", "reshape"};
   const auto i = static_cast<std::size_t>(k);
   return i < sizeof names / sizeof *names ? names[i] : "?";  // "?": a hand-built graph's bad kind
 }
@@ -87,7 +89,8 @@ struct Node {
 
   // Attributes; each op uses the ones it needs.
   double fill = 0;                 // register: the constant
-  std::string dim;                 // iterate, reductions, extract, shuffle, self_index, set_symbol
+  std::string dim;                 // iterate, reductions, extract, extract_slice, shuffle, self_index,
+                                   // set_symbol
   std::optional<Mapping> mapping;  // read, write
   int elements_per_thread = 0;     // read, write (0: chosen by the compiler)
   std::optional<MMA> mma;          // mma: an explicit kind
@@ -95,6 +98,7 @@ struct Node {
   std::string label;               // print: the name each line starts with
   std::int64_t limit = 0;          // print: elements printed, the first in row-major order;
                                    // shuffle: the xor mask (k takes k ^ limit);
+                                   // extract_slice: the step between taken elements;
                                    // set_wave_prio: the priority (0 to 3)
   bool take = false;               // wait_at_least: the value taken from each flag once seen
   std::vector<Block> regions;      // iterate, conditional: its body

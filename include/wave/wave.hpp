@@ -45,6 +45,7 @@
 #include "wave/ops/set_symbol.hpp"
 #include "wave/ops/shape.hpp"
 #include "wave/ops/signal.hpp"
+#include "wave/ops/slice.hpp"
 #include "wave/options.hpp"
 #include "wave/symbol.hpp"
 #include "wave/values.hpp"

@@ -1373,3 +1373,76 @@ TEST_CASE("set_symbol bad input: a size per workgroup, set before the dim is use
     CHECK_THAT(e.message(), Contains("expected before every op over N, but found wave.read over it before"));
   }
 }
+
+TEST_CASE("extract_slice and reshape compile: the input's tile through shared memory; errors at the line",
+          "[compile][slice]") {
+  WAVE_SYMBOL(T);
+  WAVE_SYMBOL(N);
+  WAVE_SYMBOL(W);
+  WAVE_SYMBOL(H);
+  WAVE_SYMBOL(D);
+  WAVE_SYMBOL(BLOCK_T);
+  WAVE_SYMBOL(BLOCK_N);
+  auto rows = [&](Constraints extra = {}) {
+    Constraints c{WorkgroupConstraint(T, BLOCK_T, 0), WaveConstraint(T, 1), HardwareConstraint{.threads_per_wave = 32}};
+    for (auto& e : extra) c.push_back(e);
+    return c;
+  };
+  // Windows per row, and rows of heads scaled by their sums of squares.
+  auto windows = kernel("windows", rows(), [](Memory<dims<T, N>, f16> x, Memory<dims<T>, i32> at, Memory<dims<T, W>, f16> y) {
+    write(extract_slice<N, W>(read(x), read(at), 2), y);
+  });
+  auto heads = kernel("heads", rows(), [](Memory<dims<T, N>, f32> x, Memory<dims<T, N>, f32> y) {
+    auto v = reshape<dims<T, H, D>>(read(x));
+    auto scale = rsqrt(sum<D>(v * v));
+    write(reshape<dims<T, N>>(v * broadcast<dims<T, H, D>>(scale)), y);
+  });
+  // The same windows with N split among the waves of a workgroup that holds it whole.
+  WAVE_SYMBOL(WAVE_N);
+  auto among_waves = kernel("among_waves",
+                            Constraints{WorkgroupConstraint(T, BLOCK_T, 1), WorkgroupConstraint(N, BLOCK_N, 0),
+                                        WaveConstraint(T, 1), WaveConstraint(N, WAVE_N),
+                                        HardwareConstraint{.threads_per_wave = 32}},
+                            [](Memory<dims<T, N>, f32> x, Memory<dims<T, W>, f32> y) {
+                              write(extract_slice<N, W>(read(x), N - W), y);
+                            });
+  const CompileOptions options =
+      uncached({.subs = {{T, 1000}, {N, 120}, {W, 37}, {H, 5}, {D, 24}, {BLOCK_T, 4}, {BLOCK_N, 128}, {WAVE_N, 32}}});
+  for (const jit::PtxKernel& k : {jit::compile_to_ptx(windows.trace(), options), jit::compile_to_ptx(heads.trace(), options),
+                                  jit::compile_to_ptx(among_waves.trace(), options)}) {
+    INFO(k.entry);
+    CHECK_THAT(k.ptx, Contains("st.shared"));
+    CHECK_THAT(k.ptx, Contains("ld.shared"));
+    CHECK_THAT(k.ptx, Contains("bar.sync"));
+    check_ptxas_clean(k.ptx, k.entry);
+  }
+
+  auto error_of = [&](auto& k, const CompileOptions& o) {
+    try {
+      compile(k, o);
+    } catch (const Error& e) {
+      CHECK_THAT(e.file(), Contains("compile_test.cpp"));
+      return std::string(e.op()) + ": " + e.message();
+    }
+    return std::string("no error");
+  };
+  // The dim a window is taken along, split over workgroups.
+  auto split = kernel("split", rows({WorkgroupConstraint(N, BLOCK_N, 1)}),
+                      [](Memory<dims<T, N>, f32> x, Memory<dims<T, W>, f32> y) { write(extract_slice<N, W>(read(x), 3), y); });
+  CHECK_THAT(error_of(split, uncached({.subs = {{T, 64}, {N, 100}, {W, 8}, {BLOCK_T, 4}, {BLOCK_N, 32}}})),
+             Contains("wave.extract_slice") &&
+                 Contains("expected one workgroup to cover the dim it takes elements along, N, whose workgroup tile is 32, "
+                          "but N is 100"));
+  // Regrouped sizes whose products differ.
+  CHECK_THAT(error_of(heads, uncached({.subs = {{T, 64}, {N, 120}, {H, 5}, {D, 25}, {BLOCK_T, 4}}})),
+             Contains("wave.reshape") &&
+                 Contains("expected the regrouped dims [H, D] to hold as many elements as [N], 120, but they hold 125"));
+  // A window along the dim a loop walks.
+  auto looped = kernel("looped", rows({TilingConstraint(N, BLOCK_N)}),
+                       [](Memory<dims<T, N>, f32> x, Memory<dims<T>, f32> y) {
+                         Register<dims<T>, f32> zero(0.0);
+                         write(iterate<N>(zero, [&](auto acc) { return acc + sum<W>(extract_slice<N, W>(read(x), 1)); }), y);
+                       });
+  CHECK_THAT(error_of(looped, uncached({.subs = {{T, 64}, {N, 100}, {W, 8}, {BLOCK_T, 4}, {BLOCK_N, 32}}})),
+             Contains("wave.extract_slice") && Contains("an iterate walks it 32 at a time"));
+}

@@ -178,3 +178,24 @@ TEST_CASE("shuffle, extract, workgroup_barrier and set_wave_prio import as their
   CHECK_THAT(ir, Contains("along \"N\" : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M] of i32>) -> !wave.tensor<[M] of f32>"));
   CHECK(count(ir, "wave.extract %0 at") == 1);
 }
+
+TEST_CASE("extract_slice and reshape import as their ops", "[import][slice]") {
+  WAVE_SYMBOL(M);
+  WAVE_SYMBOL(N);
+  WAVE_SYMBOL(W);
+  WAVE_SYMBOL(H);
+  WAVE_SYMBOL(D);
+  WAVE_SYMBOL(BM);
+  auto k = kernel("windows", Constraints{WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM), HardwareConstraint{}},
+                  [](Memory<dims<M, N>, f32> x, Memory<dims<M>, i32> at, Memory<dims<M, W>, f32> y,
+                     Memory<dims<M, H, D>, f32> z) {
+                    auto v = read(x);
+                    write(extract_slice<N, W>(v, read(at), 3), y);
+                    write(reshape<dims<M, H, D>>(v), z);
+                  });
+  const std::string ir = k.ir();
+  CHECK_THAT(ir, Contains("along \"N\" step 3 : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, W] of i32>) -> "
+                          "!wave.tensor<[M, W] of f32>"));
+  CHECK(count(ir, "wave.extract_slice %0 at") == 1);
+  CHECK_THAT(ir, Contains("wave.reshape %0 : !wave.tensor<[M, N] of f32> -> !wave.tensor<[M, H, D] of f32>"));
+}

@@ -336,6 +336,64 @@ TEST_CASE("interpret: conditional runs its body in the workgroups whose conditio
   CHECK(total == std::vector<float>{3, -5, 11});
 }
 
+TEST_CASE("interpret: extract_slice takes windows along its dim, 0 outside it", "[interpret][slice]") {
+  WAVE_SYMBOL(W);
+  auto windows = kernel("windows", plain(),
+                        [](Memory<dims<M, N>, f32> x, Memory<dims<M>, i32> at, Memory<dims<M, W>, f32> from_two,
+                           Memory<dims<M, W>, f32> evens, Memory<dims<M, W>, f32> per_row, Memory<dims<M, N>, i32> shifted) {
+                          auto v = read(x);
+                          write(extract_slice<N, W>(v, 2), from_two);
+                          write(extract_slice<N, W>(v, 0, 2), evens);
+                          write(extract_slice<N, W>(v, read(at)), per_row);
+                          write(extract_slice<N, N>(cast<i32>(v), N - 3), shifted);
+                        });
+  CompileOptions options = sizes(2, 5);
+  options.subs.push_back({W, 3});
+  const std::vector<float> x{0, 1, 2, 3, 4, 10, 11, 12, 13, 14};
+  const std::vector<std::int32_t> at{-1, 3};
+  std::vector<float> from_two(6, NAN), evens(6, NAN), per_row(6, NAN);
+  std::vector<std::int32_t> shifted(10, -7);
+  interpret(windows, options, {x.data(), at.data(), from_two.data(), evens.data(), per_row.data(), shifted.data()});
+  CHECK(from_two == std::vector<float>{2, 3, 4, 12, 13, 14});
+  CHECK(evens == std::vector<float>{0, 2, 4, 10, 12, 14});
+  CHECK(per_row == std::vector<float>{0, 0, 1, 13, 14, 0});  // -1 and 5 lie outside N
+  CHECK(shifted == std::vector<std::int32_t>{2, 3, 4, 0, 0, 12, 13, 14, 0, 0});
+}
+
+TEST_CASE("interpret: reshape regroups the dims between those both sides share, row-major", "[interpret][slice]") {
+  WAVE_SYMBOL(H);
+  WAVE_SYMBOL(D);
+  auto heads = kernel("heads", plain(),
+                      [](Memory<dims<M, N>, f32> x, Memory<dims<M, D, H>, f32> by_d, Memory<dims<M, H>, f32> head_sums,
+                         Memory<dims<M, N>, f32> scaled) {
+                        auto v = reshape<dims<M, H, D>>(read(x));
+                        write(permute<dims<M, D, H>>(v), by_d);
+                        auto sums = sum<D>(v);
+                        write(sums, head_sums);
+                        write(reshape<dims<M, N>>(v * broadcast<dims<M, H, D>>(sums)), scaled);
+                      });
+  // N = 6 as H = 2 heads of D = 3: n = 3 h + d.
+  CompileOptions options = sizes(2, 6);
+  options.subs.push_back({H, 2});
+  options.subs.push_back({D, 3});
+  const std::vector<float> x{0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15};
+  std::vector<float> by_d(12, NAN), head_sums(4, NAN), scaled(12, NAN);
+  interpret(heads, options, {x.data(), by_d.data(), head_sums.data(), scaled.data()});
+  CHECK(by_d == std::vector<float>{0, 3, 1, 4, 2, 5, 10, 13, 11, 14, 12, 15});
+  CHECK(head_sums == std::vector<float>{3, 12, 33, 42});
+  CHECK(scaled == std::vector<float>{0, 3, 6, 36, 48, 60, 330, 363, 396, 546, 588, 630});
+
+  // Sizes whose products differ: an error at the user's line.
+  options.subs.back() = {D, 4};
+  try {
+    interpret(heads, options, {x.data(), by_d.data(), head_sums.data(), scaled.data()});
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.op() == "reshape");
+    CHECK_THAT(e.what(), Catch::Contains("interpret_test.cpp") && Catch::Contains("expected a product of 6"));
+  }
+}
+
 TEST_CASE("interpret: bitcast keeps the bits, tanh_approx computes tanh", "[interpret][math]") {
   auto bits = kernel("bits", plain(), [](Memory<dims<M, N>, f32> x, Memory<dims<M, N>, i32> as_int, Memory<dims<M, N>, f32> t,
                                          Memory<dims<M, N>, bf16> h) {

@@ -254,3 +254,45 @@ TEST_CASE("shuffle, extract, workgroup_barrier and set_wave_prio trace their dim
                              });
   CHECK_THROWS_WITH(bad_priority.trace(), Catch::Matchers::Contains("expected a priority from 0 to 3, but found 7"));
 }
+
+TEST_CASE("extract_slice and reshape trace their dims, offsets and steps", "[trace][slice]") {
+  WAVE_SYMBOL(M);
+  WAVE_SYMBOL(N);
+  WAVE_SYMBOL(W);
+  WAVE_SYMBOL(H);
+  WAVE_SYMBOL(D);
+  WAVE_SYMBOL(BM);
+  auto rows = Constraints{WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM), HardwareConstraint{}};
+  auto k = kernel("windows", rows,
+                  [](Memory<dims<M, N>, f32> x, Memory<dims<M, W>, f32> y, Memory<dims<M, H, D>, f32> z) {
+                    auto v = read(x);
+                    write(extract_slice<N, W>(v, N - W, 2), y);
+                    write(reshape<dims<M, H, D>>(v), z);
+                  });
+  const graph::KernelGraph g = k.trace();
+  const graph::Node *window = nullptr, *regrouped = nullptr;
+  for (const auto& n : g.body.nodes) {
+    if (n.kind == OpKind::ExtractSlice) window = &n;
+    if (n.kind == OpKind::Reshape) regrouped = &n;
+  }
+  REQUIRE(window);
+  CHECK(window->dim == "N");
+  CHECK(window->limit == 2);
+  CHECK(window->result_types[0].dims == Names{"M", "W"});
+  // The offset N - W, a scalar broadcast over the result's dims.
+  REQUIRE(window->operands.size() == 2);
+  const graph::Node& offset = defining(g.body, window->operands[1]);
+  CHECK(offset.kind == OpKind::Broadcast);
+  CHECK(offset.result_types[0] == graph::TensorType{{"M", "W"}, DataType::i32});
+  REQUIRE(regrouped);
+  CHECK(regrouped->result_types[0].dims == Names{"M", "H", "D"});
+  CHECK(regrouped->operands.size() == 1);
+  CHECK(std::string(graph::op_name(OpKind::ExtractSlice)) == "extract_slice");
+  CHECK(std::string(graph::op_name(OpKind::Reshape)) == "reshape");
+  // A step below 1 stops at the user's line.
+  auto bad_step = kernel("bad_step", rows, [](Memory<dims<M, N>, f32> x, Memory<dims<M, W>, f32> y) {
+    write(extract_slice<N, W>(read(x), 0, 0), y);
+  });
+  CHECK_THROWS_WITH(bad_step.trace(), Catch::Matchers::Contains("expected a step of at least 1, but found 0") &&
+                                          Catch::Matchers::Contains("trace_test.cpp"));
+}

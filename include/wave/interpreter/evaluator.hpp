@@ -254,6 +254,8 @@ class Evaluator {
       case K::Cumsum: return {cumsum(n)};
       case K::Extract: return {extract(n)};
       case K::Shuffle: return {shuffle(n)};
+      case K::ExtractSlice: return {extract_slice(n)};
+      case K::Reshape: return {reshape(n)};
       // Whole-tensor steps run one after another here: a barrier orders nothing more, and
       // a wave's priority changes no result.
       case K::WorkgroupBarrier: case K::SetWavePrio: return {};
@@ -829,6 +831,103 @@ class Evaluator {
       const std::int64_t from = off[0] + (partner - k) * step;
       if (r.is_float()) r.floats[i++] = x.floats[from];
       else r.integers[i++] = x.integers[from];
+    });
+    return r;
+  }
+
+  // The element of x at `at` (a position per dim of x, in the tensor); an error where a
+  // position lies inside the dim but outside what this scope holds of it.
+  double element_at(const graph::Node& n, const HostValue& x, const std::vector<std::int64_t>& at,
+                    std::int64_t* integer) const {
+    const std::vector<std::int64_t> strides = strides_of(extents_of(x.boxes));
+    std::int64_t from = 0;
+    for (std::size_t d = 0; d < at.size(); ++d) {
+      const Box& held = x.boxes[d];
+      if (at[d] < held.origin || at[d] >= held.origin + held.extent)
+        fail(n, x.type.dims[d] + " = " + std::to_string(at[d]) + ": " +
+                    expected_found("a position this scope holds (" + std::to_string(held.origin) + " to " +
+                                       std::to_string(held.origin + held.extent - 1) + "; the dim whole)",
+                                   "one outside"));
+      from += (at[d] - held.origin) * strides[d];
+    }
+    if (x.is_float()) return x.floats[from];
+    *integer = x.integers[from];
+    return 0.0;
+  }
+
+  // Stores x's element at `at` (none: 0) as r's element i.
+  void take_element(const graph::Node& n, const HostValue& x, const std::vector<std::int64_t>* at, HostValue& r,
+                    std::int64_t i) const {
+    std::int64_t integer = 0;
+    const double value = at ? element_at(n, x, *at, &integer) : 0.0;
+    if (r.is_float()) r.floats[i] = value;
+    else r.integers[i] = integer;
+  }
+
+  // extract_slice<K, S>(x, offset, step): S in K's place; element s along it is x's
+  // element offset + s * step along K, 0 outside [0, K's end).
+  HostValue extract_slice(const graph::Node& n) const {
+    need_operands(n, 2, 2);
+    const HostValue& x = value(n, n.operands[0]);
+    const HostValue& offset = value(n, n.operands[1]);
+    HostValue r = make_result(n, result_type(n));
+    same_dtype(n, x, r.type.dtype);
+    if (offset.is_float() || offset.type.dtype == DataType::i1)
+      fail(n, "the offset: " + expected_found("an integer dtype", std::string(name(offset.type.dtype))));
+    if (n.limit < 1) fail(n, expected_found("a step of at least 1", std::to_string(n.limit)));
+    const std::ptrdiff_t p = dim_index(n, x);
+    if (r.type.dims.size() != x.type.dims.size())
+      fail(n, expected_found("a result of the operand's rank", std::to_string(r.type.dims.size()) + " dims"));
+    const std::int64_t end = end_of(n.dim, n);
+    std::int64_t i = 0;
+    walk(extents_of(r.boxes), {access(n, offset, r.type.dims, r.boxes)}, [&](const auto& point, const auto& off) {
+      std::vector<std::int64_t> at(point.size());
+      for (std::size_t d = 0; d < at.size(); ++d) at[d] = r.boxes[d].origin + point[d];
+      at[p] = offset.integers[off[0]] + at[p] * n.limit;
+      const bool inside = at[p] >= 0 && at[p] < end;
+      take_element(n, x, inside ? &at : nullptr, r, i++);
+    });
+    return r;
+  }
+
+  // reshape<dims<...>>(x): the dims both share at the start and at the end keep their
+  // positions; those between are regrouped in row-major order (their sizes' products
+  // must match).
+  HostValue reshape(const graph::Node& n) const {
+    need_operands(n, 1, 1);
+    const HostValue& x = value(n, n.operands[0]);
+    HostValue r = make_result(n, result_type(n));
+    same_dtype(n, x, r.type.dtype);
+    const std::vector<std::string>&from = x.type.dims, &to = r.type.dims;
+    std::size_t lead = 0, tail = 0;
+    while (lead < from.size() && lead < to.size() && from[lead] == to[lead]) ++lead;
+    while (tail < from.size() - lead && tail < to.size() - lead && from[from.size() - 1 - tail] == to[to.size() - 1 - tail])
+      ++tail;
+    auto product = [&](const std::vector<std::string>& dims) {
+      std::int64_t total = 1;
+      for (std::size_t d = lead; d + tail < dims.size(); ++d) total *= size_of_dim(dims[d], &n);
+      return total;
+    };
+    if (product(from) != product(to))
+      fail(n, "the regrouped dims' sizes: " + expected_found("a product of " + std::to_string(product(from)) +
+                                                                 " (the operand's)",
+                                                             std::to_string(product(to))));
+    std::int64_t i = 0;
+    walk(extents_of(r.boxes), {}, [&](const auto& point, const auto&) {
+      std::vector<std::int64_t> at(from.size());
+      std::int64_t linear = 0;
+      for (std::size_t d = 0; d < to.size(); ++d) {
+        const std::int64_t position = r.boxes[d].origin + point[d];
+        if (d < lead) at[d] = position;
+        else if (d + tail >= to.size()) at[from.size() - (to.size() - d)] = position;
+        else linear = linear * size_of_dim(to[d], &n) + position;
+      }
+      for (std::size_t d = from.size() - tail; d-- > lead;) {
+        const std::int64_t size = size_of_dim(from[d], &n);
+        at[d] = linear % size;
+        linear /= size;
+      }
+      take_element(n, x, &at, r, i++);
     });
     return r;
   }

@@ -575,6 +575,35 @@ LogicalResult ShuffleOp::verify() {
   return success();
 }
 
+LogicalResult ExtractSliceOp::verify() {
+  Names in = dimsOf(getInput()), out = dimsOf(getResult());
+  const auto k = llvm::find(in, getDim()) - in.begin();
+  if (k == static_cast<std::ptrdiff_t>(in.size()))
+    return emitOpError("expected the input to have the dim ") << getDim() << ", but found " << list(in);
+  bool sameOthers = in.size() == out.size();
+  for (size_t d = 0; sameOthers && d < in.size(); ++d)
+    sameOthers = static_cast<std::ptrdiff_t>(d) == k ? out[d] == getDim() || !contains(in, out[d]) : in[d] == out[d];
+  if (!sameOthers)
+    return emitOpError("expected a result of the input's dims with ")
+           << getDim() << " replaced in its place by a dim the input lacks (or by " << getDim() << "), but found "
+           << list(in) << " -> " << list(out);
+  if (dimsOf(getOffset()) != out)
+    return emitOpError("expected an offset of the result's dims ") << list(out) << ", but found "
+                                                                    << list(dimsOf(getOffset()));
+  Type offset = elementOf(getOffset());
+  if (!offset.isSignlessInteger() || offset.isInteger(1))
+    return emitOpError("expected an integer offset (i8, i32 or i64), but found ") << offset;
+  if (elementOf(getInput()) != elementOf(getResult()))
+    return emitOpError("expected the input's element type, but found ") << elementOf(getResult());
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  if (elementOf(getInput()) != elementOf(getResult()))
+    return emitOpError("expected the input's element type, but found ") << elementOf(getResult());
+  return success();
+}
+
 LogicalResult SetSymbolOp::verify() {
   Type element = elementOf(getSize());
   if (!element.isSignlessInteger() || element.isInteger(1))

@@ -510,6 +510,40 @@ def Wave_ShuffleOp : Wave_Op<"shuffle", [Pure, SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
+def Wave_ExtractSliceOp : Wave_Op<"extract_slice", [Pure]> {
+  let summary = "elements of one dim at an offset and step, under a dim of their own";
+  let description = [{
+    `%y = wave.extract_slice %x at %offset along "K" step 2 : (!wave.tensor<[M, K] of f32>,
+    !wave.tensor<[M, W] of i32>) -> !wave.tensor<[M, W] of f32>`: the result has the
+    input's dims with `dim` replaced, in its place, by a dim of its own (or by `dim`
+    itself); its element s there is the input's element offset + s * step along `dim`
+    (`offset` an integer tensor of the result's dims), and 0 where that lies outside
+    [0, the dim's end).
+  }];
+  let arguments = (ins Wave_TensorType:$input, Wave_TensorType:$offset, StrAttr:$dim,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$step);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = [{
+    $input `at` $offset `along` $dim `step` $step attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Wave_ReshapeOp : Wave_Op<"reshape", [Pure]> {
+  let summary = "the same elements in row-major order under other dims";
+  let description = [{
+    `%y = wave.reshape %x : !wave.tensor<[T, HD] of f16> -> !wave.tensor<[T, H, D] of f16>`:
+    the dims the input and result share at their start and at their end (same name, same
+    place) keep their positions; the dims between are regrouped, element i of the input's
+    counted in row-major order over them being element i of the result's. Their sizes'
+    products must be equal (checked where sizes are known).
+  }];
+  let arguments = (ins Wave_TensorType:$input);
+  let results = (outs Wave_TensorType:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
 def Wave_PermuteOp : Wave_Op<"permute", [Pure]> {
   let summary = "reorders the dims of a tensor";
   let description = [{

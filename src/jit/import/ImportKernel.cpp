@@ -300,6 +300,10 @@ class KernelImporter {
         state.addAttribute("dim", builder_.getStringAttr(node.dim));
         state.addAttribute("mask", builder_.getI64IntegerAttr(node.limit));
         break;
+      case graph::OpKind::ExtractSlice:
+        state.addAttribute("dim", builder_.getStringAttr(node.dim));
+        state.addAttribute("step", builder_.getI64IntegerAttr(node.limit));
+        break;
       case graph::OpKind::SetWavePrio:
         state.addAttribute("priority", builder_.getI64IntegerAttr(node.limit));
         break;

@@ -9,6 +9,8 @@
 //   tma_copy                  DistributeTmaCopy.cpp
 //   reductions                DistributeReduction.cpp
 //   cumsum                    DistributeScan.cpp
+//   shuffle                   DistributeShuffle.cpp
+//   extract_slice, reshape    DistributeGather.cpp
 //   iterate                   DistributeLoop.cpp
 //   mma                       DistributeMma.cpp
 //   convert_layout            DistributeLayoutConversion.cpp
@@ -259,6 +261,8 @@ LogicalResult Distributor::lowerOp(Operation* op) {
       .Case([&](dialect::PrintOp p) { return lowerPrint(p); })
       .Case([&](dialect::SetSymbolOp s) { return lowerSetSymbol(s); })
       .Case([&](dialect::ShuffleOp s) { return lowerShuffle(s); })
+      .Case([&](dialect::ExtractSliceOp s) { return lowerExtractSlice(s); })
+      .Case([&](dialect::ReshapeOp r) { return lowerReshape(r); })
       .Case([&](dialect::ConditionalOp c) { return lowerConditional(c); })
       .Case([&](dialect::WorkgroupBarrierOp) {
         gpu::BarrierOp::create(b_, loc_);

@@ -195,6 +195,19 @@ class Distributor : LoweringBuilder {
   // Pairs along a dim exchanged (DistributeShuffle.cpp): registers and lanes of a wave
   // where the layout keeps each pair in it, else through shared memory.
   LogicalResult lowerShuffle(dialect::ShuffleOp op);
+  // Gathers within the workgroup's tile (DistributeGather.cpp): each result register is
+  // the input's element at `at` (per input dim, in the workgroup's tile), or 0 where
+  // `valid` (null: always) does not hold.
+  struct GatherSource {
+    SmallVector<Value> at;
+    Value valid;
+  };
+  LogicalResult gatherInTile(Operation* op, function_ref<GatherSource(int64_t reg)> sourceOf);
+  // An error at `op` unless each workgroup's tile holds the whole of `dim`, along which
+  // it computes positions, and its input's layout all of that tile.
+  LogicalResult checkGatheredWhole(Operation* op, StringRef dim);
+  LogicalResult lowerExtractSlice(dialect::ExtractSliceOp op);
+  LogicalResult lowerReshape(dialect::ReshapeOp op);
   // The body in a branch every thread of the workgroup takes alike (DistributeConditional.cpp).
   LogicalResult lowerConditional(dialect::ConditionalOp op);
   // One element (of 8 to 64 bits) of the lane whose index differs by `laneXor`.

@@ -374,6 +374,15 @@ LogicalResult LayoutAssigner::visit(Operation* op) {
     set(cumsum.getResult(), needInput(cumsum.getInput()));
     return success();
   }
+  // Gathers within the workgroup, through shared memory: the input as it comes, the
+  // result (and an offset per element) in coalesced runs.
+  if (isa<dialect::ExtractSliceOp, dialect::ReshapeOp>(op)) {
+    needInput(op->getOperand(0));
+    LayoutAttr out = blocked(tensorOf(op->getResult(0)).getDimNames());
+    set(op->getResult(0), out);
+    if (isa<dialect::ExtractSliceOp>(op)) demand(op, 1, out);
+    return success();
+  }
   if (auto permute = dyn_cast<dialect::PermuteOp>(op)) {
     LayoutAttr in = needInput(permute.getInput());
     SmallVector<StringRef> from = tensorOf(permute.getInput()).getDimNames();

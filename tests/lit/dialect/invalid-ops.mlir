@@ -950,3 +950,51 @@ func.func @conditional_in_loop(%c: !wave.tensor<[] of i1>, %x: !wave.tensor<[M] 
   }
   return
 }
+
+// -----
+
+func.func @extract_slice_dim(%x: !wave.tensor<[M, N] of f32>, %at: !wave.tensor<[M, W] of i32>) {
+  // expected-error @+1 {{expected the input to have the dim K, but found [M, N]}}
+  %y = wave.extract_slice %x at %at along "K" step 1 : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, W] of i32>) -> !wave.tensor<[M, W] of f32>
+  return
+}
+
+// -----
+
+func.func @extract_slice_result(%x: !wave.tensor<[M, N] of f32>, %at: !wave.tensor<[W, M] of i32>) {
+  // expected-error @+1 {{expected a result of the input's dims with N replaced in its place by a dim the input lacks (or by N), but found [M, N] -> [W, M]}}
+  %y = wave.extract_slice %x at %at along "N" step 1 : (!wave.tensor<[M, N] of f32>, !wave.tensor<[W, M] of i32>) -> !wave.tensor<[W, M] of f32>
+  return
+}
+
+// -----
+
+func.func @extract_slice_offset(%x: !wave.tensor<[M, N] of f32>, %at: !wave.tensor<[M] of i32>) {
+  // expected-error @+1 {{expected an offset of the result's dims [M, W], but found [M]}}
+  %y = wave.extract_slice %x at %at along "N" step 1 : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M] of i32>) -> !wave.tensor<[M, W] of f32>
+  return
+}
+
+// -----
+
+func.func @extract_slice_float_offset(%x: !wave.tensor<[M, N] of f32>, %at: !wave.tensor<[M, W] of f32>) {
+  // expected-error @+1 {{expected an integer offset (i8, i32 or i64), but found 'f32'}}
+  %y = wave.extract_slice %x at %at along "N" step 1 : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, W] of f32>) -> !wave.tensor<[M, W] of f32>
+  return
+}
+
+// -----
+
+func.func @extract_slice_step(%x: !wave.tensor<[M, N] of f32>, %at: !wave.tensor<[M, W] of i32>) {
+  // expected-error @+1 {{attribute 'step' failed to satisfy constraint}}
+  %y = wave.extract_slice %x at %at along "N" step 0 : (!wave.tensor<[M, N] of f32>, !wave.tensor<[M, W] of i32>) -> !wave.tensor<[M, W] of f32>
+  return
+}
+
+// -----
+
+func.func @reshape_element(%x: !wave.tensor<[M, N] of f32>) {
+  // expected-error @+1 {{expected the input's element type, but found 'f16'}}
+  %y = wave.reshape %x : !wave.tensor<[M, N] of f32> -> !wave.tensor<[M, H, D] of f16>
+  return
+}

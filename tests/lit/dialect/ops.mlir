@@ -201,6 +201,15 @@ func.func @pairs_and_picks(%x: !wave.tensor<[M, N] of f16>, %at: !wave.tensor<[M
   return
 }
 
+// CHECK-LABEL: func.func @windows_and_regroups
+func.func @windows_and_regroups(%x: !wave.tensor<[T, N] of f16>, %at: !wave.tensor<[T, W] of i32>) {
+  // CHECK: wave.extract_slice %{{.*}} at %{{.*}} along "N" step 2 : (!wave.tensor<[T, N] of f16>, !wave.tensor<[T, W] of i32>) -> !wave.tensor<[T, W] of f16>
+  %w = wave.extract_slice %x at %at along "N" step 2 : (!wave.tensor<[T, N] of f16>, !wave.tensor<[T, W] of i32>) -> !wave.tensor<[T, W] of f16>
+  // CHECK: wave.reshape %{{.*}} : !wave.tensor<[T, N] of f16> -> !wave.tensor<[T, H, D] of f16>
+  %h = wave.reshape %x : !wave.tensor<[T, N] of f16> -> !wave.tensor<[T, H, D] of f16>
+  return
+}
+
 // CHECK-LABEL: func.func @conditionals
 func.func @conditionals(%ok: !wave.tensor<[B] of i1>, %x: !wave.tensor<[B, N] of f32>, %out: !wave.memory<[B, N] of f32, global>) {
   // CHECK: wave.conditional %{{.*}} else() : (!wave.tensor<[B] of i1>) -> () {
