@@ -1,5 +1,5 @@
 // extract_slice (windows along a dim at a per-row or symbolic offset, steps of 1 to 3,
-// the dim held by one wave or split among waves) and reshape (a fused row regrouped into
+// the dim held by one wave or split among waves; a shift along the dim into itself) and reshape (a fused row regrouped into
 // heads, reduced per head, permuted, and regrouped back), on the device against host
 // references on random data, aligned and unaligned sizes, outputs poisoned.
 #include <catch2/catch.hpp>
@@ -39,15 +39,17 @@ Constraints n_among_waves() {
           WaveConstraint(N, WAVE_N), HardwareConstraint{.threads_per_wave = 32}};
 }
 
-// y[m, w] = x[m, at[m] + w * step], last[m, w] = x[m, N - W + w]; 0 outside N.
+// y[m, w] = x[m, at[m] + w * step], last[m, w] = x[m, N - W + w], shifted[m, n] =
+// x[m, n + W] (a slice along N into N itself); 0 outside N.
 template <class T>
 auto windows(Constraints constraints, std::int64_t step) {
   return kernel("windows", constraints,
                 [step](Memory<dims<M, N>, T> x, Memory<dims<M>, i32> at, Memory<dims<M, W>, T> y,
-                       Memory<dims<M, W>, T> last) {
+                       Memory<dims<M, W>, T> last, Memory<dims<M, N>, T> shifted) {
                   auto v = read(x);
                   write(extract_slice<N, W>(v, read(at), step), y);
                   write(extract_slice<N, W>(v, N - W), last);
+                  write(extract_slice<N, N>(v, W), shifted);
                 });
 }
 
@@ -74,8 +76,9 @@ void check_windows(std::mt19937& rng, const WindowCase& c, ToDouble to_double) {
   std::vector<std::int32_t> at(c.m);
   for (auto& a : at) a = offset(rng);
   auto y = poisoned<Word>(std::size_t(c.m) * c.w), last = poisoned<Word>(std::size_t(c.m) * c.w);
+  auto shifted = poisoned<Word>(x.size());
   run_on_device(compile(windows<T>(c.block_n ? n_among_waves() : rows_per_wave(), c.step), options), {}, x, at, y,
-                last);
+                last, shifted);
   auto element = [&](int r, std::int64_t k) { return k >= 0 && k < c.n ? to_double(x[std::size_t(r) * c.n + k]) : 0.0; };
   std::size_t wrong = 0;
   for (int r = 0; r < c.m; ++r)
@@ -86,6 +89,12 @@ void check_windows(std::mt19937& rng, const WindowCase& c, ToDouble to_double) {
         UNSCOPED_INFO("y[" << r << ", " << s << "] = " << to_double(y[e]) << ", expected " << want << " (at " << at[r] << ")");
       if (to_double(last[e]) != want_last && wrong++ < 5)
         UNSCOPED_INFO("last[" << r << ", " << s << "] = " << to_double(last[e]) << ", expected " << want_last);
+    }
+  for (int r = 0; r < c.m; ++r)
+    for (int k = 0; k < c.n; ++k) {
+      const double got = to_double(shifted[std::size_t(r) * c.n + k]), want = element(r, k + c.w);
+      if (got != want && wrong++ < 5)
+        UNSCOPED_INFO("shifted[" << r << ", " << k << "] = " << got << ", expected " << want);
     }
   CHECK(wrong == 0);
 }
@@ -105,7 +114,7 @@ auto head_scale() {
 
 }  // namespace
 
-TEST_CASE("extract_slice: windows per row and at N - W, steps 1 to 3; f32 and f16", "[gpu][slice]") {
+TEST_CASE("extract_slice: windows per row and at N - W, steps 1 to 3, f32 and f16", "[gpu][slice]") {
   std::mt19937 rng(Catch::rngSeed());
   const std::vector<WindowCase> cases = {{64, 256, 40, 4, 0, 0, 1},  {37, 100, 37, 2, 0, 0, 2},
                                          {5, 7, 3, 1, 0, 0, 1},      {64, 256, 40, 4, 256, 64, 1},

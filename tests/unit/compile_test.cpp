@@ -1374,7 +1374,7 @@ TEST_CASE("set_symbol bad input: a size per workgroup, set before the dim is use
   }
 }
 
-TEST_CASE("extract_slice and reshape compile: the input's tile through shared memory; errors at the line",
+TEST_CASE("extract_slice and reshape compile: the input's tile through shared memory, errors at the line",
           "[compile][slice]") {
   WAVE_SYMBOL(T);
   WAVE_SYMBOL(N);
@@ -1403,8 +1403,10 @@ TEST_CASE("extract_slice and reshape compile: the input's tile through shared me
                             Constraints{WorkgroupConstraint(T, BLOCK_T, 1), WorkgroupConstraint(N, BLOCK_N, 0),
                                         WaveConstraint(T, 1), WaveConstraint(N, WAVE_N),
                                         HardwareConstraint{.threads_per_wave = 32}},
-                            [](Memory<dims<T, N>, f32> x, Memory<dims<T, W>, f32> y) {
-                              write(extract_slice<N, W>(read(x), N - W), y);
+                            [](Memory<dims<T, N>, f32> x, Memory<dims<T, W>, f32> y, Memory<dims<T, N>, f32> z) {
+                              auto v = read(x);
+                              write(extract_slice<N, W>(v, N - W), y);
+                              write(extract_slice<N, N>(v, 1), z);  // a shift: N into itself
                             });
   const CompileOptions options =
       uncached({.subs = {{T, 1000}, {N, 120}, {W, 37}, {H, 5}, {D, 24}, {BLOCK_T, 4}, {BLOCK_N, 128}, {WAVE_N, 32}}});

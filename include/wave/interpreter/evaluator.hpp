@@ -280,6 +280,11 @@ class Evaluator {
     if (operand.type.dtype != t)
       fail(n, "an operand: " + expected_found("dtype " + std::string(name(t)), std::string(name(operand.type.dtype))));
   }
+  // An operand that indexes (`what`: "the position") must hold integers.
+  void need_integer(const graph::Node& n, const HostValue& v, const char* what) const {
+    if (v.is_float() || v.type.dtype == DataType::i1)
+      fail(n, std::string(what) + ": " + expected_found("an integer dtype", std::string(name(v.type.dtype))));
+  }
   // Where n's dim (a reduction's, cumsum's, extract's, shuffle's) is among x's dims.
   std::ptrdiff_t dim_index(const graph::Node& n, const HostValue& x) const {
     const auto p = std::find(x.type.dims.begin(), x.type.dims.end(), n.dim) - x.type.dims.begin();
@@ -787,8 +792,7 @@ class Evaluator {
     const HostValue& at = value(n, n.operands[1]);
     HostValue r = make_result(n, result_type(n));
     same_dtype(n, x, r.type.dtype);
-    if (at.is_float() || at.type.dtype == DataType::i1)
-      fail(n, "the position: " + expected_found("an integer dtype", std::string(name(at.type.dtype))));
+    need_integer(n, at, "the position");
     const std::ptrdiff_t p = dim_index(n, x);
     const Box along = x.boxes[p];
     const std::int64_t step = strides_of(extents_of(x.boxes))[p], end = end_of(n.dim, n);
@@ -872,8 +876,7 @@ class Evaluator {
     const HostValue& offset = value(n, n.operands[1]);
     HostValue r = make_result(n, result_type(n));
     same_dtype(n, x, r.type.dtype);
-    if (offset.is_float() || offset.type.dtype == DataType::i1)
-      fail(n, "the offset: " + expected_found("an integer dtype", std::string(name(offset.type.dtype))));
+    need_integer(n, offset, "the offset");
     if (n.limit < 1) fail(n, expected_found("a step of at least 1", std::to_string(n.limit)));
     const std::ptrdiff_t p = dim_index(n, x);
     if (r.type.dims.size() != x.type.dims.size())
