@@ -4,9 +4,10 @@
 //   auto evens = extract_slice<K, W>(x, 0, 2);     // [M, K] -> [M, W]: element w is x's 2 w
 //   auto heads = reshape<dims<T, H, D>>(rows);     // [T, HD] -> [T, H, D], row-major: hd = h D + d
 //
-// Both gather within a workgroup: the dims whose positions change must each lie whole in
-// one workgroup's tile (no WorkgroupConstraint splitting them over several workgroups, no
-// iterate walking them); the compiler says so at the op's line otherwise.
+// Both gather within a workgroup: the dims of x along which positions are computed
+// (extract_slice's Dim, reshape's regrouped dims) must each lie whole in one workgroup's
+// tile (no WorkgroupConstraint splitting them over several workgroups, no iterate walking
+// them); the compiler says so at the op's line otherwise. The result's dims may be split.
 #pragma once
 
 #include <cstdint>
