@@ -141,7 +141,7 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
     runtime::DeviceBuffer o(data.k.size());
     for (bool causal : {false, true})
       for (Tiling t : {Tiling{128, 64, 8}, Tiling{64, 64, 4}, Tiling{128, 32, 8}, Tiling{128, 64, 4}, Tiling{128, 32, 4},
-                        Tiling{128, 128, 8}})
+                        Tiling{128, 128, 8}, Tiling{192, 128, 12}})
         time_flash(s, causal, t, data, o);
   }
   // Decode: one query per head against S keys, the keys of each tile split among 4 waves.

@@ -130,7 +130,10 @@ TEST_CASE("reshape: fused rows into heads and back, reduced per head and permute
   struct HeadCase {
     int m, h, d, block_m;
   };
-  for (const HeadCase& c : {HeadCase{64, 8, 32, 4}, HeadCase{37, 5, 24, 2}, HeadCase{9, 3, 7, 1}}) {
+  // The last two: each thread's run along N is one head's D (runs of 8 and of 4), so the
+  // first reshape permutes registers; the others go through shared memory.
+  for (const HeadCase& c :
+       {HeadCase{64, 8, 32, 4}, HeadCase{37, 5, 24, 2}, HeadCase{9, 3, 7, 1}, HeadCase{64, 4, 8, 4}, HeadCase{100, 3, 4, 2}}) {
     const int n = c.h * c.d;
     INFO("M = " << c.m << ", H = " << c.h << ", D = " << c.d << ", BLOCK_M = " << c.block_m);
     const CompileOptions options{.subs = {{M, c.m}, {N, n}, {H, c.h}, {D, c.d}, {BLOCK_M, c.block_m}}};

@@ -5,7 +5,8 @@
 // regrouped dims (reshape). The input's workgroup tile goes to shared memory, each thread
 // storing what it holds; after a barrier (wave-insert-barriers places it) each thread
 // loads the elements its result registers take. The dims a position is computed along
-// must lie whole in the workgroup's tile; the other dims keep their places in it.
+// must lie whole in the workgroup's tile; the other dims keep their places in it. A
+// reshape whose sources every thread holds itself is a permutation of its registers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +20,39 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <map>
+
 namespace wave::jit::distribution {
+
+namespace {
+
+// Per register of `out`, the register of `in` holding, in every thread, the element
+// `sourceOf` gives for it (tile positions of the result to those of the input); none
+// where some thread lacks it or holds it in another register (the gather then crosses
+// threads).
+std::optional<SmallVector<int64_t>> registerSources(LayoutAttr in, LayoutAttr out,
+                                                    function_ref<SmallVector<int64_t>(ArrayRef<int64_t>)> sourceOf) {
+  if (in.getNumLanes() != out.getNumLanes() || in.getNumWaves() != out.getNumWaves()) return std::nullopt;
+  const LayoutPoints from(in), to(out);
+  const size_t rank = layoutExtent(in).size();
+  SmallVector<int64_t> sources(out.getNumRegisters(), -1);
+  for (int64_t w = 0; w < in.getNumWaves(); ++w)
+    for (int64_t l = 0; l < in.getNumLanes(); ++l) {
+      std::map<SmallVector<int64_t>, int64_t> held;
+      for (int64_t r = in.getNumRegisters(); r-- > 0;) {
+        const int64_t* p = from.data(r, l, w);
+        held[SmallVector<int64_t>(p, p + rank)] = r;  // the first register holding it wins
+      }
+      for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
+        auto it = held.find(sourceOf(to.at(r, l, w)));
+        if (it == held.end() || (sources[r] >= 0 && sources[r] != it->second)) return std::nullopt;
+        sources[r] = it->second;
+      }
+    }
+  return sources;
+}
+
+}  // namespace
 
 LogicalResult Distributor::checkGatheredWhole(Operation* op, StringRef dim) {
   if (grid_.tiling(dim).loop)
@@ -123,6 +156,37 @@ LogicalResult Distributor::lowerReshape(dialect::ReshapeOp op) {
            << llvm::join(into, ", ") << "] to hold as many elements as [" << llvm::join(regrouped, ", ") << "], "
            << *before << ", but they hold " << *after;
   LayoutAttr out = layoutOf(op.getResult());
+  // Where every size is known and the result's regrouped dims lie whole in the workgroup
+  // too, each element's source is known when the kernel compiles: if every thread holds
+  // its result's sources itself (a split of the innermost dim whose runs stay in their
+  // threads), the reshape is a permutation of its registers.
+  SmallVector<int64_t> fromSizes, toSizes;
+  for (StringRef d : regrouped) fromSizes.push_back(staticSize(kernel_, d).value_or(0));
+  for (StringRef d : into) toSizes.push_back(staticSize(kernel_, d).value_or(0));
+  const bool known = !llvm::is_contained(fromSizes, 0) && !llvm::is_contained(toSizes, 0) &&
+                     llvm::all_of(into, [&](StringRef d) {
+                       return !grid_.tiling(d).loop && isKnownAtMost(kernel_, d, grid_.tiling(d).blockTile);
+                     });
+  if (known && !partials_.contains(op.getInput())) {
+    auto sourceOf = [&](ArrayRef<int64_t> at) {
+      SmallVector<int64_t> source(from.size());
+      for (size_t d = 0; d < lead; ++d) source[d] = at[d];
+      for (size_t d = 0; d < tail; ++d) source[from.size() - 1 - d] = at[to.size() - 1 - d];
+      int64_t linear = 0;
+      for (size_t d = 0; d < into.size(); ++d) linear = linear * toSizes[d] + at[lead + d];
+      for (size_t d = regrouped.size(); d-- > 0;) {
+        source[lead + d] = linear % fromSizes[d];
+        linear /= fromSizes[d];
+      }
+      if (linear != 0) source.assign(from.size(), -1);  // past the regrouped dims: no source
+      return source;
+    };
+    if (std::optional<SmallVector<int64_t>> sources = registerSources(layoutOf(op.getInput()), out, sourceOf)) {
+      Value in = lookup(op.getInput());
+      values_[op.getResult()] = vector::ShuffleOp::create(b_, loc_, in, in, *sources);
+      return success();
+    }
+  }
   return gatherInTile(op, [&](int64_t r) {
     SmallVector<Value> inTile = positionInTile(out, r), inTensor = indexOf(out, to, r);
     GatherSource source;

@@ -1,7 +1,8 @@
 // wave.extract_slice and wave.reshape: the input's workgroup tile stored to shared memory
 // (rows one element longer), then each result register loaded from the place its own
 // position computes: offset + s * step along the sliced dim (0 outside it), or the
-// row-major place over the regrouped dims.
+// row-major place over the regrouped dims; a reshape whose sources every thread holds
+// itself permutes its registers instead.
 // RUN: wave-opt %s --split-input-file --wave-assign-layouts --wave-lower-to-gpu | FileCheck %s
 
 // A window of 9 from a per-row offset, step 3, along N = 40 held whole by each wave.
@@ -35,18 +36,14 @@ func.func @window(%x: !wave.memory<[T, N] of f32, global>, %at: !wave.memory<[T]
 
 // -----
 
-// [T, N] -> [T, H, D] with N = 12 = 3 x 4: each register's place h * 4 + d, split by 12
-// into the input's N (the remainder) and a quotient that must be 0.
+// [T, N] -> [T, H, D] with N = 12 = 3 x 4: each thread's run of 4 along N is one head's
+// D, so every thread holds its result's sources: a permutation of its registers, no
+// shared memory.
 // CHECK-LABEL: gpu.func @heads
-// CHECK: %[[TILE:.*]] = memref.view {{.*}} to memref<2x13xf16, #gpu.address_space<workgroup>>
-// CHECK-COUNT-4: memref.store %{{.*}}, %[[TILE]]
-// CHECK: %[[N:.*]] = arith.remui %{{.*}}, %c12
-// CHECK: %[[REST:.*]] = arith.divui %{{.*}}, %c12
-// CHECK: arith.cmpi eq, %[[REST]], %c0
-// CHECK: memref.load %[[TILE]]
-// CHECK-COUNT-3: memref.load %[[TILE]]
+// CHECK-NOT: memref.view
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3] : vector<4xf16>, vector<4xf16>
+// CHECK-NOT: memref.load
 // CHECK: gpu.return
-
 func.func @heads(%x: !wave.memory<[T, N] of f16, global>, %y: !wave.memory<[T, H, D] of f16, global>) attributes {
     wave.constraints = [#wave.workgroup_constraint<dim = "T", tile = #wave.expr<"2">, workgroup_dim = 0>,
                         #wave.wave_constraint<dim = "T", tile = #wave.expr<"1">>,
@@ -55,5 +52,29 @@ func.func @heads(%x: !wave.memory<[T, N] of f16, global>, %y: !wave.memory<[T, H
   %v = wave.read %x : !wave.memory<[T, N] of f16, global> -> !wave.tensor<[T, N] of f16>
   %r = wave.reshape %v : !wave.tensor<[T, N] of f16> -> !wave.tensor<[T, H, D] of f16>
   wave.write %r, %y : !wave.tensor<[T, H, D] of f16>, !wave.memory<[T, H, D] of f16, global>
+  return
+}
+
+// -----
+
+// [T, N] -> [T, D, H]: n = d * 3 + h, so a thread's run along N holds other threads'
+// elements: the tile goes through shared memory; each register's place d * 3 + h split by
+// 12 into the input's N and a quotient that must be 0.
+// CHECK-LABEL: gpu.func @across
+// CHECK: %[[TILE:.*]] = memref.view {{.*}} to memref<2x13xf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[TILE]]
+// CHECK: arith.remui %{{.*}}, %c12
+// CHECK: %[[REST:.*]] = arith.divui %{{.*}}, %c12
+// CHECK: arith.cmpi eq, %[[REST]], %c0
+// CHECK: memref.load %[[TILE]]
+// CHECK: gpu.return
+func.func @across(%x: !wave.memory<[T, N] of f16, global>, %y: !wave.memory<[T, D, H] of f16, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "T", tile = #wave.expr<"2">, workgroup_dim = 0>,
+                        #wave.wave_constraint<dim = "T", tile = #wave.expr<"1">>,
+                        #wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {T = 100 : i64, N = 12 : i64, H = 3 : i64, D = 4 : i64}} {
+  %v = wave.read %x : !wave.memory<[T, N] of f16, global> -> !wave.tensor<[T, N] of f16>
+  %r = wave.reshape %v : !wave.tensor<[T, N] of f16> -> !wave.tensor<[T, D, H] of f16>
+  wave.write %r, %y : !wave.tensor<[T, D, H] of f16>, !wave.memory<[T, D, H] of f16, global>
   return
 }
