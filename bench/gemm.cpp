@@ -14,6 +14,9 @@
 //   wave-bench-gemm --f8      the scaled f8 GEMM (E4M3 in, per-tensor scales, bf16 out: the
 //                             example kernels/gemm_f8.hpp, torch._scaled_mm's computation)
 //                             on the large square shapes, one line per tiling
+//   wave-bench-gemm --i8      the int8 GEMM (i8 in, i32 out: torch._int_mm's, the example
+//                             kernels/gemm_i8.hpp) on the large square shapes, one line per
+//                             tiling, specialized and specialized on a persistent grid
 //   wave-bench-gemm --schedules  per shape, its best tiling under each schedule: software
 //                             pipelined or warp-specialized, one workgroup per tile or a
 //                             persistent grid (with stream-K or not), specialized in clusters
@@ -48,6 +51,7 @@
 #include "kernels/gemm_bias_relu.hpp"
 #include "host_f8.hpp"
 #include "kernels/gemm_f8.hpp"
+#include "kernels/gemm_i8.hpp"
 #include "kernels/gemm_split_k.hpp"
 #include "wave/interpreter/elements.hpp"
 
@@ -228,6 +232,72 @@ int scaled_f8() {
   return 0;
 }
 
+// The int8 GEMM of torch._int_mm (i8 in, i32 out, examples/kernels/gemm_i8.hpp) on the
+// large square shapes, one line per tiling and schedule (specialized, then also on a
+// persistent grid); every output element written (over a poisoned buffer) and 256 of them
+// equal to their int64 sums, before timing.
+int int_mm() {
+  namespace i8 = examples::gemm_i8;
+  std::printf("%-6s %4s %6s %6s %6s %5s %5s %5s %5s %5s %10s %9s %11s  %s\n", "", "in", "M", "N", "K", "BM", "BN",
+              "BK", "WM", "WN", "ms", "TOP/s", "compile ms", "schedule");
+  std::mt19937 rng(8);
+  const auto gemm = i8::make_int_mm();
+  for (int size : {4096, 8192}) {
+    const std::size_t n = size;
+    std::uniform_int_distribution<int> byte(-128, 127);
+    std::vector<std::int8_t> host_a(n * n), host_b(n * n);
+    for (auto& x : host_a) x = static_cast<std::int8_t>(byte(rng));
+    for (auto& x : host_b) x = static_cast<std::int8_t>(byte(rng));
+    runtime::DeviceBuffer a(n * n), b(n * n), c(n * n * 4);
+    a.copy_from_host(host_a.data());
+    b.copy_from_host(host_b.data());
+    const std::vector<const void*> args{reinterpret_cast<const void*>(a.address()),
+                                        reinterpret_cast<const void*>(b.address()),
+                                        reinterpret_cast<const void*>(c.address())};
+    for (auto [bm, bn, bk, wm, wn] : {std::array{128, 256, 128, 64, 64}, std::array{128, 256, 256, 64, 64},
+                                      std::array{128, 128, 128, 32, 64}, std::array{128, 128, 256, 32, 64},
+                                      std::array{256, 128, 128, 64, 64}})
+      for (bool persistent : {false, true}) try {
+          const CompileOptions o{.subs = {{i8::M, size}, {i8::N, size}, {i8::K, size}, {i8::BLOCK_M, bm},
+                                          {i8::BLOCK_N, bn}, {i8::BLOCK_K, bk}, {i8::WAVE_M, wm}, {i8::WAVE_N, wn}},
+                                 .cache = false, .warp_specialize = true, .persistent = persistent};
+          const auto t0 = std::chrono::steady_clock::now();
+          const CompiledKernel compiled = compile(gemm, o);
+          const double compile_ms =
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+          auto launch = [&] { compiled.launch(args); };
+          std::vector<std::int32_t> out(n * n, 0x7FFFFFFF);  // above every sum
+          c.copy_from_host(out.data());
+          launch();
+          runtime::synchronize();
+          c.copy_to_host(out.data());
+          std::size_t wrong = std::count(out.begin(), out.end(), 0x7FFFFFFF);
+          std::uniform_int_distribution<std::size_t> pick(0, n * n - 1);
+          for (int t = 0; t < 256; ++t) {
+            const std::size_t i = pick(rng), row = i / n, col = i % n;
+            std::int64_t sum = 0;
+            for (std::size_t x = 0; x < n; ++x) sum += std::int64_t(host_a[row * n + x]) * host_b[col * n + x];
+            wrong += out[i] != sum;
+          }
+          char config[96];
+          std::snprintf(config, sizeof config, "i8 %d^3 %dx%dx%d/%dx%d%s", size, bm, bn, bk, wm, wn,
+                        persistent ? " persistent" : "");
+          if (wrong != 0) {
+            bench::refuse(config, std::to_string(wrong) + " elements unwritten or off their int64 sums");
+            continue;
+          }
+          const double ms = median_ms(launch);
+          std::printf("gemmi8 %4s %6d %6d %6d %5d %5d %5d %5d %5d %10.3f %9.1f %11.1f  %s\n", "i8", size, size, size,
+                      bm, bn, bk, wm, wn, ms, 2.0 * n * n * n / (ms * 1e9), compile_ms,
+                      persistent ? "specialized, persistent" : "specialized");
+        } catch (const Error& e) {
+          std::printf("error  %4s %6d: %s\n", "i8", size, e.what());
+        }
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
 struct ScheduleCase { int m, n, k, bm, bn, bk, wm, wn; };
 struct Schedule {
   bool specialize, persistent;
@@ -386,6 +456,7 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
   if (!bench::open_device()) return 77;
   if (argc > 1 && std::string(argv[1]) == "--fused") return fused();
   if (argc > 1 && std::string(argv[1]) == "--f8") return scaled_f8();
+  if (argc > 1 && std::string(argv[1]) == "--i8") return int_mm();
   if (argc > 1 && std::string(argv[1]) == "--schedules") return schedules();
   if (argc > 1 && std::string(argv[1]) == "--split-k") return split_k();
   if (argc == 9 || argc == 12 || argc == 13) return one_configuration(argv, argc);

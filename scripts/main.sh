@@ -7,7 +7,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${WAVE_BUILD_DIR:-$root/build}
 "$root/scripts/build.sh" "$@"
 failed=()
-for example in copy gemm gemm_bias_relu gemm_f8 softmax flash_attention decode_attention conv2d; do
+for example in copy gemm gemm_bias_relu gemm_f8 gemm_i8 softmax flash_attention decode_attention conv2d; do
   echo "=== examples/$example"
   "$build/bin/wave-example-$example" --run || failed+=("$example")
 done

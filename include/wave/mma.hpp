@@ -28,6 +28,12 @@ enum class MMA : std::uint8_t {
   // kinds' shapes and layouts.
   F32_16x16x16_BF16,
   F32_32x32x8_BF16,
+  // Signed 8-bit integers in, i32 accumulate, exact: NVIDIA mma.sync m16n8k32 .s8 (sm_80+)
+  // and on sm_90a wgmma m64nNk32 .s8 (both operands K innermost, as f8's); AMD CDNA3's
+  // v_mfma_i32_16x16x32_i8 and v_mfma_i32_32x32x16_i8 (eight bytes of K per lane).
+  I32_16x8x32_I8,
+  I32_16x16x32_I8,
+  I32_32x32x16_I8,
 };
 
 enum class Vendor : std::uint8_t { nvidia, amd };
@@ -42,7 +48,7 @@ struct MMAInfo {
   int threads;            // threads that issue one instruction together
 };
 
-inline constexpr std::array<MMAInfo, 9> mma_kinds{{
+inline constexpr std::array<MMAInfo, 12> mma_kinds{{
     {MMA::F32_16x8x16_F16, "f32_16x8x16_f16", 16, 8, 16, DataType::f16, DataType::f32, Vendor::nvidia, 32},
     {MMA::F32_16x8x16_BF16, "f32_16x8x16_bf16", 16, 8, 16, DataType::bf16, DataType::f32, Vendor::nvidia, 32},
     {MMA::F16_16x8x16_F16, "f16_16x8x16_f16", 16, 8, 16, DataType::f16, DataType::f16, Vendor::nvidia, 32},
@@ -52,6 +58,9 @@ inline constexpr std::array<MMAInfo, 9> mma_kinds{{
     {MMA::F32_16x8x32_F8E5M2, "f32_16x8x32_f8e5m2", 16, 8, 32, DataType::f8e5m2, DataType::f32, Vendor::nvidia, 32},
     {MMA::F32_16x16x16_BF16, "f32_16x16x16_bf16", 16, 16, 16, DataType::bf16, DataType::f32, Vendor::amd, 64},
     {MMA::F32_32x32x8_BF16, "f32_32x32x8_bf16", 32, 32, 8, DataType::bf16, DataType::f32, Vendor::amd, 64},
+    {MMA::I32_16x8x32_I8, "i32_16x8x32_i8", 16, 8, 32, DataType::i8, DataType::i32, Vendor::nvidia, 32},
+    {MMA::I32_16x16x32_I8, "i32_16x16x32_i8", 16, 16, 32, DataType::i8, DataType::i32, Vendor::amd, 64},
+    {MMA::I32_32x32x16_I8, "i32_32x32x16_i8", 32, 32, 16, DataType::i8, DataType::i32, Vendor::amd, 64},
 }};
 
 constexpr const MMAInfo& info(MMA kind) {

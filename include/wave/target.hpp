@@ -33,12 +33,13 @@ constexpr const TargetInfo* find_target(std::string_view name) {
 }
 
 // The kind an `mma` takes on a vendor's GPUs when neither it nor the HardwareConstraint
-// names one, by its operands' dtype (f32 accumulators); none where the vendor has no such
-// instruction.
+// names one, by its operands' dtype (f32 accumulators; i32 for i8 operands); none where
+// the vendor has no such instruction.
 constexpr std::optional<MMA> default_mma(Vendor vendor, DataType operand) {
   if (vendor == Vendor::amd) {
     if (operand == DataType::f16) return MMA::F32_16x16x16_F16;
     if (operand == DataType::bf16) return MMA::F32_16x16x16_BF16;
+    if (operand == DataType::i8) return MMA::I32_16x16x32_I8;
     return std::nullopt;
   }
   switch (operand) {
@@ -46,6 +47,7 @@ constexpr std::optional<MMA> default_mma(Vendor vendor, DataType operand) {
     case DataType::bf16: return MMA::F32_16x8x16_BF16;
     case DataType::f8e4m3: return MMA::F32_16x8x32_F8E4M3;
     case DataType::f8e5m2: return MMA::F32_16x8x32_F8E5M2;
+    case DataType::i8: return MMA::I32_16x8x32_I8;
     default: return std::nullopt;
   }
 }

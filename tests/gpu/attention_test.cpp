@@ -152,6 +152,33 @@ TEST_CASE("flash attention on the example's default schedule: 128 x 128 tiles, s
       }
 }
 
+TEST_CASE("flash attention at D 64 on three computing warpgroups: 192 x 128 tiles, P V overlapped",
+          "[gpu][attention][tma][ws][overlap]") {
+  // FlashAttention-3's D 64 tile: 192 queries (64 per warpgroup) on twelve waves and the
+  // producer, each warpgroup's P V running during its next softmax in its 160 registers
+  // where the key tiles are whole; query tiles partial at 1000 and 300, the causal
+  // diagonal crossing two key tiles.
+  std::mt19937 rng(Catch::rngSeed());
+  for (bool causal : {false, true})
+    for (Case c : {Case{1, 2, 1000, 1000, 64, causal}, Case{2, 2, 2048, 2048, 64, causal}, Case{1, 1, 300, 1300, 64, causal}}) {
+      INFO("B x H x M x K2 = " << c.b << " x " << c.h << " x " << c.m << " x " << c.k2 << (causal ? ", causal" : ""));
+      CompileOptions options = static_options(c, 192, 128);
+      options.warp_specialize = true;
+      const auto attention = compile(ex::make_kernel({.head_dim = 64, .causal = causal, .waves = 12}), options);
+      const std::string& ptx = attention.ptx().ptx;
+      CHECK(attention.ptx().block[0] == 12 * 32 + 128);
+      CHECK_THAT(ptx, Catch::Contains("setmaxnreg.inc.sync.aligned.u32 \t160;"));
+      // (A partial key tile's masks would be held across the stages past the registers:
+      // that loop is left alone.)
+      CHECK((ptx.find("wgmma.wait_group.sync.aligned \t1;") != std::string::npos) == (c.k2 % 128 == 0));
+      CHECK(wrong_elements<float>(attention, c, {}, rng) == 0);
+      if (c.m == 1000) {
+        const auto half = compile(ex::make_kernel<f16>({.head_dim = 64, .causal = causal, .waves = 12}), options);
+        CHECK(wrong_elements<std::uint16_t>(half, c, {}, rng) == 0);
+      }
+    }
+}
+
 TEST_CASE("flash attention in clusters: query tiles sharing their K and V tiles by multicast", "[gpu][attention][cluster]") {
   // Workgroups of neighbouring query tiles (clusters of 2 along M) share every K and V
   // tile: each producer copies half of each into both. Causal loops end by the query tile

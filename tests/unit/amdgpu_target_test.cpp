@@ -153,6 +153,30 @@ TEST_CASE("gfx942: bf16 mmas on CDNA3's bf16 MFMA, the f16 ones' layouts", "[com
               "HardwareConstraint", "threads_per_wave: expected 32 on the NVIDIA target");
 }
 
+TEST_CASE("gfx942: i8 mmas sum in i32 on CDNA3's i8 MFMA, eight bytes of K per lane", "[compile][amdgpu]") {
+  auto gemm = [](HardwareConstraint hw) {
+    return kernel("gemm_i8", {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), WaveConstraint(M, BM / 2),
+                              WaveConstraint(N, BN / 2), TilingConstraint(K, BK), hw},
+                  [](Memory<dims<M, K>, i8> a, Memory<dims<N, K>, i8> b, Memory<dims<M, N>, i32> c) {
+                    Register<dims<M, N>, i32> zero(0);
+                    write(iterate<K>(zero, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
+                  });
+  };
+  // Unaligned sizes: the edges masked as on NVIDIA.
+  const Subs subs{{M, 200}, {N, 136}, {K, 100}, {BM, 64}, {BN, 64}, {BK, 64}};
+  // No kind named: the target's for i8 operands.
+  const jit::PtxKernel small = compile(gemm(HardwareConstraint{}), gfx942(subs)).ptx();
+  CHECK_THAT(small.amdgpu_assembly, Contains("v_mfma_i32_16x16x32_i8"));
+  CHECK(small.amdgpu_assembly.find("v_mfma_f32") == std::string::npos);
+  CHECK_THAT(small.amdgpu_assembly, Contains(".vgpr_spill_count: 0"));
+  const jit::PtxKernel large = compile(gemm(HardwareConstraint{.mma = MMA::I32_32x32x16_I8}), gfx942(subs)).ptx();
+  CHECK_THAT(large.amdgpu_assembly, Contains("v_mfma_i32_32x32x16_i8"));
+  CHECK_THAT(large.amdgpu_assembly, Contains(".vgpr_spill_count: 0"));
+  // On NVIDIA the same kernel takes mma.sync's s8 kind (wgmma where its tiles fit).
+  CHECK_THAT(compile(gemm(HardwareConstraint{}), {.subs = subs, .cache = false, .warpgroup_mma = false}).ptx().ptx,
+             Contains("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"));
+}
+
 TEST_CASE("gfx942: what its lowering does not take is an error at the line", "[compile][amdgpu][error]") {
   SECTION("waves of 32") {
     const unsigned line = __LINE__ + 2;

@@ -15,6 +15,7 @@
 #include "kernels/flash_attention.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/gemm_f8.hpp"
+#include "kernels/gemm_i8.hpp"
 #include "kernels/gemm_split_k.hpp"
 #include "kernels/paged_decode_attention.hpp"
 #include "kernels/softmax.hpp"
@@ -318,6 +319,25 @@ TEST_CASE("specialized flash attention runs each iteration's P V during the next
     }
 }
 
+TEST_CASE("flash attention's 192-query tiles at D 64: three computing warpgroups of 160 registers, P V overlapped",
+          "[compile][tma][ws][overlap]") {
+  namespace fa = examples::flash_attention;
+  for (const bool causal : {false, true}) {
+    INFO((causal ? "causal" : "not causal"));
+    const CompileOptions options{.subs = {{fa::B, 8}, {fa::H, 32}, {fa::M, 2048}, {fa::K2, 2048}, {fa::K1, 64},
+                                          {fa::N, 64}, {fa::BLOCK_M, 192}, {fa::BLOCK_K2, 128}},
+                                 .cache = false, .warp_specialize = true};
+    const jit::PtxKernel k =
+        jit::compile_to_ptx(fa::make_kernel({.head_dim = 64, .causal = causal, .waves = 12}).trace(), options);
+    CHECK(k.block[0] == 512);
+    // The producer keeps 32 registers, the three computing warpgroups get the rest.
+    CHECK_THAT(k.ptx, Contains("setmaxnreg.dec.sync.aligned.u32 \t32;"));
+    CHECK_THAT(k.ptx, Contains("setmaxnreg.inc.sync.aligned.u32 \t160;"));
+    CHECK(count(k.ptx, "wgmma.wait_group.sync.aligned \t1;") >= 1);
+    check_ptxas_clean(k.ptx, "attention_192");
+  }
+}
+
 TEST_CASE("clusters: the tiles a cluster's workgroups share are multicast, half (a quarter) by each producer",
           "[compile][tma][ws][cluster]") {
   namespace ex = examples::gemm;
@@ -393,6 +413,39 @@ TEST_CASE("a scaled f8 GEMM runs on wgmma k32 from TMA-filled tiles, without wgm
   CHECK_THAT(sync.ptx, Contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
   check_ptxas_clean(e4m3.ptx, "gemm_f8");
   check_ptxas_clean(sync.ptx, "gemm_f8_mma_sync");
+}
+
+TEST_CASE("an int8 GEMM sums in i32 on wgmma k32 .s8 from TMA-filled tiles, and on mma.sync m16n8k32 .s8",
+          "[compile][tma][i8]") {
+  namespace ex = examples::gemm_i8;
+  CompileOptions options = ex::default_options();
+  options.cache = false;
+  // Two warpgroups of 64x256 and a producer; the integer sums are exact, so each K tile's
+  // instructions add straight into the accumulator (no f8-style promotion: one commit
+  // and one wait per K tile), the integer form taking no scale-a/b.
+  const jit::PtxKernel wg = jit::compile_to_ptx(ex::make_int_mm().trace(), options);
+  CHECK(wg.block[0] == 384);
+  CHECK(wg.tensor_maps.size() == 2);
+  CHECK(count(wg.ptx, "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8") == 4);
+  CHECK(count(wg.ptx, "wgmma.commit_group.sync.aligned") == 1);
+  CHECK_THAT(wg.ptx, Contains("cp.async.bulk.tensor"));
+  CHECK(wg.ptx.find(".f32.s8") == std::string::npos);
+  // The W8A8 epilogue: the i32 sums converted to f32 (cvt.rn.f32.s32) and scaled.
+  const jit::PtxKernel scaled = jit::compile_to_ptx(ex::make_scaled<bf16>().trace(), options);
+  CHECK_THAT(scaled.ptx, Contains("wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8"));
+  CHECK_THAT(scaled.ptx, Contains("cvt.rn.f32.s32"));
+  // Without wgmma: 64x64 tiles on four waves, unaligned M, N and K.
+  const jit::PtxKernel sync = jit::compile_to_ptx(
+      ex::make_int_mm().trace(),
+      {.subs = {{ex::M, 1000}, {ex::N, 520}, {ex::K, 336}, {ex::BLOCK_M, 64}, {ex::BLOCK_N, 64}, {ex::BLOCK_K, 64},
+                {ex::WAVE_M, 32}, {ex::WAVE_N, 32}},
+       .cache = false,
+       .warpgroup_mma = false});
+  CHECK_THAT(sync.ptx, Contains("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"));
+  CHECK_THAT(sync.ptx, Contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
+  check_ptxas_clean(wg.ptx, "gemm_i8");
+  check_ptxas_clean(scaled.ptx, "gemm_i8_scaled");
+  check_ptxas_clean(sync.ptx, "gemm_i8_mma_sync");
 }
 
 TEST_CASE("a GEMM's tiles are TMA copies whose tensor maps the cache keeps", "[compile][cache][tma]") {

@@ -44,4 +44,15 @@ TEST_CASE("MMA kinds are described as data", "[dtype][mma]") {
   CHECK(default_mma(Vendor::amd, DataType::bf16) == MMA::F32_16x16x16_BF16);
   CHECK(default_mma(Vendor::amd, DataType::f16) == MMA::F32_16x16x16_F16);
   CHECK_FALSE(default_mma(Vendor::amd, DataType::f8e4m3).has_value());
+  // i8 into i32: NVIDIA's m16n8k32 .s8, CDNA3's two MFMA forms.
+  const MMAInfo& s8 = info(MMA::I32_16x8x32_I8);
+  CHECK((s8.m == 16 && s8.n == 8 && s8.k == 32));
+  CHECK(s8.operand == DataType::i8);
+  CHECK(s8.accumulator == DataType::i32);
+  CHECK(s8.vendor == Vendor::nvidia);
+  CHECK(info(MMA::I32_32x32x16_I8).name == "i32_32x32x16_i8");
+  CHECK((info(MMA::I32_16x16x32_I8).k == 32 && info(MMA::I32_16x16x32_I8).threads == 64));
+  CHECK(default_mma(Vendor::nvidia, DataType::i8) == MMA::I32_16x8x32_I8);
+  CHECK(default_mma(Vendor::amd, DataType::i8) == MMA::I32_16x16x32_I8);
+  CHECK_FALSE(default_mma(Vendor::nvidia, DataType::i32).has_value());
 }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -17,6 +18,7 @@
 #include "kernels/conv2d.hpp"
 #include "kernels/flash_attention.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/gemm_i8.hpp"
 #include "kernels/paged_decode_attention.hpp"
 #include "kernels/softmax.hpp"
 #include "moe_reference.hpp"
@@ -715,6 +717,37 @@ TEST_CASE("interpret: the GEMM example matches a float64 reference", "[interpret
         REQUIRE(std::abs(c[std::size_t(i) * n + j] - want.value) <= 1e-6 * want.magnitude + 1e-6);
       }
   }
+}
+
+TEST_CASE("interpret: the int8 GEMM's i32 sums are exact, wrapping as the hardware's do", "[interpret][examples][i8]") {
+  namespace g = examples::gemm_i8;
+  std::mt19937 rng(12);
+  std::uniform_int_distribution<int> byte(-128, 127);
+  for (auto [m, n, k] : {std::tuple{64, 48, 96}, std::tuple{37, 21, 70}}) {
+    std::vector<std::int8_t> a(std::size_t(m) * k), b(std::size_t(n) * k);
+    for (auto& x : a) x = static_cast<std::int8_t>(byte(rng));
+    for (auto& x : b) x = static_cast<std::int8_t>(byte(rng));
+    std::vector<std::int32_t> c(std::size_t(m) * n, 0x7FFFFFFF);
+    const Subs subs{{g::M, m}, {g::N, n}, {g::K, k}, {g::BLOCK_M, 32}, {g::BLOCK_N, 32}, {g::BLOCK_K, 32},
+                    {g::WAVE_M, 16}, {g::WAVE_N, 16}};
+    interpret(g::make_int_mm(), {.subs = subs}, {a.data(), b.data(), c.data()});
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        std::int64_t want = 0;
+        for (int t = 0; t < k; ++t) want += std::int64_t(a[std::size_t(i) * k + t]) * b[std::size_t(j) * k + t];
+        REQUIRE(c[std::size_t(i) * n + j] == want);
+      }
+  }
+  // Sums past i32 wrap (two's complement), as the tensor cores' do: K = 2^17 products of
+  // -128 * -128 = 2^14 each sum to 2^31, one past INT32_MAX.
+  const int k = 1 << 17;
+  const std::vector<std::int8_t> a(k, -128), b(k, -128);
+  std::vector<std::int32_t> c(1, 0);
+  interpret(g::make_int_mm(),
+            {.subs = {{g::M, 1}, {g::N, 1}, {g::K, k}, {g::BLOCK_M, 16}, {g::BLOCK_N, 16}, {g::BLOCK_K, 64},
+                      {g::WAVE_M, 16}, {g::WAVE_N, 16}}},
+            {a.data(), b.data(), c.data()});
+  CHECK(c[0] == std::numeric_limits<std::int32_t>::min());
 }
 
 TEST_CASE("interpret: the softmax example sums each row to one", "[interpret][examples]") {

@@ -40,7 +40,7 @@ TEST_CASE("mma.sync m16n8k16 and m16n8k32 layouts cover each tile once, in 32-bi
   ctx.loadDialect<dialect::WaveDialect>();
   for (auto kind : {dialect::MMAKind::f32_16x8x16_f16, dialect::MMAKind::f32_16x8x16_bf16,
                     dialect::MMAKind::f16_16x8x16_f16, dialect::MMAKind::f32_16x8x32_f8e4m3,
-                    dialect::MMAKind::f32_16x8x32_f8e5m2}) {
+                    dialect::MMAKind::f32_16x8x32_f8e5m2, dialect::MMAKind::i32_16x8x32_i8}) {
     INFO(dialect::stringifyMMAKind(kind).str());
     auto layout = jit::getMMALayout(&ctx, kind);
     REQUIRE(mlir::succeeded(layout));
@@ -64,6 +64,13 @@ TEST_CASE("mma.sync m16n8k16 and m16n8k32 layouts cover each tile once, in 32-bi
   CHECK(f8->a.map.compose({5, 0}) == llvm::SmallVector<int64_t>{1, 4});
   CHECK(f8->a.map.compose({5, 15}) == llvm::SmallVector<int64_t>{9, 23});
   CHECK(f8->b.map.compose({5, 7}) == llvm::SmallVector<int64_t>{1, 23});
+  // s8 (m16n8k32 .s8): f8's fragments, i32 accumulators where f32 ones are.
+  auto s8 = jit::getMMALayout(&ctx, dialect::MMAKind::i32_16x8x32_i8);
+  CHECK(s8->inputType.isInteger(8));
+  CHECK(s8->accType.isInteger(32));
+  for (int64_t lane = 0; lane < 32; ++lane)
+    for (int64_t e = 0; e < 16; ++e) CHECK(s8->a.map.compose({lane, e}) == f8->a.map.compose({lane, e}));
+  CHECK(s8->c.map.compose({31, 3}) == llvm::SmallVector<int64_t>{15, 7});
 }
 
 // ldmatrix gives lane L, in register r, the 32 bits at (row L/4, byte 4(L%4)) of matrix r,
@@ -146,5 +153,25 @@ TEST_CASE("MFMA layouts are the instructions' documented ones, on waves of 64", 
   checkAgainst(largeBf16->a, [](int64_t lane, int64_t e) { return std::pair{lane % 32, lane / 32 * 4 + e}; });
   checkAgainst(largeBf16->b, [](int64_t lane, int64_t e) { return std::pair{lane % 32, lane / 32 * 4 + e}; });
   checkAgainst(largeBf16->c,
+               [](int64_t lane, int64_t e) { return std::pair{e / 4 * 8 + lane / 32 * 4 + e % 4, lane % 32}; });
+  // CDNA3's i8 forms take eight bytes of K per lane (a 64-bit operand):
+  // v_mfma_i32_16x16x32_i8: A[i][k] in lane i + 16 * (k / 8), element k % 8; D as the
+  // f32 forms' 16x16, in i32.
+  auto smallI8 = jit::getMMALayout(&ctx, dialect::MMAKind::i32_16x16x32_i8);
+  REQUIRE(mlir::succeeded(smallI8));
+  CHECK(smallI8->inputType.isInteger(8));
+  CHECK(smallI8->accType.isInteger(32));
+  CHECK(smallI8->a.elementsPerLane() == 8);
+  checkAgainst(smallI8->a, [](int64_t lane, int64_t e) { return std::pair{lane % 16, lane / 16 * 8 + e}; });
+  checkAgainst(smallI8->b, [](int64_t lane, int64_t e) { return std::pair{lane % 16, lane / 16 * 8 + e}; });
+  checkAgainst(smallI8->c, [](int64_t lane, int64_t e) { return std::pair{lane / 16 * 4 + e, lane % 16}; });
+  // v_mfma_i32_32x32x16_i8: A[i][k] in lane i + 32 * (k / 8), element k % 8; D as 32x32x8's.
+  auto largeI8 = jit::getMMALayout(&ctx, dialect::MMAKind::i32_32x32x16_i8);
+  REQUIRE(mlir::succeeded(largeI8));
+  CHECK(largeI8->a.elementsPerLane() == 8);
+  CHECK(largeI8->c.elementsPerLane() == 16);
+  checkAgainst(largeI8->a, [](int64_t lane, int64_t e) { return std::pair{lane % 32, lane / 32 * 8 + e}; });
+  checkAgainst(largeI8->b, [](int64_t lane, int64_t e) { return std::pair{lane % 32, lane / 32 * 8 + e}; });
+  checkAgainst(largeI8->c,
                [](int64_t lane, int64_t e) { return std::pair{e / 4 * 8 + lane / 32 * 4 + e % 4, lane % 32}; });
 }

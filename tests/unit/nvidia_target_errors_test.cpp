@@ -101,3 +101,20 @@ TEST_CASE("error: f8 on the NVIDIA target", "[compile][error]") {
   CHECK(ptx.find("cvt.rn.satfinite.e5m2x2.f16x2") != std::string::npos);
   CHECK(ptx.find("cvt.rn.f16x2.e5m2x2") != std::string::npos);
 }
+
+TEST_CASE("error: an i8 mma on an f32 accumulator names the i32 its kind sums into", "[compile][error][i8]") {
+  WAVE_SYMBOL(K);
+  WAVE_SYMBOL(BK);
+  auto gemm = [](Memory<dims<M, K>, i8> a, Memory<dims<N, K>, i8> b, Memory<dims<M, N>, f32> c) {
+    Register<dims<M, N>, f32> zero(0.0);
+    write(iterate<K>(zero, [&](auto acc) { return mma(read(a), read(b), acc); }), c);  // the line named
+  };
+  const unsigned line = __LINE__ - 2;
+  auto k = kernel("gemm_i8_f32", {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), WaveConstraint(M, BM / 2),
+                                  WaveConstraint(N, BN / 2), TilingConstraint(K, BK), HardwareConstraint{}},
+                  gemm);
+  const CompileOptions sizes{.subs = {{M, 128}, {N, 128}, {K, 128}, {BM, 64}, {BN, 64}, {BK, 64}}, .cache = false};
+  check_error(fixtures::error_of([&] { compile(k, sizes); }), line, "wave.mma",
+              "expected operands of 'i8' and an accumulator of 'i32' for #wave.mma_kind<i32_16x8x32_i8>, but found "
+              "'i8' and 'f32'");
+}

@@ -567,7 +567,8 @@ class Evaluator {
   }
 
   // mma(a, b, acc): acc + sum over the contraction dim of a * b, the products exact and the
-  // sum rounded once to acc's dtype (the hardware's f32 accumulation).
+  // sum rounded once to acc's dtype (the hardware's f32 accumulation); on integers (i8 into
+  // i32) exact, wrapped to acc's dtype.
   HostValue mma(const graph::Node& n) const {
     need_operands(n, 3, 3);
     const HostValue& a = value(n, n.operands[0]);
@@ -577,7 +578,9 @@ class Evaluator {
     std::string k;
     for (const std::string& d : a.type.dims)
       if (std::count(b.type.dims.begin(), b.type.dims.end(), d) && !std::count(r.type.dims.begin(), r.type.dims.end(), d)) k = d;
-    if (k.empty() || !a.is_float() || !b.is_float() || !r.is_float()) fail(n, "expected float operands sharing a contraction dim");
+    const bool integer = !a.is_float();
+    if (k.empty() || a.is_float() != b.is_float() || r.is_float() == integer)
+      fail(n, "expected float (or integer) operands and accumulator alike, sharing a contraction dim");
     same_dtype(n, b, a.type.dtype);
     same_dtype(n, acc, r.type.dtype);
     auto k_of = [&](const HostValue& v) {
@@ -592,6 +595,13 @@ class Evaluator {
     std::int64_t i = 0;
     walk(extents_of(r.boxes), {access(n, acc, r.type.dims, r.boxes), a_access, b_access},
          [&](const auto&, const auto& off) {
+           if (integer) {
+             std::int64_t sum = acc.integers[off[0]];
+             for (std::int64_t t = 0; t < a_box.extent; ++t)
+               sum += a.integers[off[1] + t * a_step] * b.integers[off[2] + t * b_step];
+             r.integers[i++] = elements::wrap_integer(r.type.dtype, sum);
+             return;
+           }
            double sum = 0;
            for (std::int64_t t = 0; t < a_box.extent; ++t) sum += a.floats[off[1] + t * a_step] * b.floats[off[2] + t * b_step];
            r.floats[i++] = elements::round_float(r.type.dtype, acc.floats[off[0]] + sum);

@@ -14,13 +14,14 @@ namespace {
 // 16 rows, 4 registers).
 MMALayout mfmaLayout(MLIRContext* ctx, dialect::MMAKind kind) {
   dialect::MMAShape shape = dialect::getMMAShape(ctx, kind);
-  const int64_t m = shape.m, k = shape.k, groups = 64 / m;
+  // Each lane holds a run of k / groups elements along K: four of 16 bits, eight of 8.
+  const int64_t m = shape.m, k = shape.k, groups = 64 / m, run = k / groups;
   MMALayout l{kind, m, shape.n, k, 64, shape.operandType, shape.accumulatorType, {}, {}, {}};
   AffineExpr lane = getAffineDimExpr(0, ctx), e = getAffineDimExpr(1, ctx);
   AffineExpr place = lane % m, group = lane.floorDiv(m);
   auto map = [&](AffineExpr row, AffineExpr col) { return AffineMap::get(2, 0, {row, col}, ctx); };
-  l.a = {m, k, {1, 4}, map(place, group * 4 + e)};
-  l.b = {shape.n, k, {1, 4}, map(place, group * 4 + e)};
+  l.a = {m, k, {1, run}, map(place, group * run + e)};
+  l.b = {shape.n, k, {1, run}, map(place, group * run + e)};
   const int64_t accumulators = m * shape.n / 64;
   l.c = {m, shape.n, {accumulators / 4, 4}, map(e.floorDiv(4) * (4 * groups) + group * 4 + e % 4, place)};
   return l;
@@ -31,9 +32,10 @@ MMALayout mfmaLayout(MLIRContext* ctx, dialect::MMAKind kind) {
 FailureOr<MMALayout> getMMALayout(MLIRContext* ctx, dialect::MMAKind kind) {
   using dialect::MMAKind;
   if (kind == MMAKind::f32_16x16x16_f16 || kind == MMAKind::f32_32x32x8_f16 || kind == MMAKind::f32_16x16x16_bf16 ||
-      kind == MMAKind::f32_32x32x8_bf16)
+      kind == MMAKind::f32_32x32x8_bf16 || kind == MMAKind::i32_16x16x32_i8 || kind == MMAKind::i32_32x32x16_i8)
     return mfmaLayout(ctx, kind);
-  const bool eightBit = kind == MMAKind::f32_16x8x32_f8e4m3 || kind == MMAKind::f32_16x8x32_f8e5m2;
+  const bool eightBit = kind == MMAKind::f32_16x8x32_f8e4m3 || kind == MMAKind::f32_16x8x32_f8e5m2 ||
+                        kind == MMAKind::i32_16x8x32_i8;
   if (kind != MMAKind::f32_16x8x16_f16 && kind != MMAKind::f32_16x8x16_bf16 && kind != MMAKind::f16_16x8x16_f16 &&
       !eightBit)
     return failure();

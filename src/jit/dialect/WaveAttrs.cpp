@@ -49,6 +49,9 @@ MMAShape wave::dialect::getMMAShape(MLIRContext* ctx, MMAKind kind) {
     case MMAKind::f32_32x32x8_bf16: return {32, 32, 8, b.getBF16Type(), b.getF32Type()};
     case MMAKind::f32_16x8x32_f8e4m3: return {16, 8, 32, b.getType<Float8E4M3FNType>(), b.getF32Type()};
     case MMAKind::f32_16x8x32_f8e5m2: return {16, 8, 32, b.getType<Float8E5M2Type>(), b.getF32Type()};
+    case MMAKind::i32_16x8x32_i8: return {16, 8, 32, b.getI8Type(), b.getI32Type()};
+    case MMAKind::i32_16x16x32_i8: return {16, 16, 32, b.getI8Type(), b.getI32Type()};
+    case MMAKind::i32_32x32x16_i8: return {32, 32, 16, b.getI8Type(), b.getI32Type()};
   }
   llvm_unreachable("every MMA kind has a shape");
 }

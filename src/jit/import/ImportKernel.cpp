@@ -168,7 +168,7 @@ class KernelImporter {
     auto lhs = operands.empty() ? nullptr : dyn_cast<dialect::TensorType>(operands.front().getType());
     if ((hw && hw->mma) || !target || !lhs) return std::nullopt;
     Type element = lhs.getElementType();
-    for (DataType dtype : {DataType::f16, DataType::bf16, DataType::f8e4m3, DataType::f8e5m2})
+    for (DataType dtype : {DataType::f16, DataType::bf16, DataType::f8e4m3, DataType::f8e5m2, DataType::i8})
       if (element == elementType(dtype, "mma", {})) return default_mma(target->vendor, dtype);
     return std::nullopt;
   }

@@ -12,6 +12,7 @@
 
 #include "analysis/ScoreMasks.h"
 #include "lowering/Distributor.h"
+#include "lowering/ElementConversion.h"
 #include "lowering/MMAInstructions.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -33,24 +34,26 @@ std::optional<NVVM::WGMMATypes> wgmmaType(Type t) {
   if (t.isBF16()) return NVVM::WGMMATypes::bf16;
   if (isa<Float8E4M3FNType>(t)) return NVVM::WGMMATypes::e4m3;
   if (isa<Float8E5M2Type>(t)) return NVVM::WGMMATypes::e5m2;
+  if (t.isInteger(8)) return NVVM::WGMMATypes::s8;
   return std::nullopt;
 }
 
 // wgmma with A from registers, which the NVVM op does not take: its PTX as inline
-// assembly, the accumulators tied in and out.
+// assembly, the accumulators tied in and out. Integer forms (s8) take no scale-a/b.
 Value wgmmaFromRegisters(OpBuilder& b, Location loc, LLVM::LLVMStructType result, Value acc, ArrayRef<Value> a,
                          Value bDescriptor, int64_t n, int64_t k, NVVM::WGMMATypes input, bool scaleAcc,
                          bool transposeB) {
   const int64_t count = static_cast<int64_t>(result.getBody().size());
   const std::string type = NVVM::stringifyWGMMATypes(input).str();
+  const bool integer = input == NVVM::WGMMATypes::s8;
   std::string ptx = "{\n.reg .pred p;\nsetp.ne.b32 p, " + std::to_string(scaleAcc ? 1 : 0) +
-                    ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" + std::to_string(k) + ".f32." +
-                    type + "." + type + " {";
+                    ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" + std::to_string(k) +
+                    (integer ? ".s32." : ".f32.") + type + "." + type + " {";
   std::string constraints;
   SmallVector<Value> operands;
   for (int64_t i = 0; i < count; ++i) {
     ptx += (i ? ", $" : "$") + std::to_string(i);
-    constraints += "=f,";
+    constraints += integer ? "=r," : "=f,";
   }
   for (int64_t i = 0; i < count; ++i) {
     operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, ArrayRef<int64_t>{i}));
@@ -63,7 +66,7 @@ Value wgmmaFromRegisters(OpBuilder& b, Location loc, LLVM::LLVMStructType result
     constraints += "r,";
   }
   // The scale-a and scale-b immediates, then (16-bit inputs only) B's transpose.
-  ptx += "}, $" + std::to_string(2 * count + a.size()) + ", p, 1, 1" +
+  ptx += "}, $" + std::to_string(2 * count + a.size()) + (integer ? ", p" : ", p, 1, 1") +
          (input == NVVM::WGMMATypes::f16 || input == NVVM::WGMMATypes::bf16 ? (transposeB ? ", 1" : ", 0") : "") +
          ";\n}";
   operands.push_back(bDescriptor);
@@ -108,7 +111,7 @@ LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors
   if (mayOverrun(a.k) && (!zeroFilledPastEnd(bValue) || (aFromTile && !zeroFilledPastEnd(aValue))))
     return op.emitOpError("expected tiles zero-filled past the end of ") << a.k << " for a warpgroup mma";
   std::optional<NVVM::WGMMATypes> inputType = wgmmaType(a.instruction.inputType);
-  if (!inputType) return op.emitOpError("expected f16, bf16 or f8 operands for a warpgroup mma");
+  if (!inputType) return op.emitOpError("expected f16, bf16, f8 or i8 operands for a warpgroup mma");
   Value aRegisters;
   if (!aFromTile) {
     aRegisters = lookup(aValue);
@@ -191,7 +194,8 @@ LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors
   // K tile's sums (BLOCK_K / 32 instructions) therefore go into fresh registers, added to
   // the f32 accumulator after their wait, as cuBLAS's FP8 GEMM (torch._scaled_mm's
   // default) and CUTLASS's promotion do.
-  const bool promote = a.instruction.inputType.getIntOrFloatBitWidth() == 8 && !zeroAcc;
+  // (Integer sums are exact: s8 needs none of this.)
+  const bool promote = isF8(a.instruction.inputType) && !zeroAcc;
   const bool freshAcc = zeroAcc || promote;
   // Promoted, the sums of each 64 x width part go to the accumulator one part at a time,
   // so that a warpgroup holds at most 64 registers of them beside its accumulator: at
@@ -199,7 +203,9 @@ LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors
   int64_t width = promote ? std::min<int64_t>(t.instructionCols, 128) : t.instructionCols;
   while (t.instructionCols % width != 0) width -= 8;
   const int64_t instructions = t.cols / width, perInstruction = width / 2, perStrip = t.cols / 2;
-  auto structType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(perInstruction, b_.getF32Type()));
+  const Type accType = a.instruction.accType;
+  const auto accWgmmaType = accType.isInteger(32) ? NVVM::WGMMATypes::s32 : NVVM::WGMMATypes::f32;
+  auto structType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(perInstruction, accType));
   SmallVector<Value> accs;
   for (int64_t s = 0; s < t.strips(); ++s)
     for (int64_t i = 0; i < instructions; ++i) {
@@ -243,7 +249,7 @@ LogicalResult Distributor::lowerWarpgroupMma(dialect::MmaOp op, const MMAAnchors
         Value bDescriptor = descriptor(bTile, i * width, kk);
         d = aTile ? NVVM::WgmmaMmaAsyncOp::create(
                         b_, loc_, structType, d, descriptor(*aTile, 64 * s, kk), bDescriptor, shape, *inputType,
-                        *inputType, NVVM::WGMMATypes::f32, scaleAcc ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
+                        *inputType, accWgmmaType, scaleAcc ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
                         NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA, layoutB, /*satfinite=*/nullptr)
                         .getResult()
                   : wgmmaFromRegisters(b_, loc_, structType, d, fromRegisters[kk * t.strips() + s], bDescriptor,

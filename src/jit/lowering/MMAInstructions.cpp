@@ -18,6 +18,8 @@ NVVM::MMATypes ptxType(Type t) {
   if (t.isF16()) return NVVM::MMATypes::f16;
   if (isa<Float8E4M3FNType>(t)) return NVVM::MMATypes::e4m3;
   if (isa<Float8E5M2Type>(t)) return NVVM::MMATypes::e5m2;
+  if (t.isInteger(8)) return NVVM::MMATypes::s8;
+  if (t.isInteger(32)) return NVVM::MMATypes::s32;
   return NVVM::MMATypes::f32;
 }
 
@@ -66,8 +68,9 @@ Value inlineAsm(OpBuilder& b, Location loc, Type result, ValueRange operands, St
 
 // nvvm.mma.sync directly (MLIR 22's nvgpu.mma.sync takes 2-D vectors, which cost a
 // pack and unpack per instruction, and has no bf16 or f8): f16 registers go in as
-// vector<2xf16>, bf16 and f8 ones as the i32 words the instruction takes; an f32
-// accumulator as 4 scalars, an f16 one as 2 vector<2xf16>.
+// vector<2xf16>, bf16, f8 and s8 ones as the i32 words the instruction takes; an f32 or
+// i32 accumulator as 4 scalars, an f16 one as 2 vector<2xf16>. Integer products wrap
+// (as the i32 sums of the loop around them do), they do not saturate.
 SmallVector<Value> mmaSync(OpBuilder& b, Location loc, const MMALayout& layout, ValueRange a, ValueRange bOperand,
                            ValueRange acc) {
   const std::array<int64_t, 3> shape{layout.m, layout.n, layout.k};
@@ -81,7 +84,7 @@ SmallVector<Value> mmaSync(OpBuilder& b, Location loc, const MMALayout& layout, 
     return registers;
   };
   if (isF8(layout.inputType)) return mmaSyncF8(b, loc, layout, words(a), words(bOperand), acc);
-  const bool packedAcc = !layout.accType.isF32();  // f16: two halves per register
+  const bool packedAcc = layout.accType.isF16();  // two halves per register
   const int64_t perRegister = packedAcc ? 2 : 1;
   SmallVector<Value> c;
   for (size_t i = 0; i < acc.size(); i += perRegister)
@@ -91,7 +94,9 @@ SmallVector<Value> mmaSync(OpBuilder& b, Location loc, const MMALayout& layout, 
   SmallVector<Type> fields(c.size(), c.front().getType());
   auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
   const NVVM::MMATypes in = ptxType(layout.inputType);
-  Value d = NVVM::MmaOp::create(b, loc, resultType, words(a), words(bOperand), c, shape, std::nullopt, std::nullopt,
+  std::optional<NVVM::MMAIntOverflow> overflow;
+  if (layout.accType.isInteger(32)) overflow = NVVM::MMAIntOverflow::wrapped;
+  Value d = NVVM::MmaOp::create(b, loc, resultType, words(a), words(bOperand), c, shape, std::nullopt, overflow,
                                 std::array<NVVM::MMATypes, 2>{in, in},
                                 std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
   SmallVector<Value> elements;

@@ -240,12 +240,13 @@ def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::G
     alone reads the tiles, the first of each warpgroup) arrives on once its reads of the
     stage are done (after the iteration, or with a wgmma batch in flight, after the next
     one's wait). `nvvm.setmaxregister` gives the computing threads the registers the
-    producer (40) does not need, never more than the workgroup holds at entry (an
-    increase past it would wait for ever), which `nvvm.minctasm` caps so that ptxas
-    honours it: at one computing warpgroup whose estimated registers (the larger of the
-    loop's carried values and its wgmma batches' results, plus 40) fit 216, two
-    workgroups per SM (128 at entry, 216 after; the stages leave room for the second);
-    else one (at two warpgroups, 168 and 232).
+    producer (40; 32 beside three computing warpgroups) does not need, never more than
+    the workgroup holds at entry (an increase past it would wait for ever), which
+    `nvvm.minctasm` caps so that ptxas honours it: at one computing warpgroup whose
+    estimated registers (the larger of the loop's carried values and its wgmma batches'
+    results, plus 40) fit 216, two workgroups per SM (128 at entry, 216 after; the stages
+    leave room for the second); else one (at two warpgroups, 168 and 232; at three, 128
+    and 160).
   }];
   let options = [
     Option<"stages", "stages", "int", /*default=*/"0",
@@ -307,7 +308,7 @@ def WaveOverlapWarpgroupMma : Pass<"wave-overlap-warpgroup-mma", "mlir::gpu::GPU
     so are loops where it does not pay: in a function that shares the SM with a second
     workgroup (`nvvm.minctasm` 2: the two already overlap each other's softmax and
     batches), or where the loop's carried values, the values carried further and the
-    earlier batch's results (with 40 for the rest) exceed the computing threads'
+    earlier batch's results (with 16 for the rest) exceed the computing threads'
     registers (their `setmaxnreg`, else 255).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::NVVM::NVVMDialect"];

@@ -32,8 +32,12 @@ namespace {
 
 constexpr int64_t kMaxThreads = 1024;
 // The producer's registers (its thread computes a few coordinates); the consumers get the
-// rest, in setmaxnreg's multiples of 8, at most 240 (ptxas's 255 rounded down).
-constexpr int32_t kProducerRegisters = 40;
+// rest, in setmaxnreg's multiples of 8, at most 240 (ptxas's 255 rounded down). Beside
+// three computing warpgroups it keeps 32, leaving them 160 each (40 left them 152, where
+// flash attention's 192-query tile spilled once P V overlaps the softmax: bench/RESULTS.md,
+// run 227); beside one or two, 40 (216 and 232 each; 32 would give one 224, measured no
+// better, run 228).
+int32_t producerRegisters(int64_t consumers) { return consumers >= 3 * kWarpgroupThreads ? 32 : 40; }
 constexpr int32_t kMaxRegisters = 240;
 
 int64_t blockThreads(gpu::GPUFuncOp func) {
@@ -251,7 +255,7 @@ int64_t registersAtEntry(int64_t consumers, int perSM) {
 // in setmaxnreg's multiples of 8.
 int64_t registersGiven(int64_t consumers, int perSM) {
   const int64_t held = registersAtEntry(consumers, perSM) * (consumers + kWarpgroupThreads);
-  const int64_t given = (held - kWarpgroupThreads * kProducerRegisters) / consumers / 8 * 8;
+  const int64_t given = (held - kWarpgroupThreads * producerRegisters(consumers)) / consumers / 8 * 8;
   return std::min<int64_t>(given, kMaxRegisters);
 }
 
@@ -260,7 +264,7 @@ int64_t registersGiven(int64_t consumers, int perSM) {
 std::optional<int32_t> consumerRegisters(int64_t consumers, int perSM) {
   const int64_t atEntry = registersAtEntry(consumers, perSM);
   const int64_t registers = registersGiven(consumers, perSM);
-  if (registers <= atEntry || atEntry < kProducerRegisters) return std::nullopt;
+  if (registers <= atEntry || atEntry < producerRegisters(consumers)) return std::nullopt;
   return static_cast<int32_t>(registers);
 }
 
@@ -355,7 +359,8 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
     NVVM::SetMaxRegisterOp::create(at, loc, *registers, NVVM::SetMaxRegisterAction::increase);
   }
   b.setInsertionPoint(roles.elseBlock()->getTerminator());
-  if (registers) NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters, NVVM::SetMaxRegisterAction::decrease);
+  if (registers)
+    NVVM::SetMaxRegisterOp::create(b, loc, producerRegisters(consumers), NVVM::SetMaxRegisterAction::decrease);
   buildProducer(b, loop, copies, *inputs, empty, tid, consumers, stages);
 
   // The consumers' loop without the copies (and the views and arithmetic only they used).

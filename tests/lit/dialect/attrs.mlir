@@ -20,11 +20,15 @@ func.func private @index_mapping() attributes {
 // CHECK-SAME: e = #wave.mma_kind<f32_32x32x8_f16>
 // CHECK-SAME: f = #wave.mma_kind<f32_16x16x16_bf16>
 // CHECK-SAME: g = #wave.mma_kind<f32_32x32x8_bf16>
+// CHECK-SAME: h = #wave.mma_kind<i32_16x8x32_i8>
+// CHECK-SAME: i = #wave.mma_kind<i32_16x16x32_i8>
+// CHECK-SAME: j = #wave.mma_kind<i32_32x32x16_i8>
 func.func private @mma_kinds() attributes {
   a = #wave.mma_kind<f32_16x8x16_f16>, b = #wave.mma_kind<f32_16x8x16_bf16>,
   c = #wave.mma_kind<f16_16x8x16_f16>, d = #wave.mma_kind<f32_16x16x16_f16>,
   e = #wave.mma_kind<f32_32x32x8_f16>, f = #wave.mma_kind<f32_16x16x16_bf16>,
-  g = #wave.mma_kind<f32_32x32x8_bf16>}
+  g = #wave.mma_kind<f32_32x32x8_bf16>, h = #wave.mma_kind<i32_16x8x32_i8>,
+  i = #wave.mma_kind<i32_16x16x32_i8>, j = #wave.mma_kind<i32_32x32x16_i8>}
 
 // The constraints of a kernel, and its hyperparameters.
 // CHECK-LABEL: func.func private @gemm_constraints

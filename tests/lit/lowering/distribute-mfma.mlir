@@ -114,3 +114,56 @@ func.func @gemm_32x32x8_bf16(%a: !wave.memory<[M, K] of bf16, shared>, %b: !wave
   wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
   return
 }
+
+// i8 operands on CDNA3's i8 MFMA: eight bytes of K per lane (one vector<8xi8> of A and one
+// of B per instruction), the accumulators i32 where the f32 forms' are.
+// CHECK-LABEL: gpu.func @gemm_16x16x32_i8
+// CHECK: scf.for {{.*}} -> (vector<16xi32>)
+// CHECK: vector.load %{{.*}} : memref<32x{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<8xi8>
+// CHECK-COUNT-8: amdgpu.mfma 16x16x32 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<8xi8>, vector<8xi8>, vector<4xi32>
+// CHECK-NOT: amdgpu.mfma
+func.func @gemm_16x16x32_i8(%a: !wave.memory<[M, K] of i8, shared>, %b: !wave.memory<[N, K] of i8, shared>,
+                %c: !wave.memory<[M, N] of i32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"32">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"64">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"64">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"32">>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 64, mma = #wave.mma_kind<i32_16x16x32_i8>>],
+    wave.hyperparameters = {K = 128 : i64, M = 64 : i64, N = 128 : i64}} {
+  %0 = wave.register 0 : !wave.tensor<[M, N] of i32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of i32>) -> !wave.tensor<[M, N] of i32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of i32>):
+    %x = wave.read %a : !wave.memory<[M, K] of i8, shared> -> !wave.tensor<[M, K] of i8>
+    %y = wave.read %b : !wave.memory<[N, K] of i8, shared> -> !wave.tensor<[N, K] of i8>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of i8>, !wave.tensor<[N, K] of i8>, !wave.tensor<[M, N] of i32>) -> !wave.tensor<[M, N] of i32>
+    wave.yield %d : !wave.tensor<[M, N] of i32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of i32>, !wave.memory<[M, N] of i32, global>
+  return
+}
+
+// The 32 x 32 x 16 i8 form on the lane's 16 accumulators.
+// CHECK-LABEL: gpu.func @gemm_32x32x16_i8
+// CHECK-COUNT-4: amdgpu.mfma 32x32x16 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<8xi8>, vector<8xi8>, vector<16xi32>
+// CHECK-NOT: amdgpu.mfma
+func.func @gemm_32x32x16_i8(%a: !wave.memory<[M, K] of i8, shared>, %b: !wave.memory<[N, K] of i8, shared>,
+                %c: !wave.memory<[M, N] of i32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"32">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"64">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"64">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"32">>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 64, mma = #wave.mma_kind<i32_32x32x16_i8>>],
+    wave.hyperparameters = {K = 128 : i64, M = 64 : i64, N = 128 : i64}} {
+  %0 = wave.register 0 : !wave.tensor<[M, N] of i32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of i32>) -> !wave.tensor<[M, N] of i32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of i32>):
+    %x = wave.read %a : !wave.memory<[M, K] of i8, shared> -> !wave.tensor<[M, K] of i8>
+    %y = wave.read %b : !wave.memory<[N, K] of i8, shared> -> !wave.tensor<[N, K] of i8>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of i8>, !wave.tensor<[N, K] of i8>, !wave.tensor<[M, N] of i32>) -> !wave.tensor<[M, N] of i32>
+    wave.yield %d : !wave.tensor<[M, N] of i32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of i32>, !wave.memory<[M, N] of i32, global>
+  return
+}

@@ -75,3 +75,33 @@ func.func @gemm_bias(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[
   wave.write %h, %c : !wave.tensor<[M, N] of f16>, !wave.memory<[M, N] of f16, global>
   return
 }
+
+// s8 operands (m16n8k32 .s8): byte tiles fragmented by ldmatrix as for f8, the i32
+// accumulators carried where f32 ones are, products wrapping (not saturating) as the
+// loop's integer sums do. 2 x 4 instruction tiles per wave, 2 K steps of 32 per K tile.
+// CHECK-LABEL: gpu.func @gemm_s8
+// CHECK: scf.for {{.*}} -> (vector<32xi32>)
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x80xi8, #gpu.address_space<workgroup>> -> vector<4x4xi8>
+// CHECK-COUNT-16: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {intOverflowBehavior = #nvvm.mma_int_overflow<wrapped>, layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<s8>, multiplicandBPtxType = #nvvm.mma_type<s8>, shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: scf.yield {{.*}} : vector<32xi32>
+func.func @gemm_s8(%a: !wave.memory<[M, K] of i8, shared>, %b: !wave.memory<[N, K] of i8, shared>,
+                %c: !wave.memory<[M, N] of i32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"64">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"64">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"64">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"32">>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, mma = #wave.mma_kind<i32_16x8x32_i8>>],
+    wave.hyperparameters = {K = 128 : i64, M = 128 : i64, N = 128 : i64}} {
+  %0 = wave.register 0 : !wave.tensor<[M, N] of i32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of i32>) -> !wave.tensor<[M, N] of i32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of i32>):
+    %x = wave.read %a : !wave.memory<[M, K] of i8, shared> -> !wave.tensor<[M, K] of i8>
+    %y = wave.read %b : !wave.memory<[N, K] of i8, shared> -> !wave.tensor<[N, K] of i8>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of i8>, !wave.tensor<[N, K] of i8>, !wave.tensor<[M, N] of i32>) -> !wave.tensor<[M, N] of i32>
+    wave.yield %d : !wave.tensor<[M, N] of i32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of i32>, !wave.memory<[M, N] of i32, global>
+  return
+}

@@ -155,3 +155,63 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// The computing threads' registers are their setmaxnreg's: 144 carried and 16 for the
+// rest fit 160 (three computing warpgroups' share: attention's 192-query tiles), rotated...
+// CHECK-LABEL: gpu.func @fits_consumer_registers
+// CHECK: wait.group.sync.aligned 1
+gpu.module @m {
+  gpu.func @fits_consumer_registers(%n: index, %consumer: i1) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant dense<0.0> : vector<144xf32>
+    scf.if %consumer {
+      nvvm.setmaxregister increase 160
+      %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (vector<144xf32>) {
+        nvvm.wgmma.fence.aligned
+        nvvm.wgmma.commit.group.sync.aligned
+        nvvm.wgmma.wait.group.sync.aligned 0
+        nvvm.wgmma.fence.aligned
+        nvvm.wgmma.commit.group.sync.aligned
+        nvvm.wgmma.wait.group.sync.aligned 0
+        %next = arith.addf %acc, %acc : vector<144xf32>
+        scf.yield %next : vector<144xf32>
+      }
+    } else {
+      nvvm.setmaxregister decrease 32
+    } {wave.consumer_threads = 384 : i64}
+    gpu.return
+  }
+}
+
+// -----
+
+// ...and 152 carried do not: left alone.
+// CHECK-LABEL: gpu.func @exceeds_consumer_registers
+// CHECK-NOT: wait.group.sync.aligned 1
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @exceeds_consumer_registers(%n: index, %consumer: i1) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant dense<0.0> : vector<152xf32>
+    scf.if %consumer {
+      nvvm.setmaxregister increase 160
+      %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (vector<152xf32>) {
+        nvvm.wgmma.fence.aligned
+        nvvm.wgmma.commit.group.sync.aligned
+        nvvm.wgmma.wait.group.sync.aligned 0
+        nvvm.wgmma.fence.aligned
+        nvvm.wgmma.commit.group.sync.aligned
+        nvvm.wgmma.wait.group.sync.aligned 0
+        %next = arith.addf %acc, %acc : vector<152xf32>
+        scf.yield %next : vector<152xf32>
+      }
+    } else {
+      nvvm.setmaxregister decrease 32
+    } {wave.consumer_threads = 384 : i64}
+    gpu.return
+  }
+}
