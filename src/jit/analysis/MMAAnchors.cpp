@@ -58,9 +58,8 @@ FailureOr<MMAAnchors> warpgroupAnchors(dialect::MmaOp op, dialect::MMAKind kind,
   const int64_t inputBits = mma.inputType.getIntOrFloatBitWidth();
   const bool wideAcc = mma.accType.isF32() || mma.accType.isInteger(32);
   if (foldsApart || !wideAcc || mma.m != 16 || mma.k * inputBits != 256)
-    return op.emitOpError("expected a warpgroup mma with f32 (or i32) accumulators and the whole contraction tile per "
-                          "wave, "
-                          "but found ")
+    return op.emitOpError("expected a warpgroup mma with f32 (or i32) accumulators and the whole contraction tile "
+                          "per wave, but found ")
            << dialect::stringifyMMAKind(kind) << (foldsApart ? ", its waves folding the loop apart" : "");
   const StringRef rows = a.transposed ? a.n : a.m, cols = a.transposed ? a.m : a.n;
   std::string why;
