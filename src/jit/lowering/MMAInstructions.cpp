@@ -19,7 +19,6 @@ NVVM::MMATypes ptxType(Type t) {
   if (isa<Float8E4M3FNType>(t)) return NVVM::MMATypes::e4m3;
   if (isa<Float8E5M2Type>(t)) return NVVM::MMATypes::e5m2;
   if (t.isInteger(8)) return NVVM::MMATypes::s8;
-  if (t.isInteger(32)) return NVVM::MMATypes::s32;
   return NVVM::MMATypes::f32;
 }
 

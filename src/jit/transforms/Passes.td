@@ -308,8 +308,8 @@ def WaveOverlapWarpgroupMma : Pass<"wave-overlap-warpgroup-mma", "mlir::gpu::GPU
     so are loops where it does not pay: in a function that shares the SM with a second
     workgroup (`nvvm.minctasm` 2: the two already overlap each other's softmax and
     batches), or where the loop's carried values, the values carried further and the
-    earlier batch's results (with 16 for the rest) exceed the computing threads'
-    registers (their `setmaxnreg`, else 255).
+    earlier batch's results (with 16 for the rest; 40 where masks are carried further)
+    exceed the computing threads' registers (their `setmaxnreg`, else 255).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::NVVM::NVVMDialect"];
 }
