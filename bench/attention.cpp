@@ -91,7 +91,8 @@ void time_flash(Shape s, bool causal, Tiling t, const AttentionData& data, runti
     CompileOptions how{.subs = {{ex::B, s.b}, {ex::H, s.h}, {ex::M, s.s}, {ex::K2, s.s}, {ex::K1, s.d}, {ex::N, s.d},
                                 {ex::BLOCK_M, t.block_m}, {ex::BLOCK_K2, t.block_k2}},
                        .cache = false,
-                       .tma = bench::tma(), .warp_specialize = bench::warp_specialize()};
+                       .tma = bench::tma(), .warp_specialize = bench::warp_specialize(),
+                       .persistent = bench::persistent()};
     const auto t0 = std::chrono::steady_clock::now();
     const CompiledKernel kernel = compile(ex::make_kernel<f16>({.head_dim = s.d, .causal = causal, .waves = t.waves}), how);
     const double compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

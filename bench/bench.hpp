@@ -41,6 +41,13 @@ inline bool warp_specialize() {
   return v && std::string(v) == "1";
 }
 
+// WAVE_BENCH_PERSISTENT=1 runs the attention kernels on a persistent grid
+// (CompileOptions::persistent), for a comparison with a plain grid in one session.
+inline bool persistent() {
+  const char* v = std::getenv("WAVE_BENCH_PERSISTENT");
+  return v && std::string(v) == "1";
+}
+
 inline bool open_device() {
   std::string why;
   if (!runtime::device_available(&why)) {

@@ -220,6 +220,23 @@ TEST_CASE("flash attention on a persistent grid: several query tiles per workgro
         }
 }
 
+TEST_CASE("causal attention over many heads, on plain and persistent grids: every query tile once",
+          "[gpu][attention][persistent]") {
+  // The causal query tiles run longest first (their grid axis reversed): over 40 heads at
+  // S 4096 and 21 at 1100 (a partial last query tile), every tile must still run once.
+  std::mt19937 rng(Catch::rngSeed());
+  for (bool persistent : {false, true})
+    for (Case c : {Case{1, 40, 4096, 4096, 128, true}, Case{3, 7, 1100, 1100, 64, true}}) {
+      INFO("B x H x S x D = " << c.b << " x " << c.h << " x " << c.m << " x " << c.d
+                              << (persistent ? ", persistent" : ""));
+      CompileOptions options = static_options(c);
+      options.warp_specialize = true;
+      options.persistent = persistent;
+      const auto attention = compile(ex::make_kernel({.head_dim = c.d, .causal = true}), options);
+      CHECK(wrong_elements<float>(attention, c, {}, rng) == 0);
+    }
+}
+
 TEST_CASE("flash attention, f16 out, and other tilings", "[gpu][attention]") {
   std::mt19937 rng(Catch::rngSeed());
   for (bool causal : {false, true}) {
