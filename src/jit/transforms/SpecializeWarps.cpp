@@ -6,11 +6,15 @@
 // computing thread released it (an "empty" mbarrier per stage); the function's own threads
 // compute, waiting on each stage's "full" mbarriers as before but never on a workgroup
 // barrier before a refill. Registers move from the producer to them by setmaxnreg.
+// Under a persistent grid the producer also issues the copies each tile makes once before
+// the loop (attention's Q), the next tile's as soon as the computing warps are done with
+// the last one's, so that they land during the epilogue.
 //
 //===----------------------------------------------------------------------===//
 
 #include "transforms/ConsumerThreads.h"
 #include "transforms/Passes.h"
+#include "transforms/SharedBlocks.h"
 #include "transforms/SharedCopies.h"
 
 #include "analysis/TileLoop.h"
@@ -107,6 +111,77 @@ SmallVector<Operation*> issueSlice(scf::ForOp loop, ArrayRef<TensorCopy> copies)
 
 Value index(OpBuilder& b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
+// A copy a persistent grid's tile makes once, before its loop (attention's Q): its arming
+// and TMA copies on an mbarrier of its own, waited on in the tile's body.
+struct TileCopy {
+  Value barrier;
+  SmallVector<Operation*> issue;
+};
+
+// Whether every use of the bytes of `block` is `copies`' writing them or an address taken
+// for wgmma inside `loop` (so the tile is free again once the loop's wgmma batches are).
+bool readOnlyByMmaIn(const shared_blocks::SharedBlock& block, ArrayRef<Operation*> copies, scf::ForOp loop) {
+  SmallVector<Value> work;
+  for (memref::ViewOp view : block.views) work.push_back(view.getResult());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation* user : v.getUsers()) {
+      if (isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
+        work.push_back(user->getResult(0));
+        continue;
+      }
+      if (llvm::is_contained(copies, user)) continue;
+      if (isa<memref::ExtractAlignedPointerAsIndexOp>(user) && loop->isAncestor(user)) continue;
+      return false;
+    }
+  }
+  return true;
+}
+
+// The copies of `loop`'s tile loop body before it that the producer can issue: each
+// mbarrier's arming and copies (one mbarrier, made before the tile loop), into a tile only
+// wgmma in `loop` reads; none where the loop is not in a tile loop.
+SmallVector<TileCopy> copiesPerTile(scf::ForOp loop) {
+  scf::ForOp tiles = enclosingTileLoop(loop);
+  auto func = loop->getParentOfType<gpu::GPUFuncOp>();
+  if (!tiles || loop->getBlock() != tiles.getBody() || !func) return {};
+  std::optional<SmallVector<shared_blocks::SharedBlock>> blocks = shared_blocks::sharedBlocks(func);
+  if (!blocks) return {};
+  llvm::MapVector<Value, TileCopy> byBarrier;
+  for (Operation& op : llvm::make_range(tiles.getBody()->begin(), loop->getIterator())) {
+    Value barrier;
+    if (auto arm = dyn_cast<nvgpu::MBarrierArriveExpectTxOp>(op)) barrier = arm.getBarriers();
+    else if (auto load = dyn_cast<nvgpu::TmaAsyncLoadOp>(op)) barrier = load.getBarriers();
+    else continue;
+    TileCopy& copy = byBarrier[barrier];
+    copy.barrier = barrier;
+    copy.issue.push_back(&op);
+  }
+  SmallVector<TileCopy> copies;
+  for (auto& [barrier, copy] : byBarrier) {
+    auto group = cast<nvgpu::MBarrierGroupType>(barrier.getType());
+    // Armed first, once; the mbarrier made before the tiles.
+    if (group.getNumBarriers() != 1 || !isa<nvgpu::MBarrierArriveExpectTxOp>(copy.issue.front()) ||
+        llvm::count_if(copy.issue, [](Operation* op) { return isa<nvgpu::MBarrierArriveExpectTxOp>(op); }) != 1 ||
+        tiles->isAncestor(barrier.getParentBlock()->getParentOp()))
+      return {};
+    for (Operation* op : ArrayRef(copy.issue).drop_front()) {
+      auto load = cast<nvgpu::TmaAsyncLoadOp>(op);
+      Value tile = load.getDst();
+      while (Operation* def = tile.getDefiningOp()) {
+        if (!isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp>(def)) break;
+        tile = def->getOperand(0);
+      }
+      auto view = tile.getDefiningOp<memref::ViewOp>();
+      auto block = view ? llvm::find_if(*blocks, [&](const auto& b) { return llvm::is_contained(b.views, view); })
+                        : blocks->end();
+      if (block == blocks->end() || !readOnlyByMmaIn(*block, copy.issue, loop)) return {};
+    }
+    copies.push_back(copy);
+  }
+  return copies;
+}
+
 // What the producer computes the copies from: under a tile loop, the ops of its body
 // before `loop` that the bounds and the copies use (arithmetic of the tile's
 // coordinates, cloned into the producer's own loop over the tiles, in order); and the
@@ -116,12 +191,15 @@ struct ProducerInputs {
   SmallVector<Value> fromBefore;
 };
 
-FailureOr<ProducerInputs> producerInputs(scf::ForOp loop, ArrayRef<TensorCopy> copies) {
+FailureOr<ProducerInputs> producerInputs(scf::ForOp loop, ArrayRef<TensorCopy> copies,
+                                         ArrayRef<TileCopy> perTile = {}) {
   scf::ForOp tiles = enclosingTileLoop(loop);
   SmallVector<Value> work{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
   for (Operation* op : issueSlice(loop, copies))
     for (Value v : op->getOperands())
       if (!loop->isAncestor(v.getParentBlock()->getParentOp())) work.push_back(v);
+  for (const TileCopy& c : perTile)
+    for (Operation* op : c.issue) llvm::append_range(work, op->getOperands());
   ProducerInputs inputs;
   llvm::SetVector<Operation*> tileOps;
   DenseSet<Value> seen;
@@ -153,7 +231,8 @@ FailureOr<ProducerInputs> producerInputs(scf::ForOp loop, ArrayRef<TensorCopy> c
 // waits for nothing), arming the stage's full mbarriers and issuing the copies. Under a
 // tile loop, it walks the tiles as the consumers do, its trips counted on across them.
 void buildProducer(OpBuilder& b, scf::ForOp loop, ArrayRef<TensorCopy> copies, const ProducerInputs& inputs,
-                   Value empty, Value tid, int64_t consumers, int stages) {
+                   Value empty, Value tid, int64_t consumers, int stages, ArrayRef<TileCopy> perTile,
+                   Value tileEmpty) {
   const Location loc = loop.getLoc();
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, index(b, loc, consumers));
   auto issuer = scf::IfOp::create(b, loc, TypeRange{}, first, /*withElseRegion=*/false);
@@ -169,10 +248,44 @@ void buildProducer(OpBuilder& b, scf::ForOp loop, ArrayRef<TensorCopy> copies, c
     if (Value earlier = tripsInEarlierTiles(loop)) map.map(earlier, producerTiles.getRegionIterArgs()[0]);
     for (Operation* op : inputs.tileOps) b.clone(*op, map);
   }
+  // The tile's own copies, once the computing warps released the last tile's (a fresh
+  // mbarrier's previous phase counts as complete: the first tile waits for nothing).
+  auto issueTileCopies = [&] {
+    Value previous = arith::XOrIOp::create(b, loc, parityOf(b, loc, producerTiles.getInductionVar()),
+                                           arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, tileEmpty, previous, index(b, loc, kMBarrierWaitTicks),
+                                           index(b, loc, 0));
+    for (const TileCopy& c : perTile)
+      for (Operation* op : c.issue) {
+        Operation* copy = b.clone(*op, map);
+        if (auto arm = dyn_cast<nvgpu::MBarrierArriveExpectTxOp>(copy)) arm.getPredicateMutable().clear();
+        else if (auto load = dyn_cast<nvgpu::TmaAsyncLoadOp>(copy)) load.getPredicateMutable().clear();
+      }
+  };
   auto fills = scf::ForOp::create(b, loc, map.lookupOrDefault(loop.getLowerBound()),
                                   map.lookupOrDefault(loop.getUpperBound()), map.lookupOrDefault(loop.getStep()));
   if (tiles) fills->setAttr(kTripBaseAttr, b.getI64IntegerAttr(0));
   OpBuilder::InsertionGuard guard(b);
+  if (!perTile.empty()) {
+    // They are released when the last tile's loop ends, as is the stage of its last trip:
+    // the stages the computing warps released earlier are refilled first (trips 0 to
+    // stages - 2 of the tile), then these, before the trip that waits for that last
+    // stage; after the loop where it has no trips.
+    b.setInsertionPoint(fills);
+    Value trips = tripCount(b, loc, fills);
+    b.setInsertionPointAfter(fills);
+    Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, trips, index(b, loc, 0));
+    auto afterLoop = scf::IfOp::create(b, loc, TypeRange{}, none, /*withElseRegion=*/false);
+    b.setInsertionPoint(afterLoop.thenBlock()->getTerminator());
+    issueTileCopies();
+    b.setInsertionPointToStart(fills.getBody());
+    Value last = arith::SubIOp::create(b, loc, arith::MaxUIOp::create(b, loc, trips, index(b, loc, 1)), index(b, loc, 1));
+    Value at = arith::MinUIOp::create(b, loc, last, index(b, loc, stages - 1));
+    Value now = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, localTrip(b, loc, fills), at);
+    auto inLoop = scf::IfOp::create(b, loc, TypeRange{}, now, /*withElseRegion=*/false);
+    b.setInsertionPoint(inLoop.thenBlock()->getTerminator());
+    issueTileCopies();
+  }
   b.setInsertionPoint(fills.getBody()->getTerminator());
   Value stage = stageIndex(b, loc, fills, stages);
   Value previous = arith::XOrIOp::create(b, loc, roundParity(b, loc, fills, stages),
@@ -190,7 +303,7 @@ void buildProducer(OpBuilder& b, scf::ForOp loop, ArrayRef<TensorCopy> copies, c
     }
   }
   if (tiles) {
-    b.setInsertionPointAfter(fills);
+    b.setInsertionPointToEnd(producerTiles.getBody());
     Value after = arith::AddIOp::create(b, loc, producerTiles.getRegionIterArgs()[0], tripCount(b, loc, fills));
     scf::YieldOp::create(b, loc, after);
   }
@@ -331,9 +444,22 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
 
   // The split: threads [0, consumers) compute, the new warpgroup produces.
   FailureOr<llvm::SetVector<Operation*>> prologue = consumerPrologue(top);
-  FailureOr<ProducerInputs> inputs = producerInputs(loop, copies);
+  // The tiles' own copies go to the producer where it can compute them.
+  SmallVector<TileCopy> perTile = copiesPerTile(loop);
+  FailureOr<ProducerInputs> inputs = producerInputs(loop, copies, perTile);
+  auto beforeSplit = [&](Value v) { return !v.getDefiningOp() || !prologue->contains(v.getDefiningOp()); };
+  if (!perTile.empty() && (failed(prologue) || failed(inputs) || !llvm::all_of(inputs->fromBefore, beforeSplit))) {
+    perTile.clear();
+    inputs = producerInputs(loop, copies);
+  }
   if (failed(prologue) || failed(inputs))  // (canSpecializeWarps said it could)
     return loop.emitError("cannot split the loop between a producer warpgroup and the computing warps");
+  // Released by the computing warps once the tile's loop is done with them.
+  Value tileEmpty;
+  if (!perTile.empty()) {
+    OpBuilder at(published);
+    tileEmpty = nvgpu::MBarrierCreateOp::create(at, loc, nvgpu::MBarrierGroupType::get(ctx, fullType.getMemorySpace(), 1));
+  }
   b.setInsertionPoint(top);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value computes = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, index(b, loc, consumers));
@@ -361,7 +487,20 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
   b.setInsertionPoint(roles.elseBlock()->getTerminator());
   if (registers)
     NVVM::SetMaxRegisterOp::create(b, loc, producerRegisters(consumers), NVVM::SetMaxRegisterAction::decrease);
-  buildProducer(b, loop, copies, *inputs, empty, tid, consumers, stages);
+  buildProducer(b, loop, copies, *inputs, empty, tid, consumers, stages, perTile, tileEmpty);
+  // (The computing warps keep their waits for the tile's copies.)
+  SmallVector<Value> unused;
+  for (const TileCopy& c : perTile)
+    for (Operation* op : llvm::reverse(c.issue)) {
+      llvm::append_range(unused, op->getOperands());
+      op->erase();
+    }
+  while (!unused.empty()) {  // (and the views and arithmetic only they used)
+    Operation* def = unused.pop_back_val().getDefiningOp();
+    if (!def || !def->use_empty() || !isMemoryEffectFree(def) || !consumer->findAncestorOpInBlock(*def)) continue;
+    llvm::append_range(unused, def->getOperands());
+    def->erase();
+  }
 
   // The consumers' loop without the copies (and the views and arithmetic only they used).
   SmallVector<Operation*> slice = issueSlice(loop, copies);
@@ -375,6 +514,7 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
   Value count = index(b, loc, perWarpgroup ? consumers / kWarpgroupThreads : consumers);
   for (int stage = 0; stage < stages; ++stage)
     nvgpu::MBarrierInitOp::create(b, loc, empty, count, index(b, loc, stage), initializes);
+  if (tileEmpty) nvgpu::MBarrierInitOp::create(b, loc, tileEmpty, count, index(b, loc, 0), initializes);
   Value arrives;
   if (perWarpgroup) {
     b.setInsertionPoint(loop);
@@ -382,6 +522,16 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
     arrives = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(b, loc, 0));
   }
   releaseStages(loop, empty, arrives, stages, batchInFlight);
+  if (tileEmpty) {
+    // After the loop (and the wait for its last wgmma batch, which keepOneBatchInFlight
+    // puts right after it), nothing reads the tile's copies again.
+    b.setInsertionPointAfter(loop);
+    if (arrives) {
+      auto only = scf::IfOp::create(b, loc, TypeRange{}, arrives, /*withElseRegion=*/false);
+      b.setInsertionPoint(only.thenBlock()->getTerminator());
+    }
+    nvgpu::MBarrierArriveOp::create(b, loc, tileEmpty, index(b, loc, 0));
+  }
   func.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(ctx, {static_cast<int32_t>(consumers + kWarpgroupThreads), 1, 1}));
   return success();
 }
