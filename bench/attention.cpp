@@ -4,6 +4,7 @@
 // element written, 64 sampled elements against a float64 softmax); a wrong one is not
 // timed.
 // bench/attention_vs_torch.py runs this next to PyTorch SDPA (flash and cuDNN back ends).
+// The last column says the grid: plain, or persistent (two of the tilings run on both).
 // FLOPs count as SDPA's benchmarks do: 4 B H S^2 D, halved when causal. Decode attention
 // (one query per head) is memory-bound: it reports GB/s of the K and V read.
 //
@@ -33,7 +34,8 @@ namespace ex = examples::flash_attention;
 namespace {
 
 struct Shape { int b, h, s, d; };
-struct Tiling { int block_m, block_k2, waves; };
+// `persistent`: on a persistent grid (CompileOptions::persistent), whatever WAVE_BENCH_PERSISTENT says.
+struct Tiling { int block_m, block_k2, waves; bool persistent = false; };
 
 // q [B, H, M, D], k and v [B, H, S, D] on the device and the host.
 struct AttentionData {
@@ -92,7 +94,7 @@ void time_flash(Shape s, bool causal, Tiling t, const AttentionData& data, runti
                                 {ex::BLOCK_M, t.block_m}, {ex::BLOCK_K2, t.block_k2}},
                        .cache = false,
                        .tma = bench::tma(), .warp_specialize = bench::warp_specialize(),
-                       .persistent = bench::persistent()};
+                       .persistent = t.persistent || bench::persistent()};
     const auto t0 = std::chrono::steady_clock::now();
     const CompiledKernel kernel = compile(ex::make_kernel<f16>({.head_dim = s.d, .causal = causal, .waves = t.waves}), how);
     const double compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -107,8 +109,8 @@ void time_flash(Shape s, bool causal, Tiling t, const AttentionData& data, runti
     }
     const double ms = bench::median_ms(launch, 30);
     const double flops = 4.0 * s.b * s.h * double(s.s) * s.s * s.d / (causal ? 2 : 1);
-    std::printf("attention %3d %3d %5d %4d %6d %5d %4d %5d %9.4f %9.1f %11.1f\n", s.b, s.h, s.s, s.d, causal, t.block_m,
-                t.block_k2, t.waves, ms, flops / (ms * 1e9), compile_ms);
+    std::printf("attention %3d %3d %5d %4d %6d %5d %4d %5d %9.4f %9.1f %11.1f %s\n", s.b, s.h, s.s, s.d, causal, t.block_m,
+                t.block_k2, t.waves, ms, flops / (ms * 1e9), compile_ms, how.persistent ? "persistent" : "plain");
   } catch (const Error& e) {
     std::printf("error     %3d %3d %5d %4d %6d %5d %4d %5d: %s\n", s.b, s.h, s.s, s.d, causal, t.block_m, t.block_k2,
                 t.waves, e.what());
@@ -122,8 +124,8 @@ void time_flash(Shape s, bool causal, Tiling t, const AttentionData& data, runti
 //                                                                 (e.g. under ncu)
 int WAVE_BENCH_MAIN(int argc, char** argv) {
   if (!bench::open_device()) return 77;
-  std::printf("%-9s %3s %3s %5s %4s %6s %5s %4s %5s %9s %9s %11s\n", "", "B", "H", "S", "D", "causal", "BM", "BK2",
-              "waves", "ms", "TFLOP/s", "compile ms");
+  std::printf("%-9s %3s %3s %5s %4s %6s %5s %4s %5s %9s %9s %11s %s\n", "", "B", "H", "S", "D", "causal", "BM", "BK2",
+              "waves", "ms", "TFLOP/s", "compile ms", "grid");
   std::mt19937 rng(7);
   if (argc == 9) {
     int a[8];
@@ -142,7 +144,8 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
     runtime::DeviceBuffer o(data.k.size());
     for (bool causal : {false, true})
       for (Tiling t : {Tiling{128, 64, 8}, Tiling{64, 64, 4}, Tiling{128, 32, 8}, Tiling{128, 64, 4}, Tiling{128, 32, 4},
-                        Tiling{128, 128, 8}, Tiling{192, 128, 12}})
+                        Tiling{128, 128, 8}, Tiling{192, 128, 12}, Tiling{128, 128, 8, true},
+                        Tiling{192, 128, 12, true}})
         time_flash(s, causal, t, data, o);
   }
   // Decode: one query per head against S keys, the keys of each tile split among 4 waves.

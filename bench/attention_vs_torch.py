@@ -1,7 +1,8 @@
 """Flash attention against PyTorch SDPA in the same run: times
 torch.nn.functional.scaled_dot_product_attention with the flash and the cuDNN back ends on
 the f16 [B, H, S, D] shapes of wave-bench-attention, runs wave-bench-attention, and prints
-each shape's best wave-cpp tiling as TFLOP/s and as a ratio to each back end; then decode
+each shape's best wave-cpp tiling (a `p` after it: on a persistent grid) as TFLOP/s and as
+a ratio to each back end; then decode
 attention (one query per head) as GB/s of K and V read, beside SDPA on the same shapes.
 
     python3 bench/attention_vs_torch.py path/to/wave-bench-attention [decode]
@@ -57,7 +58,8 @@ def main():
     out = subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout
     print(out)
     best = best_by_shape(out, "attention", lambda f: (int(f[1]), int(f[2]), int(f[3]), int(f[4]), bool(int(f[5]))),
-                         lambda f: float(f[10]), lambda f: f"{f[6]}x{f[7]}/{f[8]}")
+                         lambda f: float(f[10]),
+                         lambda f: f"{f[6]}x{f[7]}/{f[8]}" + ("p" if f[12:13] == ["persistent"] else ""))
     print_against_sdpa(best, reference, f"{'B':>3} {'H':>3} {'S':>5} {'D':>4} {'causal':>6}",
                        lambda k: f"{k[0]:3d} {k[1]:3d} {k[2]:5d} {k[3]:4d} {int(k[4]):6d}", "wave TFLOP/s")
     best = best_by_shape(out, "decode", lambda f: (int(f[1]), int(f[2]), int(f[3]), int(f[4])),
@@ -68,11 +70,11 @@ def main():
 
 def print_against_sdpa(best, reference, key_header, format_key, rate_name):
     """One line per shape: wave-cpp's best rate and tiling, each SDPA back end's rate and the ratio."""
-    print(f"{key_header} {rate_name:>12} {'tiling':>10} {'flash':>8} {'ratio':>6} {'cudnn':>8} {'ratio':>6}")
+    print(f"{key_header} {rate_name:>12} {'tiling':>11} {'flash':>8} {'ratio':>6} {'cudnn':>8} {'ratio':>6}")
     for key, (rate, tiling) in best.items():
         flash = reference.get(key + ("flash",), float("nan"))
         cudnn = reference.get(key + ("cudnn",), float("nan"))
-        print(f"{format_key(key)} {rate:12.1f} {tiling:>10} {flash:8.1f} {rate / flash:6.3f} {cudnn:8.1f} "
+        print(f"{format_key(key)} {rate:12.1f} {tiling:>11} {flash:8.1f} {rate / flash:6.3f} {cudnn:8.1f} "
               f"{rate / cudnn:6.3f}")
 
 if __name__ == "__main__":
