@@ -248,10 +248,12 @@ def WavePipelineSharedCopies : Pass<"wave-pipeline-shared-copies", "mlir::gpu::G
     leave room for the second); else one (at two warpgroups, 168 and 232; at three, 128
     and 160). Under a persistent grid's tile loop the producer also takes the TMA copies
     the tile's body makes once before the loop (attention's Q: an mbarrier of their own,
-    into a tile only wgmma in the loop reads): it issues the next tile's once the
-    computing threads released the last one's on an "empty" mbarrier of their own, after
-    the loop (and its last wgmma batch), so that they land during the epilogue; the
-    computing threads keep their waits, and no barrier guards the tile before its refill.
+    into a tile only wgmma in the loop reads). The computing threads release them on an
+    "empty" mbarrier of their own after the loop (and its last wgmma batch); the producer
+    issues the next tile's at its trip min(stages - 1, trips - 1), after refilling the
+    stages the last tile released earlier (after its loop where it has no trips), so that
+    they land during the epilogue. The computing threads keep their waits, and no barrier
+    guards the tile before its refill.
   }];
   let options = [
     Option<"stages", "stages", "int", /*default=*/"0",
