@@ -64,6 +64,14 @@ llvm::SetVector<Operation*> sliceIn(Block* body, ArrayRef<Operation*> roots) {
   return slice;
 }
 
+memref::ViewOp tileOfBox(Value dst) {
+  while (auto view = dst.getDefiningOp<ViewLikeOpInterface>()) {
+    if (auto tile = dyn_cast<memref::ViewOp>(view.getOperation())) return tile;
+    dst = view.getViewSource();
+  }
+  return {};
+}
+
 void barrierPerStage(scf::ForOp loop, TensorCopy& copy, int stages) {
   auto group = cast<nvgpu::MBarrierGroupType>(copy.barrier.getType());
   copy.barrier.setType(nvgpu::MBarrierGroupType::get(loop.getContext(), group.getMemorySpace(), stages));
@@ -246,15 +254,6 @@ std::optional<SmallVector<Fill>> fillsOf(scf::ForOp loop) {
     return std::nullopt;
   }
   return fills;
-}
-
-// The tile a TMA copy's destination (a box: a subview of the tile, shaped) lies in.
-memref::ViewOp tileOfBox(Value dst) {
-  while (auto view = dst.getDefiningOp<ViewLikeOpInterface>()) {
-    if (auto tile = dyn_cast<memref::ViewOp>(view.getOperation())) return tile;
-    dst = view.getViewSource();
-  }
-  return {};
 }
 
 // The TMA copies of `loop`, when every write to shared memory in it is one, at the top of

@@ -41,6 +41,10 @@ mlir::Value roundParity(mlir::OpBuilder& b, mlir::Location loc, mlir::scf::ForOp
 // Ops of `body` (top level) that `roots` depend on through their operands.
 llvm::SetVector<mlir::Operation*> sliceIn(mlir::Block* body, llvm::ArrayRef<mlir::Operation*> roots);
 
+// The tile a TMA copy's destination (a box: a subview of the tile, shaped) lies in; none
+// where it is not a view of the dynamic shared memory.
+mlir::memref::ViewOp tileOfBox(mlir::Value dst);
+
 // Gives `copy`'s mbarrier group one mbarrier per stage (each initialized beside the
 // first) and makes the body wait on its stage's for the parity of its round.
 void barrierPerStage(mlir::scf::ForOp loop, TensorCopy& copy, int stages);

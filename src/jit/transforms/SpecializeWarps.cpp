@@ -27,6 +27,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace wave::jit::shared_copies {
 
@@ -100,13 +101,33 @@ FailureOr<llvm::SetVector<Operation*>> consumerPrologue(Operation* loop) {
 
 // The copies' ops in the body (arming, copies and the arithmetic and views they use), in
 // the body's order.
-SmallVector<Operation*> issueSlice(scf::ForOp loop, ArrayRef<TensorCopy> copies) {
-  SmallVector<Operation*> roots;
-  for (const TensorCopy& c : copies) llvm::append_range(roots, c.issue);
-  llvm::SetVector<Operation*> slice = sliceIn(loop.getBody(), roots);
+SmallVector<Operation*> orderedSlice(Block* body, ArrayRef<Operation*> roots) {
+  llvm::SetVector<Operation*> slice = sliceIn(body, roots);
   SmallVector<Operation*> ordered(slice.begin(), slice.end());
   llvm::sort(ordered, [](Operation* a, Operation* b) { return a->isBeforeInBlock(b); });
   return ordered;
+}
+
+SmallVector<Operation*> issueSlice(scf::ForOp loop, ArrayRef<TensorCopy> copies) {
+  SmallVector<Operation*> roots;
+  for (const TensorCopy& c : copies) llvm::append_range(roots, c.issue);
+  return orderedSlice(loop.getBody(), roots);
+}
+
+// Erases the ops of `slice` (in their block's order) that nothing uses any more, last first.
+void eraseUnused(ArrayRef<Operation*> slice) {
+  for (Operation* op : llvm::reverse(slice))
+    if (op->use_empty()) op->erase();
+}
+
+// An arrival on mbarrier `at` of `barriers`, by the threads where `condition` holds (null:
+// every thread).
+void arriveIf(OpBuilder& b, Location loc, Value condition, Value barriers, Value at) {
+  if (condition) {
+    auto only = scf::IfOp::create(b, loc, TypeRange{}, condition, /*withElseRegion=*/false);
+    b.setInsertionPoint(only.thenBlock()->getTerminator());
+  }
+  nvgpu::MBarrierArriveOp::create(b, loc, barriers, at);
 }
 
 Value index(OpBuilder& b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
@@ -126,7 +147,7 @@ bool readOnlyByMmaIn(const shared_blocks::SharedBlock& block, ArrayRef<Operation
   while (!work.empty()) {
     Value v = work.pop_back_val();
     for (Operation* user : v.getUsers()) {
-      if (isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
+      if (isa<ViewLikeOpInterface>(user)) {
         work.push_back(user->getResult(0));
         continue;
       }
@@ -166,13 +187,7 @@ SmallVector<TileCopy> copiesPerTile(scf::ForOp loop) {
         tiles->isAncestor(barrier.getParentBlock()->getParentOp()))
       return {};
     for (Operation* op : ArrayRef(copy.issue).drop_front()) {
-      auto load = cast<nvgpu::TmaAsyncLoadOp>(op);
-      Value tile = load.getDst();
-      while (Operation* def = tile.getDefiningOp()) {
-        if (!isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp>(def)) break;
-        tile = def->getOperand(0);
-      }
-      auto view = tile.getDefiningOp<memref::ViewOp>();
+      memref::ViewOp view = tileOfBox(cast<nvgpu::TmaAsyncLoadOp>(op).getDst());
       auto block = view ? llvm::find_if(*blocks, [&](const auto& b) { return llvm::is_contained(b.views, view); })
                         : blocks->end();
       if (block == blocks->end() || !readOnlyByMmaIn(*block, copy.issue, loop)) return {};
@@ -338,14 +353,7 @@ void releaseStages(scf::ForOp loop, Value empty, Value arrives, int stages, bool
     Value before = arith::SubIOp::create(b, loc, workgroupTrip(b, loc, loop), index(b, loc, 1));
     stage = arith::RemUIOp::create(b, loc, before, index(b, loc, stages));
   }
-  auto arriveIf = [&](Value condition, Value at) {
-    if (condition) {
-      auto only = scf::IfOp::create(b, loc, TypeRange{}, condition, /*withElseRegion=*/false);
-      b.setInsertionPoint(only.thenBlock()->getTerminator());
-    }
-    nvgpu::MBarrierArriveOp::create(b, loc, empty, at);
-  };
-  arriveIf(release, stage);
+  arriveIf(b, loc, release, empty, stage);
   if (!batchInFlight || !enclosingTileLoop(loop)) return;
   // (After the wait for the last batch, which keepOneBatchInFlight puts right after the loop.)
   b.setInsertionPointAfter(loop);
@@ -354,7 +362,7 @@ void releaseStages(scf::ForOp loop, Value empty, Value arrives, int stages, bool
   if (Value earlier = tripsInEarlierTiles(loop)) last = arith::AddIOp::create(b, loc, earlier, last);
   Value ran = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, trips, index(b, loc, 0));
   release = both(arrives, ran);
-  arriveIf(release, arith::RemUIOp::create(b, loc, last, index(b, loc, stages)));
+  arriveIf(b, loc, release, empty, arith::RemUIOp::create(b, loc, last, index(b, loc, stages)));
 }
 
 // The registers each thread of a workgroup of `consumers` computing threads and a producer
@@ -488,24 +496,12 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
   if (registers)
     NVVM::SetMaxRegisterOp::create(b, loc, producerRegisters(consumers), NVVM::SetMaxRegisterAction::decrease);
   buildProducer(b, loop, copies, *inputs, empty, tid, consumers, stages, perTile, tileEmpty);
-  // (The computing warps keep their waits for the tile's copies.)
-  SmallVector<Value> unused;
-  for (const TileCopy& c : perTile)
-    for (Operation* op : llvm::reverse(c.issue)) {
-      llvm::append_range(unused, op->getOperands());
-      op->erase();
-    }
-  while (!unused.empty()) {  // (and the views and arithmetic only they used)
-    Operation* def = unused.pop_back_val().getDefiningOp();
-    if (!def || !def->use_empty() || !isMemoryEffectFree(def) || !consumer->findAncestorOpInBlock(*def)) continue;
-    llvm::append_range(unused, def->getOperands());
-    def->erase();
-  }
-
-  // The consumers' loop without the copies (and the views and arithmetic only they used).
-  SmallVector<Operation*> slice = issueSlice(loop, copies);
-  for (Operation* op : llvm::reverse(slice))
-    if (op->use_empty()) op->erase();
+  // The consumers' tile without its own copies and their loop without theirs (and the
+  // views and arithmetic only those used); they keep their waits.
+  SmallVector<Operation*> tileRoots;
+  for (const TileCopy& c : perTile) llvm::append_range(tileRoots, c.issue);
+  if (!tileRoots.empty()) eraseUnused(orderedSlice(loop->getBlock(), tileRoots));
+  eraseUnused(issueSlice(loop, copies));
   // Each stage's empty mbarrier completes a phase when every computing thread released it,
   // or where wgmma alone reads the tiles, the first thread of each warpgroup (one arrival
   // instead of 128 on the same word).
@@ -526,11 +522,7 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
     // After the loop (and the wait for its last wgmma batch, which keepOneBatchInFlight
     // puts right after it), nothing reads the tile's copies again.
     b.setInsertionPointAfter(loop);
-    if (arrives) {
-      auto only = scf::IfOp::create(b, loc, TypeRange{}, arrives, /*withElseRegion=*/false);
-      b.setInsertionPoint(only.thenBlock()->getTerminator());
-    }
-    nvgpu::MBarrierArriveOp::create(b, loc, tileEmpty, index(b, loc, 0));
+    arriveIf(b, loc, arrives, tileEmpty, index(b, loc, 0));
   }
   func.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(ctx, {static_cast<int32_t>(consumers + kWarpgroupThreads), 1, 1}));
   return success();
