@@ -63,6 +63,10 @@ struct PtxKernel {
   // the workspace the launch passes after the tensors' parameters (16 bytes of counters
   // per workgroup, then two slots per workgroup, counters zero); 0: none.
   unsigned stream_k_slot_bytes = 0;
+  // A persistent kernel whose tiles its producer warpgroup hands out at run time
+  // (wave-schedule-tiles-dynamically): the launch passes, after the tensors' parameters,
+  // an i32 counter, zero before the first launch (each launch leaves it so).
+  bool tile_counter = false;
 
   // The grid for these dim sizes (the dynamic ones at least).
   template <class Sizes>  // a map from dim name to size

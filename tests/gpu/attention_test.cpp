@@ -237,6 +237,29 @@ TEST_CASE("causal attention over many heads, on plain and persistent grids: ever
     }
 }
 
+TEST_CASE("persistent causal attention hands its tiles out at run time, launch after launch",
+          "[gpu][attention][persistent][dynamic]") {
+  // The producer takes each next tile from a counter the launch's last fetch wraps to zero:
+  // launches of other tile counts in a row (B, H and S given at launch; fewer tiles than
+  // the GPU holds workgroups, and 360 of them, more than one per workgroup), and the first shape
+  // again, must each run every tile once.
+  std::mt19937 rng(Catch::rngSeed());
+  for (const int d : {64, 128}) {
+    const auto attention =
+        compile(ex::make_kernel({.head_dim = d, .causal = true}),
+                {.subs = {{ex::K1, d}, {ex::N, d}, {ex::BLOCK_M, 128}, {ex::BLOCK_K2, d == 64 ? 128 : 64}},
+                 .warp_specialize = true,
+                 .persistent = true});
+    CHECK(attention.ptx().tile_counter);
+    for (Case c : {Case{2, 3, 1000, 1000, d, true}, Case{1, 1, 130, 130, d, true}, Case{2, 20, 1100, 1100, d, true},
+                   Case{2, 3, 1000, 1000, d, true}}) {
+      INFO("D " << d << ", B x H x S = " << c.b << " x " << c.h << " x " << c.m);
+      CHECK(wrong_elements<float>(
+                attention, c, {.sizes = {{ex::B, c.b}, {ex::H, c.h}, {ex::M, c.m}, {ex::K2, c.k2}}}, rng) == 0);
+    }
+  }
+}
+
 TEST_CASE("flash attention, f16 out, and other tilings", "[gpu][attention]") {
   std::mt19937 rng(Catch::rngSeed());
   for (bool causal : {false, true}) {

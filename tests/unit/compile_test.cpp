@@ -215,8 +215,12 @@ TEST_CASE("a persistent grid: each workgroup loops over the tiles, the producer 
   for (std::size_t at = persistent.ptx.find("bar.sync"); at != std::string::npos; at = persistent.ptx.find("bar.sync", at + 1))
     ++barriers;
   CHECK(barriers == 1);
-  // Flash attention keeps its producer warpgroup too: Q's copy, outside the loop, stays with
-  // the computing warps (one completion per tile).
+  // Flash attention keeps its producer warpgroup too. Its causal tiles differ in length:
+  // the producer hands them out from a counter the launch passes (atom.inc, wrapping to
+  // zero at the last tile) and through shared memory; the GEMM's equal tiles keep the
+  // static rounds.
+  CHECK_FALSE(persistent.tile_counter);
+  CHECK(persistent.ptx.find("atom.global.inc") == std::string::npos);
   {
     namespace fa = examples::flash_attention;
     const CompileOptions attention{.subs = {{fa::B, 4}, {fa::H, 16}, {fa::M, 4096}, {fa::K2, 4096}, {fa::K1, 128},
@@ -226,6 +230,15 @@ TEST_CASE("a persistent grid: each workgroup loops over the tiles, the producer 
     CHECK(flash.persistent);
     CHECK(flash.block[0] == 8 * 32 + 128);
     CHECK_THAT(flash.ptx, Contains("setmaxnreg.inc"));
+    CHECK(flash.tile_counter);
+    CHECK(count(flash.ptx, "atom.global.inc.u32") == 1);
+    check_ptxas_clean(flash.ptx, "attention_persistent_causal");
+    // Without a producer to fetch them, the static rounds and no counter.
+    CompileOptions pipelined = attention;
+    pipelined.warp_specialize = false;
+    const jit::PtxKernel rounds = jit::compile_to_ptx(fa::make_kernel({.head_dim = 128, .causal = true}).trace(), pipelined);
+    CHECK_FALSE(rounds.tile_counter);
+    CHECK(rounds.ptx.find("atom.global.inc") == std::string::npos);
   }
   // M and N known only at launch: the tile counts (and the tile's coordinates, divided by
   // them) computed in the kernel, by the producer too.

@@ -143,6 +143,11 @@ LogicalResult WaveDialect::verifyOperationAttribute(Operation* op, NamedAttribut
     return op->emitOpError("expected wave.stream_k_slot_bytes to be a positive byte count on a function, but found ")
            << attr.getValue();
   }
+  if (name == "wave.tile_counter") {
+    // The tile counter parameter's (wave-lower-to-gpu's tile-counter).
+    if (isa<UnitAttr>(attr.getValue()) && isa<FunctionOpInterface>(op)) return success();
+    return op->emitOpError("expected wave.tile_counter to be a unit attribute on a function");
+  }
   if (name == "wave.tile_loop") {
     if (isa<UnitAttr>(attr.getValue()) && op->getName().getStringRef() == "scf.for") return success();
     return op->emitOpError("expected wave.tile_loop to be a unit attribute on an scf.for");

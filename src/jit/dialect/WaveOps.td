@@ -267,6 +267,21 @@ def Wave_SetWavePrioOp : Wave_Op<"set_wave_prio", [MemoryEffects<[MemWrite]>]> {
   let assemblyFormat = "$priority attr-dict";
 }
 
+def Wave_ScheduledTileOp : Wave_Op<"scheduled_tile", [Pure]> {
+  let summary = "the linear index of the workgroup tile a persistent grid's workgroup runs next";
+  let description = [{
+    `%tile = wave.scheduled_tile %static of %tiles counter %counter : !llvm.ptr<1>`, in a
+    persistent grid's loop over the tiles (`wave.tile_loop`): the linear index (of `%tiles`)
+    of the tile this trip runs. It is `%static`, the static schedule's tile, unless
+    wave-schedule-tiles-dynamically hands the tiles out from `%counter` (an i32 in global
+    memory, zero at launch) instead: each tile once, to the workgroup that asks first.
+    Kept apart from `%static` until that pass has decided.
+  }];
+  let arguments = (ins Index:$static_tile, Index:$tiles, Optional<AnyType>:$counter);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$static_tile `of` $tiles (`counter` $counter^ `:` type($counter))? attr-dict";
+}
+
 def Wave_YieldOp : Wave_Op<"yield", [Pure, Terminator, ReturnLike, ParentOneOf<["IterateOp", "ConditionalOp"]>]> {
   let summary = "the next values of an iterate's loop-carried values, or a conditional's results";
   let description = [{

@@ -23,6 +23,7 @@ struct DistributionOptions {
   bool persistent = false;    // loop each workgroup over the tiles of a grid sized to the GPU
   bool streamK = false;       // a persistent grid's last rounds split at trip boundaries (stream-K)
   int clusterSize = 1;        // workgroups per cluster, along the axis whose tiles share loop copies
+  bool tileCounter = false;   // a persistent grid's uneven tiles: a counter to hand them out from
   bool vectorAtomics = false; // adds of register runs as one vector red.global.add (sm_90+)
   bool systemAtomics = false; // adds and integer min/max as PTX red at system scope (NVIDIA)
   bool ptxTanh = true;        // tanh_approx as PTX's tanh.approx.f32; false: math.tanh

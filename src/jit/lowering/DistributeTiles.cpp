@@ -69,6 +69,19 @@ std::optional<int> Distributor::clusterAxis() {
   return best;
 }
 
+SmallVector<int> Distributor::lengthenedAxes() {
+  SmallVector<int> axes;
+  kernel_.walk([&](dialect::IterateOp loop) {
+    if (!loop.getEndDimsAttr()) return;
+    for (Attribute d : loop.getEndDimsAttr()) {
+      auto it = grid_.dims.find(cast<StringAttr>(d).getValue());
+      if (it != grid_.dims.end() && it->second.gridAxis >= 0 && !llvm::is_contained(axes, it->second.gridAxis))
+        axes.push_back(it->second.gridAxis);
+    }
+  });
+  return axes;
+}
+
 LogicalResult Distributor::enterTiles() {
   if (std::optional<ArrayRef<int32_t>> known = func_.getKnownGridSize()) tileGrid_ = {(*known)[0], (*known)[1], (*known)[2]};
   cluster_ = clusterAxis();
@@ -139,6 +152,17 @@ LogicalResult Distributor::enterTiles() {
     // (Stream-K: the last rounds' trips shared out instead, in segments.)
     if (dialect::IterateOp split = cluster_ ? dialect::IterateOp() : streamKLoop())
       trips = openStreamK(split, tiles, workgroup, workgroups, trips);
+    // Where tiles differ in length, a counter from which wave-schedule-tiles-dynamically
+    // may hand them out instead (a parameter after the tensors', zero at launch).
+    Value counter;
+    if (options_.tileCounter && !streamK_ && !cluster_ && !lengthenedAxes().empty()) {
+      const unsigned position = func_.getNumArguments();
+      if (succeeded(func_.insertArgument(position, LLVM::LLVMPointerType::get(b_.getContext(), /*addressSpace=*/1),
+                                         DictionaryAttr(), loc_))) {
+        counter = func_.getArgument(position);
+        func_->setAttr("wave.tile_counter", b_.getUnitAttr());
+      }
+    }
     tileLoop_ = scf::ForOp::create(b_, loc_, index(0), trips, index(1), none);
     tileLoop_->setAttr(kTileLoopAttr, b_.getUnitAttr());
     if (loops == 0)
@@ -150,6 +174,7 @@ LogicalResult Distributor::enterTiles() {
     Value earlierRounds = arith::MulIOp::create(b_, loc_, round, workgroups);
     Value linear = arith::AddIOp::create(b_, loc_, earlierRounds, placeIn(round));
     if (streamK_) linear = streamKTile(round, linear);
+    else linear = dialect::ScheduledTileOp::create(b_, loc_, linear, tiles, counter);
     // x fastest, as the block index orders a plain grid.
     Value rest = arith::DivUIOp::create(b_, loc_, linear, counts[0]);
     tile[0] = arith::RemUIOp::create(b_, loc_, linear, counts[0]);
@@ -176,17 +201,10 @@ LogicalResult Distributor::enterTiles() {
   // A loop that ends early by the workgroup's position (wave-skip-masked-tiles: causal
   // attention's later query tiles see more keys) makes those workgroups longer: they go
   // first, so the last to run are short ones.
-  llvm::SmallDenseSet<int, 4> reversed;
-  kernel_.walk([&](dialect::IterateOp loop) {
-    if (!loop.getEndDimsAttr()) return;
-    for (Attribute d : loop.getEndDimsAttr()) {
-      auto it = grid_.dims.find(cast<StringAttr>(d).getValue());
-      if (it == grid_.dims.end() || it->second.gridAxis < 0 || !reversed.insert(it->second.gridAxis).second) continue;
-      const int axis = it->second.gridAxis;
-      Value last = arith::SubIOp::create(b_, loc_, gridSize(kAxes[axis]), index(1));
-      tile[axis] = arith::SubIOp::create(b_, loc_, last, tile[axis]);
-    }
-  });
+  for (int axis : lengthenedAxes()) {
+    Value last = arith::SubIOp::create(b_, loc_, gridSize(kAxes[axis]), index(1));
+    tile[axis] = arith::SubIOp::create(b_, loc_, last, tile[axis]);
+  }
   for (auto& [dim, t] : grid_.dims) {
     if (!sizes_.count(dim)) {
       FailureOr<Value> size = dimSize(b_, kernel_, func_, dim);

@@ -226,6 +226,9 @@ class Distributor : LoweringBuilder {
   // count the cluster size divides and whose loops' trips do not depend on the tile;
   // none where no axis qualifies (clusters of one workgroup).
   std::optional<int> clusterAxis();
+  // The grid axes along which the tiles' loops lengthen (a loop ending by the workgroup's
+  // position there, as causal attention's over the keys): their tiles run longest first.
+  SmallVector<int> lengthenedAxes();
   // Closes the tile loop, if any (each loop's trips across tiles carried on).
   LogicalResult exitTiles();
   // `loop` (directly in the tile loop's body, running `trips` trips) counts its trips from

@@ -61,6 +61,7 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
                                            {.persistent = persistent,
                                             .streamK = streamK,
                                             .clusterSize = clusterSize,
+                                            .tileCounter = tileCounter,
                                             .vectorAtomics = vectorAtomics,
                                             .systemAtomics = systemAtomics,
                                             .ptxTanh = ptxTanh,

@@ -35,6 +35,13 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     of the body.
     Other kernels keep the plain persistent grid.
 
+    `tile-counter=true` (with `persistent`, no stream-K, no clusters), where a loop of
+    the body ends by the tile's position (causal attention's): the function gets a tile
+    counter parameter (a global pointer after the tensors' to an i32, zero at launch) and
+    `wave.tile_counter`, and the tile loop's linear tile is a `wave.scheduled_tile` on it,
+    which wave-schedule-tiles-dynamically may make a fetch. (Every persistent tile loop
+    names its linear tile by `wave.scheduled_tile`; that pass lowers it.)
+
     `cluster-size=n` (1, 2 or 4) groups the workgroups in clusters of n along the grid
     axis whose neighbouring tiles share the most bytes of the loops' TMA-filled operands,
     among the axes whose static tile count n divides and whose loops' trips do not depend
@@ -64,6 +71,8 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
            "Under persistent: split the last two rounds' trips of the kernel's summing loop evenly (stream-K)">,
     Option<"clusterSize", "cluster-size", "int", /*default=*/"1",
            "Workgroups per cluster, along the axis whose tiles share loop copies">,
+    Option<"tileCounter", "tile-counter", "bool", /*default=*/"false",
+           "Under persistent, where the tiles' loops differ in length: a tile counter parameter to hand tiles out from">,
     Option<"vectorAtomics", "vector-atomics", "bool", /*default=*/"false",
            "Add runs of f32/f16/bf16 to memory with one vector red.global.add (sm_90+)">,
     Option<"systemAtomics", "system-atomics", "bool", /*default=*/"false",

@@ -32,9 +32,9 @@ struct CompiledKernel::Loaded {
   };
   std::mutex mutex;
   std::vector<EncodedMap> maps;
-  // Stream-K's workspace per device and stream (launches on one stream run in turn; on
-  // two they would share counters), sized for the most workgroups the GPU holds, its
-  // counters zero (each launch leaves them so).
+  // Stream-K's workspace or the tile counter per device and stream (launches on one stream
+  // run in turn; on two they would share counters), the workspace sized for the most
+  // workgroups the GPU holds, counters zero (each launch leaves them so).
   std::mutex workspace_mutex;
   std::map<std::pair<int, const void*>, std::unique_ptr<runtime::DeviceBuffer>> workspaces;
 };
@@ -223,13 +223,15 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
   OnDevice* loaded = &loaded_on(device, where);
   std::vector<void*> args;
   for (std::int64_t& w : words) args.push_back(&w);
-  // Stream-K's workspace, after the descriptors.
+  // Stream-K's workspace or the tile counter, after the descriptors.
   std::uint64_t workspace = 0;
-  if (ptx_.stream_k_slot_bytes) {
+  if (ptx_.stream_k_slot_bytes || ptx_.tile_counter) {
     std::lock_guard lock(loaded_->workspace_mutex);
     std::unique_ptr<runtime::DeviceBuffer>& slot = loaded_->workspaces[{device, stream ? stream->handle() : nullptr}];
     if (!slot) {
-      const std::size_t bytes = std::size_t(loaded->resident) * (16 + 2 * std::size_t(ptx_.stream_k_slot_bytes));
+      const std::size_t bytes = ptx_.stream_k_slot_bytes ? std::size_t(loaded->resident) *
+                                                               (16 + 2 * std::size_t(ptx_.stream_k_slot_bytes))
+                                                         : 4;
       slot = std::make_unique<runtime::DeviceBuffer>(bytes, device, where);
       slot->fill_bytes(0, where);
       runtime::synchronize(device, where);  // zero before any stream's launch reads it

@@ -99,6 +99,14 @@ bool warpSpecializeRequested(const CompileOptions& options) {
   return options.warp_specialize || (v && *v && std::string(v) != "0");
 }
 
+// A persistent grid's tiles of differing lengths handed out at run time by the producer
+// warpgroup (wave-schedule-tiles-dynamically): on NVIDIA GPUs under warp specialization,
+// unless WAVE_STATIC_TILES=1 keeps the static rounds (to measure one against the other).
+bool dynamicTilesRequested(const CompileOptions& options, bool amd) {
+  const char* v = std::getenv("WAVE_STATIC_TILES");
+  return !amd && warpSpecializeRequested(options) && !(v && *v && std::string(v) != "0");
+}
+
 // CompileOptions::persistent, or WAVE_PERSISTENT=1 (a whole test run under it).
 bool persistentRequested(const CompileOptions& options) {
   const char* v = std::getenv("WAVE_PERSISTENT");
@@ -152,8 +160,8 @@ KernelCache& cacheFor(const std::string& dir) {
 // The kernel ABI and cache payload layout: a change to either must not serve old entries
 // (2: memref-descriptor parameters, grid dims and dynamic shared memory in the payload;
 // 3: tensor maps after them; 4: the persistent flag; 5: the cluster size; 6: the target,
-// and AMD's code object and assembly; 8: stream-K's slot bytes).
-constexpr int kCacheFormat = 8;
+// and AMD's code object and assembly; 8: stream-K's slot bytes; 9: the tile counter).
+constexpr int kCacheFormat = 9;
 
 // Everything the PTX depends on: the kernel's IR, the target, the compiler's versions and
 // sources (any change to the JIT invalidates what it cached).
@@ -163,7 +171,7 @@ std::string cacheKey(mlir::ModuleOp module, const CompileOptions& options) {
   module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
   os << "\ntarget=" << options.target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
      << ", format " << kCacheFormat << ", stages "
-     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", tma " << options.tma << ", warp specialize " << warpSpecializeRequested(options) << ", persistent " << persistentRequested(options) << ", stream-K " << streamKRequested(options) << ", overlap mma " << overlapMmaRequested(options) << ", cluster " << clusterSizeRequested(options) << ", alternate warpgroups " << alternateWarpgroupsRequested() << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
+     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", tma " << options.tma << ", warp specialize " << warpSpecializeRequested(options) << ", persistent " << persistentRequested(options) << ", stream-K " << streamKRequested(options) << ", overlap mma " << overlapMmaRequested(options) << ", cluster " << clusterSizeRequested(options) << ", alternate warpgroups " << alternateWarpgroupsRequested() << ", dynamic tiles " << dynamicTilesRequested(options, false) << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
   return key;
 }
 
@@ -174,7 +182,7 @@ std::string serialize(const PtxKernel& k) {
   for (const PtxKernel::GridDim& g : k.grid_dims)
     os << (g.dim.empty() ? "-" : g.dim) << ' ' << g.tile << ' ' << g.extent << ' ';
   os << k.shared_bytes << ' ' << k.persistent << ' ' << k.cluster_size << ' ' << k.stream_k_slot_bytes << ' '
-     << k.tensor_maps.size() << '\n';
+     << k.tile_counter << ' ' << k.tensor_maps.size() << '\n';
   for (const PtxKernel::TensorMap& m : k.tensor_maps) {
     os << m.argument << ' ' << m.swizzle << ' ' << m.box.size();
     for (unsigned extent : m.box) os << ' ' << extent;
@@ -195,7 +203,7 @@ PtxKernel deserialize(const std::string& payload) {
     if (g.dim == "-") g.dim.clear();
   }
   std::size_t maps = 0;
-  is >> k.shared_bytes >> k.persistent >> k.cluster_size >> k.stream_k_slot_bytes >> maps;
+  is >> k.shared_bytes >> k.persistent >> k.cluster_size >> k.stream_k_slot_bytes >> k.tile_counter >> maps;
   k.tensor_maps.resize(maps);
   for (PtxKernel::TensorMap& m : k.tensor_maps) {
     std::size_t rank = 0;
@@ -306,6 +314,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
       createWaveLowerToGPU({.persistent = persistentRequested(options),
                             .streamK = streamKRequested(options),
                             .clusterSize = clusterSizeRequested(options),
+                            .tileCounter = dynamicTilesRequested(options, amd),
                             .vectorAtomics = options.target == "sm_90" || options.target == "sm_90a",
                             .systemAtomics = !amd,
                             .ptxTanh = !amd,
@@ -326,6 +335,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   if (overlapMmaRequested(options)) gpuFunc.addPass(createWaveOverlapWarpgroupMma());
   if (alternateWarpgroupsRequested()) gpuFunc.addPass(createWaveAlternateWarpgroupMma());
   gpuFunc.addPass(createWaveMulticastTensorCopies());
+  gpuFunc.addPass(createWaveScheduleTilesDynamically());
   lowering.addPass(mlir::createCanonicalizerPass(folding));
   lowering.addPass(mlir::createCSEPass());
   lowering.addPass(mlir::createLowerAffinePass());
@@ -385,6 +395,10 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
     if (f->hasAttr("wave.persistent")) {
       result.persistent = true;
       f->removeAttr("wave.persistent");
+    }
+    if (f->hasAttr("wave.tile_counter")) {
+      result.tile_counter = true;
+      f->removeAttr("wave.tile_counter");
     }
     if (auto slot = f->getAttrOfType<mlir::IntegerAttr>("wave.stream_k_slot_bytes")) {
       result.stream_k_slot_bytes = static_cast<unsigned>(slot.getInt());

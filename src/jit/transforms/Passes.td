@@ -321,6 +321,35 @@ def WaveOverlapWarpgroupMma : Pass<"wave-overlap-warpgroup-mma", "mlir::gpu::GPU
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
+def WaveScheduleTilesDynamically : Pass<"wave-schedule-tiles-dynamically", "mlir::gpu::GPUFuncOp"> {
+  let summary = "Hand a persistent grid's tiles out at run time, where they differ in length";
+  let description = [{
+    Lowers each `wave.scheduled_tile` (a persistent grid's linear tile, from
+    wave-lower-to-gpu). In a warp-specialized function (the `scf.if` marked
+    `wave.consumer_threads`) whose tile loop's tile has a counter (wave-lower-to-gpu's
+    `tile-counter`: a loop of the body ends by the tile's position, as causal
+    attention's), the tiles are handed out at run time instead of in static rounds, so
+    that the workgroups that ran short tiles take more of them:
+
+    - the producer's first thread starts from the workgroup's own tile (its block index)
+      and, as soon as a trip runs, takes the tile after it from the counter
+      (`atomicrmw uinc_wrap` by the tile count less one, PTX's `atom.inc`: the launch's
+      last fetch wraps the counter to zero again, so the runtime zeroes it only once),
+      plus the number of workgroups;
+    - it passes each tile to the computing threads through one of two i32 slots of shared
+      memory (`wave_tile_slots`), each with a "full" mbarrier (its arrival after the
+      store) and an "empty" one (each computing thread's arrival after its load), waiting
+      for a slot to be empty before storing; it stores the first index past the tiles last;
+    - both tile loops become `scf.while` loops over (tile, count, the loop's iteration
+      arguments) that stop at that index; the count replaces the induction variable
+      (the phases of mbarriers waited on once per tile go on from it as before).
+
+    Every other `wave.scheduled_tile` becomes its static tile.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect"];
+}
+
 def WaveMulticastTensorCopies : Pass<"wave-multicast-tensor-copies", "mlir::gpu::GPUFuncOp"> {
   let summary = "Fill the tiles a cluster's workgroups share once, each issuing a part to all";
   let description = [{

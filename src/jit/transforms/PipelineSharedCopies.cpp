@@ -483,7 +483,9 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
                                                : WalkResult::advance();
                                   })
                                   .wasInterrupted();
-    const int64_t reserved = tensorCopies || staticShared ? 1024 + 8 * kMaxStages * groups : 0;
+    // (And wave-schedule-tiles-dynamically's slots and their mbarriers, 40 bytes.)
+    const int64_t handover = func->hasAttr("wave.tile_counter") ? 64 : 0;
+    const int64_t reserved = tensorCopies || staticShared ? 1024 + 8 * kMaxStages * groups + handover : 0;
     // Only the bytes live during the loop: wave-pack-shared-memory overlaps the tiles of
     // loops before and after it with its own.
     int64_t live = sharedAttr.getInt();

@@ -2,7 +2,7 @@
 // 32 x 32 workgroup tiles of a 4000 x 4000 output (wave.tile_loop) in rounds of one tile
 // per workgroup, the workgroups' order forwards in even rounds and backwards in odd ones;
 // a workgroup runs the partial last round's tile if its place in that round is among the
-// tiles left. The tile's coordinates are the linear tile's, in groups of 8 along x. The K loop counts its trips over the workgroup's tiles
+// tiles left. The tile's coordinates are the linear tile's (wave.scheduled_tile: the static schedule's, unless wave-schedule-tiles-dynamically hands tiles out), in groups of 8 along x. The K loop counts its trips over the workgroup's tiles
 // (wave.trip_base: the tile loop's iteration argument), so that each TMA copy's mbarrier
 // phase goes on from the last tile's: the wait's parity is that of the trips so far.
 // RUN: wave-opt %s --wave-select-warpgroup-mma --wave-select-tensor-copies --wave-assign-layouts \
@@ -38,7 +38,8 @@
 // CHECK: scf.for %[[ROUND:.*]] = %c0 to %[[TRIPS]] step %c1 iter_args(%[[EARLIER:.*]] = %c0) -> (index) {
 // CHECK: %[[BEFORE:.*]] = arith.muli %[[ROUND]], %[[WGS]]
 // CHECK: %[[IN_ROUND:.*]] = arith.select %{{.*}}, %[[MIRRORED]], %[[WG]]
-// CHECK: %[[TILE:.*]] = arith.addi %[[BEFORE]], %[[IN_ROUND]]
+// CHECK: %[[IN_ORDER:.*]] = arith.addi %[[BEFORE]], %[[IN_ROUND]]
+// CHECK-NEXT: %[[TILE:.*]] = wave.scheduled_tile %[[IN_ORDER]] of %c1024
 // CHECK: %[[ROW:.*]] = arith.divui %[[TILE]], %c32
 // CHECK: %[[COL:.*]] = arith.remui %[[TILE]], %c32
 // CHECK: %[[AFTER:.*]] = arith.addi %[[EARLIER]], %c63
