@@ -7,7 +7,7 @@
 
 namespace wave {
 
-enum class DataType : std::uint8_t { f16, bf16, f32, f64, f8e4m3, f8e5m2, i1, i8, i32, i64 };
+enum class DataType : std::uint8_t { f16, bf16, f32, f64, f8e4m3, f8e5m2, f8e4m3fnuz, f8e5m2fnuz, i1, i8, i32, i64 };
 
 template <DataType D>
 struct dtype_tag {
@@ -20,6 +20,10 @@ using f32 = dtype_tag<DataType::f32>;
 using f64 = dtype_tag<DataType::f64>;
 using f8e4m3 = dtype_tag<DataType::f8e4m3>;  // OCP FP8 E4M3 (finite, NaN only)
 using f8e5m2 = dtype_tag<DataType::f8e5m2>;  // OCP FP8 E5M2
+// AMD CDNA3's (gfx942) FP8: E4M3 and E5M2 with exponent biases one larger, no infinity, and
+// NaN where negative zero would be ("finite, unsigned zero"): the encodings its MFMA reads.
+using f8e4m3fnuz = dtype_tag<DataType::f8e4m3fnuz>;
+using f8e5m2fnuz = dtype_tag<DataType::f8e5m2fnuz>;
 using i1 = dtype_tag<DataType::i1>;
 using i8 = dtype_tag<DataType::i8>;
 using i32 = dtype_tag<DataType::i32>;
@@ -33,7 +37,7 @@ inline constexpr bool is_dtype_v<dtype_tag<D>> = true;
 template <class T>
 concept DType = is_dtype_v<T>;
 
-constexpr bool is_float(DataType t) { return t <= DataType::f8e5m2; }
+constexpr bool is_float(DataType t) { return t <= DataType::f8e5m2fnuz; }
 constexpr bool is_integer(DataType t) { return t >= DataType::i1; }
 
 // The element types GPUs add to memory atomically.
@@ -57,6 +61,8 @@ constexpr int bit_width(DataType t) {
     case DataType::i64: return 64;
     case DataType::f8e4m3:
     case DataType::f8e5m2:
+    case DataType::f8e4m3fnuz:
+    case DataType::f8e5m2fnuz:
     case DataType::i8: return 8;
     case DataType::i1: return 1;
   }
@@ -71,6 +77,8 @@ constexpr std::string_view name(DataType t) {
     case DataType::f64: return "f64";
     case DataType::f8e4m3: return "f8e4m3";
     case DataType::f8e5m2: return "f8e5m2";
+    case DataType::f8e4m3fnuz: return "f8e4m3fnuz";
+    case DataType::f8e5m2fnuz: return "f8e5m2fnuz";
     case DataType::i1: return "i1";
     case DataType::i8: return "i8";
     case DataType::i32: return "i32";

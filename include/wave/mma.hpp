@@ -34,6 +34,12 @@ enum class MMA : std::uint8_t {
   I32_16x8x32_I8,
   I32_16x16x32_I8,
   I32_32x32x16_I8,
+  // AMD CDNA3's f8 MFMA (v_mfma_f32_16x16x32_fp8_fp8 and _32x32x16_, the bf8 forms for
+  // E5M2) on its FNUZ encodings, f32 accumulate: the i8 forms' shapes and layouts.
+  F32_16x16x32_F8E4M3FNUZ,
+  F32_32x32x16_F8E4M3FNUZ,
+  F32_16x16x32_F8E5M2FNUZ,
+  F32_32x32x16_F8E5M2FNUZ,
 };
 
 enum class Vendor : std::uint8_t { nvidia, amd };
@@ -48,7 +54,7 @@ struct MMAInfo {
   int threads;            // threads that issue one instruction together
 };
 
-inline constexpr std::array<MMAInfo, 12> mma_kinds{{
+inline constexpr std::array<MMAInfo, 16> mma_kinds{{
     {MMA::F32_16x8x16_F16, "f32_16x8x16_f16", 16, 8, 16, DataType::f16, DataType::f32, Vendor::nvidia, 32},
     {MMA::F32_16x8x16_BF16, "f32_16x8x16_bf16", 16, 8, 16, DataType::bf16, DataType::f32, Vendor::nvidia, 32},
     {MMA::F16_16x8x16_F16, "f16_16x8x16_f16", 16, 8, 16, DataType::f16, DataType::f16, Vendor::nvidia, 32},
@@ -61,6 +67,14 @@ inline constexpr std::array<MMAInfo, 12> mma_kinds{{
     {MMA::I32_16x8x32_I8, "i32_16x8x32_i8", 16, 8, 32, DataType::i8, DataType::i32, Vendor::nvidia, 32},
     {MMA::I32_16x16x32_I8, "i32_16x16x32_i8", 16, 16, 32, DataType::i8, DataType::i32, Vendor::amd, 64},
     {MMA::I32_32x32x16_I8, "i32_32x32x16_i8", 32, 32, 16, DataType::i8, DataType::i32, Vendor::amd, 64},
+    {MMA::F32_16x16x32_F8E4M3FNUZ, "f32_16x16x32_f8e4m3fnuz", 16, 16, 32, DataType::f8e4m3fnuz, DataType::f32,
+     Vendor::amd, 64},
+    {MMA::F32_32x32x16_F8E4M3FNUZ, "f32_32x32x16_f8e4m3fnuz", 32, 32, 16, DataType::f8e4m3fnuz, DataType::f32,
+     Vendor::amd, 64},
+    {MMA::F32_16x16x32_F8E5M2FNUZ, "f32_16x16x32_f8e5m2fnuz", 16, 16, 32, DataType::f8e5m2fnuz, DataType::f32,
+     Vendor::amd, 64},
+    {MMA::F32_32x32x16_F8E5M2FNUZ, "f32_32x32x16_f8e5m2fnuz", 32, 32, 16, DataType::f8e5m2fnuz, DataType::f32,
+     Vendor::amd, 64},
 }};
 
 constexpr const MMAInfo& info(MMA kind) {

@@ -40,6 +40,8 @@ constexpr std::optional<MMA> default_mma(Vendor vendor, DataType operand) {
     if (operand == DataType::f16) return MMA::F32_16x16x16_F16;
     if (operand == DataType::bf16) return MMA::F32_16x16x16_BF16;
     if (operand == DataType::i8) return MMA::I32_16x16x32_I8;
+    if (operand == DataType::f8e4m3fnuz) return MMA::F32_16x16x32_F8E4M3FNUZ;
+    if (operand == DataType::f8e5m2fnuz) return MMA::F32_16x16x32_F8E5M2FNUZ;
     return std::nullopt;
   }
   switch (operand) {

@@ -177,6 +177,50 @@ TEST_CASE("gfx942: i8 mmas sum in i32 on CDNA3's i8 MFMA, eight bytes of K per l
              Contains("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"));
 }
 
+TEST_CASE("gfx942: f8 in CDNA3's FNUZ encodings multiplies on its f8 MFMA and converts in registers",
+          "[compile][amdgpu]") {
+  auto gemm = [](HardwareConstraint hw) {
+    return kernel("gemm_fp8", {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), WaveConstraint(M, BM / 2),
+                               WaveConstraint(N, BN / 2), TilingConstraint(K, BK), hw},
+                  [](Memory<dims<M, K>, f8e4m3fnuz> a, Memory<dims<N, K>, f8e4m3fnuz> b, Memory<dims<M, N>, f32> c) {
+                    Register<dims<M, N>, f32> zero(0.0f);
+                    write(iterate<K>(zero, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
+                  });
+  };
+  const Subs subs{{M, 200}, {N, 136}, {K, 100}, {BM, 64}, {BN, 64}, {BK, 64}};
+  // No kind named: the target's for FNUZ E4M3 operands, eight bytes of K per lane.
+  const jit::PtxKernel small = compile(gemm(HardwareConstraint{}), gfx942(subs)).ptx();
+  CHECK_THAT(small.amdgpu_assembly, Contains("v_mfma_f32_16x16x32_fp8_fp8"));
+  CHECK_THAT(small.amdgpu_assembly, Contains(".vgpr_spill_count: 0"));
+  const jit::PtxKernel large =
+      compile(gemm(HardwareConstraint{.mma = MMA::F32_32x32x16_F8E4M3FNUZ}), gfx942(subs)).ptx();
+  CHECK_THAT(large.amdgpu_assembly, Contains("v_mfma_f32_32x32x16_fp8_fp8"));
+  // E5M2 is the bf8 form.
+  auto bf8 = kernel("gemm_bf8", {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), WaveConstraint(M, BM / 2),
+                                 WaveConstraint(N, BN / 2), TilingConstraint(K, BK), HardwareConstraint{}},
+                    [](Memory<dims<M, K>, f8e5m2fnuz> a, Memory<dims<N, K>, f8e5m2fnuz> b, Memory<dims<M, N>, f32> c) {
+                      Register<dims<M, N>, f32> zero(0.0f);
+                      write(iterate<K>(zero, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
+                    });
+  CHECK_THAT(compile(bf8, gfx942(subs)).ptx().amdgpu_assembly, Contains("v_mfma_f32_16x16x32_bf8_bf8"));
+  // Casts to and from f8 are the chip's conversions (to f8 saturating), and arithmetic on
+  // f8 runs in f32 between them.
+  auto convert = kernel("fp8_convert", {WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM), HardwareConstraint{}},
+                        [](Memory<dims<M>, f32> x, Memory<dims<M>, f8e4m3fnuz> y, Memory<dims<M>, f32> z) {
+                          auto narrow = cast<f8e4m3fnuz>(read(x));
+                          write(narrow, y);
+                          write(cast<f32>(narrow * narrow), z);
+                        });
+  const std::string conversions = compile(convert, gfx942({{M, 1000}, {BM, 256}})).ptx().amdgpu_assembly;
+  CHECK_THAT(conversions, Contains("v_cvt_pk_fp8_f32"));
+  CHECK_THAT(conversions, Contains("v_cvt_pk_f32_fp8"));
+  // NVIDIA has no FNUZ f8: an error that names the argument and says which target has it.
+  const std::optional<Error> on_nvidia =
+      fixtures::error_of([&] { compile(gemm(HardwareConstraint{}), {.subs = subs, .cache = false}); });
+  REQUIRE(on_nvidia);
+  CHECK_THAT(on_nvidia->message(), Contains("but found f8e4m3fnuz (AMD CDNA3's f8 encoding: target gfx942)"));
+}
+
 TEST_CASE("gfx942: what its lowering does not take is an error at the line", "[compile][amdgpu][error]") {
   SECTION("waves of 32") {
     const unsigned line = __LINE__ + 2;

@@ -55,4 +55,16 @@ TEST_CASE("MMA kinds are described as data", "[dtype][mma]") {
   CHECK(default_mma(Vendor::nvidia, DataType::i8) == MMA::I32_16x8x32_I8);
   CHECK(default_mma(Vendor::amd, DataType::i8) == MMA::I32_16x16x32_I8);
   CHECK_FALSE(default_mma(Vendor::nvidia, DataType::i32).has_value());
+  // CDNA3's f8 MFMA on its FNUZ encodings: the i8 forms' shapes, f32 out; NVIDIA has none.
+  CHECK(name(f8e4m3fnuz::value) == "f8e4m3fnuz");
+  CHECK(bit_width(f8e5m2fnuz::value) == 8);
+  CHECK(is_float(DataType::f8e5m2fnuz));
+  const MMAInfo& fp8 = info(MMA::F32_16x16x32_F8E4M3FNUZ);
+  CHECK((fp8.m == 16 && fp8.n == 16 && fp8.k == 32 && fp8.threads == 64));
+  CHECK(fp8.accumulator == DataType::f32);
+  CHECK(info(MMA::F32_32x32x16_F8E5M2FNUZ).name == "f32_32x32x16_f8e5m2fnuz");
+  CHECK(info(MMA::F32_32x32x16_F8E5M2FNUZ).operand == DataType::f8e5m2fnuz);
+  CHECK(default_mma(Vendor::amd, DataType::f8e4m3fnuz) == MMA::F32_16x16x32_F8E4M3FNUZ);
+  CHECK(default_mma(Vendor::amd, DataType::f8e5m2fnuz) == MMA::F32_16x16x32_F8E5M2FNUZ);
+  CHECK_FALSE(default_mma(Vendor::nvidia, DataType::f8e4m3fnuz).has_value());
 }

@@ -108,6 +108,33 @@ TEST_CASE("element formats round to nearest even and round-trip every encoding",
   }
   const std::uint64_t e4m3_max = 0x7e;
   CHECK(elements::load_float(DataType::f8e4m3, &e4m3_max, 0) == 448.0);
+  // CDNA3's FNUZ f8: biases one larger (1.0 is 0x40 in both), every exponent finite (E4M3's
+  // largest 0x7f = 240), NaN the bits of negative zero (0x80), zero unsigned.
+  CHECK(round_float(DataType::f8e4m3fnuz, 1000.0) == 240.0);  // saturates
+  CHECK(round_float(DataType::f8e4m3fnuz, std::ldexp(1, -10)) == std::ldexp(1, -10));  // least subnormal
+  CHECK(round_float(DataType::f8e5m2fnuz, 1e6) == 57344.0);
+  CHECK(round_float(DataType::f8e5m2fnuz, std::ldexp(1, -17)) == std::ldexp(1, -17));
+  for (DataType t : {DataType::f8e4m3fnuz, DataType::f8e5m2fnuz}) {
+    INFO(name(t));
+    std::uint64_t one = 0, nan = 0, minus_zero = 0;
+    elements::store_float(t, &one, 0, 1.0);
+    elements::store_float(t, &nan, 0, std::nan(""));
+    elements::store_float(t, &minus_zero, 0, -0.0);
+    CHECK(one == 0x40);
+    CHECK(nan == 0x80);
+    CHECK(minus_zero == 0);
+    for (std::uint64_t bits = 0; bits < 256; ++bits) {
+      const double x = elements::load_float(t, &bits, 0);
+      INFO("bits " << bits);
+      CHECK(std::isnan(x) == (bits == 0x80));
+      if (std::isnan(x)) continue;
+      std::uint64_t back = 0;
+      elements::store_float(t, &back, 0, round_float(t, x));
+      REQUIRE(back == bits);
+    }
+  }
+  const std::uint64_t e4m3fnuz_max = 0x7f;
+  CHECK(elements::load_float(DataType::f8e4m3fnuz, &e4m3fnuz_max, 0) == 240.0);
 }
 
 TEST_CASE("interpret: read and write move every element, unaligned sizes included", "[interpret]") {

@@ -20,7 +20,8 @@ struct FloatFormat {
   int exponent_bits;
   int min_exponent;   // of the smallest normal number
   double max_finite;
-  bool has_infinity;  // false: OCP E4M3, whose only special value is NaN
+  bool has_infinity;  // false: OCP E4M3, whose only special value is NaN, and the FNUZ f8s
+  bool fnuz = false;  // NaN encoded as negative zero, zero unsigned (CDNA3's f8)
 };
 
 constexpr FloatFormat format_of(DataType t) {
@@ -29,6 +30,8 @@ constexpr FloatFormat format_of(DataType t) {
     case DataType::bf16: return {7, 8, -126, 3.38953138925153547590470800371487866880e38, true};
     case DataType::f8e4m3: return {3, 4, -6, 448.0, false};
     case DataType::f8e5m2: return {2, 5, -14, 57344.0, true};
+    case DataType::f8e4m3fnuz: return {3, 4, -7, 240.0, false, true};
+    case DataType::f8e5m2fnuz: return {2, 5, -15, 57344.0, false, true};
     default: return {23, 8, -126, 3.40282346638528859811704183484516925440e38, true};  // f32
   }
 }
@@ -49,7 +52,7 @@ inline double round_to_format(double x, const FloatFormat& f, bool saturate) {
   return std::copysign(rounded, x);
 }
 
-constexpr bool saturates(DataType t) { return t == DataType::f8e4m3 || t == DataType::f8e5m2; }
+constexpr bool saturates(DataType t) { return is_float(t) && bit_width(t) == 8; }
 
 // A floating-point value rounded to the float dtype `t`.
 inline double round_float(DataType t, double x) {
@@ -72,9 +75,12 @@ inline std::int64_t wrap_integer(DataType t, std::int64_t x) {
 
 // The bits of a value already rounded to the narrow format `f` (f16, bf16, the f8s).
 inline std::uint32_t encode_format(double x, const FloatFormat& f) {
-  const int bias = (1 << (f.exponent_bits - 1)) - 1;
-  const std::uint32_t sign = std::signbit(x) ? 1u << (f.mantissa_bits + f.exponent_bits) : 0u;
+  const int bias = 1 - f.min_exponent;
+  const std::uint32_t sign_bit = 1u << (f.mantissa_bits + f.exponent_bits);
+  const std::uint32_t sign = std::signbit(x) ? sign_bit : 0u;
   const std::uint32_t all_ones = (1u << f.exponent_bits) - 1;
+  if (f.fnuz && std::isnan(x)) return sign_bit;
+  if (f.fnuz && x == 0) return 0;
   if (std::isnan(x))
     return f.has_infinity ? (all_ones << f.mantissa_bits) | (1u << (f.mantissa_bits - 1))
                           : (all_ones << f.mantissa_bits) | ((1u << f.mantissa_bits) - 1);
@@ -92,7 +98,8 @@ inline std::uint32_t encode_format(double x, const FloatFormat& f) {
 }
 
 inline double decode_format(std::uint32_t bits, const FloatFormat& f) {
-  const int bias = (1 << (f.exponent_bits - 1)) - 1;
+  const int bias = 1 - f.min_exponent;
+  if (f.fnuz && bits == 1u << (f.mantissa_bits + f.exponent_bits)) return std::numeric_limits<double>::quiet_NaN();
   const std::uint32_t fraction = bits & ((1u << f.mantissa_bits) - 1);
   const std::uint32_t biased = (bits >> f.mantissa_bits) & ((1u << f.exponent_bits) - 1);
   const bool negative = (bits >> (f.mantissa_bits + f.exponent_bits)) & 1;
@@ -100,7 +107,7 @@ inline double decode_format(std::uint32_t bits, const FloatFormat& f) {
   double magnitude;
   if (f.has_infinity && biased == all_ones)
     magnitude = fraction ? std::numeric_limits<double>::quiet_NaN() : INFINITY;
-  else if (!f.has_infinity && biased == all_ones && fraction == (1u << f.mantissa_bits) - 1)
+  else if (!f.has_infinity && !f.fnuz && biased == all_ones && fraction == (1u << f.mantissa_bits) - 1)
     magnitude = std::numeric_limits<double>::quiet_NaN();
   else if (biased == 0)
     magnitude = std::ldexp(static_cast<double>(fraction), f.min_exponent - f.mantissa_bits);

@@ -52,6 +52,10 @@ MMAShape wave::dialect::getMMAShape(MLIRContext* ctx, MMAKind kind) {
     case MMAKind::i32_16x8x32_i8: return {16, 8, 32, b.getI8Type(), b.getI32Type()};
     case MMAKind::i32_16x16x32_i8: return {16, 16, 32, b.getI8Type(), b.getI32Type()};
     case MMAKind::i32_32x32x16_i8: return {32, 32, 16, b.getI8Type(), b.getI32Type()};
+    case MMAKind::f32_16x16x32_f8e4m3fnuz: return {16, 16, 32, b.getType<Float8E4M3FNUZType>(), b.getF32Type()};
+    case MMAKind::f32_32x32x16_f8e4m3fnuz: return {32, 32, 16, b.getType<Float8E4M3FNUZType>(), b.getF32Type()};
+    case MMAKind::f32_16x16x32_f8e5m2fnuz: return {16, 16, 32, b.getType<Float8E5M2FNUZType>(), b.getF32Type()};
+    case MMAKind::f32_32x32x16_f8e5m2fnuz: return {32, 32, 16, b.getType<Float8E5M2FNUZType>(), b.getF32Type()};
   }
   llvm_unreachable("every MMA kind has a shape");
 }

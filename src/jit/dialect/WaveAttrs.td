@@ -30,7 +30,11 @@ def Wave_MMAKind : I32EnumAttr<"MMAKind", "a hardware matrix multiply-accumulate
     I32EnumAttrCase<"f32_32x32x8_bf16", 8>,
     I32EnumAttrCase<"i32_16x8x32_i8", 9>,     // NVIDIA s8: mma.sync m16n8k32, wgmma k32
     I32EnumAttrCase<"i32_16x16x32_i8", 10>,   // AMD MFMA on i8 (CDNA3)
-    I32EnumAttrCase<"i32_32x32x16_i8", 11>]> {
+    I32EnumAttrCase<"i32_32x32x16_i8", 11>,
+    I32EnumAttrCase<"f32_16x16x32_f8e4m3fnuz", 12>,  // AMD MFMA on CDNA3's FNUZ f8
+    I32EnumAttrCase<"f32_32x32x16_f8e4m3fnuz", 13>,
+    I32EnumAttrCase<"f32_16x16x32_f8e5m2fnuz", 14>,
+    I32EnumAttrCase<"f32_32x32x16_f8e5m2fnuz", 15>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::wave::dialect";
 }

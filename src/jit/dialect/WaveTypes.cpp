@@ -28,7 +28,8 @@ static SmallVector<StringRef> toRefs(ArrayRef<StringAttr> names) {
 }
 
 bool isSupportedElementType(Type type) {
-  return isa<Float16Type, BFloat16Type, Float32Type, Float64Type, Float8E4M3FNType, Float8E5M2Type>(type) ||
+  return isa<Float16Type, BFloat16Type, Float32Type, Float64Type, Float8E4M3FNType, Float8E5M2Type,
+             Float8E4M3FNUZType, Float8E5M2FNUZType>(type) ||
          type.isSignlessInteger(1) || type.isSignlessInteger(8) || type.isSignlessInteger(32) ||
          type.isSignlessInteger(64);
 }

@@ -76,6 +76,8 @@ class KernelImporter {
       case DataType::f64: return builder_.getF64Type();
       case DataType::f8e4m3: return builder_.getType<Float8E4M3FNType>();
       case DataType::f8e5m2: return builder_.getType<Float8E5M2Type>();
+      case DataType::f8e4m3fnuz: return builder_.getType<Float8E4M3FNUZType>();
+      case DataType::f8e5m2fnuz: return builder_.getType<Float8E5M2FNUZType>();
       case DataType::i1:
       case DataType::i8:
       case DataType::i32:
@@ -168,7 +170,8 @@ class KernelImporter {
     auto lhs = operands.empty() ? nullptr : dyn_cast<dialect::TensorType>(operands.front().getType());
     if ((hw && hw->mma) || !target || !lhs) return std::nullopt;
     Type element = lhs.getElementType();
-    for (DataType dtype : {DataType::f16, DataType::bf16, DataType::f8e4m3, DataType::f8e5m2, DataType::i8})
+    for (DataType dtype : {DataType::f16, DataType::bf16, DataType::f8e4m3, DataType::f8e5m2, DataType::f8e4m3fnuz,
+                           DataType::f8e5m2fnuz, DataType::i8})
       if (element == elementType(dtype, "mma", {})) return default_mma(target->vendor, dtype);
     return std::nullopt;
   }

@@ -19,6 +19,8 @@ int tensorMapDataType(DataType dtype) {
     case DataType::i64: return 5;   // INT64
     case DataType::f8e4m3:
     case DataType::f8e5m2:
+    case DataType::f8e4m3fnuz:
+    case DataType::f8e5m2fnuz:
     case DataType::i8:
     case DataType::i1: return 0;  // UINT8
   }

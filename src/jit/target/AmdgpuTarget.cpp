@@ -6,10 +6,12 @@
 #include "transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToAMDGPU/ArithToAMDGPU.h"
 #include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -18,11 +20,21 @@ namespace wave::jit {
 namespace {
 
 // The gpu.module alone goes to ROCDL, as on the NVIDIA path: math as the AMDGPU back
-// end's instructions (no device library), then the conversion of every dialect left
-// (arith, cf, memref, vector, gpu).
+// end's instructions (no device library), arithmetic on f8 in f32 between conversions
+// (LLVM has no f8 types), the conversions to and from f8 as the chip's (saturating, as
+// NVIDIA's .satfinite), then the conversion of every dialect left (arith, cf, memref,
+// vector, gpu).
 void addRocdlPipeline(mlir::OpPassManager& pm, const AmdgpuOptions& options) {
   mlir::OpPassManager& gpu = pm.nest<mlir::gpu::GPUModuleOp>();
   gpu.addPass(createWaveExpandMathForAMDGPU());
+  mlir::arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"f8E4M3FNUZ", "f8E5M2FNUZ"};
+  emulate.targetTypeStr = "f32";
+  gpu.addPass(mlir::arith::createArithEmulateUnsupportedFloats(emulate));
+  mlir::ArithToAMDGPUConversionPassOptions f8;
+  f8.chipset = options.chip;
+  f8.saturateFP8Truncf = true;
+  gpu.addPass(mlir::createArithToAMDGPUConversionPass(f8));
   gpu.addPass(mlir::createConvertVectorToLLVMPass());
   gpu.addPass(mlir::createSCFToControlFlowPass());
   gpu.addPass(createWaveExpandStridedViews());

@@ -30,16 +30,21 @@ std::optional<std::array<std::int64_t, 3>> wavesPerAxis(const Constraints& cs,
 }
 
 // f8 (OCP E4M3 / E5M2) converts and multiplies on NVIDIA sm_89 and later: of the targets,
-// sm_90 and sm_90a. CDNA3 has only the FNUZ variants, another encoding.
+// sm_90 and sm_90a. CDNA3 has only the FNUZ variants, another encoding, which NVIDIA has not.
 void checkDtype(const graph::KernelGraph& kernel, const CompileOptions& options, DataType dtype, const std::string& op,
                 const graph::SourceLoc& loc) {
-  if ((dtype != DataType::f8e4m3 && dtype != DataType::f8e5m2) || (options.target != "sm_80" && options.target != "gfx942"))
-    return;
+  const bool amd = options.target == "gfx942", sm80 = options.target == "sm_80";
+  const bool fnuz = dtype == DataType::f8e4m3fnuz || dtype == DataType::f8e5m2fnuz;
+  const bool ocp = dtype == DataType::f8e4m3 || dtype == DataType::f8e5m2;
+  if (!(fnuz && !amd) && !(ocp && (amd || sm80))) return;
+  const std::string f8 = amd ? "f8e4m3fnuz, f8e5m2fnuz, " : sm80 ? "" : "f8e4m3, f8e5m2, ";
+  const std::string why = fnuz ? " (AMD CDNA3's f8 encoding: target gfx942)"
+                          : sm80 ? " (f8 needs sm_89 or later: target sm_90a)"
+                                 : " (OCP f8: gfx942 computes with the FNUZ f8 variants)";
   throw Error(kernel.name, op, loc.file, loc.line,
-              expected_found("a dtype target " + options.target + " computes with (f16, bf16, f32, f64, i1, i8, i32, i64)",
-                             std::string(name(dtype)) +
-                                 (options.target == "sm_80" ? " (f8 needs sm_89 or later: target sm_90a)"
-                                                            : " (OCP f8: gfx942 computes only with the FNUZ f8 variants)")));
+              expected_found("a dtype target " + options.target + " computes with (f16, bf16, f32, f64, " + f8 +
+                                 "i1, i8, i32, i64)",
+                             std::string(name(dtype)) + why));
 }
 
 // The ops the AMD lowering does not take yet: each is an error at its line, not a crash

@@ -167,3 +167,31 @@ func.func @gemm_32x32x16_i8(%a: !wave.memory<[M, K] of i8, shared>, %b: !wave.me
   wave.write %1, %c : !wave.tensor<[M, N] of i32>, !wave.memory<[M, N] of i32, global>
   return
 }
+
+// CDNA3's f8 (FNUZ) MFMA: A and B as the i8 forms hold them, eight bytes of K per lane
+// (loaded as f8), f32 accumulators as the f16 forms'.
+// CHECK-LABEL: gpu.func @gemm_16x16x32_fp8
+// CHECK: scf.for {{.*}} -> (vector<16xf32>)
+// CHECK: vector.load %{{.*}} : memref<32x{{[0-9]+}}xf8E4M3FNUZ, #gpu.address_space<workgroup>>, vector<8xf8E4M3FNUZ>
+// CHECK-COUNT-8: amdgpu.mfma 16x16x32 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
+// CHECK-NOT: amdgpu.mfma
+func.func @gemm_16x16x32_fp8(%a: !wave.memory<[M, K] of f8E4M3FNUZ, shared>, %b: !wave.memory<[N, K] of f8E4M3FNUZ, shared>,
+                %c: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"32">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"64">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"64">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"32">>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 64, mma = #wave.mma_kind<f32_16x16x32_f8e4m3fnuz>>],
+    wave.hyperparameters = {K = 128 : i64, M = 64 : i64, N = 128 : i64}} {
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %x = wave.read %a : !wave.memory<[M, K] of f8E4M3FNUZ, shared> -> !wave.tensor<[M, K] of f8E4M3FNUZ>
+    %y = wave.read %b : !wave.memory<[N, K] of f8E4M3FNUZ, shared> -> !wave.tensor<[N, K] of f8E4M3FNUZ>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of f8E4M3FNUZ>, !wave.tensor<[N, K] of f8E4M3FNUZ>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
