@@ -2,7 +2,9 @@
 //
 // One workgroup per tile, its coordinates from the block index; or, for a persistent
 // grid, a loop over the tiles (`wave.tile_loop`): rounds of one tile per workgroup, in
-// the workgroups' order and the reverse by turns. Either way the tile scheduler's order:
+// the workgroups' order and the reverse by turns, each round's linear tile named by
+// `wave.scheduled_tile` (which wave-schedule-tiles-dynamically may make a fetch from a
+// counter, where the tiles differ in length). Either way the tile scheduler's order:
 // tensor-core kernels take their tiles in groups of 8 along x (the workgroups running at
 // once share operand tiles in L2), and loops that end by the workgroup's position run
 // their longest tiles first. Under a cluster size, the workgroups of a cluster take
