@@ -41,6 +41,18 @@ bool is_amdgpu_shared_object(const std::string& bytes) {
   return u16(16) == 3 && u16(18) == 224;
 }
 
+// A GEMM of `In` operands summing in `Acc`, BM x BN tiles over four waves, on the MMA
+// kind `hw` names (the target's for `In` where it names none).
+template <class In, class Acc>
+auto gemm_of(const char* name, HardwareConstraint hw) {
+  return kernel(name, {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), WaveConstraint(M, BM / 2),
+                       WaveConstraint(N, BN / 2), TilingConstraint(K, BK), hw},
+                [](Memory<dims<M, K>, In> a, Memory<dims<N, K>, In> b, Memory<dims<M, N>, Acc> c) {
+                  Register<dims<M, N>, Acc> zero(0);
+                  write(iterate<K>(zero, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
+                });
+}
+
 }  // namespace
 
 TEST_CASE("gfx942: a copy compiles to a code object with waves of 64", "[compile][amdgpu]") {
@@ -98,12 +110,7 @@ TEST_CASE("gfx942: every math op lowers without a device library", "[compile][am
 }
 
 TEST_CASE("gfx942: an mma without a kind takes the target's, an MFMA", "[compile][amdgpu]") {
-  auto k = kernel("gemm", {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), WaveConstraint(M, BM / 2),
-                           WaveConstraint(N, BN / 2), TilingConstraint(K, BK), HardwareConstraint{}},
-                  [](Memory<dims<M, K>, f16> a, Memory<dims<N, K>, f16> b, Memory<dims<M, N>, f32> c) {
-                    Register<dims<M, N>, f32> zero(0.0);
-                    write(iterate<K>(zero, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
-                  });
+  auto k = gemm_of<f16, f32>("gemm", HardwareConstraint{});
   const Subs subs{{M, 256}, {N, 256}, {K, 256}, {BM, 64}, {BN, 64}, {BK, 32}};
   const jit::PtxKernel amd = compile(k, gfx942(subs)).ptx();
   CHECK(amd.block[0] == 256);  // four waves of 64
@@ -113,13 +120,7 @@ TEST_CASE("gfx942: an mma without a kind takes the target's, an MFMA", "[compile
   const jit::PtxKernel nvidia = compile(k, {.subs = subs, .cache = false}).ptx();
   CHECK_THAT(nvidia.ptx, Contains("m16n8k16"));
   // A kind named for the kernel: 32 x 32 x 8.
-  auto large = kernel("gemm", {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), WaveConstraint(M, BM / 2),
-                               WaveConstraint(N, BN / 2), TilingConstraint(K, BK),
-                               HardwareConstraint{.mma = MMA::F32_32x32x8_F16}},
-                      [](Memory<dims<M, K>, f16> a, Memory<dims<N, K>, f16> b, Memory<dims<M, N>, f32> c) {
-                        Register<dims<M, N>, f32> zero(0.0);
-                        write(iterate<K>(zero, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
-                      });
+  auto large = gemm_of<f16, f32>("gemm", HardwareConstraint{.mma = MMA::F32_32x32x8_F16});
   CHECK_THAT(compile(large, gfx942(subs)).ptx().amdgpu_assembly, Contains("v_mfma_f32_32x32x8_f16"));
 }
 
@@ -154,14 +155,7 @@ TEST_CASE("gfx942: bf16 mmas on CDNA3's bf16 MFMA, the f16 ones' layouts", "[com
 }
 
 TEST_CASE("gfx942: i8 mmas sum in i32 on CDNA3's i8 MFMA, eight bytes of K per lane", "[compile][amdgpu]") {
-  auto gemm = [](HardwareConstraint hw) {
-    return kernel("gemm_i8", {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), WaveConstraint(M, BM / 2),
-                              WaveConstraint(N, BN / 2), TilingConstraint(K, BK), hw},
-                  [](Memory<dims<M, K>, i8> a, Memory<dims<N, K>, i8> b, Memory<dims<M, N>, i32> c) {
-                    Register<dims<M, N>, i32> zero(0);
-                    write(iterate<K>(zero, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
-                  });
-  };
+  auto gemm = [](HardwareConstraint hw) { return gemm_of<i8, i32>("gemm_i8", hw); };
   // Unaligned sizes: the edges masked as on NVIDIA.
   const Subs subs{{M, 200}, {N, 136}, {K, 100}, {BM, 64}, {BN, 64}, {BK, 64}};
   // No kind named: the target's for i8 operands.
@@ -179,14 +173,7 @@ TEST_CASE("gfx942: i8 mmas sum in i32 on CDNA3's i8 MFMA, eight bytes of K per l
 
 TEST_CASE("gfx942: f8 in CDNA3's FNUZ encodings multiplies on its f8 MFMA and converts in registers",
           "[compile][amdgpu]") {
-  auto gemm = [](HardwareConstraint hw) {
-    return kernel("gemm_fp8", {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), WaveConstraint(M, BM / 2),
-                               WaveConstraint(N, BN / 2), TilingConstraint(K, BK), hw},
-                  [](Memory<dims<M, K>, f8e4m3fnuz> a, Memory<dims<N, K>, f8e4m3fnuz> b, Memory<dims<M, N>, f32> c) {
-                    Register<dims<M, N>, f32> zero(0.0f);
-                    write(iterate<K>(zero, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
-                  });
-  };
+  auto gemm = [](HardwareConstraint hw) { return gemm_of<f8e4m3fnuz, f32>("gemm_fp8", hw); };
   const Subs subs{{M, 200}, {N, 136}, {K, 100}, {BM, 64}, {BN, 64}, {BK, 64}};
   // No kind named: the target's for FNUZ E4M3 operands, eight bytes of K per lane.
   const jit::PtxKernel small = compile(gemm(HardwareConstraint{}), gfx942(subs)).ptx();
@@ -196,12 +183,7 @@ TEST_CASE("gfx942: f8 in CDNA3's FNUZ encodings multiplies on its f8 MFMA and co
       compile(gemm(HardwareConstraint{.mma = MMA::F32_32x32x16_F8E4M3FNUZ}), gfx942(subs)).ptx();
   CHECK_THAT(large.amdgpu_assembly, Contains("v_mfma_f32_32x32x16_fp8_fp8"));
   // E5M2 is the bf8 form.
-  auto bf8 = kernel("gemm_bf8", {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), WaveConstraint(M, BM / 2),
-                                 WaveConstraint(N, BN / 2), TilingConstraint(K, BK), HardwareConstraint{}},
-                    [](Memory<dims<M, K>, f8e5m2fnuz> a, Memory<dims<N, K>, f8e5m2fnuz> b, Memory<dims<M, N>, f32> c) {
-                      Register<dims<M, N>, f32> zero(0.0f);
-                      write(iterate<K>(zero, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
-                    });
+  auto bf8 = gemm_of<f8e5m2fnuz, f32>("gemm_bf8", HardwareConstraint{});
   CHECK_THAT(compile(bf8, gfx942(subs)).ptx().amdgpu_assembly, Contains("v_mfma_f32_16x16x32_bf8_bf8"));
   // Casts to and from f8 are the chip's conversions (to f8 saturating), and arithmetic on
   // f8 runs in f32 between them.

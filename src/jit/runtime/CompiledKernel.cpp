@@ -10,6 +10,18 @@
 
 namespace wave {
 
+namespace {
+
+// The bytes of the workspace a launch of `k` passes after the tensors' parameters, for
+// `workgroups` resident at once: stream-K's counters (16 bytes per workgroup) and two
+// slots per workgroup, or the hand-out's i32 tile counter; 0 where it passes none.
+std::size_t workspace_bytes(const jit::PtxKernel& k, unsigned workgroups) {
+  if (k.stream_k_slot_bytes) return std::size_t(workgroups) * (16 + 2 * std::size_t(k.stream_k_slot_bytes));
+  return k.tile_counter ? sizeof(std::uint32_t) : 0;
+}
+
+}  // namespace
+
 // The module on a device it was launched on (kernels spread over several GPUs launch on
 // each), loaded on the first launch there.
 struct CompiledKernel::OnDevice {
@@ -225,13 +237,10 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
   for (std::int64_t& w : words) args.push_back(&w);
   // Stream-K's workspace or the tile counter, after the descriptors.
   std::uint64_t workspace = 0;
-  if (ptx_.stream_k_slot_bytes || ptx_.tile_counter) {
+  if (const std::size_t bytes = workspace_bytes(ptx_, loaded->resident)) {
     std::lock_guard lock(loaded_->workspace_mutex);
     std::unique_ptr<runtime::DeviceBuffer>& slot = loaded_->workspaces[{device, stream ? stream->handle() : nullptr}];
     if (!slot) {
-      const std::size_t bytes = ptx_.stream_k_slot_bytes ? std::size_t(loaded->resident) *
-                                                               (16 + 2 * std::size_t(ptx_.stream_k_slot_bytes))
-                                                         : 4;
       slot = std::make_unique<runtime::DeviceBuffer>(bytes, device, where);
       slot->fill_bytes(0, where);
       runtime::synchronize(device, where);  // zero before any stream's launch reads it

@@ -96,13 +96,9 @@ struct Handover {
 
 FailureOr<Handover> createHandover(gpu::GPUFuncOp func, int64_t consumers) {
   Block& entry = func.getBody().front();
-  nvgpu::MBarrierInitOp lastInit;
-  for (auto init : entry.getOps<nvgpu::MBarrierInitOp>()) lastInit = init;
-  if (!lastInit) return failure();
-  gpu::BarrierOp published;
-  for (Operation* op = lastInit->getNextNode(); op && !published; op = op->getNextNode())
-    published = dyn_cast<gpu::BarrierOp>(op);
-  if (!published) return failure();
+  FailureOr<MBarrierSetUp> setUp = mbarrierSetUp(entry, entry.end());
+  if (failed(setUp)) return failure();
+  nvgpu::MBarrierInitOp lastInit = setUp->lastInit;
   MLIRContext* ctx = func.getContext();
   const Location loc = func.getLoc();
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
@@ -113,7 +109,7 @@ FailureOr<Handover> createHandover(gpu::GPUFuncOp func, int64_t consumers) {
     memref::GlobalOp::create(at, loc, kSlotsName, at.getStringAttr("private"), slotsType, Attribute(),
                              /*constant=*/false, IntegerAttr());
   }
-  OpBuilder b(published);
+  OpBuilder b(setUp->published);
   Handover h;
   h.slots = memref::GetGlobalOp::create(b, loc, slotsType, kSlotsName);
   auto group = nvgpu::MBarrierGroupType::get(ctx, workgroup, kSlots);

@@ -68,12 +68,9 @@ Operation* splitPoint(scf::ForOp loop) {
 
 // The barrier after the last mbarrier initialization before `loop`, which publishes them.
 FailureOr<gpu::BarrierOp> barriersPublished(Operation* loop) {
-  Operation* lastInit = nullptr;
-  for (Operation& op : llvm::make_range(loop->getBlock()->begin(), loop->getIterator()))
-    if (isa<nvgpu::MBarrierInitOp>(op)) lastInit = &op;
-  for (Operation* op = lastInit ? lastInit->getNextNode() : nullptr; op && op != loop; op = op->getNextNode())
-    if (auto barrier = dyn_cast<gpu::BarrierOp>(op)) return barrier;
-  return failure();
+  FailureOr<MBarrierSetUp> setUp = mbarrierSetUp(*loop->getBlock(), loop->getIterator());
+  if (failed(setUp)) return failure();
+  return setUp->published;
 }
 
 // Ops before `loop` that the computing threads alone run: those with memory effects (a producer
