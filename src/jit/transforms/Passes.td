@@ -91,6 +91,24 @@ def WaveMaskPartialTiles : Pass<"wave-mask-partial-tiles", "mlir::func::FuncOp">
   let dependentDialects = ["::wave::dialect::WaveDialect"];
 }
 
+def WaveScaleAfterMasks : Pass<"wave-scale-after-masks", "mlir::func::FuncOp"> {
+  let summary = "Add a marked mask to scaled scores before their positive scale";
+  let description = [{
+    Attention's logits are `s c + select(visible, 0, -BIG)` for a constant c > 0, and
+    wave-mask-partial-tiles marks the add: its result leaves a branch that most tiles
+    skip. Over a branch's result, wave-factor-positive-scales cannot take c out of the
+    row max, and the multiply cannot fuse into `x - max` (an fma): each tile then pays a
+    multiply and a subtraction per score instead of one fma, and the max its multiplies.
+    This pass rewrites each marked add whose lhs is such a product (used only by it) and
+    whose mask is a `select` of splats as `(s + select(visible, 0, -BIG / c)) c`, the add
+    still marked; applied in order, a chain of masks ends in one scale. Where a mask is 0
+    the logits are bit for bit the old ones (s + 0 = s but for -0, whose product is +0 in
+    both); where it hides, `(s - BIG / c) c` is as far below every visible logit as
+    `s c - BIG`, and exp2 of either less the max is 0.
+  }];
+  let dependentDialects = ["::wave::dialect::WaveDialect"];
+}
+
 def WaveSelectWarpgroupMma : Pass<"wave-select-warpgroup-mma", "mlir::func::FuncOp"> {
   let summary = "Run the mmas that fit Hopper's warpgroup instructions (wgmma) on warpgroups";
   let description = [{
