@@ -3,6 +3,7 @@
 // accumulator. ADDRESS_SPACE says whether A and B tiles go through shared memory.
 #pragma once
 
+#include <optional>
 #include <type_traits>
 
 #include <wave/wave.hpp>
@@ -67,8 +68,9 @@ WAVE_SYMBOL(WAVE_M);
 WAVE_SYMBOL(WAVE_N);
 
 // The constraints of a GEMM whose wave tiles are symbols too (WAVE_M, WAVE_N), so that the
-// number of waves, and with it of warpgroups, is a tile choice (what the benches tune).
-inline Constraints wave_tile_constraints(MMA kind) {
+// number of waves, and with it of warpgroups, is a tile choice (what the benches tune). No
+// `kind`: the target's for the operands' dtype (NVIDIA's mma.sync/wgmma, AMD's MFMA).
+inline Constraints wave_tile_constraints(std::optional<MMA> kind = std::nullopt) {
   return {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
           WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N),
           HardwareConstraint{.mma = kind}};

@@ -1,7 +1,7 @@
 // FP8 GEMM with per-tensor scales, what torch._scaled_mm computes:
 // C[M, N] = (A[M, K] * B[N, K]^T) * scale_a * scale_b, A and B in an 8-bit float (E4M3 or
-// E5M2), their products summed in f32 (each K tile's by wgmma, then added in f32), C cast
-// to Out. Each scale is a one-element tensor
+// E5M2; on AMD CDNA3 their FNUZ forms), their products summed in f32 (each K tile's by
+// wgmma or MFMA, the target's kind, then added in f32), C cast to Out. Each scale is a one-element tensor
 // read by every thread. B holds K innermost (K-major), the only way wgmma reads 8-bit
 // operands (and how _scaled_mm takes its B: a column-major K x N matrix). The wave tiles
 // are symbols (WAVE_M, WAVE_N): the number of waves, and so of warpgroups, is a tile choice.
@@ -26,9 +26,10 @@ using gemm::WAVE_N;
 
 template <class In, class Out>
 auto make_kernel() {
-  static_assert(std::is_same_v<In, f8e4m3> || std::is_same_v<In, f8e5m2>, "In is an 8-bit float");
-  constexpr MMA kind = std::is_same_v<In, f8e5m2> ? MMA::F32_16x8x32_F8E5M2 : MMA::F32_16x8x32_F8E4M3;
-  return kernel("gemm_f8", gemm::wave_tile_constraints(kind),
+  static_assert(std::is_same_v<In, f8e4m3> || std::is_same_v<In, f8e5m2> || std::is_same_v<In, f8e4m3fnuz> ||
+                    std::is_same_v<In, f8e5m2fnuz>,
+                "In is an 8-bit float: OCP's E4M3 or E5M2 (NVIDIA), or CDNA3's FNUZ forms (AMD gfx942)");
+  return kernel("gemm_f8", gemm::wave_tile_constraints(),
                 [](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b,
                    Memory<dims<>, f32> scale_a, Memory<dims<>, f32> scale_b, Memory<dims<M, N>, Out> c) {
                   Register<dims<M, N>, f32> acc(0.0);

@@ -1,5 +1,5 @@
 // Int8 GEMM: A[M, K] and B[N, K] signed 8-bit integers, their products summed exactly in
-// i32 (NVIDIA's s8 mma.sync and wgmma, AMD's i8 MFMA). Two kernels:
+// i32 (NVIDIA's s8 mma.sync and wgmma, AMD's i8 MFMA: the target's kind). Two kernels:
 // - `make_int_mm()`: C[M, N] = A * B^T in i32, what torch._int_mm computes;
 // - `make_scaled<Out>()`: the W8A8 GEMM of quantized inference, C = cast<Out>(f32(A * B^T)
 //   * scale_a[m] * scale_b[n]), a scale per row of A (per token) and per row of B (per
@@ -26,7 +26,7 @@ using gemm::WAVE_M;
 using gemm::WAVE_N;
 
 inline auto make_int_mm() {
-  return kernel("gemm_i8", gemm::wave_tile_constraints(MMA::I32_16x8x32_I8),
+  return kernel("gemm_i8", gemm::wave_tile_constraints(),
                 [](Memory<dims<M, K>, i8, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, i8, SHARED_ADDRESS_SPACE> b,
                    Memory<dims<M, N>, i32> c) {
                   Register<dims<M, N>, i32> acc(0);
@@ -37,7 +37,7 @@ inline auto make_int_mm() {
 template <class Out>
 auto make_scaled() {
   static_assert(!std::is_same_v<Out, i32> && !std::is_same_v<Out, i8>, "Out is a float type (make_int_mm: i32)");
-  return kernel("gemm_i8_scaled", gemm::wave_tile_constraints(MMA::I32_16x8x32_I8),
+  return kernel("gemm_i8_scaled", gemm::wave_tile_constraints(),
                 [](Memory<dims<M, K>, i8, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, i8, SHARED_ADDRESS_SPACE> b,
                    Memory<dims<M>, f32> scale_a, Memory<dims<N>, f32> scale_b, Memory<dims<M, N>, Out> c) {
                   Register<dims<M, N>, i32> acc(0);

@@ -260,3 +260,19 @@ TEST_CASE("causal flash attention's key loop ends at the diagonal", "[compile][a
   REQUIRE_FALSE(skipped.empty());
   CHECK_THAT(skipped, Contains("end = #wave.expr<\"$0 + 128\">, end_dims = [\"M\"]"));
 }
+
+TEST_CASE("causal attention's unmasked key tiles compute the softmax as the non-causal kernel does",
+          "[compile][attention]") {
+  // The masks are computed under a branch only the diagonal's tiles take; added before the
+  // softmax scale (wave-scale-after-masks), the scale follows the branch, so the row max
+  // multiplies once and each logit less the max is one fma, as without a mask.
+  CompileOptions how = options(64, 2048, 128, 64);
+  how.warp_specialize = true;
+  const std::string plain = compile(ex::make_kernel({.head_dim = 64, .causal = false}), how).ptx().ptx;
+  const std::string causal = compile(ex::make_kernel({.head_dim = 64, .causal = true}), how).ptx().ptx;
+  const int fmas = count(plain, "fma.rn.f32");
+  CHECK(fmas >= 64);  // one per score of a thread's 128 x 64 tile share
+  CHECK(count(causal, "fma.rn.f32") == fmas);
+  CHECK(count(causal, "sub.f32") == count(plain, "sub.f32"));  // the max's rescaling only
+  CHECK(count(causal, "mul.f32") == count(plain, "mul.f32"));
+}

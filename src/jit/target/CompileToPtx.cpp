@@ -247,6 +247,9 @@ bool usesF8(mlir::ModuleOp module) {
 
 // Whether the lowered module adds a vector to memory with one red (red.global.add.v4.f32,
 // red.relaxed.sys.global.add.noftz.v2.bf16x2, ...): PTX 8.1.
+// CDNA3 gives a workgroup (and a compute unit) 64 KiB of LDS.
+constexpr int64_t kCdna3LdsBytes = 64 * 1024;
+
 bool usesVectorRed(mlir::ModuleOp module) {
   return module
       ->walk([&](mlir::LLVM::InlineAsmOp op) {
@@ -331,7 +334,10 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   // The copies ahead are cp.async or TMA, NVIDIA's: AMD's tiles are filled in place for now.
   gpuFunc.addPass(createWavePipelineSharedCopies({.stages = amd ? 1 : options.pipeline_stages,
                                                   .warpSpecialize = !amd && warpSpecializeRequested(options)}));
-  gpuFunc.addPass(createWavePackSharedMemory());
+  if (amd)  // a CDNA3 compute unit's LDS: one workgroup may have all of it
+    gpuFunc.addPass(createWavePackSharedMemory({.maxBytes = kCdna3LdsBytes, .twoWorkgroupsBytes = kCdna3LdsBytes / 2}));
+  else
+    gpuFunc.addPass(createWavePackSharedMemory());
   gpuFunc.addPass(createWaveInsertBarriers());
   if (overlapMmaRequested(options)) gpuFunc.addPass(createWaveOverlapWarpgroupMma());
   if (alternateWarpgroupsRequested()) gpuFunc.addPass(createWaveAlternateWarpgroupMma());
@@ -410,8 +416,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
       for (int i = 0; i < 3; ++i) result.block[i] = static_cast<unsigned>(block[i]);
   });
   result.target = options.target;
-  // CDNA3 gives a workgroup 64 KiB of LDS.
-  if (amd && result.shared_bytes > 64 * 1024)
+  if (amd && result.shared_bytes > kCdna3LdsBytes)
     throw Error(kernelName, "compile", "", 0,
                 "shared memory: " + expected_found("at most 65536 bytes per workgroup on " + options.target + " (LDS)",
                                                    std::to_string(result.shared_bytes) +

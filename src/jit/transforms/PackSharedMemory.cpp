@@ -54,6 +54,8 @@ std::pair<SmallVector<int64_t>, int64_t> place(ArrayRef<SharedBlock> blocks, int
 }
 
 struct WavePackSharedMemoryPass : impl::WavePackSharedMemoryBase<WavePackSharedMemoryPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     gpu::GPUFuncOp func = getOperation();
     auto total = func->getAttrOfType<IntegerAttr>("wave.shared_memory_bytes");
@@ -71,10 +73,10 @@ struct WavePackSharedMemoryPass : impl::WavePackSharedMemoryBase<WavePackSharedM
     // Only where it lets the function run, or a second workgroup share the SM: bytes
     // shared where there was room anyway would cost barriers for nothing.
     const int64_t before = total.getInt(), extra = before - oldEnd;
-    const bool fitsTwo = extra + end <= kTwoWorkgroupsBytes;
-    if (end >= oldEnd || !(before > kMaxSharedBytes || (before > kTwoWorkgroupsBytes && fitsTwo))) return;
+    const bool fitsTwo = extra + end <= twoWorkgroupsBytes;
+    if (end >= oldEnd || !(before > maxBytes || (before > twoWorkgroupsBytes && fitsTwo))) return;
     // Of that room, blocks take bytes of their own while they fit: fewer barriers.
-    const int64_t room = (fitsTwo ? kTwoWorkgroupsBytes : kMaxSharedBytes) - extra;
+    const int64_t room = (fitsTwo ? twoWorkgroupsBytes : maxBytes) - extra;
     if (auto [spread, spreadEnd] = place(*blocks, alignment, room); spreadEnd <= room) {
       packed = spread;
       end = spreadEnd;

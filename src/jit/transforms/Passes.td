@@ -300,8 +300,15 @@ def WavePackSharedMemory : Pass<"wave-pack-shared-memory", "mlir::gpu::GPUFuncOp
     fits two workgroups per SM (113 KiB) only so; elsewhere the layout is left alone, as
     bytes shared for nothing would cost barriers. Runs after the stages are made and
     before wave-insert-barriers, whose barriers then order the reuse (it orders accesses
-    to views whose bytes overlap).
+    to views whose bytes overlap). The sizes are Hopper's by default; AMD CDNA3 gives a
+    workgroup 64 KiB of LDS, two workgroups a compute unit 32 KiB each.
   }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", "227 * 1024",
+           "the shared memory one workgroup may have">,
+    Option<"twoWorkgroupsBytes", "two-workgroups-bytes", "int64_t", "113 * 1024",
+           "the most a workgroup may have for two to share a multiprocessor">
+  ];
 }
 
 def WaveOverlapWarpgroupMma : Pass<"wave-overlap-warpgroup-mma", "mlir::gpu::GPUFuncOp"> {

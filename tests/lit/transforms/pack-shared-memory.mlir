@@ -2,6 +2,7 @@
 // bytes; with wave-pipeline-shared-copies, each of two loops in a row sizes its stages by
 // the bytes live during it alone.
 // RUN: wave-opt %s --pass-pipeline='builtin.module(gpu.module(gpu.func(wave-pack-shared-memory)))' | FileCheck %s
+// RUN: wave-opt %s --pass-pipeline='builtin.module(gpu.module(gpu.func(wave-pack-shared-memory{max-bytes=65536 two-workgroups-bytes=32768})))' | FileCheck %s --check-prefix=LDS
 // RUN: wave-opt %s --pass-pipeline='builtin.module(gpu.module(gpu.func(wave-pipeline-shared-copies,wave-pack-shared-memory)))' | FileCheck %s --check-prefix=PIPE
 // RUN: wave-opt %s --pass-pipeline='builtin.module(gpu.module(gpu.func(wave-pipeline-shared-copies,wave-pack-shared-memory,wave-insert-barriers)))' | FileCheck %s --check-prefix=BARRIERS
 
@@ -57,6 +58,36 @@ gpu.func @room_anyway(%in: memref<128xf32>, %out: memref<128xf32>) kernel attrib
   %y = memref.load %staged[%c0] : memref<128xf32, #gpu.address_space<workgroup>>
   memref.store %y, %scratch[%tid] : memref<128xf32, #gpu.address_space<workgroup>>
   %v = memref.load %scratch[%c0] : memref<128xf32, #gpu.address_space<workgroup>>
+  memref.store %v, %out[%tid] : memref<128xf32>
+  gpu.return
+}
+
+// 72 KiB: room on Hopper (two workgroups per SM), more than CDNA3's 64 KiB of LDS, where
+// the scratch buffer takes the staged operand's bytes.
+// CHECK-LABEL: gpu.func @lds_sized
+// CHECK-SAME: wave.shared_memory_bytes = 73728
+// LDS-LABEL: gpu.func @lds_sized
+// LDS-SAME: wave.shared_memory_bytes = 49152
+// LDS: memref.view %{{.*}}[%c0{{.*}}][] : {{.*}} to memref<6144xf32
+// LDS: memref.view %{{.*}}[%c24576{{.*}}][] : {{.*}} to memref<6144xf32
+// LDS: memref.view %{{.*}}[%c0{{.*}}][] : {{.*}} to memref<6144xf32
+gpu.func @lds_sized(%in: memref<128xf32>, %out: memref<128xf32>) kernel attributes {wave.shared_memory_bytes = 73728 : i64} {
+  %c0 = arith.constant 0 : index
+  %c24576 = arith.constant 24576 : index
+  %c49152 = arith.constant 49152 : index
+  %smem = gpu.dynamic_shared_memory : !smem
+  %staged = memref.view %smem[%c0][] : !smem to memref<6144xf32, #gpu.address_space<workgroup>>
+  %beside = memref.view %smem[%c24576][] : !smem to memref<6144xf32, #gpu.address_space<workgroup>>
+  %scratch = memref.view %smem[%c49152][] : !smem to memref<6144xf32, #gpu.address_space<workgroup>>
+  %tid = gpu.thread_id x
+  %x = memref.load %in[%tid] : memref<128xf32>
+  memref.store %x, %staged[%tid] : memref<6144xf32, #gpu.address_space<workgroup>>
+  memref.store %x, %beside[%tid] : memref<6144xf32, #gpu.address_space<workgroup>>
+  %y = memref.load %staged[%c0] : memref<6144xf32, #gpu.address_space<workgroup>>
+  %z = memref.load %beside[%c0] : memref<6144xf32, #gpu.address_space<workgroup>>
+  %w = arith.addf %y, %z : f32
+  memref.store %w, %scratch[%tid] : memref<6144xf32, #gpu.address_space<workgroup>>
+  %v = memref.load %scratch[%c0] : memref<6144xf32, #gpu.address_space<workgroup>>
   memref.store %v, %out[%tid] : memref<128xf32>
   gpu.return
 }
