@@ -190,7 +190,7 @@ auto tree_body(Variant variant) {
 inline Constraints constraints(const Variant& variant) {
   return {WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1), WorkgroupConstraint(B, 1, 2),
           TilingConstraint(K2, BLOCK_K2), TilingConstraint(KP, BLOCK_K2), WaveConstraint(M, BLOCK_M / variant.waves),
-          HardwareConstraint{.mma = MMA::F32_16x8x16_F16, .vector_shapes = {{B, 0}, {H, 0}}}};
+          HardwareConstraint{.vector_shapes = {{B, 0}, {H, 0}}}};
 }
 
 template <class Out = f16>

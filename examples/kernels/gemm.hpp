@@ -43,11 +43,10 @@ inline auto make_kernel() {
 //   make_variant<f16, f32>({Assumption(eq(M % BLOCK_M, 0)), Assumption(eq(K % BLOCK_K, 0))})
 template <class In, class Out, bool KMajorB = false, bool Batched = false>
 auto make_variant(std::initializer_list<Assumption> facts = {}) {
-  constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
   Constraints constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1),
                           TilingConstraint(K, BLOCK_K), WaveConstraint(M, BLOCK_M / 2),
                           WaveConstraint(N, BLOCK_N / 2),
-                          HardwareConstraint{.mma = kind}};
+                          HardwareConstraint{}};  // the target's MMA kind for In
   if constexpr (Batched) constraints += WorkgroupConstraint(BATCH, 1, 2);
   for (const Assumption& fact : facts) constraints += fact;
   using ADims = std::conditional_t<Batched, dims<BATCH, M, K>, dims<M, K>>;
@@ -80,8 +79,7 @@ inline Constraints wave_tile_constraints(std::optional<MMA> kind = std::nullopt)
 // f32 accumulators, an Out (f32, or a 16-bit type the sums are cast to) output.
 template <class In, class Out = f32>
 auto make_with_wave_tiles(const char* name = "gemm") {
-  constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
-  return kernel(name, wave_tile_constraints(kind),
+  return kernel(name, wave_tile_constraints(),
                 [](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b,
                    Memory<dims<M, N>, Out> c) {
                   Register<dims<M, N>, f32> acc(0.0);

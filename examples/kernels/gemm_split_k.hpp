@@ -30,12 +30,11 @@ WAVE_SYMBOL(SPLIT_K);
 // multiplies the sums first (a linear epilogue: each part is scaled, their sum is too).
 template <class In, class Out = f32>
 auto make_kernel(float scale = 1.0f) {
-  constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
   return kernel("gemm_split_k",
                 Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1),
                             WorkgroupConstraint(K, SPLIT_K, 2), TilingConstraint(K, BLOCK_K),
                             WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N),
-                            HardwareConstraint{.mma = kind}},
+                            HardwareConstraint{}},
                 [scale](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> a,
                         Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b, Memory<dims<M, N>, Out> c) {
                   Register<dims<M, N>, f32> acc(0.0);

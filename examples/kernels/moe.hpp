@@ -166,10 +166,9 @@ inline auto make_blocks_kernel() {
 // streamed all of it again).
 template <class In>
 Constraints gemm_constraints(const auto& columns, const auto& contraction) {
-  constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
   return {WorkgroupConstraint(NB, 1, 0), WorkgroupConstraint(MB, BLOCK_M, 1), WorkgroupConstraint(columns, BLOCK_N, 2),
           TilingConstraint(contraction, BLOCK_K), WaveConstraint(MB, WAVE_M), WaveConstraint(columns, WAVE_N),
-          HardwareConstraint{.mma = kind, .vector_shapes = {{NB, 0}}}};
+          HardwareConstraint{.vector_shapes = {{NB, 0}}}};
 }
 
 // The block's slots: slot nb * MB + mb.

@@ -145,9 +145,7 @@ inline auto make_chunk_kernel(Variant variant = {}, int key_waves = 4) {
                 Constraints{WorkgroupConstraint(G, BLOCK_G, 0), WorkgroupConstraint(HKV, 1, 1),
                             WorkgroupConstraint(BS, 1, 2), TilingConstraint(KC, BLOCK_KC),
                             WaveConstraint(G, BLOCK_G), WaveConstraint(KC, BLOCK_KC / key_waves),
-                            HardwareConstraint{
-                                               .mma = MMA::F32_16x8x16_F16,
-                                               .vector_shapes = {{BS, 0}, {HKV, 0}}}},
+                            HardwareConstraint{.vector_shapes = {{BS, 0}, {HKV, 0}}}},
                 chunk_body(variant));
 }
 

@@ -61,8 +61,7 @@ inline const IndexMapping<dims<M, N>> kToOwner{.inputs = {{M, i}, {N, j}},
 // kernel has finished.
 template <class In, class Out, class AddTo>
 auto partial_gemm(const char* name, AddTo add_to) {
-  constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
-  return kernel(name, gemm::wave_tile_constraints(kind),
+  return kernel(name, gemm::wave_tile_constraints(),
                 [add_to](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> a,
                          Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b, Memory<dims<RANKS, SLOT>, Out> out) {
                   Register<dims<M, N>, f32> acc(0.0);
@@ -106,9 +105,9 @@ inline const IndexMapping<dims<M, N>> kGatheredToRow{.inputs = {{M, i}, {N, j}},
 
 // N over the grid's x, M over its y: the workgroups launched first take the first
 // gathered rows, which land first.
-inline Constraints gathered_rows_first(MMA kind) {
+inline Constraints gathered_rows_first() {
   return {WorkgroupConstraint(N, BLOCK_N, 0), WorkgroupConstraint(M, BLOCK_M, 1), TilingConstraint(K, BLOCK_K),
-          WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N), HardwareConstraint{.mma = kind}};
+          WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N), HardwareConstraint{}};
 }
 
 // C[M, N] = gathered rows times this rank's weights B[N, K]^T, each workgroup starting once
@@ -116,8 +115,7 @@ inline Constraints gathered_rows_first(MMA kind) {
 // f32 or In.
 template <class In, class Out = In>
 auto allgather_gemm() {
-  constexpr MMA kind = std::is_same_v<In, bf16> ? MMA::F32_16x8x16_BF16 : MMA::F32_16x8x16_F16;
-  return kernel("allgather_gemm", gathered_rows_first(kind),
+  return kernel("allgather_gemm", gathered_rows_first(),
                 [](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> gathered, Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b,
                    Memory<dims<CHUNKS>, i32> ready, Memory<dims<M, N>, Out> c) {
                   wait_and_take(ready, 1, kRowToChunk);

@@ -108,9 +108,7 @@ auto make_kernel(Variant variant = {}) {
                 Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1),
                             WorkgroupConstraint(B, 1, 2), TilingConstraint(K2, BLOCK_K2),
                             WaveConstraint(M, BLOCK_M / variant.waves),
-                            HardwareConstraint{
-                                               .mma = MMA::F32_16x8x16_F16,
-                                               .vector_shapes = {{B, 0}, {H, 0}}}},
+                            HardwareConstraint{.vector_shapes = {{B, 0}, {H, 0}}}},
                 varlen_body<Out>(variant));
 }
 

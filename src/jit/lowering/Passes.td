@@ -134,4 +134,18 @@ def WaveExpandMathForAMDGPU : Pass<"wave-expand-math-for-amdgpu", "mlir::gpu::GP
                            "::mlir::LLVM::LLVMDialect"];
 }
 
+def WaveLowerGridDimsForAMDGPU : Pass<"wave-lower-grid-dims-for-amdgpu", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Read the grid's size, and a block's of unknown size, from the implicit kernel arguments";
+  let description = [{
+    The ROCDL conversion lowers `gpu.grid_dim` (and `gpu.block_dim` where the function
+    has no known block size) to calls into ROCm's device library (`__ockl_get_num_groups`,
+    `__ockl_get_local_size`), which no kernel of ours links: a kernel with dynamic dims
+    would not link. The dispatch's implicit kernel arguments (code object v5) hold the
+    same numbers: this pass loads `hidden_block_count_{x,y,z}` (u32, from byte 0) and
+    `hidden_group_size_{x,y,z}` (u16, from byte 12) through `llvm.amdgcn.implicitarg.ptr`,
+    invariant loads the back end may hoist and merge.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect"];
+}
+
 #endif

@@ -20,13 +20,14 @@ namespace wave::jit {
 namespace {
 
 // The gpu.module alone goes to ROCDL, as on the NVIDIA path: math as the AMDGPU back
-// end's instructions (no device library), arithmetic on f8 in f32 between conversions
+// end's instructions and the grid's size from the kernel's arguments (no device library), arithmetic on f8 in f32 between conversions
 // (LLVM has no f8 types), the conversions to and from f8 as the chip's (saturating, as
 // NVIDIA's .satfinite), then the conversion of every dialect left (arith, cf, memref,
 // vector, gpu).
 void addRocdlPipeline(mlir::OpPassManager& pm, const AmdgpuOptions& options) {
   mlir::OpPassManager& gpu = pm.nest<mlir::gpu::GPUModuleOp>();
   gpu.addPass(createWaveExpandMathForAMDGPU());
+  gpu.addPass(createWaveLowerGridDimsForAMDGPU());
   mlir::arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"f8E4M3FNUZ", "f8E5M2FNUZ"};
   emulate.targetTypeStr = "f32";
