@@ -18,9 +18,7 @@ constexpr double kLog2e = 1.4426950408889634;
 inline Constraints attention_constraints() {
   return Constraints{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(H, 1, 1), WorkgroupConstraint(B, 1, 2),
                      TilingConstraint(K2, BLOCK_K2), WaveConstraint(M, WAVE_M),
-                     HardwareConstraint{.threads_per_wave = 32,
-                                        .mma = MMA::F32_16x8x16_F16,
-                                        .vector_shapes = {{B, 0}, {H, 0}}}};
+                     HardwareConstraint{.vector_shapes = {{B, 0}, {H, 0}}}};  // the target's waves and MMA kind
 }
 
 }  // namespace attention_tests

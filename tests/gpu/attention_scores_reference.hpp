@@ -112,15 +112,23 @@ struct Shape {
   double sigma;  // 0: the examples' random halves
 };
 
+// The head dim the tests' kernels run at.
+inline constexpr int kHeadDim = 64;
+
+// The kernels' sizes and tiling at `c`.
+inline CompileOptions shape_options(const Shape& c) {
+  const int d = kHeadDim;
+  return {.subs = {{B, c.b}, {H, c.h}, {M, c.m}, {K2, c.k2}, {K1, d}, {N, d}, {BLOCK_M, c.block_m},
+                   {BLOCK_K2, c.block_k2}, {WAVE_M, c.block_m / c.waves}}};
+}
+
 // Runs `k` at `shape` (bias from `make_bias(m, k2)`) and compares each element of its
 // output with the float64 reference of `score`; returns the number of wrong elements.
 template <class Kernel, class MakeBias>
 std::size_t wrong_elements(const Kernel& k, const Shape& c, const HostScore& score, MakeBias make_bias,
                            std::mt19937& rng) {
-  const int d = 64;
-  const auto compiled = wave::compile(k, {.subs = {{B, c.b}, {H, c.h}, {M, c.m}, {K2, c.k2}, {K1, d}, {N, d},
-                                             {BLOCK_M, c.block_m}, {BLOCK_K2, c.block_k2},
-                                             {WAVE_M, c.block_m / c.waves}}});
+  const int d = kHeadDim;
+  const auto compiled = wave::compile(k, shape_options(c));
   const AttentionInputs in = random_inputs(c.b, c.h, c.m, c.k2, d, c.sigma, rng);
   const std::vector<float> bias = make_bias(c.m, c.k2);
   auto out = wave::fixtures::poisoned<float>(std::size_t(c.b) * c.h * c.m * d);

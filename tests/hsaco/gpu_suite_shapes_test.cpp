@@ -21,6 +21,8 @@
 #include "kernels/softmax.hpp"
 #include "kernels/varlen_attention.hpp"
 
+#include "gpu/attention_score_mods.hpp"
+
 using namespace wave;
 using Catch::Matchers::Contains;
 
@@ -260,4 +262,19 @@ TEST_CASE("gfx942: the MoE layer's kernels at the GPU suite's shapes", "[hsaco][
       check(moe::make_down_kernel<bf16>(), "v_mfma_f32_16x16x16_bf16");
       check(moe::make_sum_kernel<f16>(), "");
     }
+}
+
+TEST_CASE("gfx942: attention with score mods at the GPU suite's shapes", "[hsaco][attention]") {
+  // The variant tests' kernels (a bias tensor, tanh soft-capping, ALiBi, a causal sliding
+  // window) at their shapes: the soft cap's tanh by MLIR's polynomial, no device library.
+  namespace at = attention_tests;
+  const std::string mfma = "v_mfma_f32_16x16x16_f16";
+  for (const at::Shape& c : at::kVariantShapes) {
+    INFO("B " << c.b << ", H " << c.h << ", M " << c.m << ", K2 " << c.k2 << ", BLOCK_M " << c.block_m << " over "
+              << c.waves << " waves");
+    check_compiles(at::score_bias_attention(), at::shape_options(c), mfma);
+    check_compiles(at::softcap_attention(2.0), at::shape_options(c), mfma);
+    check_compiles(at::alibi_attention(), at::shape_options(c), mfma);
+    check_compiles(at::sliding_window_attention<48>(), at::shape_options(c), mfma);
+  }
 }
