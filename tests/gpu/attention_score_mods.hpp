@@ -16,7 +16,8 @@ inline const Shape kVariantShapes[] = {{1, 2, 200, 201, 64, 4, 32, 0.0}, {2, 2, 
 template <class Mod>
 auto attention_with(const char* name, Mod mod) {
   const double scale = scale_log2(kHeadDim);
-  return masked_attention(name, [scale, mod](auto raw, Memory<dims<M, K2>, f32> bias) { return mod(raw * scale, bias); });
+  return masked_attention(name,
+                          [scale, mod](auto raw, Memory<dims<M, K2>, f32> bias) { return mod(raw * scale, bias); });
 }
 
 // s -> s + bias[m, k].

@@ -237,7 +237,8 @@ TEST_CASE("gfx942: the MoE layer's kernels at the GPU suite's shapes", "[hsaco][
   // the weighted sum; the suite's tilings.
   namespace moe = examples::moe;
   const moe::Tiling large{}, small{.block_m = 32, .block_n = 64, .block_k = 32, .wave_m = 16, .wave_n = 32};
-  for (moe::Shape shape : {moe::Shape{300, 8, 2, 256, 320}, moe::Shape{64, 64, 6, 128, 96}, moe::Shape{77, 8, 2, 72, 200}})
+  for (moe::Shape shape :
+       {moe::Shape{300, 8, 2, 256, 320}, moe::Shape{64, 64, 6, 128, 96}, moe::Shape{77, 8, 2, 72, 200}})
     for (const moe::Tiling& tiling : {large, small}) {
       INFO("T = " << shape.tokens << ", E = " << shape.experts << ", blocks of " << tiling.block_m);
       const std::vector<Sub> all = moe::sizes(shape, tiling);

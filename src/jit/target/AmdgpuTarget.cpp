@@ -20,10 +20,10 @@ namespace wave::jit {
 namespace {
 
 // The gpu.module alone goes to ROCDL, as on the NVIDIA path: math as the AMDGPU back
-// end's instructions and the grid's size from the kernel's arguments (no device library), arithmetic on f8 in f32 between conversions
-// (LLVM has no f8 types), the conversions to and from f8 as the chip's (saturating, as
-// NVIDIA's .satfinite), then the conversion of every dialect left (arith, cf, memref,
-// vector, gpu).
+// end's instructions and the grid's size from the kernel's arguments (no device library),
+// arithmetic on f8 in f32 between conversions (LLVM has no f8 types), the conversions to
+// and from f8 as the chip's (saturating, as NVIDIA's .satfinite), then the conversion of
+// every dialect left (arith, cf, memref, vector, gpu).
 void addRocdlPipeline(mlir::OpPassManager& pm, const AmdgpuOptions& options) {
   mlir::OpPassManager& gpu = pm.nest<mlir::gpu::GPUModuleOp>();
   gpu.addPass(createWaveExpandMathForAMDGPU());

@@ -40,7 +40,8 @@ struct Scaled {
 std::optional<Scaled> asScaled(Value value) {
   auto product = value.getDefiningOp<dialect::MulOp>();
   if (!product) return std::nullopt;
-  for (auto [x, scale] : {std::pair(product.getLhs(), product.getRhs()), std::pair(product.getRhs(), product.getLhs())}) {
+  const Value lhs = product.getLhs(), rhs = product.getRhs();
+  for (auto [x, scale] : {std::pair(lhs, rhs), std::pair(rhs, lhs)}) {
     std::optional<double> c = splatValue(scale);
     if (c && std::isfinite(*c) && *c > 0 && x.getType() == product.getType()) return Scaled{product, x, scale, *c};
   }
