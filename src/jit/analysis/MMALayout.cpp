@@ -11,8 +11,8 @@ namespace {
 // eight elements of K a lane): the lanes form 64/m groups of `m` (= n); a lane's place
 // in its group picks its row of A (column of B, column of C), its group the run of
 // consecutive elements along K it holds (A, B). C: lane l holds column l % m, rows in runs
-// of 4: group g's run starts at 4g within each band of 8 rows (32 x 32: four bands, 16 registers; 16 x 16: one band of
-// 16 rows, 4 registers).
+// of 4: group g's run starts at 4g within each band of 8 rows (32 x 32: four bands, 16
+// registers; 16 x 16: one band of 16 rows, 4 registers).
 MMALayout mfmaLayout(MLIRContext* ctx, dialect::MMAKind kind) {
   dialect::MMAShape shape = dialect::getMMAShape(ctx, kind);
   // Each lane holds a run of k / groups elements along K: four of 16 bits, eight of 8.
@@ -32,11 +32,7 @@ MMALayout mfmaLayout(MLIRContext* ctx, dialect::MMAKind kind) {
 
 FailureOr<MMALayout> getMMALayout(MLIRContext* ctx, dialect::MMAKind kind) {
   using dialect::MMAKind;
-  if (kind == MMAKind::f32_16x16x16_f16 || kind == MMAKind::f32_32x32x8_f16 || kind == MMAKind::f32_16x16x16_bf16 ||
-      kind == MMAKind::f32_32x32x8_bf16 || kind == MMAKind::i32_16x16x32_i8 || kind == MMAKind::i32_32x32x16_i8 ||
-      kind == MMAKind::f32_16x16x32_f8e4m3fnuz || kind == MMAKind::f32_32x32x16_f8e4m3fnuz ||
-      kind == MMAKind::f32_16x16x32_f8e5m2fnuz || kind == MMAKind::f32_32x32x16_f8e5m2fnuz)
-    return mfmaLayout(ctx, kind);
+  if (dialect::isMfma(kind)) return mfmaLayout(ctx, kind);
   const bool eightBit = kind == MMAKind::f32_16x8x32_f8e4m3 || kind == MMAKind::f32_16x8x32_f8e5m2 ||
                         kind == MMAKind::i32_16x8x32_i8;
   if (kind != MMAKind::f32_16x8x16_f16 && kind != MMAKind::f32_16x8x16_bf16 && kind != MMAKind::f16_16x8x16_f16 &&

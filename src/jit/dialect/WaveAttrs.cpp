@@ -60,6 +60,28 @@ MMAShape wave::dialect::getMMAShape(MLIRContext* ctx, MMAKind kind) {
   llvm_unreachable("every MMA kind has a shape");
 }
 
+bool wave::dialect::isMfma(MMAKind kind) {
+  switch (kind) {
+    case MMAKind::f32_16x8x16_f16:
+    case MMAKind::f32_16x8x16_bf16:
+    case MMAKind::f16_16x8x16_f16:
+    case MMAKind::f32_16x8x32_f8e4m3:
+    case MMAKind::f32_16x8x32_f8e5m2:
+    case MMAKind::i32_16x8x32_i8: return false;
+    case MMAKind::f32_16x16x16_f16:
+    case MMAKind::f32_32x32x8_f16:
+    case MMAKind::f32_16x16x16_bf16:
+    case MMAKind::f32_32x32x8_bf16:
+    case MMAKind::i32_16x16x32_i8:
+    case MMAKind::i32_32x32x16_i8:
+    case MMAKind::f32_16x16x32_f8e4m3fnuz:
+    case MMAKind::f32_32x32x16_f8e4m3fnuz:
+    case MMAKind::f32_16x16x32_f8e5m2fnuz:
+    case MMAKind::f32_32x32x16_f8e5m2fnuz: return true;
+  }
+  llvm_unreachable("every MMA kind has a vendor");
+}
+
 //===----------------------------------------------------------------------===//
 // ExprAttr
 //===----------------------------------------------------------------------===//

@@ -51,6 +51,8 @@ struct MMAShape {
   ::mlir::Type accumulatorType;
 };
 MMAShape getMMAShape(::mlir::MLIRContext* ctx, MMAKind kind);
+// Whether `kind` is AMD's (an MFMA on a wave of 64), not NVIDIA's (mma.sync on a warp).
+bool isMfma(MMAKind kind);
 }  // namespace wave::dialect
 
 #endif  // WAVE_JIT_DIALECT_WAVEATTRS_H

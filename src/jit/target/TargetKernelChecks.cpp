@@ -31,16 +31,16 @@ std::optional<std::array<std::int64_t, 3>> wavesPerAxis(const Constraints& cs,
 
 // f8 (OCP E4M3 / E5M2) converts and multiplies on NVIDIA sm_89 and later: of the targets,
 // sm_90 and sm_90a. CDNA3 has only the FNUZ variants, another encoding, which NVIDIA has not.
-void checkDtype(const graph::KernelGraph& kernel, const CompileOptions& options, DataType dtype, const std::string& op,
-                const graph::SourceLoc& loc) {
-  const bool amd = options.target == "gfx942", sm80 = options.target == "sm_80";
+void checkDtype(const graph::KernelGraph& kernel, const CompileOptions& options, const TargetInfo& target,
+                DataType dtype, const std::string& op, const graph::SourceLoc& loc) {
+  const bool amd = target.vendor == Vendor::amd, sm80 = options.target == "sm_80";
   const bool fnuz = dtype == DataType::f8e4m3fnuz || dtype == DataType::f8e5m2fnuz;
   const bool ocp = dtype == DataType::f8e4m3 || dtype == DataType::f8e5m2;
   if (!(fnuz && !amd) && !(ocp && (amd || sm80))) return;
   const std::string f8 = amd ? "f8e4m3fnuz, f8e5m2fnuz, " : sm80 ? "" : "f8e4m3, f8e5m2, ";
   const std::string why = fnuz ? " (AMD CDNA3's f8 encoding: target gfx942)"
                           : sm80 ? " (f8 needs sm_89 or later: target sm_90a)"
-                                 : " (OCP f8: gfx942 computes with the FNUZ f8 variants)";
+                                 : " (OCP f8: " + options.target + " computes with the FNUZ f8 variants)";
   throw Error(kernel.name, op, loc.file, loc.line,
               expected_found("a dtype target " + options.target + " computes with (f16, bf16, f32, f64, " + f8 +
                                  "i1, i8, i32, i64)",
@@ -61,7 +61,7 @@ void checkNodes(const graph::KernelGraph& kernel, const CompileOptions& options,
                 const graph::Block& block) {
   for (const graph::Node& node : block.nodes) {
     for (const graph::TensorType& t : node.result_types)
-      checkDtype(kernel, options, t.dtype, op_name(node.kind), node.loc);
+      checkDtype(kernel, options, target, t.dtype, op_name(node.kind), node.loc);
     if (target.vendor == Vendor::amd) checkAmdOp(kernel, options, node);
     if (node.mma && info(*node.mma).vendor != target.vendor)
       throw Error(kernel.name, "mma", node.loc.file, node.loc.line,
@@ -124,7 +124,7 @@ void checkKernelForTarget(const graph::KernelGraph& kernel, const CompileOptions
     }
   }
   for (std::size_t i = 0; i < kernel.args.size(); ++i)
-    checkDtype(kernel, options, kernel.args[i].type.dtype, "argument " + std::to_string(i), kernel.loc);
+    checkDtype(kernel, options, target, kernel.args[i].type.dtype, "argument " + std::to_string(i), kernel.loc);
   checkNodes(kernel, options, target, kernel.body);
 }
 
