@@ -9,6 +9,7 @@
 #pragma once
 
 #include <type_traits>
+#include <vector>
 
 #include <wave/wave.hpp>
 
@@ -70,12 +71,27 @@ inline auto make_kernel(int stride = 1) {
       });
 }
 
+// A convolution: N images of H x W x C, NF filters of F x F, a stride, no padding.
+struct Problem {
+  int n, c, h, w, nf, f, stride;
+};
+// The implicit GEMM's tile (BLOCK_M x BLOCK_N x BLOCK_K) and each wave's share of it.
+struct Tiling {
+  int m, n, k, wave_m, wave_n;
+};
+
+// The sizes of `p` and those it makes (H_OUT, W_OUT, SZ_OUT = H_OUT W_OUT, M = N SZ_OUT,
+// K = F F C), the tiling `t`, and where the operand tiles go.
+inline std::vector<Sub> sizes(const Problem& p, const Tiling& t, AddressSpace space) {
+  const int ho = (p.h - p.f) / p.stride + 1, wo = (p.w - p.f) / p.stride + 1;
+  return {{N, p.n}, {C, p.c}, {H, p.h}, {W, p.w}, {NF, p.nf}, {HF, p.f}, {WF, p.f}, {H_OUT, ho}, {W_OUT, wo},
+          {SZ_OUT, ho * wo}, {M, p.n * ho * wo}, {K, p.f * p.f * p.c}, {BLOCK_M, t.m}, {BLOCK_N, t.n},
+          {BLOCK_K, t.k}, {WAVE_M, t.wave_m}, {WAVE_N, t.wave_n}, {ADDRESS_SPACE, space}};
+}
+
 // N=2, 64x64x64 input, 3x3 filters, 128 filters, stride 1, no padding.
 inline CompileOptions default_options() {
-  return {.subs = {{N, 2}, {C, 64}, {H, 64}, {W, 64}, {NF, 128}, {HF, 3}, {WF, 3},
-                   {H_OUT, 62}, {W_OUT, 62}, {SZ_OUT, 62 * 62}, {M, 2 * 62 * 62},
-                   {K, 3 * 3 * 64}, {BLOCK_M, 64}, {BLOCK_N, 64}, {BLOCK_K, 32}, {WAVE_M, 32}, {WAVE_N, 32},
-                   {ADDRESS_SPACE, SHARED_ADDRESS_SPACE}}};
+  return {.subs = sizes({2, 64, 64, 64, 128, 3, 1}, {64, 64, 32, 32, 32}, SHARED_ADDRESS_SPACE)};
 }
 
 }  // namespace examples::conv2d

@@ -31,12 +31,8 @@ namespace {
 template <class Out>
 void check_conv2d(const std::vector<AddressSpace>& spaces, bool stream_k = false) {
   std::mt19937 rng(Catch::rngSeed());
-  struct Shape {
-    int n, c, h, w, nf, f, stride;
-  };
-  struct Tiles {
-    int m, n, k, wave_m, wave_n;
-  };
+  using Shape = ex::Problem;
+  using Tiles = ex::Tiling;
   for (AddressSpace space : spaces)
   for (Tiles t : {Tiles{64, 32, 32, 32, 16}, Tiles{32, 64, 16, 16, 32}, Tiles{64, 64, 32, 32, 16},
                   Tiles{256, 128, 64, 64, 64}, Tiles{192, 256, 64, 64, 64}})
@@ -47,13 +43,7 @@ void check_conv2d(const std::vector<AddressSpace>& spaces, bool stream_k = false
                 << ", stride " << s.stride << ", tiles " << t.m << " x " << t.n << " x " << t.k << ", waves "
                 << t.wave_m << " x " << t.wave_n
                 << (space == SHARED_ADDRESS_SPACE ? ", shared tiles" : ""));
-      const CompileOptions options{
-          .subs = {{ex::N, s.n}, {ex::C, s.c}, {ex::H, s.h}, {ex::W, s.w}, {ex::NF, s.nf}, {ex::HF, s.f},
-                   {ex::WF, s.f}, {ex::H_OUT, ho}, {ex::W_OUT, wo}, {ex::SZ_OUT, ho * wo}, {ex::M, s.n * ho * wo},
-                   {ex::K, s.f * s.f * s.c}, {ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n}, {ex::BLOCK_K, t.k},
-                   {ex::WAVE_M, t.wave_m}, {ex::WAVE_N, t.wave_n}, {ex::ADDRESS_SPACE, space}},
-          .persistent = stream_k,
-          .stream_k = stream_k};
+      const CompileOptions options{.subs = ex::sizes(s, t, space), .persistent = stream_k, .stream_k = stream_k};
       const auto conv = compile(ex::make_kernel<Out>(s.stride), options);
       CHECK((conv.ptx().stream_k_slot_bytes > 0) == stream_k);
       std::vector<std::uint16_t> x(std::size_t(s.n) * s.h * s.w * s.c), w(std::size_t(s.f) * s.f * s.c * s.nf);

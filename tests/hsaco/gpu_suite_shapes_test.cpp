@@ -119,12 +119,8 @@ TEST_CASE("gfx942: the 8-bit GEMMs at the GPU suite's shapes", "[hsaco][gemm]") 
 
 TEST_CASE("gfx942: conv2d at the GPU suite's shapes and tiles", "[hsaco][conv2d]") {
   namespace ex = examples::conv2d;
-  struct Shape {
-    int n, c, h, w, nf, f, stride;
-  };
-  struct ConvTiles {
-    int m, n, k, wave_m, wave_n;
-  };
+  using Shape = ex::Problem;
+  using ConvTiles = ex::Tiling;
   for (ConvTiles t : {ConvTiles{64, 32, 32, 32, 16}, ConvTiles{32, 64, 16, 16, 32}, ConvTiles{64, 64, 32, 32, 16},
                       ConvTiles{256, 128, 64, 64, 64}, ConvTiles{192, 256, 64, 64, 64}})
     for (Shape s : {Shape{2, 16, 11, 13, 24, 3, 1}, Shape{1, 32, 9, 9, 40, 3, 2}, Shape{3, 16, 7, 5, 16, 1, 1},
@@ -132,12 +128,7 @@ TEST_CASE("gfx942: conv2d at the GPU suite's shapes and tiles", "[hsaco][conv2d]
       for (AddressSpace space : {GLOBAL_ADDRESS_SPACE, SHARED_ADDRESS_SPACE}) {
         INFO("tiles " << t.m << " x " << t.n << " x " << t.k << ", N C H W NF F stride " << s.n << " " << s.c << " "
                       << s.h << " " << s.w << " " << s.nf << " " << s.f << " " << s.stride);
-        const int ho = (s.h - s.f) / s.stride + 1, wo = (s.w - s.f) / s.stride + 1;
-        const CompileOptions options{
-            .subs = {{ex::N, s.n}, {ex::C, s.c}, {ex::H, s.h}, {ex::W, s.w}, {ex::NF, s.nf}, {ex::HF, s.f},
-                     {ex::WF, s.f}, {ex::H_OUT, ho}, {ex::W_OUT, wo}, {ex::SZ_OUT, ho * wo}, {ex::M, s.n * ho * wo},
-                     {ex::K, s.f * s.f * s.c}, {ex::BLOCK_M, t.m}, {ex::BLOCK_N, t.n}, {ex::BLOCK_K, t.k},
-                     {ex::WAVE_M, t.wave_m}, {ex::WAVE_N, t.wave_n}, {ex::ADDRESS_SPACE, space}}};
+        const CompileOptions options{.subs = ex::sizes(s, t, space)};
         check_compiles(ex::make_kernel(s.stride), options, "v_mfma_f32_16x16x16_f16",
                        t.m * t.n / (t.wave_m * t.wave_n) > 8 ? Spills::allowed : Spills::none);
       }
