@@ -1,6 +1,6 @@
 // Attention kernels with the score modifications a user writes beside the example (a score
 // bias tensor [M, K2] read inside the loop, tanh soft-capping, ALiBi, a causal sliding
-// window), on the distribution the variant tests share; attention_variants_test runs them
+// window, causal ALiBi), on the distribution the variant tests share; attention_variants_test runs them
 // against float64, tests/hsaco compiles them for gfx942.
 #pragma once
 
@@ -55,6 +55,19 @@ auto sliding_window_attention() {
     auto causal = select(cast<i1>(apply_expr(k_at - m_at, [](auto d) { return d <= 0; })), zero, min_inf);
     auto recent = select(cast<i1>(apply_expr(m_at - k_at, [](auto d) { return d < window; })), zero, min_inf);
     return x + causal + recent;
+  });
+}
+
+// The causal mask first, then ALiBi subtracted from the masked scores: the mask is not
+// the last term, so the compiler's causal handling (the loop ended at the diagonal, the
+// mask moved before the softmax scale) must see through the subtraction after it.
+inline auto causal_alibi_attention() {
+  return attention_with("attention_causal_alibi", [](auto x, Memory<dims<M, K2>, f32>) {
+    auto causal = additive(apply_expr(key_at() - query_at(), [](auto d) { return d <= 0; }));
+    auto distance = abs(cast<f32>(query_at()) - cast<f32>(key_at()));
+    auto slope = exp2(cast<f32>(self_index<H, i64>()) * -1.0 - 1.0);  // [H]
+    return (x + broadcast<dims<B, H, M, K2>>(causal)) -
+           broadcast<dims<B, H, M, K2>>(distance) * broadcast<dims<B, H, M, K2>>(slope) * kLog2e;
   });
 }
 

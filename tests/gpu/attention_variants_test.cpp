@@ -62,3 +62,14 @@ TEST_CASE("attention with a causal sliding window: each query sees its last 48 k
       sliding_window_attention<window>(),
       [](double s, int, int m, int j, double) { return j <= m && m - j < window ? s : s - 1e6; }, rng);
 }
+
+TEST_CASE("causal attention with ALiBi subtracted after the mask", "[gpu][attention][variants]") {
+  std::mt19937 rng(Catch::rngSeed());
+  check_variant(
+      causal_alibi_attention(),
+      [](double s, int h, int m, int j, double) {
+        const double alibi = std::ldexp(1.0, -(h + 1)) * (m - j);
+        return j <= m ? s - alibi : s - 1e6;
+      },
+      rng);
+}

@@ -268,5 +268,6 @@ TEST_CASE("gfx942: attention with score mods at the GPU suite's shapes", "[hsaco
     check_compiles(at::softcap_attention(2.0), at::shape_options(c), mfma);
     check_compiles(at::alibi_attention(), at::shape_options(c), mfma);
     check_compiles(at::sliding_window_attention<48>(), at::shape_options(c), mfma);
+    check_compiles(at::causal_alibi_attention(), at::shape_options(c), mfma);
   }
 }
