@@ -28,6 +28,9 @@ struct DistributionOptions {
   bool systemAtomics = false; // adds and integer min/max as PTX red at system scope (NVIDIA)
   bool ptxTanh = true;        // tanh_approx as PTX's tanh.approx.f32; false: math.tanh
   bool wavePriority = false;  // set_wave_prio as AMDGPU's s_setprio; false: dropped
+  // The fills past a dim's end (reductions, mma operands) under a branch only the tiles
+  // that reach past it take; false: a select per element in every tile.
+  bool branchOnOverrunningTiles = true;
 };
 
 // Builds `kernel`'s gpu.func at the end of `module`; emits a diagnostic at the op it

@@ -173,15 +173,26 @@ bool Distributor::loadsAtUse(dialect::ReadOp read) {
 
 Value Distributor::zeroPastEnd(Value value, LayoutAttr layout, unsigned dimIndex, StringRef dim) {
   auto type = cast<VectorType>(value.getType());
-  Value zero = arith::ConstantOp::create(b_, loc_, type.getElementType(), b_.getZeroAttr(type.getElementType()));
-  for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
-    Value at = arith::AddIOp::create(b_, loc_, offsets_.lookup(dim),
-                                     threadIndex(positionOfRegister(layout, r)[dimIndex]));
-    Value x = vector::ExtractOp::create(b_, loc_, value, ArrayRef<int64_t>{r});
-    x = arith::SelectOp::create(b_, loc_, lessThan(at, endOf(dim)), x, zero);
-    value = vector::InsertOp::create(b_, loc_, x, value, ArrayRef<int64_t>{r});
-  }
-  return value;
+  auto zeroed = [&] {
+    Value zero = arith::ConstantOp::create(b_, loc_, type.getElementType(), b_.getZeroAttr(type.getElementType()));
+    Value result = value;
+    for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
+      Value at = arith::AddIOp::create(b_, loc_, offsets_.lookup(dim),
+                                       threadIndex(positionOfRegister(layout, r)[dimIndex]));
+      Value x = vector::ExtractOp::create(b_, loc_, value, ArrayRef<int64_t>{r});
+      x = arith::SelectOp::create(b_, loc_, lessThan(at, endOf(dim)), x, zero);
+      result = vector::InsertOp::create(b_, loc_, x, result, ArrayRef<int64_t>{r});
+    }
+    return result;
+  };
+  if (!options_.branchOnOverrunningTiles) return zeroed();
+  auto branch = scf::IfOp::create(b_, loc_, TypeRange{type}, tileOverruns(dim), /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b_);
+  b_.setInsertionPointToStart(branch.elseBlock());
+  scf::YieldOp::create(b_, loc_, value);
+  b_.setInsertionPointToStart(branch.thenBlock());
+  scf::YieldOp::create(b_, loc_, zeroed());
+  return branch.getResult(0);
 }
 
 LogicalResult Distributor::lowerMma(dialect::MmaOp op) {

@@ -270,35 +270,55 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
   // wave.extract sums the one element whose index along `dim` is the position's.
   auto extract = dyn_cast<dialect::ExtractOp>(op);
   Value positions = extract ? lookup(extract.getPosition()) : Value();
-  SmallVector<Value> partial;
-  for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
-    SmallVector<Value> elements;
-    Value position;
-    if (extract)
-      position = arith::IndexCastOp::create(b_, loc_, b_.getIndexType(),
-                                            vector::ExtractOp::create(b_, loc_, positions, ArrayRef<int64_t>{r}));
-    for (int64_t s : plan.members[r]) {
-      Value v = vector::ExtractOp::create(b_, loc_, x, ArrayRef<int64_t>{s});
-      if (mayOverrun(dim) || extract) {
-        Value at = arith::AddIOp::create(b_, loc_, reducedIndex, threadIndex(positionOfRegister(in, s)[k]));
-        Value keep = mayOverrun(dim) ? lessThan(at, endOf(dim)) : Value();
-        if (extract) {
-          Value picked = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, at, position);
-          keep = keep ? arith::AndIOp::create(b_, loc_, keep, picked).getResult() : picked;
+  // Per output register, this thread's elements combined; with `masked`, those past the
+  // dim's end (and, for wave.extract, those off the position) as the identity.
+  auto threadPartials = [&](bool masked) {
+    SmallVector<Value> partials;
+    for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
+      SmallVector<Value> elements;
+      Value position;
+      if (extract)
+        position = arith::IndexCastOp::create(b_, loc_, b_.getIndexType(),
+                                              vector::ExtractOp::create(b_, loc_, positions, ArrayRef<int64_t>{r}));
+      for (int64_t s : plan.members[r]) {
+        Value v = vector::ExtractOp::create(b_, loc_, x, ArrayRef<int64_t>{s});
+        if (masked) {
+          Value at = arith::AddIOp::create(b_, loc_, reducedIndex, threadIndex(positionOfRegister(in, s)[k]));
+          Value keep = mayOverrun(dim) ? lessThan(at, endOf(dim)) : Value();
+          if (extract) {
+            Value picked = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, at, position);
+            keep = keep ? arith::AndIOp::create(b_, loc_, keep, picked).getResult() : picked;
+          }
+          v = arith::SelectOp::create(b_, loc_, keep, v, reductionIdentity(b_, loc_, kind, element));
         }
-        v = arith::SelectOp::create(b_, loc_, keep, v, reductionIdentity(b_, loc_, kind, element));
+        if (v.getType() != work) v = arith::ExtFOp::create(b_, loc_, work, v);
+        elements.push_back(v);
       }
-      if (v.getType() != work) v = arith::ExtFOp::create(b_, loc_, work, v);
-      elements.push_back(v);
+      partials.push_back(combineTree(b_, loc_, kind, elements));
     }
-    Value acc = combineTree(b_, loc_, kind, elements);
+    return partials;
+  };
+  SmallVector<Value> partial;
+  if (mayOverrun(dim) && !extract && options_.branchOnOverrunningTiles) {
+    // Only a tile that overruns the end holds elements past it: the others combine theirs
+    // without a select each (a branch the whole workgroup takes alike).
+    auto branch = scf::IfOp::create(b_, loc_, SmallVector<Type>(out.getNumRegisters(), work), tileOverruns(dim),
+                                    /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(branch.thenBlock());
+    scf::YieldOp::create(b_, loc_, threadPartials(true));
+    b_.setInsertionPointToStart(branch.elseBlock());
+    scf::YieldOp::create(b_, loc_, threadPartials(false));
+    partial.assign(branch.getResults().begin(), branch.getResults().end());
+  } else {
+    partial = threadPartials(mayOverrun(dim) || extract);
+  }
+  for (Value& acc : partial)
     for (int64_t bit : plan.laneBits) {
       auto shuffle = gpu::ShuffleOp::create(b_, loc_, acc, static_cast<int32_t>(bit), static_cast<int32_t>(lanes),
                                             gpu::ShuffleMode::XOR);
       acc = combine(b_, loc_, kind, acc, shuffle.getShuffleResult());
     }
-    partial.push_back(acc);
-  }
   if (llvm::is_contained(plan.reduceAxis, true)) partial = combineAcrossWaves(partial, kind, plan.reduceAxis, out);
   if (plan.keepsPartials) partials_.insert(result);
   VectorType outType = registersOf(result);

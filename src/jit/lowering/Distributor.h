@@ -124,6 +124,16 @@ class Distributor : LoweringBuilder {
     Value set = ends_.lookup(dim);
     return set ? set : sizes_.lookup(dim);
   }
+  // Whether this workgroup's tile along `dim` (in a loop over it, this trip's tile) reaches
+  // past the dim's end: the same in every thread, so a branch on it does not diverge. Only
+  // such tiles need the fills that keep elements past the end out of reductions and mma
+  // contractions; the others skip them.
+  Value tileOverruns(StringRef dim) {
+    Value start = offsets_.lookup(dim);
+    Value last = index(grid_.tiling(dim).blockTile);
+    if (start) last = arith::AddIOp::create(b_, loc_, start, last);
+    return arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sgt, last, endOf(dim));
+  }
   // A dim's end in this workgroup read at run time: clamped to [0, its size].
   LogicalResult lowerSetSymbol(dialect::SetSymbolOp op);
   // The element of `value` each workgroup holds one of (each of its dims a workgroup tile
@@ -291,7 +301,8 @@ class Distributor : LoweringBuilder {
   Value swizzledOffset(Value row, Value col, int64_t rows, int64_t swizzle, Type element);
   // `op`'s anchors, computed once (the operands' reads and the op itself both ask).
   FailureOr<const MMAAnchors*> anchorsOf(dialect::MmaOp op);
-  // `value`'s registers with those past the end of `dim` (at `dimIndex` of its dims) zero.
+  // `value`'s registers with those past the end of `dim` (at `dimIndex` of its dims) zero,
+  // on the tiles that overrun it (a branch; the others take `value` as it is).
   Value zeroPastEnd(Value value, LayoutAttr layout, unsigned dimIndex, StringRef dim);
   Value gather(Value from, LayoutAttr fromLayout, LayoutAttr toLayout, ArrayRef<StringRef> fromDims,
                ArrayRef<StringRef> toDims);

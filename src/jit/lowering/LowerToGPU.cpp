@@ -65,7 +65,8 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
                                             .vectorAtomics = vectorAtomics,
                                             .systemAtomics = systemAtomics,
                                             .ptxTanh = ptxTanh,
-                                            .wavePriority = wavePriority}))) return signalPassFailure();
+                                            .wavePriority = wavePriority,
+                                            .branchOnOverrunningTiles = overrunBranches}))) return signalPassFailure();
       kernel.erase();
     }
   }

@@ -437,7 +437,12 @@ def WaveFactorPositiveScales : Pass<"wave-factor-positive-scales", "mlir::gpu::G
     `minimumf`, `maxnumf` and `minnumf`. This pass rewrites each such extremum of two
     operands scaled by the same c, an operand being `arith.mulf` by a constant (scalar or
     splat) or an element `vector.extract`ed from one; applied up a reduction's tree, a
-    row's max costs one multiply instead of one per element.
+    row's max costs one multiply instead of one per element. A select between such
+    operands, or between one and a fill of 0 or an infinity (a reduction's identity for
+    the elements past a dim's end, which c leaves as it is), takes the scale out too, so
+    that a tile's masked max does as well. A product whose scale was taken out then moves
+    next to the first of its remaining users (the exponent's subtraction) where they share
+    its block: LLVM contracts a multiply and an add into an fma only within a block.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect"];
 }
