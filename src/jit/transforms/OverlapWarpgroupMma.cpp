@@ -112,9 +112,15 @@ FailureOr<Stages> stagesOf(scf::ForOp loop) {
     s.late.insert(op);
   }
   // A narrowing cast stays in stage 0, so that the narrower value is the one carried
-  // (attention's P as f16, not f32).
+  // (attention's P as f16, not f32). A branch with no effects joins too: the zeros a tile
+  // reaching past the key dim's end gives P's registers past it, filled in stage 0, would
+  // be written while the batch before reads them, and ptxas serializes every wgmma of the
+  // loop for that (C7513; bench/RESULTS.md, run 247); in stage 1 they are written before
+  // the batch that reads them starts.
   for (Operation* op = s.lastFence->getPrevNode(); op; op = op->getPrevNode()) {
-    const bool movable = ((isPure(op) && op->getNumRegions() == 0) || isRegisterFence(op)) && !narrows(op);
+    const bool effectFreeBranch = isa<scf::IfOp>(op) && isMemoryEffectFree(op);
+    const bool movable =
+        ((isPure(op) && op->getNumRegions() == 0) || effectFreeBranch || isRegisterFence(op)) && !narrows(op);
     const bool lateUsersOnly = !op->use_empty() && llvm::all_of(op->getUsers(), [&](Operation* user) {
       Operation* top = body->findAncestorOpInBlock(*user);
       return top && s.late.contains(top);
@@ -174,7 +180,13 @@ bool pays(scf::ForOp loop, const Stages& s) {
   // across the stages (a partial key tile's) keep the positions and bounds that compute
   // them live too: 40 then (D 128's 128 x 128 tiles count 206 with them, and spill 88-176
   // bytes in 232 registers).
-  const bool holdsMasks = llvm::any_of(s.crossing, [](Value v) { return getElementTypeOrSelf(v.getType()).isInteger(1); });
+  // (One condition alone, such as whether the tile reaches past the end, is no mask: the
+  // branch it takes computes its selects' positions itself.)
+  int64_t conditions = 0;
+  for (Value v : s.crossing)
+    if (getElementTypeOrSelf(v.getType()).isInteger(1))
+      conditions += isa<VectorType>(v.getType()) ? cast<VectorType>(v.getType()).getNumElements() : 1;
+  const bool holdsMasks = conditions > 1;
   int64_t needed = holdsMasks ? kRegistersBesideCarried : kRegistersBesideOverlap;
   for (Type t : loop.getResultTypes()) needed += registersOf(t);
   for (Value v : s.crossing) needed += registersOf(v.getType());
