@@ -176,11 +176,10 @@ Value Distributor::zeroPastEnd(Value value, LayoutAttr layout, unsigned dimIndex
   auto zeroed = [&] {
     Value zero = arith::ConstantOp::create(b_, loc_, type.getElementType(), b_.getZeroAttr(type.getElementType()));
     Value result = value;
+    SmallVector<Value> before = registersBeforeEnd(layout, dimIndex, dim);
     for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
-      Value at = arith::AddIOp::create(b_, loc_, offsets_.lookup(dim),
-                                       threadIndex(positionOfRegister(layout, r)[dimIndex]));
       Value x = vector::ExtractOp::create(b_, loc_, value, ArrayRef<int64_t>{r});
-      x = arith::SelectOp::create(b_, loc_, lessThan(at, endOf(dim)), x, zero);
+      x = arith::SelectOp::create(b_, loc_, before[r], x, zero);
       result = vector::InsertOp::create(b_, loc_, x, result, ArrayRef<int64_t>{r});
     }
     return result;

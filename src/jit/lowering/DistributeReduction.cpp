@@ -274,6 +274,7 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
   // dim's end (and, for wave.extract, those off the position) as the identity.
   auto threadPartials = [&](bool masked) {
     SmallVector<Value> partials;
+    SmallVector<Value> before = masked && mayOverrun(dim) ? registersBeforeEnd(in, k, dim) : SmallVector<Value>();
     for (int64_t r = 0; r < out.getNumRegisters(); ++r) {
       SmallVector<Value> elements;
       Value position;
@@ -283,9 +284,9 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
       for (int64_t s : plan.members[r]) {
         Value v = vector::ExtractOp::create(b_, loc_, x, ArrayRef<int64_t>{s});
         if (masked) {
-          Value at = arith::AddIOp::create(b_, loc_, reducedIndex, threadIndex(positionOfRegister(in, s)[k]));
-          Value keep = mayOverrun(dim) ? lessThan(at, endOf(dim)) : Value();
+          Value keep = before.empty() ? Value() : before[s];
           if (extract) {
+            Value at = arith::AddIOp::create(b_, loc_, reducedIndex, threadIndex(positionOfRegister(in, s)[k]));
             Value picked = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, at, position);
             keep = keep ? arith::AndIOp::create(b_, loc_, keep, picked).getResult() : picked;
           }

@@ -127,13 +127,11 @@ class Distributor : LoweringBuilder {
   // Whether this workgroup's tile along `dim` (in a loop over it, this trip's tile) reaches
   // past the dim's end: the same in every thread, so a branch on it does not diverge. Only
   // such tiles need the fills that keep elements past the end out of reductions and mma
-  // contractions; the others skip them.
-  Value tileOverruns(StringRef dim) {
-    Value start = offsets_.lookup(dim);
-    Value last = index(grid_.tiling(dim).blockTile);
-    if (start) last = arith::AddIOp::create(b_, loc_, start, last);
-    return arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sgt, last, endOf(dim));
-  }
+  // contractions; the others skip them (DistributeOverrun.cpp).
+  Value tileOverruns(StringRef dim);
+  // Per register of `layout`, whether its element along `dim` (at `k` of the layout's
+  // dims) lies before the dim's end, in this tile.
+  SmallVector<Value> registersBeforeEnd(LayoutAttr layout, unsigned k, StringRef dim);
   // A dim's end in this workgroup read at run time: clamped to [0, its size].
   LogicalResult lowerSetSymbol(dialect::SetSymbolOp op);
   // The element of `value` each workgroup holds one of (each of its dims a workgroup tile

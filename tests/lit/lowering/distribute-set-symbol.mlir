@@ -11,10 +11,16 @@
 // CHECK: %[[END:.*]] = arith.maxsi %[[LOW]], %{{.*}} : index
 // CHECK: %[[TILES:.*]] = affine.apply #{{.*}}(%[[END]])
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[TILES]] step
-// The run of four is whole only where it ends before the end; each element summed only there.
+// The run of four is whole only where it ends before the end; each element summed only
+// there: in a tile reaching past the end, the room left (end - start - this thread's
+// position) against each register's place in the run.
 // CHECK: arith.subi %[[END]], %{{.*}} : index
 // CHECK: vector.maskedload
-// CHECK: arith.cmpi ult, %{{.*}}, %[[END]] : index
+// CHECK: %[[OVER:.*]] = arith.cmpi sgt, %{{.*}}, %[[END]] : index
+// CHECK: scf.if %[[OVER]] -> (f32)
+// CHECK: %[[LEFT:.*]] = arith.subi %[[END]], %{{.*}} : index
+// CHECK: %[[ROOM:.*]] = arith.subi %[[LEFT]], %{{.*}} : index
+// CHECK: arith.cmpi slt, %{{.*}}, %[[ROOM]] : index
 func.func @row_sums(%x: !wave.memory<[B, N] of f32, global>, %lens: !wave.memory<[B] of i32, global>, %total: !wave.memory<[B] of f32, global>) attributes {
     wave.constraints = [#wave.workgroup_constraint<dim = "B", tile = #wave.expr<"1">, workgroup_dim = 1>,
                         #wave.tiling_constraint<dim = "N", tile = #wave.expr<"128">>,

@@ -22,7 +22,7 @@
 // CHECK-NEXT: gpu.shuffle
 // EVERY-LABEL: gpu.func @loop_sum
 // EVERY: scf.for
-// EVERY-NOT: arith.cmpi sgt
+// EVERY-NOT: arith.cmpi sgt, %{{.*}}, %c1000
 // EVERY-COUNT-4: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
 // EVERY-NEXT: arith.addf
 // EVERY-NEXT: arith.addf
@@ -60,7 +60,7 @@ func.func @loop_sum(%x: !wave.memory<[M, K] of f32, global>, %y: !wave.memory<[M
 // CHECK: nvvm.mma.sync
 // EVERY-LABEL: gpu.func @gemm_of_computed
 // EVERY: arith.addf %{{.*}}, %{{.*}} : vector<32xf16>
-// EVERY-NOT: arith.cmpi sgt
+// EVERY-NOT: arith.cmpi sgt, %{{.*}}, %c1000
 // EVERY-COUNT-32: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f16
 // EVERY: nvvm.mma.sync
 func.func @gemm_of_computed(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K] of f16, shared>,
