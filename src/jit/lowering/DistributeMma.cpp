@@ -173,7 +173,7 @@ bool Distributor::loadsAtUse(dialect::ReadOp read) {
 
 Value Distributor::zeroPastEnd(Value value, LayoutAttr layout, unsigned dimIndex, StringRef dim) {
   auto type = cast<VectorType>(value.getType());
-  auto zeroed = [&] {
+  auto zeroed = [&]() -> SmallVector<Value> {
     Value zero = arith::ConstantOp::create(b_, loc_, type.getElementType(), b_.getZeroAttr(type.getElementType()));
     Value result = value;
     SmallVector<Value> before = registersBeforeEnd(layout, dimIndex, dim);
@@ -182,16 +182,9 @@ Value Distributor::zeroPastEnd(Value value, LayoutAttr layout, unsigned dimIndex
       x = arith::SelectOp::create(b_, loc_, before[r], x, zero);
       result = vector::InsertOp::create(b_, loc_, x, result, ArrayRef<int64_t>{r});
     }
-    return result;
+    return {result};
   };
-  if (!options_.branchOnOverrunningTiles) return zeroed();
-  auto branch = scf::IfOp::create(b_, loc_, TypeRange{type}, tileOverruns(dim), /*withElse=*/true);
-  OpBuilder::InsertionGuard guard(b_);
-  b_.setInsertionPointToStart(branch.elseBlock());
-  scf::YieldOp::create(b_, loc_, value);
-  b_.setInsertionPointToStart(branch.thenBlock());
-  scf::YieldOp::create(b_, loc_, zeroed());
-  return branch.getResult(0);
+  return fillOnOverrunningTiles(dim, TypeRange{type}, zeroed, [&]() -> SmallVector<Value> { return {value}; })[0];
 }
 
 LogicalResult Distributor::lowerMma(dialect::MmaOp op) {

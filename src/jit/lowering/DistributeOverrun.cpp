@@ -56,4 +56,17 @@ SmallVector<Value> Distributor::registersBeforeEnd(LayoutAttr layout, unsigned k
   return before;
 }
 
+SmallVector<Value> Distributor::fillOnOverrunningTiles(StringRef dim, TypeRange types,
+                                                       function_ref<SmallVector<Value>()> filled,
+                                                       function_ref<SmallVector<Value>()> plain) {
+  if (!options_.branchOnOverrunningTiles) return filled();
+  auto branch = scf::IfOp::create(b_, loc_, types, tileOverruns(dim), /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b_);
+  b_.setInsertionPointToStart(branch.thenBlock());
+  scf::YieldOp::create(b_, loc_, filled());
+  b_.setInsertionPointToStart(branch.elseBlock());
+  scf::YieldOp::create(b_, loc_, plain());
+  return SmallVector<Value>(branch.getResults().begin(), branch.getResults().end());
+}
+
 }  // namespace wave::jit::distribution

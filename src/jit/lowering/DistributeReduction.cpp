@@ -299,21 +299,13 @@ LogicalResult Distributor::lowerReduction(Operation* op) {
     }
     return partials;
   };
-  SmallVector<Value> partial;
-  if (mayOverrun(dim) && !extract && options_.branchOnOverrunningTiles) {
-    // Only a tile that overruns the end holds elements past it: the others combine theirs
-    // without a select each (a branch the whole workgroup takes alike).
-    auto branch = scf::IfOp::create(b_, loc_, SmallVector<Type>(out.getNumRegisters(), work), tileOverruns(dim),
-                                    /*withElse=*/true);
-    OpBuilder::InsertionGuard guard(b_);
-    b_.setInsertionPointToStart(branch.thenBlock());
-    scf::YieldOp::create(b_, loc_, threadPartials(true));
-    b_.setInsertionPointToStart(branch.elseBlock());
-    scf::YieldOp::create(b_, loc_, threadPartials(false));
-    partial.assign(branch.getResults().begin(), branch.getResults().end());
-  } else {
-    partial = threadPartials(mayOverrun(dim) || extract);
-  }
+  // Only a tile that overruns the end holds elements past it: the others combine theirs
+  // without a select each.
+  SmallVector<Value> partial =
+      mayOverrun(dim) && !extract
+          ? fillOnOverrunningTiles(dim, SmallVector<Type>(out.getNumRegisters(), work),
+                                   [&] { return threadPartials(true); }, [&] { return threadPartials(false); })
+          : threadPartials(extract != nullptr);
   for (Value& acc : partial)
     for (int64_t bit : plan.laneBits) {
       auto shuffle = gpu::ShuffleOp::create(b_, loc_, acc, static_cast<int32_t>(bit), static_cast<int32_t>(lanes),

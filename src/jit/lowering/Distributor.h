@@ -132,6 +132,12 @@ class Distributor : LoweringBuilder {
   // Per register of `layout`, whether its element along `dim` (at `k` of the layout's
   // dims) lies before the dim's end, in this tile.
   SmallVector<Value> registersBeforeEnd(LayoutAttr layout, unsigned k, StringRef dim);
+  // `filled()` (values with the elements past `dim`'s end filled) on the tiles that reach
+  // past it and `plain()` on the others, under one branch of `types`; `filled()` alone
+  // where the options keep the fills in every tile.
+  SmallVector<Value> fillOnOverrunningTiles(StringRef dim, TypeRange types,
+                                            function_ref<SmallVector<Value>()> filled,
+                                            function_ref<SmallVector<Value>()> plain);
   // A dim's end in this workgroup read at run time: clamped to [0, its size].
   LogicalResult lowerSetSymbol(dialect::SetSymbolOp op);
   // The element of `value` each workgroup holds one of (each of its dims a workgroup tile
