@@ -25,8 +25,8 @@ SmallVector<Value> Distributor::registersBeforeEnd(LayoutAttr layout, unsigned k
   // Each register's position as this thread's part t (the same for every register) plus
   // a constant c_r, as in the MMA layouts: then start + t + c_r < end is c_r < end -
   // start - t, one subtraction per thread and a compare with a constant per register
-  // (on the last key tile of attention, the positions' adds and 64-bit compares were
-  // most of its fills' cost).
+  // (on attention's last key tile the positions' 64-bit adds and compares were a third of
+  // its fills' instructions; the tile's time moved less: bench/RESULTS.md, runs 251-252).
   const AffineExpr zero = getAffineConstantExpr(0, ctx);
   AffineExpr threadPart;
   SmallVector<int64_t> constants;
