@@ -9,6 +9,7 @@
 #include "transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
@@ -68,13 +69,6 @@ Value unscaled(PatternRewriter& rewriter, Location loc, Scaled s) {
   return vector::ExtractOp::create(rewriter, loc, x, s.element.getMixedPosition());
 }
 
-// A constant of `type` (a scalar or a splat vector) with value `c`.
-Value constantLike(PatternRewriter& rewriter, Location loc, Type type, const llvm::APFloat& c) {
-  TypedAttr attr = isa<VectorType>(type) ? TypedAttr(DenseElementsAttr::get(cast<ShapedType>(type), c))
-                                         : TypedAttr(rewriter.getFloatAttr(type, c));
-  return arith::ConstantOp::create(rewriter, loc, attr);
-}
-
 // The products whose scale a rewrite took out (their other users keep them).
 using Products = llvm::SetVector<Operation*>;
 
@@ -88,7 +82,7 @@ struct FactorScaleOutOf : OpRewritePattern<Extremum> {
     const Location loc = op.getLoc();
     Value a = unscaled(rewriter, loc, *lhs), b = unscaled(rewriter, loc, *rhs);
     Value extremum = Extremum::create(rewriter, loc, a, b, op.getFastmathAttr());
-    Value scale = constantLike(rewriter, loc, op.getType(), lhs->scale);
+    Value scale = createScalarOrSplatConstant(rewriter, loc, op.getType(), lhs->scale);
     const arith::FastMathFlags flags = lhs->product.getFastmath() & rhs->product.getFastmath();
     products_.insert(lhs->product);
     products_.insert(rhs->product);
@@ -130,7 +124,8 @@ struct FactorScaleOutOfSelect : OpRewritePattern<arith::SelectOp> {
     Value picked = arith::SelectOp::create(rewriter, loc, op.getCondition(), x, y);
     const arith::FastMathFlags flags = a && b ? a->product.getFastmath() & b->product.getFastmath()
                                               : (a ? *a : *b).product.getFastmath();
-    rewriter.replaceOpWithNewOp<arith::MulFOp>(op, picked, constantLike(rewriter, loc, type, scale), flags);
+    Value scaleConstant = createScalarOrSplatConstant(rewriter, loc, type, scale);
+    rewriter.replaceOpWithNewOp<arith::MulFOp>(op, picked, scaleConstant, flags);
     return success();
   }
 
