@@ -61,6 +61,8 @@ WAVE_SYMBOL(BLOCK_N);
 WAVE_SYMBOL(BLOCK_K);
 WAVE_SYMBOL(WAVE_M);
 WAVE_SYMBOL(WAVE_N);
+WAVE_SYMBOL(DOWN_BLOCK_N);
+WAVE_SYMBOL(DOWN_WAVE_N);
 WAVE_SYMBOL(BLOCK_NB);
 WAVE_SYMBOL(BLOCK_D);
 
@@ -164,10 +166,11 @@ inline auto make_blocks_kernel() {
 // the expert's weights, read from memory once for all of the expert's blocks (a Mixtral
 // expert's W1 is 235 MB, more than the L2 holds: with the columns fastest, each block
 // streamed all of it again).
+// (The two GEMMs may tile their columns apart: `block_n` and `wave_n` the column tiles.)
 template <class In>
-Constraints gemm_constraints(const auto& columns, const auto& contraction) {
-  return {WorkgroupConstraint(NB, 1, 0), WorkgroupConstraint(MB, BLOCK_M, 1), WorkgroupConstraint(columns, BLOCK_N, 2),
-          TilingConstraint(contraction, BLOCK_K), WaveConstraint(MB, WAVE_M), WaveConstraint(columns, WAVE_N),
+Constraints gemm_constraints(const auto& columns, const auto& contraction, const auto& block_n, const auto& wave_n) {
+  return {WorkgroupConstraint(NB, 1, 0), WorkgroupConstraint(MB, BLOCK_M, 1), WorkgroupConstraint(columns, block_n, 2),
+          TilingConstraint(contraction, BLOCK_K), WaveConstraint(MB, WAVE_M), WaveConstraint(columns, wave_n),
           HardwareConstraint{.vector_shapes = {{NB, 0}}}};
 }
 
@@ -188,7 +191,7 @@ inline auto block_pairs(const Memory<dims<S>, i32>& sorted, const Memory<dims<NB
 template <class In>
 auto make_gate_up_kernel() {
   return kernel(
-      "moe_gate_up", gemm_constraints<In>(I, D),
+      "moe_gate_up", gemm_constraints<In>(I, D, BLOCK_N, WAVE_N),
       [](Memory<dims<T, D>, In, SHARED_ADDRESS_SPACE> x, Memory<dims<E, I2, D>, In, SHARED_ADDRESS_SPACE> w1,
          Memory<dims<S>, i32> sorted, Memory<dims<NB>, i32> block_expert, Memory<dims<NB>, i32> block_rows,
          Memory<dims<S, I>, In> h) {
@@ -216,7 +219,7 @@ auto make_gate_up_kernel() {
 template <class In>
 auto make_down_kernel() {
   return kernel(
-      "moe_down", gemm_constraints<In>(D, I),
+      "moe_down", gemm_constraints<In>(D, I, DOWN_BLOCK_N, DOWN_WAVE_N),
       [](Memory<dims<S, I>, In, SHARED_ADDRESS_SPACE> h, Memory<dims<E, D, I>, In, SHARED_ADDRESS_SPACE> w2,
          Memory<dims<S>, i32> sorted, Memory<dims<NB>, i32> block_expert, Memory<dims<NB>, i32> block_rows,
          Memory<dims<P>, f32> topk_weights, Memory<dims<P, D>, In> y) {
@@ -277,9 +280,14 @@ struct Shape {
   int slots(int block_m) const { return blocks(block_m) * block_m + 1; }
 };
 
-// Tiles of the GEMMs: BLOCK_M slots per block, BLOCK_N x BLOCK_K tiles, WAVE_M x WAVE_N per wave.
+// Tiles of the GEMMs: BLOCK_M slots per block, BLOCK_N x BLOCK_K tiles, WAVE_M x WAVE_N per
+// wave; the down GEMM's columns in down_block_n x down_wave_n (0: as gate_up's). gate_up
+// holds two accumulators (gate and up), so its widest column tile is half the down GEMM's.
 struct Tiling {
   int block_m = 64, block_n = 128, block_k = 64, wave_m = 64, wave_n = 32;
+  int down_block_n = 0, down_wave_n = 0;
+  int down_columns() const { return down_block_n ? down_block_n : block_n; }
+  int down_wave_columns() const { return down_wave_n ? down_wave_n : wave_n; }
 };
 
 // The sizes every kernel of the layer takes (each takes those it names).
@@ -293,6 +301,7 @@ inline std::vector<Sub> sizes(const Shape& s, const Tiling& tiling = {}) {
           {I2, 2 * s.intermediate}, {BLOCK_M, tiling.block_m},
           {BLOCK_N, tiling.block_n}, {BLOCK_K, tiling.block_k},
           {WAVE_M, tiling.wave_m}, {WAVE_N, tiling.wave_n},
+          {DOWN_BLOCK_N, tiling.down_columns()}, {DOWN_WAVE_N, tiling.down_wave_columns()},
           {BLOCK_NB, kBlockNB},  {BLOCK_D, kBlockD}};
 }
 

@@ -24,7 +24,7 @@ void check_moe(const host::MoeInputs& in, const moe::Tiling& tiling, CompileOpti
   const moe::Shape& s = in.shape;
   INFO("T = " << s.tokens << ", E = " << s.experts << ", TOPK = " << s.topk << ", D = " << s.hidden << ", I = "
               << s.intermediate << ", blocks of " << tiling.block_m << ", tiles " << tiling.block_n << " x "
-              << tiling.block_k);
+              << tiling.block_k << ", down tiles " << tiling.down_columns());
   const host::MoeOutputs o =
       host::run_moe(in, tiling, [&](const auto& kernel, const std::vector<Sub>& subs, auto&... buffers) {
         how.subs = subs;
@@ -67,10 +67,10 @@ TEST_CASE("MoE layer in bf16: Mixtral's and the 64-expert routing on wgmma and m
 
 TEST_CASE("MoE layer: blocks of 64 and 128 slots, pipelined or not, on wgmma and on mma.sync", "[gpu][moe]") {
   std::mt19937 rng(Catch::rngSeed());
-  const moe::Tiling one_warpgroup{}, two_warpgroups{128, 128, 64, 64, 32};
+  const moe::Tiling one_warpgroup{}, two_warpgroups{128, 128, 64, 64, 32}, wide_down{128, 128, 64, 64, 32, 256, 64};
   for (const moe::Shape& shape : {moe::Shape{5, 8, 2, 256, 320}, moe::Shape{130, 64, 6, 128, 96}}) {
     const host::MoeInputs in = host::random_moe(shape, rng);
-    for (const moe::Tiling& tiling : {one_warpgroup, two_warpgroups}) {
+    for (const moe::Tiling& tiling : {one_warpgroup, two_warpgroups, wide_down}) {
       check_moe(in, tiling);
       check_moe(in, tiling, {.pipeline_stages = 1});
       check_moe(in, tiling, {.warpgroup_mma = false});

@@ -192,11 +192,15 @@ LogicalResult Distributor::enterTiles() {
     }
   }
   // Tensor-core kernels reuse operand tiles across workgroups: those running at once take
-  // them from L2 when they go in groups of 8 along x (8 tiles' worth of clusters).
+  // them from L2 when they go in groups of 8 along x (8 tiles' worth of clusters), down
+  // y, or down z where y holds one tile (a grouped GEMM's blocks of rows along x, each
+  // one tile of rows along y, its columns along z: each block's rows are then read for
+  // all its columns at once instead of again for each stripe of columns).
+  const int across = tileGrid_ && (*tileGrid_)[1] == 1 && (*tileGrid_)[2] > 1 ? 2 : 1;
   if (computesWithMMA(kernel_))
-    std::tie(tile[0], tile[1]) =
-        groupedTileOrder(tile[0], tile[1], inClusters(gridSize(kAxes[0]), 0), inClusters(gridSize(kAxes[1]), 1),
-                         cluster_ == 0 ? std::max(1, 8 / clusterSize_) : 8);
+    std::tie(tile[0], tile[across]) =
+        groupedTileOrder(tile[0], tile[across], inClusters(gridSize(kAxes[0]), 0),
+                         inClusters(gridSize(kAxes[across]), across), cluster_ == 0 ? std::max(1, 8 / clusterSize_) : 8);
   if (cluster_)
     tile[*cluster_] = arith::AddIOp::create(
         b_, loc_, arith::MulIOp::create(b_, loc_, tile[*cluster_], index(clusterSize_)), rank);
