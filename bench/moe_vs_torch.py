@@ -68,15 +68,16 @@ def main():
             print(line, end="", flush=True)
             lines.append(line)
     out = "".join(lines)
-    best = best_by_shape(out, "moe", lambda f: (" ".join(f[1:5]), int(f[5][1:])), lambda f: float(f[9]),
-                         lambda f: f"{f[6]} {f[7]}")
-    print(f"{'layer':22} {'T':>5} {'wave us':>9} {'TFLOP/s':>8} {'tiling':>18} {'loop us':>9} {'speedup':>7} "
+    # (A line: moe LAYER(4 words) T<tokens> <tile> <waves> down x<columns>/<wave columns> us TFLOP/s ...)
+    best = best_by_shape(out, "moe", lambda f: (" ".join(f[1:5]), int(f[5][1:])), lambda f: float(f[11]),
+                         lambda f: f"{f[6]} {f[7]} {f[9]}")
+    print(f"{'layer':22} {'T':>5} {'wave us':>9} {'TFLOP/s':>8} {'tiling':>28} {'loop us':>9} {'speedup':>7} "
           f"{'dense TF':>8} {'ratio':>6}")
     for (name, tokens), (rate, tiling) in sorted(best.items()):
         pairs = tokens * next(topk for n, _, topk, _, _ in LAYERS if n == name)
         hidden, inter = next((d, i) for n, _, _, d, i in LAYERS if n == name)
         wave_ms = 2.0 * pairs * 3 * inter * hidden / (rate * 1e9)
-        print(f"{name:22} {tokens:5d} {wave_ms * 1e3:9.1f} {rate:8.1f} {tiling:>18} {loop[(name, tokens)] * 1e3:9.1f} "
+        print(f"{name:22} {tokens:5d} {wave_ms * 1e3:9.1f} {rate:8.1f} {tiling:>28} {loop[(name, tokens)] * 1e3:9.1f} "
               f"{loop[(name, tokens)] / wave_ms:7.2f} {dense[(name, tokens)]:8.1f} {rate / dense[(name, tokens)]:6.3f}")
 
 

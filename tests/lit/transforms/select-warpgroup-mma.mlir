@@ -83,7 +83,8 @@ func.func @gemm(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K]
 
 // Two mmas multiply one A tile (a MoE's gate and up projections of a token tile): both go
 // to wgmma, which reads the tile through descriptors (swizzled, no fragments in registers),
-// and each batch may then stay in flight.
+// and both batches then stay in flight: no wait between them, the one after the second
+// leaving two groups (the previous iteration's are done before their stages refill).
 // CHECK-LABEL: func.func @two_products_of_one_tile
 // CHECK-COUNT-3: wave.allocate {padding = 0 : i64, swizzle = 128 : i64
 // CHECK: wave.mma {{.*}} {warpgroup}
@@ -96,9 +97,14 @@ func.func @gemm(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K]
 // LOWERED: nvvm.wgmma.commit.group.sync.aligned
 // PIPELINED-LABEL: gpu.func @two_products_of_one_tile
 // PIPELINED: scf.for
-// PIPELINED: nvvm.wgmma.wait.group.sync.aligned 1
-// PIPELINED: nvvm.wgmma.wait.group.sync.aligned 1
+// PIPELINED: nvvm.wgmma.commit.group.sync.aligned
+// PIPELINED-NOT: nvvm.wgmma.wait.group
+// PIPELINED: nvvm.wgmma.commit.group.sync.aligned
+// PIPELINED-NEXT: nvvm.wgmma.wait.group.sync.aligned 2
+// PIPELINED-NOT: nvvm.wgmma.wait.group
 // PIPELINED: scf.yield
+// PIPELINED-NEXT: }
+// PIPELINED-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 func.func @two_products_of_one_tile(%a: !wave.memory<[M, K] of f16, shared>, %b: !wave.memory<[N, K] of f16, shared>,
                                     %b2: !wave.memory<[N, K] of f16, shared>, %c: !wave.memory<[M, N] of f32, global>) attributes {
     wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"BLOCK_M">, workgroup_dim = 0>,
