@@ -225,7 +225,8 @@ TEST_CASE("gfx942: varlen and extend attention at the GPU suite's shapes", "[hsa
 
 TEST_CASE("gfx942: the MoE layer's kernels at the GPU suite's shapes", "[hsaco][moe]") {
   // Routing (counts, places, blocks), the experts' grouped GEMMs through sorted rows, and
-  // the weighted sum; the suite's tilings.
+  // the weighted sum; the suite's tilings but its 256-column down tiles (wide_down), with
+  // which the down GEMM spills 4-6 SGPRs on gfx942 (an AMD layer takes 128-column ones).
   namespace moe = examples::moe;
   const moe::Tiling large{}, small{.block_m = 32, .block_n = 64, .block_k = 32, .wave_m = 16, .wave_n = 32};
   for (moe::Shape shape :

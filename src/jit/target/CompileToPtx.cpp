@@ -307,7 +307,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSkipMaskedTiles());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveMaskPartialTiles());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveScaleAfterMasks());
-  lowering.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());
+  lowering.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared({.contractionInnermost = amd}));
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSplitLoopAcrossWaves());
   lowering.addNestedPass<mlir::func::FuncOp>(
       createWaveSelectWarpgroupMma({.enabled = warpgroupMma}));

@@ -198,7 +198,18 @@ def WavePromoteShared : Pass<"wave-promote-shared", "mlir::func::FuncOp"> {
     tiling constraint's); rows are padded by 16 bytes so that reads of eight consecutive
     rows (ldmatrix) fall on distinct banks. Barriers between the write and the read are
     left to wave-insert-barriers, after lowering.
+
+    With `contraction-innermost` (AMD CDNA3, whose MFMA operands hold each lane's
+    contraction elements side by side and have no transposing LDS read), the tile of a
+    read that feeds only mmas as an operand whose contraction dim is not the memory's
+    innermost (attention's V in P V, a GEMM's B as [K, N]) holds that dim innermost:
+    the fill then writes it transposed once per workgroup, and every wave reads each
+    lane's elements in one vector instead of one 16-bit read each.
   }];
+  let options = [
+    Option<"contractionInnermost", "contraction-innermost", "bool", /*default=*/"false",
+           "order an mma operand's tile with its contraction dim innermost">
+  ];
   let dependentDialects = ["::wave::dialect::WaveDialect"];
 }
 

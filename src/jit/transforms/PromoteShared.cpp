@@ -57,6 +57,23 @@ SmallVector<StringRef> tileOrder(dialect::IndexMappingAttr mapping, dialect::Mem
   return dims;
 }
 
+// The contraction dim of the mmas `read` feeds as an operand, where it feeds only mmas
+// and all contract the same dim; empty otherwise.
+StringRef contractionOfUses(dialect::ReadOp read) {
+  StringRef k;
+  for (OpOperand& use : read->getUses()) {
+    auto mma = dyn_cast<dialect::MmaOp>(use.getOwner());
+    if (!mma || use.getOperandNumber() > 1) return {};
+    const SmallVector<StringRef> acc = mma.getAcc().getType().getDimNames();
+    StringRef contracted;
+    for (StringRef d : read.getType().getDimNames())
+      if (!llvm::is_contained(acc, d)) contracted = d;
+    if (contracted.empty() || (!k.empty() && k != contracted)) return {};
+    k = contracted;
+  }
+  return k;
+}
+
 // Whether `read` already only fills shared tiles (the pass ran, or the IR was written so).
 bool isStaged(dialect::ReadOp read) {
   return !read->use_empty() && llvm::all_of(read->getUsers(), [&](Operation* user) {
@@ -66,6 +83,8 @@ bool isStaged(dialect::ReadOp read) {
 }
 
 struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass> {
+  using WavePromoteSharedBase::WavePromoteSharedBase;
+
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
     if (kernel.isExternal() || !kernel->hasAttr("wave.constraints")) return;  // declarations have no body
@@ -90,6 +109,15 @@ struct WavePromoteSharedPass : impl::WavePromoteSharedBase<WavePromoteSharedPass
     if (dialect::IndexMappingAttr mapping = read.getMappingAttr())
       memory = dialect::MemoryType::get(read.getContext(), tileOrder(mapping, memory, read.getType()),
                                         memory.getElementType(), memory.getAddressSpace().getValue());
+    // (Where the operand is read without transposing: its contraction dim innermost.)
+    if (StringRef k = contractionInnermost ? contractionOfUses(read) : StringRef();
+        !k.empty() && memory.getDimNames().back() != k) {
+      SmallVector<StringRef> dims = memory.getDimNames();
+      llvm::erase(dims, k);
+      dims.push_back(k);
+      memory = dialect::MemoryType::get(read.getContext(), dims, memory.getElementType(),
+                                        memory.getAddressSpace().getValue());
+    }
     SmallVector<Attribute> extents;
     for (StringRef dim : memory.getDimNames()) {
       auto tile = tiles.find(dim);
