@@ -6,6 +6,7 @@
 #include "import/ImportKernel.h"
 #include "lowering/Passes.h"
 #include "target/CompileModule.h"
+#include "target/TargetKernelChecks.h"
 #include "transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,7 +24,9 @@ std::vector<LayoutPicture> layout_pictures(const graph::KernelGraph& kernel, con
   mlir::PassManager pm(&ctx);
   pm.addNestedPass<mlir::func::FuncOp>(createWaveHoistInvariantReads());
   pm.addNestedPass<mlir::func::FuncOp>(createWaveSkipMaskedTiles());
-  pm.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared());
+  // (The tiles the target's compile makes: contraction-innermost on AMD.)
+  const bool amd = targetNamed(options.target, kernel.name).vendor == Vendor::amd;
+  pm.addNestedPass<mlir::func::FuncOp>(createWavePromoteShared({.contractionInnermost = amd}));
   pm.addNestedPass<mlir::func::FuncOp>(createWaveAssignLayouts());
   if (mlir::failed(pm.run(*module))) throw first.error(kernel.name, "layouts", "cannot assign layouts");
   std::vector<LayoutPicture> pictures;
