@@ -65,7 +65,9 @@ TEST_CASE("MoE layer in bf16: Mixtral's and the 64-expert routing on wgmma and m
   check_moe(host::random_moe({33, 64, 6, 128, 96}, rng, 0, true), small);
 }
 
-TEST_CASE("MoE layer: blocks of 64 and 128 slots, pipelined or not, on wgmma and on mma.sync", "[gpu][moe]") {
+TEST_CASE("MoE layer: blocks of 64 and 128 slots, the down GEMM on tiles of its own, pipelined or not, on wgmma "
+          "and on mma.sync",
+          "[gpu][moe]") {
   std::mt19937 rng(Catch::rngSeed());
   const moe::Tiling one_warpgroup{}, two_warpgroups{128, 128, 64, 64, 32}, wide_down{128, 128, 64, 64, 32, 256, 64};
   for (const moe::Shape& shape : {moe::Shape{5, 8, 2, 256, 320}, moe::Shape{130, 64, 6, 128, 96}}) {

@@ -597,13 +597,13 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
       for (TensorCopy& c : *tensorCopies) barrierPerStage(loop, c, n);
       const bool batchInFlight = warpgroupMma && resultsCarried;
       if (failed(specializeWarps(loop, *tensorCopies, n, batchInFlight, perSM))) return failure();
-      if (batchInFlight) keepOneBatchInFlight(loop);
+      if (batchInFlight) keepBatchesInFlight(loop);
       return success();
     }
     FailureOr<scf::ForOp> pipelined =
         fills ? pipelineAsyncCopies(loop, *fills, distance, warpgroupMma) : pipelineTensorCopies(loop, *tensorCopies, n, distance);
     if (failed(pipelined)) return failure();
-    if (overlapMma) keepOneBatchInFlight(*pipelined);
+    if (overlapMma) keepBatchesInFlight(*pipelined);
     return success();
   }
 
@@ -613,7 +613,7 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
   // one A tile), the waits between them go and the last leaves all of them in flight:
   // waiting after each for the one before kept one batch queued behind the warps' copies
   // and barrier (bench/RESULTS.md, run 257).
-  static void keepOneBatchInFlight(scf::ForOp loop) {
+  static void keepBatchesInFlight(scf::ForOp loop) {
     OpBuilder b(loop.getContext());
     b.setInsertionPointAfter(loop);
     Block* body = loop.getBody();

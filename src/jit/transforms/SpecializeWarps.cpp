@@ -352,7 +352,7 @@ void releaseStages(scf::ForOp loop, Value empty, Value arrives, int stages, bool
   }
   arriveIf(b, loc, release, empty, stage);
   if (!batchInFlight || !enclosingTileLoop(loop)) return;
-  // (After the wait for the last batch, which keepOneBatchInFlight puts right after the loop.)
+  // (After the wait for the last batch, which keepBatchesInFlight puts right after the loop.)
   b.setInsertionPointAfter(loop);
   Value trips = tripCount(b, loc, loop);
   Value last = arith::SubIOp::create(b, loc, trips, index(b, loc, 1));
@@ -516,7 +516,7 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
   }
   releaseStages(loop, empty, arrives, stages, batchInFlight);
   if (tileEmpty) {
-    // After the loop (and the wait for its last wgmma batch, which keepOneBatchInFlight
+    // After the loop (and the wait for its last wgmma batch, which keepBatchesInFlight
     // puts right after it), nothing reads the tile's copies again.
     b.setInsertionPointAfter(loop);
     arriveIf(b, loc, arrives, tileEmpty, index(b, loc, 0));
