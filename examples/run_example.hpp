@@ -77,13 +77,6 @@ int run_example(const Kernel& kernel, wave::CompileOptions options, int argc, ch
       std::cout << kernel.ir(options);
       return 0;
     }
-    // The examples' schedules are Hopper's; a persistent grid is not built on AMD yet, so
-    // there the example runs on the plain grid (a kernel's own compile() says why not).
-    const wave::TargetInfo* target = wave::find_target(options.target);
-    if (target && target->vendor == wave::Vendor::amd && options.persistent) {
-      options.persistent = false;
-      std::cout << "--- " << options.target << ": the plain grid (persistent grids on AMD GPUs are not built yet)\n";
-    }
     std::cout << "--- wave IR\n" << kernel.ir(options);
     const wave::CompiledKernel compiled = wave::compile(kernel, options);
     const bool amd = !compiled.ptx().hsaco.empty();

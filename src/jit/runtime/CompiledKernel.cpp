@@ -35,6 +35,7 @@ struct CompiledKernel::Loaded {
   std::map<int, std::unique_ptr<OnDevice>> devices;
   std::once_flag once;
   std::unique_ptr<jit::hip::Kernel> amd;  // a code object for an AMD target, in its place
+  unsigned amd_resident = 0;               // its persistent grid's workgroups
   // Per tensor map, the last one encoded and what for: a launch on the same tensor and
   // sizes (a benchmark's, a loop's) reuses it instead of asking the driver again.
   struct EncodedMap {
@@ -298,10 +299,20 @@ void CompiledKernel::launch_on_amd(std::vector<std::int64_t>& words, const DimSi
   if (stream)
     fail("stream: " + expected_found("none (the default stream) for a kernel compiled for " + ptx_.target,
                                      "a CUDA stream (streams on AMD GPUs are not built yet)"));
-  std::call_once(loaded_->once, [&] { loaded_->amd = std::make_unique<jit::hip::Kernel>(ptx_.hsaco, ptx_.entry, fail); });
+  std::call_once(loaded_->once, [&] {
+    loaded_->amd = std::make_unique<jit::hip::Kernel>(ptx_.hsaco, ptx_.entry, fail);
+    if (ptx_.persistent) loaded_->amd_resident = loaded_->amd->resident(ptx_.block, ptx_.shared_bytes, fail);
+  });
   std::vector<void*> args;
   for (std::int64_t& w : words) args.push_back(&w);
-  loaded_->amd->launch(ptx_.grid_for(sizes), ptx_.block, args, ptx_.shared_bytes, fail);
+  std::array<unsigned, 3> grid = ptx_.grid_for(sizes);
+  // A persistent kernel's workgroups loop over the tiles: as many as the GPU holds at
+  // once, or as there are tiles (at least one), as on NVIDIA.
+  if (ptx_.persistent) {
+    const std::uint64_t tiles = std::uint64_t(grid[0]) * grid[1] * grid[2];
+    grid = {static_cast<unsigned>(std::clamp<std::uint64_t>(tiles, 1, loaded_->amd_resident)), 1, 1};
+  }
+  loaded_->amd->launch(grid, ptx_.block, args, ptx_.shared_bytes, fail);
 }
 
 }  // namespace wave

@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+
 namespace wave::jit::hip {
 
 namespace {
@@ -36,6 +38,9 @@ Runtime::Runtime() {
                      bind(lib, "hipModuleUnload", hipModuleUnload) &&
                      bind(lib, "hipModuleGetFunction", hipModuleGetFunction) &&
                      bind(lib, "hipModuleLaunchKernel", hipModuleLaunchKernel) &&
+                     bind(lib, "hipGetDevice", hipGetDevice) && bind(lib, "hipDeviceGetAttribute", hipDeviceGetAttribute) &&
+                     bind(lib, "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor",
+                          hipModuleOccupancyMaxActiveBlocksPerMultiprocessor) &&
                      bind(lib, "hipGetErrorName", hipGetErrorName) && bind(lib, "hipGetErrorString", hipGetErrorString);
   if (!bound) {
     reason = "the HIP runtime (libamdhip64) lacks an entry point wave-cpp needs";
@@ -75,6 +80,21 @@ Kernel::Kernel(const std::string& hsaco, const std::string& entry, const Fail& f
 
 Kernel::~Kernel() {
   if (module_) Runtime::get().hipModuleUnload(module_);
+}
+
+unsigned Kernel::resident(std::array<unsigned, 3> block, unsigned sharedBytes, const Fail& fail) const {
+  const Runtime& hip = Runtime::get();
+  // hipDeviceAttributeMultiprocessorCount in HIP's hipDeviceAttribute_t (ROCm 5 and 6).
+  constexpr int kMultiprocessorCount = 63;
+  int device = 0, units = 0, perUnit = 0;
+  if (hipError_t r = hip.hipGetDevice(&device); r != hipSuccess) fail(hip.describe("hipGetDevice", r));
+  if (hipError_t r = hip.hipDeviceGetAttribute(&units, kMultiprocessorCount, device); r != hipSuccess)
+    fail(hip.describe("hipDeviceGetAttribute", r));
+  const int threads = static_cast<int>(block[0] * block[1] * block[2]);
+  if (hipError_t r = hip.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&perUnit, function_, threads, sharedBytes);
+      r != hipSuccess)
+    fail(hip.describe("hipModuleOccupancyMaxActiveBlocksPerMultiprocessor", r));
+  return static_cast<unsigned>(std::max(1, units) * std::max(1, perUnit));
 }
 
 void Kernel::launch(std::array<unsigned, 3> grid, std::array<unsigned, 3> block, std::vector<void*>& args,

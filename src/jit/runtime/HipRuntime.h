@@ -12,6 +12,7 @@
 #define WAVE_JIT_RUNTIME_HIPRUNTIME_H
 
 #include <array>
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -43,6 +44,9 @@ struct Runtime {
   hipError_t (*hipModuleGetFunction)(hipFunction_t*, hipModule_t, const char*) = nullptr;
   hipError_t (*hipModuleLaunchKernel)(hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                       unsigned, hipStream_t, void**, void**) = nullptr;
+  hipError_t (*hipGetDevice)(int*) = nullptr;
+  hipError_t (*hipDeviceGetAttribute)(int*, int, int) = nullptr;
+  hipError_t (*hipModuleOccupancyMaxActiveBlocksPerMultiprocessor)(int*, hipFunction_t, int, std::size_t) = nullptr;
   const char* (*hipGetErrorName)(hipError_t) = nullptr;
   const char* (*hipGetErrorString)(hipError_t) = nullptr;
 
@@ -60,6 +64,10 @@ class Kernel {
   ~Kernel();
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
+
+  // The workgroups of `block` threads and `sharedBytes` of LDS the device holds at once
+  // (its compute units times those each holds, at least one): a persistent grid's size.
+  unsigned resident(std::array<unsigned, 3> block, unsigned sharedBytes, const Fail& fail) const;
 
   // On the default stream, with each parameter's address in `args`.
   void launch(std::array<unsigned, 3> grid, std::array<unsigned, 3> block, std::vector<void*>& args,

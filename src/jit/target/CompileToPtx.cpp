@@ -267,10 +267,13 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
                             const FirstError& first, mlir::TimingScope* timing) {
   const TargetInfo& target = targetNamed(options.target, kernelName);
   const bool amd = target.vendor == Vendor::amd;
-  if (amd && persistentRequested(options))
-    throw Error(kernelName, "compile",
-                "", 0, "persistent: " + expected_found("false on " + options.target,
-                                                       "true (persistent grids on AMD GPUs are not built yet)"));
+  // (Persistent grids are built on AMD too; stream-K's workspace and its device-scope
+  // atomics are not.)
+  if (amd && streamKRequested(options))
+    throw Error(kernelName, "compile", "", 0,
+                "stream_k: " + expected_found("false on " + options.target,
+                                              "true (stream-K on AMD GPUs is not built yet: its workspace and "
+                                              "device-scope atomics)"));
   if (amd && clusterSizeRequested(options) != 1)
     throw Error(kernelName, "compile", "", 0,
                 "cluster_size: " + expected_found("1 on " + options.target + " (AMD GPUs have no workgroup clusters)",
