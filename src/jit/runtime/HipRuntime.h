@@ -3,8 +3,9 @@
 // The AMD back end of the runtime, the CUDA driver's twin (CudaDriver.h): wave-cpp never
 // links against libamdhip64; it loads it when a kernel compiled for an AMD target is
 // launched, and says why not where it cannot (no library, no device). Only what a launch
-// needs is here: code objects, kernels, launches on the default stream. Device memory
-// comes from the caller (hipMalloc'ed pointers, a ROCm PyTorch tensor's DLPack data).
+// needs is here: code objects, kernels, a persistent grid's size (compute units and
+// occupancy), launches on the default stream. Device memory comes from the caller
+// (hipMalloc'ed pointers, a ROCm PyTorch tensor's DLPack data).
 //
 //===----------------------------------------------------------------------===//
 
