@@ -1,5 +1,6 @@
 // CompiledKernel: argument checks, then a launch through the runtime.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -18,6 +19,19 @@ namespace {
 std::size_t workspace_bytes(const jit::PtxKernel& k, unsigned workgroups) {
   if (k.stream_k_slot_bytes) return std::size_t(workgroups) * (16 + 2 * std::size_t(k.stream_k_slot_bytes));
   return k.tile_counter ? sizeof(std::uint32_t) : 0;
+}
+
+// The grid of a persistent kernel `k` whose plain grid is `tiles`, with `resident`
+// workgroups at once on the GPU: its workgroups loop over the tiles (at least one: a grid
+// of no tiles is launched as the plain kernel's would be). Its clusters are whole (the
+// tiles come in whole clusters too: the cluster size divides their count along its
+// axis). Under stream-K, all the GPU holds even for fewer tiles: the kernel shares their
+// trips out (the workgroups it needs not return at once).
+std::array<unsigned, 3> persistent_grid(const jit::PtxKernel& k, std::array<unsigned, 3> tiles, unsigned resident) {
+  const std::uint64_t cluster = std::max(1u, k.cluster_size);
+  const std::uint64_t wanted = k.stream_k_slot_bytes ? resident : std::uint64_t(tiles[0]) * tiles[1] * tiles[2];
+  const std::uint64_t workgroups = std::clamp<std::uint64_t>(wanted, 1, resident);
+  return {static_cast<unsigned>(std::max(cluster, workgroups / cluster * cluster)), 1, 1};
 }
 
 }  // namespace
@@ -277,17 +291,9 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
   for (runtime::TensorMap& m : maps) args.push_back(&m);
   const std::array<unsigned, 3> g = ptx_.grid_for(sizes);
   runtime::Dim3 grid{g[0], g[1], g[2]};
-  // A persistent kernel's workgroups loop over the tiles (at least one workgroup: a grid
-  // of no tiles is launched as the plain kernel's would be).
-  // Its clusters are whole (the tiles come in whole clusters too: the cluster size divides
-  // their count along its axis).
-  // Under stream-K, all the GPU holds even for fewer tiles: the kernel shares their trips
-  // out (the workgroups it needs not return at once).
   if (ptx_.persistent) {
-    const std::uint64_t cluster = std::max(1u, ptx_.cluster_size);
-    const std::uint64_t wanted = ptx_.stream_k_slot_bytes ? loaded->resident : std::uint64_t(g[0]) * g[1] * g[2];
-    const std::uint64_t workgroups = std::clamp<std::uint64_t>(wanted, 1, loaded->resident);
-    grid = {static_cast<unsigned>(std::max(cluster, workgroups / cluster * cluster)), 1, 1};
+    const std::array<unsigned, 3> p = persistent_grid(ptx_, g, loaded->resident);
+    grid = {p[0], p[1], p[2]};
   }
   loaded->kernel->launch(grid, block, args, ptx_.shared_bytes, stream, where);
 }
@@ -306,12 +312,7 @@ void CompiledKernel::launch_on_amd(std::vector<std::int64_t>& words, const DimSi
   std::vector<void*> args;
   for (std::int64_t& w : words) args.push_back(&w);
   std::array<unsigned, 3> grid = ptx_.grid_for(sizes);
-  // A persistent kernel's workgroups loop over the tiles: as many as the GPU holds at
-  // once, or as there are tiles (at least one), as on NVIDIA.
-  if (ptx_.persistent) {
-    const std::uint64_t tiles = std::uint64_t(grid[0]) * grid[1] * grid[2];
-    grid = {static_cast<unsigned>(std::clamp<std::uint64_t>(tiles, 1, loaded_->amd_resident)), 1, 1};
-  }
+  if (ptx_.persistent) grid = persistent_grid(ptx_, grid, loaded_->amd_resident);
   loaded_->amd->launch(grid, ptx_.block, args, ptx_.shared_bytes, fail);
 }
 
