@@ -114,27 +114,40 @@ def main():
     lines = [line.split() for line in out.splitlines()]
     # wave's lines per layer: GEMM + RS start with M, GEMM + AR with "AR", all-gather +
     # GEMM with "AG" (bench/tensor_parallel.cpp); the GEMM alone's and the fused kernel's us.
-    rs = {(int(f[0]), int(f[1]), int(f[2])): (float(f[4]), float(f[6]))
-          for f in lines if len(f) > 8 and f[0].isdigit() and f[3].isdigit()}
-    ar = {(int(f[1]), int(f[2]), int(f[3])): (float(f[5]), float(f[7]))
-          for f in lines if len(f) > 9 and f[0] == "AR" and f[1].isdigit() and f[4].isdigit()}
-    ag = {(int(f[1]), int(f[2]), int(f[3])): (float(f[6]), float(f[9]))
-          for f in lines if len(f) > 10 and f[0] == "AG" and f[1].isdigit() and f[4].isdigit()}
+    # A line per GEMM schedule (its name last): each shape's fastest fused kernel, beside
+    # the fastest GEMM alone.
+    def fastest(rows):
+        alone_of, fused_of = {}, {}
+        for shape, alone, fused, schedule in rows:
+            alone_of[shape] = min(alone, alone_of.get(shape, alone))
+            if shape not in fused_of or fused < fused_of[shape][0]:
+                fused_of[shape] = (fused, schedule)
+        return {shape: (alone_of[shape],) + fused_of[shape] for shape in fused_of}
+
+    rs = fastest(((int(f[0]), int(f[1]), int(f[2])), float(f[4]), float(f[6]), f[-1])
+                 for f in lines if len(f) > 8 and f[0].isdigit() and f[3].isdigit())
+    ar = fastest(((int(f[1]), int(f[2]), int(f[3])), float(f[5]), float(f[7]), f[-1])
+                 for f in lines if len(f) > 9 and f[0] == "AR" and f[1].isdigit() and f[4].isdigit())
+    ag = fastest(((int(f[1]), int(f[2]), int(f[3])), float(f[6]), float(f[9]), f[-1])
+                 for f in lines if len(f) > 10 and f[0] == "AG" and f[1].isdigit() and f[4].isdigit())
     table("RS", "GEMM+RS", SHAPES, lambda shape: torch_times[shape], rs)
     table("AR", "GEMM+AR", SHAPES, lambda shape: torch_times[("AR",) + shape], ar)
     table("AG", "AG+GEMM", AG_SHAPES, lambda shape: torch_times[("AG",) + shape], ag)
 
 
 def table(collective, fused_name, shapes, torch_of, wave):
-    """One layer's table: cuBLAS, NCCL and both (torch_of(shape), ms) beside wave's GEMM alone
-    and fused kernel (wave[shape], us), and the fused kernel's speedups."""
+    """One layer's table: cuBLAS, NCCL and both (torch_of(shape), ms) beside wave's fastest GEMM
+    alone and fastest fused kernel (wave[shape], us, and the latter's schedule), and the fused
+    kernel's speedups."""
     print(f"{'M':>6} {'N':>6} {'K':>6} {'cuBLAS us':>10} {'NCCL ' + collective + ' us':>10} {'both us':>9} "
-          f"{'wave GEMM us':>12} {'wave ' + fused_name + ' us':>15} {'vs both':>8} {'vs cuBLAS':>9}")
+          f"{'wave GEMM us':>12} {'wave ' + fused_name + ' us':>15} {'vs both':>8} {'vs cuBLAS':>9}  schedule")
     for shape in shapes:
         gemm, collective_ms, total = torch_of(shape)
-        alone, fused = (us / 1e3 for us in wave.get(shape, (float("nan"), float("nan"))))
+        alone, fused, schedule = wave.get(shape, (float("nan"), float("nan"), "-"))
+        alone, fused = alone / 1e3, fused / 1e3
         print(f"{shape[0]:6d} {shape[1]:6d} {shape[2]:6d} {gemm * 1e3:10.1f} {collective_ms * 1e3:10.1f} "
-              f"{total * 1e3:9.1f} {alone * 1e3:12.1f} {fused * 1e3:15.1f} {total / fused:8.3f} {gemm / fused:9.3f}")
+              f"{total * 1e3:9.1f} {alone * 1e3:12.1f} {fused * 1e3:15.1f} {total / fused:8.3f} {gemm / fused:9.3f}"
+              f"  {schedule}")
 
 if __name__ == "__main__":
     main()

@@ -310,6 +310,39 @@ TEST_CASE("all-gather + GEMM: each workgroup waits for its rows' chunk before it
   CHECK(gemm.on_rank(0).ptx().ptx != gemm.on_rank(1).ptx().ptx);
 }
 
+TEST_CASE("all-gather + GEMM under warp specialization: the producer's copies follow the computing threads' wait",
+          "[distributed][ptx]") {
+  namespace tp = examples::tensor_parallel;
+  for (const bool persistent : {false, true}) {
+    INFO((persistent ? "persistent grid" : "a workgroup per tile"));
+    CompileOptions options{.subs = {{tp::M, 1024}, {tp::N, 512}, {tp::K, 512}, {tp::M_RANK, 512}, {tp::CHUNKS, 4},
+                                    {tp::CHUNK_ROWS, 256}, {tp::BLOCK_M, 128}, {tp::BLOCK_N, 256}, {tp::BLOCK_K, 64},
+                                    {tp::WAVE_M, 64}, {tp::WAVE_N, 64}},
+                           .cache = false,
+                           .warp_specialize = true,
+                           .persistent = persistent};
+    const auto gemm = compile(tp::allgather_gemm<bf16, bf16>(), options, Ranks::emulated(2));
+    const std::string& ptx = gemm.on_rank(0).ptx().ptx;
+    // The computing threads wait for the flags, then arrive on an mbarrier; the producer's
+    // thread (from its setmaxnreg.dec on) waits for a phase of one and fences the async
+    // proxy before its first TMA copy, spinning on no flag itself.
+    const auto wait = ptx.find("ld.acquire.sys.global.b32");
+    REQUIRE(wait != std::string::npos);
+    CHECK(ptx.find("mbarrier.arrive.shared.b64", wait) != std::string::npos);
+    const auto producer = ptx.find("setmaxnreg.dec");
+    REQUIRE(producer != std::string::npos);
+    const auto copy = ptx.find("cp.async.bulk.tensor", producer);
+    REQUIRE(copy != std::string::npos);
+    const auto ready = ptx.find("mbarrier.try_wait.parity", producer);
+    const auto fence = ptx.find("fence.proxy.async.global", producer);
+    CHECK(ready < fence);
+    CHECK(fence < copy);
+    const auto spin = ptx.find("ld.acquire.sys", producer);
+    CHECK((spin == std::string::npos || spin > copy));
+    fixtures::check_ptxas_clean(ptx, "allgather_gemm");
+  }
+}
+
 TEST_CASE("distributed kernels: errors at the user's line", "[distributed][errors]") {
   SECTION("a rank count other than the DeviceConstraint's slices") {
     check_error(error_of([] { compile(co::reduce_scatter<f32>(), scatter_options(3, 1000, 4096), Ranks::emulated(2)); }),

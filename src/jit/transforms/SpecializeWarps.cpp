@@ -21,6 +21,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -56,6 +57,27 @@ bool usesAny(Operation* op, const llvm::SetVector<Operation*>& defs) {
                if (Operation* def = v.getDefiningOp(); def && defs.contains(def)) return WalkResult::interrupt();
              return WalkResult::advance();
            })
+      .wasInterrupted();
+}
+
+// Whether `op` or an op in it acquires (an atomic load, read-modify-write or fence of
+// acquire or stronger ordering): a wait for a flag, after which reads must see what its
+// setter wrote before it. The producer's copies read too, so they must follow it.
+bool acquires(Operation* op) {
+  auto acquiring = [](LLVM::AtomicOrdering ordering) {
+    return ordering == LLVM::AtomicOrdering::acquire || ordering == LLVM::AtomicOrdering::acq_rel ||
+           ordering == LLVM::AtomicOrdering::seq_cst;
+  };
+  return op
+      ->walk([&](Operation* nested) {
+        bool found = false;
+        if (auto load = dyn_cast<LLVM::LoadOp>(nested)) found = acquiring(load.getOrdering());
+        else if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(nested)) found = acquiring(rmw.getOrdering());
+        else if (auto exchange = dyn_cast<LLVM::AtomicCmpXchgOp>(nested))
+          found = acquiring(exchange.getSuccessOrdering());
+        else if (auto fence = dyn_cast<LLVM::FenceOp>(nested)) found = acquiring(fence.getOrdering());
+        return found ? WalkResult::interrupt() : WalkResult::advance();
+      })
       .wasInterrupted();
 }
 
@@ -238,17 +260,34 @@ FailureOr<ProducerInputs> producerInputs(scf::ForOp loop, ArrayRef<TensorCopy> c
   return inputs;
 }
 
+// Where the computing threads acquire before the loop (a wait for a flag that other GPUs
+// or workgroups set once the data is there), the producer's copies must follow: the
+// computing threads arrive on `ready` once past it, and the producer waits for that phase
+// before its first copy, then fences the async proxy TMA reads through. Once, or before
+// each tile's copies where the tile's own body acquires.
+struct AcquireFirst {
+  Value ready;  // null: nothing to follow
+  bool eachTile = false;
+};
+
 // The producer: its first thread alone fills each stage in turn, once the consumers have
 // released it (a fresh mbarrier's previous phase counts as complete: the first round
 // waits for nothing), arming the stage's full mbarriers and issuing the copies. Under a
 // tile loop, it walks the tiles as the consumers do, its trips counted on across them.
 void buildProducer(OpBuilder& b, scf::ForOp loop, ArrayRef<TensorCopy> copies, const ProducerInputs& inputs,
                    Value empty, Value tid, int64_t consumers, int stages, ArrayRef<TileCopy> perTile,
-                   Value tileEmpty) {
+                   Value tileEmpty, const AcquireFirst& acquire) {
   const Location loc = loop.getLoc();
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, index(b, loc, consumers));
   auto issuer = scf::IfOp::create(b, loc, TypeRange{}, first, /*withElseRegion=*/false);
   b.setInsertionPoint(issuer.thenBlock()->getTerminator());
+  auto followAcquire = [&](Value parity) {
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, acquire.ready, parity, index(b, loc, kMBarrierWaitTicks),
+                                           index(b, loc, 0));
+    NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_global),
+                               NVVM::SharedSpaceAttr());
+  };
+  if (acquire.ready && !acquire.eachTile) followAcquire(arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
   IRMapping map;
   scf::ForOp tiles = enclosingTileLoop(loop), producerTiles;
   if (tiles) {
@@ -259,6 +298,7 @@ void buildProducer(OpBuilder& b, scf::ForOp loop, ArrayRef<TensorCopy> copies, c
     map.map(tiles.getInductionVar(), producerTiles.getInductionVar());
     if (Value earlier = tripsInEarlierTiles(loop)) map.map(earlier, producerTiles.getRegionIterArgs()[0]);
     for (Operation* op : inputs.tileOps) b.clone(*op, map);
+    if (acquire.ready && acquire.eachTile) followAcquire(parityOf(b, loc, localTrip(b, loc, producerTiles)));
   }
   // The tile's own copies, once the computing warps released the last tile's (a fresh
   // mbarrier's previous phase counts as complete: the first tile waits for nothing).
@@ -459,6 +499,16 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
   }
   if (failed(prologue) || failed(inputs))  // (canSpecializeWarps said it could)
     return loop.emitError("cannot split the loop between a producer warpgroup and the computing warps");
+  AcquireFirst acquire;
+  if (scf::ForOp tiles = enclosingTileLoop(loop))
+    acquire.eachTile = llvm::any_of(
+        llvm::make_range(tiles.getBody()->begin(), tiles.getBody()->findAncestorOpInBlock(*loop)->getIterator()),
+        [](Operation& op) { return acquires(&op); });
+  if (acquire.eachTile || llvm::any_of(*prologue, acquires)) {
+    OpBuilder at(published);
+    acquire.ready =
+        nvgpu::MBarrierCreateOp::create(at, loc, nvgpu::MBarrierGroupType::get(ctx, fullType.getMemorySpace(), 1));
+  }
   // Released by the computing warps once the tile's loop is done with them.
   Value tileEmpty;
   if (!perTile.empty()) {
@@ -492,7 +542,13 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
   b.setInsertionPoint(roles.elseBlock()->getTerminator());
   if (registers)
     NVVM::SetMaxRegisterOp::create(b, loc, producerRegisters(consumers), NVVM::SetMaxRegisterAction::decrease);
-  buildProducer(b, loop, copies, *inputs, empty, tid, consumers, stages, perTile, tileEmpty);
+  buildProducer(b, loop, copies, *inputs, empty, tid, consumers, stages, perTile, tileEmpty, acquire);
+  if (acquire.ready) {
+    // Every computing thread, past its own acquires (before the loop in each tile, or
+    // past the prologue before the split).
+    OpBuilder at(acquire.eachTile ? loop.getOperation() : top);
+    nvgpu::MBarrierArriveOp::create(at, loc, acquire.ready, index(at, loc, 0));
+  }
   // The consumers' tile without its own copies and their loop without theirs (and the
   // views and arithmetic only those used); they keep their waits.
   SmallVector<Operation*> tileRoots;
@@ -508,6 +564,8 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
   for (int stage = 0; stage < stages; ++stage)
     nvgpu::MBarrierInitOp::create(b, loc, empty, count, index(b, loc, stage), initializes);
   if (tileEmpty) nvgpu::MBarrierInitOp::create(b, loc, tileEmpty, count, index(b, loc, 0), initializes);
+  if (acquire.ready)
+    nvgpu::MBarrierInitOp::create(b, loc, acquire.ready, index(b, loc, consumers), index(b, loc, 0), initializes);
   Value arrives;
   if (perWarpgroup) {
     b.setInsertionPoint(loop);
