@@ -343,6 +343,26 @@ TEST_CASE("all-gather + GEMM under warp specialization: the producer's copies fo
   }
 }
 
+TEST_CASE("GEMM + all-reduce under warp specialization: the stages leave room for the epilogue's tile",
+          "[distributed][ptx]") {
+  // The split puts the epilogue's staging tile in the op the stages are live in: once
+  // 4 stages and it, 262400 bytes, refused at launch.
+  namespace tp = examples::tensor_parallel;
+  for (const bool persistent : {false, true}) {
+    INFO((persistent ? "persistent grid" : "a workgroup per tile"));
+    CompileOptions options{.subs = {{tp::M, 4096}, {tp::N, 8192}, {tp::K, 4096}, {tp::RANKS, 2}, {tp::SLOT, 4096 * 8192},
+                                    {tp::BLOCK_M, 128}, {tp::BLOCK_N, 256}, {tp::BLOCK_K, 64}, {tp::WAVE_M, 64},
+                                    {tp::WAVE_N, 64}},
+                           .cache = false,
+                           .warp_specialize = true,
+                           .persistent = persistent};
+    const auto gemm = compile(tp::gemm_all_reduce<bf16, bf16>(), options, Ranks::emulated(2));
+    const auto& ptx = gemm.on_rank(0).ptx();
+    CHECK(ptx.shared_bytes <= 227u * 1024);
+    CHECK_THAT(ptx.ptx, Catch::Matchers::Contains("setmaxnreg"));
+  }
+}
+
 TEST_CASE("distributed kernels: errors at the user's line", "[distributed][errors]") {
   SECTION("a rank count other than the DeviceConstraint's slices") {
     check_error(error_of([] { compile(co::reduce_scatter<f32>(), scatter_options(3, 1000, 4096), Ranks::emulated(2)); }),

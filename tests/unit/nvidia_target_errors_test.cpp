@@ -19,6 +19,8 @@ WAVE_SYMBOL(M);
 WAVE_SYMBOL(N);
 WAVE_SYMBOL(BM);
 WAVE_SYMBOL(BN);
+WAVE_SYMBOL(K);
+WAVE_SYMBOL(BK);
 
 void check_error(const std::optional<Error>& e, unsigned line, const std::string& op, const std::string& text) {
   fixtures::check_error(e, "nvidia_target_errors_test.cpp", line, op, text);
@@ -117,4 +119,27 @@ TEST_CASE("error: an i8 mma on an f32 accumulator names the i32 its kind sums in
   check_error(fixtures::error_of([&] { compile(k, sizes); }), line, "wave.mma",
               "expected operands of 'i8' and an accumulator of 'i32' for #wave.mma_kind<i32_16x8x32_i8>, but found "
               "'i8' and 'f32'");
+}
+
+TEST_CASE("error: shared tiles past what a workgroup may have, at compile() at the kernel's definition",
+          "[compile][error]") {
+  // Once a launch's cuFuncSetAttribute failure, with no word of the tiles.
+  const unsigned line = __LINE__ + 1;
+  auto gemm = kernel("gemm",
+                     {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), TilingConstraint(K, BK),
+                      WaveConstraint(M, BM / 4), WaveConstraint(N, BN / 2), HardwareConstraint{}},
+                     [](Memory<dims<M, K>, f16, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, f16, SHARED_ADDRESS_SPACE> b,
+                        Memory<dims<M, N>, f32> c) {
+                       Register<dims<M, N>, f32> acc(0.0);
+                       write(iterate<K>(acc, [&](auto acc) { return mma(read(a), read(b), acc); }), c);
+                     });
+  // A's and B's 256 x 256 tiles: 256 KiB, one copy of each.
+  CompileOptions tiles{.subs = {{M, 1024}, {N, 1024}, {K, 1024}, {BM, 256}, {BN, 256}, {BK, 256}},
+                       .cache = false,
+                       .pipeline_stages = 1};
+  check_error(fixtures::error_of([&] { compile(gemm, tiles); }), line, "compile",
+              "shared memory: expected at most 232448 bytes per workgroup on sm_90a, but found 262144 bytes");
+  // Half as deep along K: 128 KiB.
+  tiles.subs.back() = Sub(BK, 128);
+  CHECK(compile(gemm, tiles).ptx().shared_bytes <= 227u * 1024);
 }

@@ -245,10 +245,15 @@ bool usesF8(mlir::ModuleOp module) {
       .wasInterrupted();
 }
 
-// Whether the lowered module adds a vector to memory with one red (red.global.add.v4.f32,
-// red.relaxed.sys.global.add.noftz.v2.bf16x2, ...): PTX 8.1.
 // CDNA3 gives a workgroup (and a compute unit) 64 KiB of LDS.
 constexpr int64_t kCdna3LdsBytes = 64 * 1024;
+// The dynamic shared memory one workgroup may have on NVIDIA's GPUs (cuFuncSetAttribute's
+// bound): 227 KiB on Hopper, 163 KiB on an A100.
+constexpr unsigned kHopperSharedBytes = 227 * 1024;
+constexpr unsigned kAmpereSharedBytes = 163 * 1024;
+
+// Whether the lowered module adds a vector to memory with one red (red.global.add.v4.f32,
+// red.relaxed.sys.global.add.noftz.v2.bf16x2, ...): PTX 8.1.
 
 bool usesVectorRed(mlir::ModuleOp module) {
   return module
@@ -425,6 +430,14 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
                 "shared memory: " + expected_found("at most 65536 bytes per workgroup on " + options.target + " (LDS)",
                                                    std::to_string(result.shared_bytes) +
                                                        " bytes: smaller tiles (AMD tiles are not multi-buffered)"));
+  // (Past what a workgroup may have, the launch would fail with no word of why.)
+  const unsigned nvidiaShared = options.target == "sm_80" ? kAmpereSharedBytes : kHopperSharedBytes;
+  if (!amd && result.shared_bytes > nvidiaShared)
+    throw Error(kernelName, "compile", "", 0,
+                "shared memory: " + expected_found("at most " + std::to_string(nvidiaShared) + " bytes per workgroup on " +
+                                                       options.target,
+                                                   std::to_string(result.shared_bytes) +
+                                                       " bytes: smaller tiles or fewer pipeline_stages"));
   if (amd) {
     mlir::TimingScope codegenTiming = timing ? timing->nest("codegen (ROCDL pipeline, LLVM, HSACO)") : mlir::TimingScope();
     auto hsaco = compileToHsaco(module, {.chip = options.target,
@@ -455,7 +468,16 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
 }
 
 
-PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options) {
+namespace {
+// An error of the whole kernel, that no op of the user's line has (its shared memory, a
+// code generator's failure), at the kernel's definition.
+[[noreturn]] void rethrowAtDefinition(const Error& e, const graph::KernelGraph& kernel) {
+  if (!e.file().empty() || kernel.loc.file.empty()) throw e;
+  throw Error(e.kernel(), e.op(), kernel.loc.file, kernel.loc.line, e.message());
+}
+}  // namespace
+
+PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options) try {
   checkKernelForTarget(kernel, options);  // an unknown target among them, before any work
   // One tree of times for the whole compile, printed to stderr when it ends.
   mlir::DefaultTimingManager timingManager;
@@ -493,6 +515,8 @@ PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions&
   PtxKernel built = compileWaveModule(*module, kernel.name, options, first, timing);
   cache.store(key, serialize(built));
   return built;
+} catch (const Error& e) {
+  rethrowAtDefinition(e, kernel);
 }
 
 }  // namespace wave::jit

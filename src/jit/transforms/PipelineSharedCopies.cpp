@@ -487,10 +487,13 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     const int64_t handover = func->hasAttr("wave.tile_counter") ? 64 : 0;
     const int64_t reserved = tensorCopies || staticShared ? 1024 + 8 * kMaxStages * groups + handover : 0;
     // Only the bytes live during the loop: wave-pack-shared-memory overlaps the tiles of
-    // loops before and after it with its own.
+    // loops before and after it with its own. (Not once warp-specialized: the split puts
+    // the loop and all after it in one op, over which every tile is live at once, as an
+    // epilogue's staging tile under a persistent grid is while the producer fills the
+    // next tile's stages.)
     int64_t live = sharedAttr.getInt();
     if (std::optional<SmallVector<shared_blocks::SharedBlock>> blocks = shared_blocks::sharedBlocks(func);
-        blocks && !blocks->empty()) {
+        !specialize && blocks && !blocks->empty()) {
       const shared_blocks::SharedBlock& last = blocks->back();
       live = shared_blocks::liveBytes(*blocks, shared_blocks::topLevelIndex(func, loop)) +
              std::max<int64_t>(0, live - (last.offset + last.bytes));
