@@ -49,14 +49,14 @@ auto attention_body(double scale, bool causal) {
           auto x_j = permute<dims<B, H, M, K2>>(scores) * scale;  // log2-scaled logits
 
           // Keys past the end of K2 (the last, partial tile) get -inf-like scores.
-          auto k2_index = self_index<K2, i64>();
+          auto k2_index = self_index<K2, i32>();
           auto in_bounds = apply_expr(k2_index, [](auto j) { return j < K2; });
           auto mask = cast<i1>(broadcast<dims<M, K2>>(in_bounds));
           Register<dims<M, K2>, f32> zero(0.0), min_inf(-1e6);
           x_j = x_j + select(mask, zero, min_inf);
           if (causal) {  // and so do keys after the query
-            auto m_at = broadcast<dims<M, K2>>(self_index<M, i64>());
-            auto k_at = broadcast<dims<M, K2>>(self_index<K2, i64>());
+            auto m_at = broadcast<dims<M, K2>>(self_index<M, i32>());
+            auto k_at = broadcast<dims<M, K2>>(self_index<K2, i32>());
             auto visible = apply_expr(k_at - m_at, [](auto d) { return d <= 0; });
             x_j = x_j + select(cast<i1>(visible), zero, min_inf);
           }

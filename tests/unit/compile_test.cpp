@@ -171,8 +171,8 @@ TEST_CASE("warp specialization: a producer warpgroup issues the TMA copies, setm
   CHECK(specialized.block[0] == 384);
   CHECK(specialized.tensor_maps.size() == 2);
   CHECK_THAT(specialized.ptx, Contains(".minnctapersm 1"));
-  CHECK_THAT(specialized.ptx, Contains("setmaxnreg.inc.sync.aligned.u32 \t232;"));
-  CHECK_THAT(specialized.ptx, Contains("setmaxnreg.dec.sync.aligned.u32 \t40;"));
+  CHECK_THAT(specialized.ptx, Contains("setmaxnreg.inc.sync.aligned.u32 \t240;"));
+  CHECK_THAT(specialized.ptx, Contains("setmaxnreg.dec.sync.aligned.u32 \t24;"));
   CHECK_THAT(specialized.ptx, Contains("mbarrier.arrive.shared"));  // the consumers' release
   CHECK(plain.ptx.find("setmaxnreg") == std::string::npos);
   // One workgroup barrier, publishing the mbarriers; none in the loop (the plain one's

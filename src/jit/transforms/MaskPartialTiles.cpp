@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace wave::jit {
 
@@ -24,6 +25,29 @@ namespace wave::jit {
 namespace {
 
 using namespace mlir;
+
+// Whether `dim`'s size is known and every tile of the loop over it (a workgroup's part
+// where split-K or a rank's slice divides it) is whole, so no key lies past its end.
+bool endsOnTile(const KernelGrid& grid, DictionaryAttr hyper, StringRef dim) {
+  auto size = hyper ? hyper.getAs<IntegerAttr>(dim) : IntegerAttr();
+  const DimTiling& tiling = grid.tiling(dim);
+  if (!size || tiling.blockTile <= 0 || tiling.rankSlice != 0) return false;
+  const int64_t span = tiling.splitTile ? tiling.splitTile : size.getInt();
+  return size.getInt() % span == 0 && span % tiling.blockTile == 0;
+}
+
+// `op` and what only it used, erased where nothing uses them and they have no effects.
+void eraseIfDead(Operation* op) {
+  SmallVector<Operation*> work{op};
+  DenseSet<Operation*> erased;
+  while (!work.empty()) {
+    Operation* dead = work.pop_back_val();
+    if (!dead || erased.contains(dead) || !isOpTriviallyDead(dead)) continue;
+    for (Value operand : dead->getOperands()) work.push_back(operand.getDefiningOp());
+    erased.insert(dead);
+    dead->erase();
+  }
+}
 
 struct WaveMaskPartialTilesPass : impl::WaveMaskPartialTilesBase<WaveMaskPartialTilesPass> {
   void runOnOperation() override {
@@ -38,15 +62,20 @@ struct WaveMaskPartialTilesPass : impl::WaveMaskPartialTilesBase<WaveMaskPartial
                        [](dialect::AddOp add) { return add->hasAttr("wave.hiding_mask"); }))
         return;  // marked already
       StringRef dim = loop.getDim();
+      const bool wholeTiles = endsOnTile(*grid, hyper, dim);
       // The causal masks' row dim (one) and the smallest slack: every key up to the
       // workgroup's first row + slack is visible to all its rows.
       std::optional<StringRef> rowDim;
       int64_t slack = 0;
-      SmallVector<dialect::AddOp> marked;
+      SmallVector<dialect::AddOp> marked, zero;
       for (auto add : loop.getBody().front().getOps<dialect::AddOp>()) {
         for (bool maskOnLeft : {false, true}) {
           Value mask = maskOnLeft ? add.getLhs() : add.getRhs();
           bool hides = boundsMask(mask, dim);
+          if (hides && wholeTiles) {  // no tile has a key past the end: it adds zeros in all
+            zero.push_back(add);
+            break;
+          }
           if (!hides)
             if (std::optional<CausalMask> causal = causalMask(mask, dim, hyper);
                 causal && grid->dims.contains(causal->rowDim) && !grid->tiling(causal->rowDim).loop && (!rowDim || *rowDim == causal->rowDim)) {
@@ -62,6 +91,12 @@ struct WaveMaskPartialTilesPass : impl::WaveMaskPartialTilesBase<WaveMaskPartial
           marked.push_back(add);
           break;
         }
+      }
+      for (dialect::AddOp add : zero) {
+        Value mask = boundsMask(add.getRhs(), dim) ? add.getRhs() : add.getLhs();
+        add.replaceAllUsesWith(mask == add.getRhs() ? add.getLhs() : add.getRhs());
+        add.erase();
+        eraseIfDead(mask.getDefiningOp());
       }
       if (marked.empty()) return;
       for (dialect::AddOp add : marked) add->setAttr("wave.hiding_mask", UnitAttr::get(ctx));

@@ -41,9 +41,15 @@ constexpr int64_t kMaxThreads = 1024;
 // rest, in setmaxnreg's multiples of 8, at most 240 (ptxas's 255 rounded down). Beside
 // three computing warpgroups it keeps 32, leaving them 160 each (40 left them 152, where
 // flash attention's 192-query tile spilled once P V overlaps the softmax: bench/RESULTS.md,
-// run 227); beside one or two, 40 (216 and 232 each; 32 would give one 224, measured no
-// better, run 228).
-int32_t producerRegisters(int64_t consumers) { return consumers >= 3 * kWarpgroupThreads ? 32 : 40; }
+// run 227); beside two, setmaxnreg's least, 24, leaving them the 240 most (232 beside 40,
+// where causal attention on 128x128 tiles spilled; at 240, with its key-bounds mask gone
+// from whole tiles, it ran 1-9% faster, run 264), but 40 where it walks a persistent
+// grid's tiles (their coordinates' divisions spill at 24); beside one, 40 (216; 32 would
+// give it 224, measured no better, run 228).
+int32_t producerRegisters(int64_t consumers, bool walksTiles) {
+  if (consumers >= 3 * kWarpgroupThreads) return 32;
+  return consumers == 2 * kWarpgroupThreads && !walksTiles ? 24 : 40;
+}
 constexpr int32_t kMaxRegisters = 240;
 
 int64_t blockThreads(gpu::GPUFuncOp func) {
@@ -411,18 +417,18 @@ int64_t registersAtEntry(int64_t consumers, int perSM) {
 // The registers each computing thread may have once the producer gave its own up: no
 // more than the workgroup holds at entry (setmaxnreg.inc would wait for them for ever),
 // in setmaxnreg's multiples of 8.
-int64_t registersGiven(int64_t consumers, int perSM) {
+int64_t registersGiven(int64_t consumers, int perSM, bool walksTiles) {
   const int64_t held = registersAtEntry(consumers, perSM) * (consumers + kWarpgroupThreads);
-  const int64_t given = (held - kWarpgroupThreads * producerRegisters(consumers)) / consumers / 8 * 8;
+  const int64_t given = (held - kWarpgroupThreads * producerRegisters(consumers, walksTiles)) / consumers / 8 * 8;
   return std::min<int64_t>(given, kMaxRegisters);
 }
 
 // setmaxnreg's count for the computing threads, where it gives them more than the cap at
 // entry.
-std::optional<int32_t> consumerRegisters(int64_t consumers, int perSM) {
+std::optional<int32_t> consumerRegisters(int64_t consumers, int perSM, bool walksTiles) {
   const int64_t atEntry = registersAtEntry(consumers, perSM);
-  const int64_t registers = registersGiven(consumers, perSM);
-  if (registers <= atEntry || atEntry < producerRegisters(consumers)) return std::nullopt;
+  const int64_t registers = registersGiven(consumers, perSM, walksTiles);
+  if (registers <= atEntry || atEntry < producerRegisters(consumers, walksTiles)) return std::nullopt;
   return static_cast<int32_t>(registers);
 }
 
@@ -431,7 +437,9 @@ std::optional<int32_t> consumerRegisters(int64_t consumers, int perSM) {
 int specializedWorkgroupsPerSM(int64_t consumers, int64_t registersNeeded) {
   // (Two workgroups of more threads would start with fewer than 128 registers each, under
   // what ptxas needs for a wide wgmma's operands: "insufficient registers (80)".)
-  return consumers <= kWarpgroupThreads && registersGiven(consumers, 2) >= registersNeeded ? 2 : 1;
+  return consumers <= kWarpgroupThreads && registersGiven(consumers, 2, /*walksTiles=*/false) >= registersNeeded
+             ? 2
+             : 1;
 }
 
 LogicalResult canSpecializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies) {
@@ -532,7 +540,8 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
     barrier.erase();
   });
 
-  std::optional<int32_t> registers = consumerRegisters(consumers, perSM);
+  const bool walksTiles = static_cast<bool>(enclosingTileLoop(loop));
+  std::optional<int32_t> registers = consumerRegisters(consumers, perSM, walksTiles);
   if (registers) {
     // ptxas honours setmaxnreg only under a register cap at entry, which this sets.
     func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(perSM));
@@ -541,7 +550,8 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
   }
   b.setInsertionPoint(roles.elseBlock()->getTerminator());
   if (registers)
-    NVVM::SetMaxRegisterOp::create(b, loc, producerRegisters(consumers), NVVM::SetMaxRegisterAction::decrease);
+    NVVM::SetMaxRegisterOp::create(b, loc, producerRegisters(consumers, walksTiles),
+                                   NVVM::SetMaxRegisterAction::decrease);
   buildProducer(b, loop, copies, *inputs, empty, tid, consumers, stages, perTile, tileEmpty, acquire);
   if (acquire.ready) {
     // Every computing thread, past its own acquires (before the loop in each tile, or

@@ -65,6 +65,50 @@ func.func @row_max(%s: !wave.memory<[M, K2] of f32, global>, %o: !wave.memory<[M
 
 // -----
 
+// K2 a whole number of its 32-wide tiles: no key lies past its end in any tile, so the
+// bounds mask adds zeros everywhere and goes, with what only it used; the causal mask
+// stays marked.
+// CHECK-LABEL: func.func @causal_on_whole_tiles
+// CHECK: wave.iterate "K2" {{.*}}unmasked_end = #wave.expr<"$0 + 3">
+// CHECK-NOT: "$0 < K2"
+// CHECK: %[[CAUSAL:.*]] = wave.select
+// CHECK-NEXT: wave.add %[[X:.*]], %[[CAUSAL]] {wave.hiding_mask}
+// CHECK-NOT: wave.add
+// CHECK: wave.reduce_max
+func.func @causal_on_whole_tiles(%s: !wave.memory<[M, K2] of f32, global>, %o: !wave.memory<[M] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"4">, workgroup_dim = 0>,
+                        #wave.tiling_constraint<dim = "K2", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, vector_shapes = {M = 1, K2 = 32}>],
+    wave.hyperparameters = {M = 100 : i64, K2 = 128 : i64}} {
+  %max0 = wave.register -1.0e6 : !wave.tensor<[M] of f32>
+  %r = wave.iterate "K2" iter_args(%max0) : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
+  ^bb0(%max: !wave.tensor<[M] of f32>):
+    %x = wave.read %s : !wave.memory<[M, K2] of f32, global> -> !wave.tensor<[M, K2] of f32>
+    %zero = wave.register 0.0 : !wave.tensor<[M, K2] of f32>
+    %neg = wave.register -1.0e6 : !wave.tensor<[M, K2] of f32>
+    %ki = wave.self_index "K2" : !wave.tensor<[K2] of i64>
+    %in = wave.apply_expr %ki {expr = #wave.expr<"$0 < K2">} : !wave.tensor<[K2] of i64> -> !wave.tensor<[K2] of i64>
+    %inb = wave.broadcast %in : !wave.tensor<[K2] of i64> to !wave.tensor<[M, K2] of i64>
+    %inc = wave.cast %inb : !wave.tensor<[M, K2] of i64> to !wave.tensor<[M, K2] of i1>
+    %bounds = wave.select %inc, %zero, %neg : (!wave.tensor<[M, K2] of i1>, !wave.tensor<[M, K2] of f32>, !wave.tensor<[M, K2] of f32>) -> !wave.tensor<[M, K2] of f32>
+    %x1 = wave.add %bounds, %x : (!wave.tensor<[M, K2] of f32>, !wave.tensor<[M, K2] of f32>) -> !wave.tensor<[M, K2] of f32>
+    %mi = wave.self_index "M" : !wave.tensor<[M] of i64>
+    %mb = wave.broadcast %mi : !wave.tensor<[M] of i64> to !wave.tensor<[M, K2] of i64>
+    %kb = wave.broadcast %ki : !wave.tensor<[K2] of i64> to !wave.tensor<[M, K2] of i64>
+    %diff = wave.sub %kb, %mb : (!wave.tensor<[M, K2] of i64>, !wave.tensor<[M, K2] of i64>) -> !wave.tensor<[M, K2] of i64>
+    %vis = wave.apply_expr %diff {expr = #wave.expr<"$0 <= 2">} : !wave.tensor<[M, K2] of i64> -> !wave.tensor<[M, K2] of i64>
+    %cond = wave.cast %vis : !wave.tensor<[M, K2] of i64> to !wave.tensor<[M, K2] of i1>
+    %causal = wave.select %cond, %zero, %neg : (!wave.tensor<[M, K2] of i1>, !wave.tensor<[M, K2] of f32>, !wave.tensor<[M, K2] of f32>) -> !wave.tensor<[M, K2] of f32>
+    %y = wave.add %x1, %causal : (!wave.tensor<[M, K2] of f32>, !wave.tensor<[M, K2] of f32>) -> !wave.tensor<[M, K2] of f32>
+    %m = wave.reduce_max %y init(%max) along "K2" : (!wave.tensor<[M, K2] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
+    wave.yield %m : !wave.tensor<[M] of f32>
+  }
+  wave.write %r, %o : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, global>
+  return
+}
+
+// -----
+
 // A select whose hidden value is not far enough below (-10 is no mask): nothing marked.
 // CHECK-LABEL: func.func @not_a_mask
 // CHECK-NOT: hiding_mask
@@ -96,10 +140,12 @@ func.func @not_a_mask(%s: !wave.memory<[M, K2] of f32, global>, %o: !wave.memory
 
 // -----
 
-// K2 a whole number of tiles, known: no tile is masked, so the lowering leaves the mask
-// out instead of branching over it in every tile.
+// K2 a whole number of tiles, known: no tile is masked, so the mask goes, and the lowering
+// has no branch over it in any tile.
 // CHECK-LABEL: func.func @whole_tiles
-// CHECK: wave.add %{{.*}}, %{{.*}} {wave.hiding_mask}
+// CHECK-NOT: hiding_mask
+// CHECK: %[[X:.*]] = wave.read
+// CHECK-NEXT: wave.reduce_max %[[X]]
 // LOWERED-LABEL: gpu.func @whole_tiles
 // LOWERED: scf.for
 // LOWERED-NOT: scf.if

@@ -66,7 +66,7 @@
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvgpu.mbarrier.arrive %[[EMPTY]]
-// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.setmaxregister decrease 24
 
 // ALTERNATE-LABEL: gpu.func @attention
 // ALTERNATE: scf.if %{{.*}} {
