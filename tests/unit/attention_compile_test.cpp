@@ -4,6 +4,7 @@
 // with a message naming the op and the user's line.
 #include <catch2/catch.hpp>
 
+#include "fixtures/ptxas.hpp"
 #include "kernels/decode_attention.hpp"
 #include "kernels/flash_attention.hpp"
 #include "wave/compile.hpp"
@@ -277,4 +278,19 @@ TEST_CASE("causal attention's unmasked key tiles compute the softmax as the non-
   CHECK(count(causal, "fma.rn.f32") == fmas);
   CHECK(count(causal, "sub.f32") == count(plain, "sub.f32"));  // the max's rescaling only
   CHECK(count(causal, "mul.f32") == count(plain, "mul.f32"));
+}
+
+TEST_CASE("causal flash attention D 128 on 128x128 tiles of two computing warpgroups: no spill", "[compile][attention][ws]") {
+  // Its P V overlapping the softmax: 24 bytes spilled at 232 registers with the key-bounds
+  // mask on the diagonal tiles and 64-bit positions (bench/RESULTS.md, runs 262-265).
+  for (const int keys : {4096, 1000}) {
+    INFO(keys << " keys");
+    CompileOptions how{.subs = {{ex::B, 4}, {ex::H, 16}, {ex::M, keys}, {ex::K2, keys}, {ex::K1, 128}, {ex::N, 128},
+                                {ex::BLOCK_M, 128}, {ex::BLOCK_K2, 128}},
+                       .cache = false,
+                       .warp_specialize = true};
+    const auto flash = compile(ex::make_kernel<f16>({.head_dim = 128, .causal = true, .waves = 8}), how);
+    CHECK_THAT(flash.ptx().ptx, Contains("setmaxnreg.inc.sync.aligned.u32 \t240;"));
+    fixtures::check_ptxas_clean(flash.ptx().ptx, "flash_attention_causal");
+  }
 }
