@@ -254,7 +254,6 @@ constexpr unsigned kAmpereSharedBytes = 163 * 1024;
 
 // Whether the lowered module adds a vector to memory with one red (red.global.add.v4.f32,
 // red.relaxed.sys.global.add.noftz.v2.bf16x2, ...): PTX 8.1.
-
 bool usesVectorRed(mlir::ModuleOp module) {
   return module
       ->walk([&](mlir::LLVM::InlineAsmOp op) {

@@ -11,6 +11,7 @@
 
 #include "analysis/KernelGrid.h"
 #include "analysis/ScoreMasks.h"
+#include "analysis/SizeFacts.h"
 #include "transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,14 +27,15 @@ namespace {
 
 using namespace mlir;
 
-// Whether `dim`'s size is known and every tile of the loop over it (a workgroup's part
-// where split-K or a rank's slice divides it) is whole, so no key lies past its end.
-bool endsOnTile(const KernelGrid& grid, DictionaryAttr hyper, StringRef dim) {
-  auto size = hyper ? hyper.getAs<IntegerAttr>(dim) : IntegerAttr();
+// Whether every tile of the loop over `dim` is whole (its size, or a workgroup's part of
+// it under split-K, a known multiple of the tile: a static size, or an Assumption; not a
+// size set at run time), so that no key lies past the end.
+bool endsOnTile(func::FuncOp kernel, const KernelGrid& grid, StringRef dim) {
   const DimTiling& tiling = grid.tiling(dim);
-  if (!size || tiling.blockTile <= 0 || tiling.rankSlice != 0) return false;
-  const int64_t span = tiling.splitTile ? tiling.splitTile : size.getInt();
-  return size.getInt() % span == 0 && span % tiling.blockTile == 0;
+  if (tiling.blockTile <= 0 || tiling.rankSlice != 0) return false;
+  if (tiling.splitTile)
+    return tiling.splitTile % tiling.blockTile == 0 && isKnownMultiple(kernel, dim, tiling.splitTile);
+  return isKnownMultiple(kernel, dim, tiling.blockTile);
 }
 
 // `op` and what only it used, erased where nothing uses them and they have no effects.
@@ -62,7 +64,7 @@ struct WaveMaskPartialTilesPass : impl::WaveMaskPartialTilesBase<WaveMaskPartial
                        [](dialect::AddOp add) { return add->hasAttr("wave.hiding_mask"); }))
         return;  // marked already
       StringRef dim = loop.getDim();
-      const bool wholeTiles = endsOnTile(*grid, hyper, dim);
+      const bool wholeTiles = endsOnTile(kernel, *grid, dim);
       // The causal masks' row dim (one) and the smallest slack: every key up to the
       // workgroup's first row + slack is visible to all its rows.
       std::optional<StringRef> rowDim;

@@ -175,3 +175,37 @@ func.func @whole_tiles(%s: !wave.memory<[M, K2] of f32, global>, %o: !wave.memor
   wave.write %r, %o : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, global>
   return
 }
+
+// -----
+
+// K2's static size is a whole number of tiles, but set_symbol ends it at a length read at
+// run time: the end mask can hide keys, so it stays (marked).
+// CHECK-LABEL: func.func @end_set_at_run_time
+// CHECK: wave.apply_expr %{{.*}} {expr = #wave.expr<"$0 < K2">}
+// CHECK: wave.add %{{.*}}, %{{.*}} {wave.hiding_mask}
+func.func @end_set_at_run_time(%s: !wave.memory<[M, K2] of f32, global>, %lens: !wave.memory<[M] of i32, global>,
+                               %o: !wave.memory<[M] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"1">, workgroup_dim = 0>,
+                        #wave.tiling_constraint<dim = "K2", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, vector_shapes = {M = 1, K2 = 32}>],
+    wave.hyperparameters = {M = 100 : i64, K2 = 256 : i64}} {
+  %len = wave.read %lens : !wave.memory<[M] of i32, global> -> !wave.tensor<[M] of i32>
+  wave.set_symbol "K2" = %len : !wave.tensor<[M] of i32>
+  %max0 = wave.register -1.0e6 : !wave.tensor<[M] of f32>
+  %r = wave.iterate "K2" iter_args(%max0) : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
+  ^bb0(%max: !wave.tensor<[M] of f32>):
+    %x = wave.read %s : !wave.memory<[M, K2] of f32, global> -> !wave.tensor<[M, K2] of f32>
+    %zero = wave.register 0.0 : !wave.tensor<[M, K2] of f32>
+    %neg = wave.register -1.0e6 : !wave.tensor<[M, K2] of f32>
+    %ki = wave.self_index "K2" : !wave.tensor<[K2] of i64>
+    %in = wave.apply_expr %ki {expr = #wave.expr<"$0 < K2">} : !wave.tensor<[K2] of i64> -> !wave.tensor<[K2] of i64>
+    %inb = wave.broadcast %in : !wave.tensor<[K2] of i64> to !wave.tensor<[M, K2] of i64>
+    %inc = wave.cast %inb : !wave.tensor<[M, K2] of i64> to !wave.tensor<[M, K2] of i1>
+    %bounds = wave.select %inc, %zero, %neg : (!wave.tensor<[M, K2] of i1>, !wave.tensor<[M, K2] of f32>, !wave.tensor<[M, K2] of f32>) -> !wave.tensor<[M, K2] of f32>
+    %y = wave.add %x, %bounds : (!wave.tensor<[M, K2] of f32>, !wave.tensor<[M, K2] of f32>) -> !wave.tensor<[M, K2] of f32>
+    %m = wave.reduce_max %y init(%max) along "K2" : (!wave.tensor<[M, K2] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
+    wave.yield %m : !wave.tensor<[M] of f32>
+  }
+  wave.write %r, %o : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, global>
+  return
+}
