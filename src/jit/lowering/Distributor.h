@@ -132,6 +132,11 @@ class Distributor : LoweringBuilder {
   // Per register of `layout`, whether its element along `dim` (at `k` of the layout's
   // dims) lies before the dim's end, in this tile.
   SmallVector<Value> registersBeforeEnd(LayoutAttr layout, unsigned k, StringRef dim);
+  // An apply_expr comparing a sum of elements' positions (self_index along dims, through
+  // broadcasts, added and subtracted) with an expression of the symbols, as a constant
+  // per register against one value per thread, where every register's position is this
+  // thread's part plus a constant (DistributePositions.cpp); null where it is not.
+  Value comparePositions(dialect::ApplyExprOp a);
   // `filled()` (values with the elements past `dim`'s end filled) on the tiles that reach
   // past it and `plain()` on the others, under one branch of `types`; `filled()` alone
   // where the options keep the fills in every tile.
