@@ -16,7 +16,7 @@
 //                                        2 emulated ranks (the logic, not NVLink)
 //   wave-bench-tensor-parallel RANKS why the all-gather + GEMM only, with where its time goes
 //
-// Each kernel under three GEMM schedules (kSchedules), named at the end of its line;
+// Each kernel under three GEMM schedules (tp::kGemmSchedules), named at the end of its line;
 // bench/gemm_rs_vs_nccl.py takes each shape's fastest fused kernel.
 #include <cmath>
 #include <cstdio>
@@ -42,24 +42,6 @@ namespace {
 struct Shape {
   int m, n, k;  // the whole layer: C[M, N] = A[M, K] B[N, K]^T, K split over the ranks
 };
-
-// The GEMM schedules each kernel is timed under, the fused kernels and the GEMM alone
-// alike: TMA copies software-pipelined on the computing warps (the default), a producer
-// warpgroup issuing them (warp specialization), and that on a persistent grid, where a
-// workgroup's next tile's copies land during its last tile's epilogue (the adds to the
-// peers' slots).
-struct Schedule {
-  const char* name;
-  bool specialize, persistent;
-};
-constexpr Schedule kSchedules[] = {{"pipelined", false, false},
-                                   {"specialized", true, false},
-                                   {"specialized-persistent", true, true}};
-
-CompileOptions scheduled(std::vector<Sub> subs, const Schedule& schedule) {
-  return CompileOptions{.subs = std::move(subs), .warp_specialize = schedule.specialize,
-                        .persistent = schedule.persistent};
-}
 
 // Elements of the fused output (rank p's slot, row-major: its share of the rows for the
 // reduce-scatter, all M rows for the all-reduce) off the float64 sums of every rank's
@@ -110,14 +92,14 @@ int allgather_gemm(const Ranks& ranks, std::mt19937& rng, bool diagnose) {
               "TFLOP/s", "gather+GEMM us", "overlap us", "TFLOP/s", "hidden", "tiling (per rank: M x N/ranks x K)");
   const int bm = 128, bn = 256, bk = 64, wm = 64, wn = 64;
   for (Shape s : {Shape{4096, 8192, 8192}, Shape{8192, 8192, 8192}, Shape{8192, 28672, 8192}})
-    for (const Schedule& schedule : kSchedules) {
+    for (const tp::GemmSchedule& schedule : tp::kGemmSchedules) {
       const int share = s.m / count, n_rank = s.n / count, pieces = share / 1024 > 0 ? share / 1024 : 1;
       const int chunks = count * pieces;
-      const CompileOptions options =
-          scheduled({{g::M, s.m}, {g::N, n_rank}, {g::K, s.k}, {g::BLOCK_M, bm}, {g::BLOCK_N, bn}, {g::BLOCK_K, bk},
-                     {g::WAVE_M, wm}, {g::WAVE_N, wn}, {tp::M_RANK, share}, {tp::CHUNKS, chunks},
-                     {tp::CHUNK_ROWS, share / pieces}},
-                    schedule);
+      const CompileOptions options = tp::scheduled(
+          {.subs = {{g::M, s.m}, {g::N, n_rank}, {g::K, s.k}, {g::BLOCK_M, bm}, {g::BLOCK_N, bn}, {g::BLOCK_K, bk},
+                    {g::WAVE_M, wm}, {g::WAVE_N, wn}, {tp::M_RANK, share}, {tp::CHUNKS, chunks},
+                    {tp::CHUNK_ROWS, share / pieces}}},
+          schedule);
       const auto gemm = compile(tp::allgather_gemm<bf16, bf16>(), options, ranks);
       const std::size_t shard_bytes = std::size_t(share) * s.k * 2;
       // Rank q's slot: its own rows first (as the layer before wrote them), the peers' after.
@@ -266,17 +248,18 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
   std::mt19937 rng(11);
   if (argc > 2 && std::string(argv[2]) == "why") return allgather_gemm(ranks, rng, true);
   for (Shape s : {Shape{4096, 8192, 8192}, Shape{8192, 8192, 8192}, Shape{8192, 8192, 28672}})
-    for (const Schedule& schedule : kSchedules) {
+    for (const tp::GemmSchedule& schedule : tp::kGemmSchedules) {
       const int share = s.m / count, k_rank = s.k / count;
       runtime::SymmetricBuffer out(std::size_t(share) * s.n * 2, ranks.devices);
       const auto slot = static_cast<std::int64_t>(out.slot_bytes() / 2);
       const std::vector<Sub> tiles{{g::M, s.m},         {g::N, s.n},         {g::K, k_rank},
                                    {g::BLOCK_M, bm},    {g::BLOCK_N, bn},    {g::BLOCK_K, bk},
                                    {g::WAVE_M, wm},     {g::WAVE_N, wn}};
-      CompileOptions fused_options = scheduled(tiles, schedule);
+      CompileOptions fused_options = tp::scheduled({.subs = tiles}, schedule);
       fused_options.subs.insert(fused_options.subs.end(), {{tp::RANKS, count}, {tp::SLOT, slot}, {tp::M_RANK, share}});
       const auto fused = compile(tp::gemm_reduce_scatter<bf16, bf16>(), fused_options, ranks);
-      const auto alone = compile(g::make_with_wave_tiles<bf16, bf16>(), scheduled(tiles, schedule), ranks);
+      const auto alone =
+          compile(g::make_with_wave_tiles<bf16, bf16>(), tp::scheduled({.subs = tiles}, schedule), ranks);
       std::vector<runtime::DeviceBuffer> as, bs, cs;
       std::vector<std::vector<float>> a_values, b_values;
       std::vector<std::vector<const void*>> fused_args, alone_args;
@@ -308,7 +291,7 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
       // GEMM + all-reduce (lines "AR"): each rank's partial product added to every rank's
       // slot of all M x N; the same GEMM alone beside it.
       runtime::SymmetricBuffer everyone(std::size_t(s.m) * s.n * 2, ranks.devices);
-      CompileOptions all_options = scheduled(tiles, schedule);
+      CompileOptions all_options = tp::scheduled({.subs = tiles}, schedule);
       all_options.subs.insert(all_options.subs.end(),
                               {{tp::RANKS, count}, {tp::SLOT, static_cast<std::int64_t>(everyone.slot_bytes() / 2)}});
       const auto all_reduce = compile(tp::gemm_all_reduce<bf16, bf16>(), all_options, ranks);

@@ -49,6 +49,23 @@ WAVE_SYMBOL(M_RANK);  // M / RANKS: the rows each rank ends with
 
 inline constexpr auto i = iterator(0), j = iterator(1);
 
+// The GEMM schedules these kernels take (CompileOptions): TMA copies software-pipelined
+// on the computing warps (the default), a producer warpgroup issuing them (warp
+// specialization), and that on a persistent grid (each workgroup walking tiles, the next
+// tile's copies landing during the last one's epilogue). Names are one word each.
+struct GemmSchedule {
+  const char* name;
+  bool warp_specialize, persistent;
+};
+inline constexpr GemmSchedule kGemmSchedules[] = {
+    {"pipelined", false, false}, {"specialized", true, false}, {"specialized-persistent", true, true}};
+
+inline CompileOptions scheduled(CompileOptions options, const GemmSchedule& schedule) {
+  options.warp_specialize = schedule.warp_specialize;
+  options.persistent = schedule.persistent;
+  return options;
+}
+
 // Rows of C to their owner's slot: row m is row m mod M_RANK of rank m / M_RANK's share,
 // stored row-major in the slot.
 inline const IndexMapping<dims<M, N>> kToOwner{.inputs = {{M, i}, {N, j}},

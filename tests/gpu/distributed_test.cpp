@@ -25,6 +25,8 @@
 
 using namespace wave;
 namespace co = examples::collectives;
+using examples::tensor_parallel::GemmSchedule;
+using examples::tensor_parallel::kGemmSchedules;
 
 namespace {
 
@@ -67,21 +69,11 @@ std::string describe(const Ranks& ranks) {
   return s;
 }
 
-// The GEMM schedules the tensor-parallel kernels run under: the default on the tests'
-// 32-wide K tiles (copies pipelined on the computing warps), and on 64-wide ones (TMA's
-// 128-byte rows), warp-specialized (a producer warpgroup issues the copies), on a plain
-// grid and a persistent one (each workgroup walking tiles).
-struct Schedule {
-  const char* name;
-  bool warp_specialize, persistent;
-};
-constexpr Schedule kSchedules[] = {{"pipelined", false, false},
-                                   {"warp-specialized", true, false},
-                                   {"warp-specialized, persistent", true, true}};
-
-CompileOptions scheduled(CompileOptions options, const Schedule& schedule) {
-  options.warp_specialize = schedule.warp_specialize;
-  options.persistent = schedule.persistent;
+// A tensor-parallel kernel's GEMM schedule (examples/kernels/tensor_parallel.hpp) on the
+// tests' tiles: 32-wide K tiles pipelined, 64-wide ones (TMA's 128-byte rows) where a
+// producer warpgroup issues the copies.
+CompileOptions scheduled_on_test_tiles(CompileOptions options, const GemmSchedule& schedule) {
+  options = examples::tensor_parallel::scheduled(options, schedule);
   if (schedule.warp_specialize)
     for (Sub& sub : options.subs)
       if (sub.symbol == "BLOCK_K") sub.value = 64;
@@ -367,8 +359,8 @@ namespace {
 // rank p's slot must end as those plus rows [p * share, (p + 1) * share) (all rows) of
 // the whole product.
 template <class Out>
-void check_gemm_collective(const Ranks& ranks, int share, int n, int k_rank, bool all_reduce, const Schedule& schedule,
-                           std::mt19937& rng) {
+void check_gemm_collective(const Ranks& ranks, int share, int n, int k_rank, bool all_reduce,
+                           const GemmSchedule& schedule, std::mt19937& rng) {
   namespace tp = examples::tensor_parallel;
   using Bits = typename Host<Out>::Bits;
   const int count = ranks.count(), m = share * count, k = k_rank * count, kept = all_reduce ? m : share;
@@ -378,7 +370,7 @@ void check_gemm_collective(const Ranks& ranks, int share, int n, int k_rank, boo
                                   {tp::BLOCK_M, 128}, {tp::BLOCK_N, 64}, {tp::BLOCK_K, 32}, {tp::WAVE_M, 64},
                                   {tp::WAVE_N, 32}}};
   if (!all_reduce) options.subs.push_back({tp::M_RANK, share});
-  options = scheduled(options, schedule);
+  options = scheduled_on_test_tiles(options, schedule);
   const auto gemm = all_reduce ? compile(tp::gemm_all_reduce<f16, Out>(), options, ranks)
                                : compile(tp::gemm_reduce_scatter<f16, Out>(), options, ranks);
   std::vector<std::uint16_t> a(std::size_t(m) * k), b(std::size_t(n) * k);
@@ -435,7 +427,7 @@ void check_gemm_collective(const Ranks& ranks, int share, int n, int k_rank, boo
 // weights B_r [n, K] waits for its rows' chunks; C_r [M, n] = A B_r^T in A's row order,
 // and every flag back at 0 after two launches.
 template <class Out>
-void check_allgather_gemm(const Ranks& ranks, int share, int n, int k, int pieces, const Schedule& schedule,
+void check_allgather_gemm(const Ranks& ranks, int share, int n, int k, int pieces, const GemmSchedule& schedule,
                           std::mt19937& rng) {
   namespace tp = examples::tensor_parallel;
   using Bits = typename Host<Out>::Bits;
@@ -443,7 +435,7 @@ void check_allgather_gemm(const Ranks& ranks, int share, int n, int k, int piece
   CompileOptions options{.subs = {{tp::M, m}, {tp::N, n}, {tp::K, k}, {tp::M_RANK, share}, {tp::CHUNKS, chunks},
                                   {tp::CHUNK_ROWS, share / pieces}, {tp::BLOCK_M, 128}, {tp::BLOCK_N, 64},
                                   {tp::BLOCK_K, 32}, {tp::WAVE_M, 64}, {tp::WAVE_N, 32}}};
-  const auto gemm = compile(tp::allgather_gemm<f16, Out>(), scheduled(options, schedule), ranks);
+  const auto gemm = compile(tp::allgather_gemm<f16, Out>(), scheduled_on_test_tiles(options, schedule), ranks);
   std::vector<std::uint16_t> a(std::size_t(m) * k);
   for (auto& x : a) x = examples::host::random_half(rng);
   const std::size_t shard_bytes = std::size_t(share) * k * 2;
@@ -513,7 +505,7 @@ TEST_CASE("all-gather + GEMM: each rank's GEMM waits for its rows' chunks while 
   std::mt19937 rng(Catch::rngSeed());
   for (const Ranks& ranks : rank_sets())
     for (auto [share, n, k, pieces] : std::vector<std::tuple<int, int, int, int>>{{128, 128, 64, 1}, {256, 200, 136, 2}}) {
-      for (const Schedule& schedule : kSchedules) {
+      for (const GemmSchedule& schedule : kGemmSchedules) {
         INFO(describe(ranks) << ", " << share << " rows per rank, N = " << n << ", K = " << k << ", " << pieces
                              << " chunks per shard, " << schedule.name);
         check_allgather_gemm<f32>(ranks, share, n, k, pieces, schedule, rng);
@@ -526,7 +518,7 @@ TEST_CASE("GEMM + reduce-scatter: each rank adds its K slice's rows to their own
   std::mt19937 rng(Catch::rngSeed());
   for (const Ranks& ranks : rank_sets())
     for (auto [share, n, k_rank] : std::vector<std::tuple<int, int, int>>{{128, 128, 64}, {200, 120, 72}, {64, 256, 256}}) {
-      for (const Schedule& schedule : kSchedules) {
+      for (const GemmSchedule& schedule : kGemmSchedules) {
         INFO(describe(ranks) << ", " << share << " rows per rank, N = " << n << ", K per rank = " << k_rank << ", "
                              << schedule.name);
         check_gemm_collective<f32>(ranks, share, n, k_rank, false, schedule, rng);
@@ -539,7 +531,7 @@ TEST_CASE("GEMM + all-reduce: each rank adds its K slice's product to every rank
   std::mt19937 rng(Catch::rngSeed());
   for (const Ranks& ranks : rank_sets())
     for (auto [share, n, k_rank] : std::vector<std::tuple<int, int, int>>{{128, 128, 64}, {100, 120, 72}}) {
-      for (const Schedule& schedule : kSchedules) {
+      for (const GemmSchedule& schedule : kGemmSchedules) {
         INFO(describe(ranks) << ", M = " << share * ranks.count() << ", N = " << n << ", K per rank = " << k_rank
                              << ", " << schedule.name);
         check_gemm_collective<f32>(ranks, share, n, k_rank, true, schedule, rng);
