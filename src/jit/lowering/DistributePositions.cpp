@@ -12,6 +12,7 @@
 
 #include "lowering/Distributor.h"
 #include "lowering/ElementConversion.h"
+#include "lowering/ExprToArith.h"
 #include "lowering/KernelSignature.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -34,17 +35,6 @@ std::optional<SmallVector<std::pair<StringRef, int64_t>>> positionTerms(Value v)
   const int64_t sign = isa<dialect::SubOp>(def) ? -1 : 1;
   for (auto [dim, s] : *rhs) lhs->push_back({dim, sign * s});
   return lhs;
-}
-
-arith::CmpIPredicate predicateOf(dialect::ExprKind kind) {
-  switch (kind) {
-    case dialect::ExprKind::lt: return arith::CmpIPredicate::slt;
-    case dialect::ExprKind::le: return arith::CmpIPredicate::sle;
-    case dialect::ExprKind::gt: return arith::CmpIPredicate::sgt;
-    case dialect::ExprKind::ge: return arith::CmpIPredicate::sge;
-    case dialect::ExprKind::eq: return arith::CmpIPredicate::eq;
-    default: return arith::CmpIPredicate::ne;
-  }
 }
 
 }  // namespace
@@ -95,7 +85,7 @@ Value Distributor::comparePositions(dialect::ApplyExprOp a) {
     if (Value offset = offsets_.lookup(dim))
       room = sign > 0 ? arith::SubIOp::create(b_, loc_, room, offset).getResult()
                       : arith::AddIOp::create(b_, loc_, room, offset).getResult();
-  const arith::CmpIPredicate predicate = predicateOf(expr.getKind());
+  const arith::CmpIPredicate predicate = comparisonPredicate(expr.getKind());
   SmallVector<Value> holds;
   for (int64_t c : constants) holds.push_back(arith::CmpIOp::create(b_, loc_, predicate, index(c), room));
   Value mask = vector::FromElementsOp::create(

@@ -8,6 +8,17 @@ namespace wave::jit {
 
 using namespace mlir;
 
+arith::CmpIPredicate comparisonPredicate(dialect::ExprKind kind) {
+  switch (kind) {
+    case dialect::ExprKind::lt: return arith::CmpIPredicate::slt;
+    case dialect::ExprKind::le: return arith::CmpIPredicate::sle;
+    case dialect::ExprKind::gt: return arith::CmpIPredicate::sgt;
+    case dialect::ExprKind::ge: return arith::CmpIPredicate::sge;
+    case dialect::ExprKind::eq: return arith::CmpIPredicate::eq;
+    default: return arith::CmpIPredicate::ne;
+  }
+}
+
 Value buildExpr(OpBuilder& b, Location loc, dialect::ExprAttr expr, ValueRange variables, ValueRange symbols) {
   return buildExpr(b, loc, expr, variables.front().getType(), variables, symbols);
 }
@@ -52,17 +63,7 @@ Value buildExpr(OpBuilder& b, Location loc, dialect::ExprAttr expr, Type type, V
       return r;
     }
     default: {
-      const auto predicate = [&] {
-        switch (expr.getKind()) {
-          case ExprKind::lt: return arith::CmpIPredicate::slt;
-          case ExprKind::le: return arith::CmpIPredicate::sle;
-          case ExprKind::gt: return arith::CmpIPredicate::sgt;
-          case ExprKind::ge: return arith::CmpIPredicate::sge;
-          case ExprKind::eq: return arith::CmpIPredicate::eq;
-          default: return arith::CmpIPredicate::ne;
-        }
-      }();
-      Value holds = arith::CmpIOp::create(b, loc, predicate, results[0], results[1]);
+      Value holds = arith::CmpIOp::create(b, loc, comparisonPredicate(expr.getKind()), results[0], results[1]);
       return arith::ExtUIOp::create(b, loc, type, holds).getResult();
     }
   }

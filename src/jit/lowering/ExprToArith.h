@@ -11,9 +11,13 @@
 
 #include "dialect/WaveDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 
 namespace wave::jit {
+
+// The signed integer predicate of a comparison's kind (lt, le, gt, ge, eq, ne).
+mlir::arith::CmpIPredicate comparisonPredicate(dialect::ExprKind kind);
 
 // `variables[k]` is $k; `symbols[s]` the value of the expression's s-th symbol.
 mlir::Value buildExpr(mlir::OpBuilder& b, mlir::Location loc, dialect::ExprAttr expr, mlir::ValueRange variables,

@@ -256,8 +256,8 @@ bool usesF8(mlir::ModuleOp module) {
 constexpr int64_t kCdna3LdsBytes = 64 * 1024;
 // The dynamic shared memory one workgroup may have on NVIDIA's GPUs (cuFuncSetAttribute's
 // bound): 227 KiB on Hopper, 163 KiB on an A100.
-constexpr unsigned kHopperSharedBytes = 227 * 1024;
-constexpr unsigned kAmpereSharedBytes = 163 * 1024;
+constexpr int64_t kHopperSharedBytes = 227 * 1024;
+constexpr int64_t kAmpereSharedBytes = 163 * 1024;
 
 // Whether the lowered module adds a vector to memory with one red (red.global.add.v4.f32,
 // red.relaxed.sys.global.add.noftz.v2.bf16x2, ...): PTX 8.1.
@@ -432,19 +432,16 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
       for (int i = 0; i < 3; ++i) result.block[i] = static_cast<unsigned>(block[i]);
   });
   result.target = options.target;
-  if (amd && result.shared_bytes > kCdna3LdsBytes)
+  // What one workgroup may have (past it the launch would fail with no word of why).
+  const int64_t maxShared = amd ? kCdna3LdsBytes : options.target == "sm_80" ? kAmpereSharedBytes : kHopperSharedBytes;
+  if (result.shared_bytes > maxShared)
     throw Error(kernelName, "compile", "", 0,
-                "shared memory: " + expected_found("at most 65536 bytes per workgroup on " + options.target + " (LDS)",
-                                                   std::to_string(result.shared_bytes) +
-                                                       " bytes: smaller tiles (AMD tiles are not multi-buffered)"));
-  // (Past what a workgroup may have, the launch would fail with no word of why.)
-  const unsigned nvidiaShared = options.target == "sm_80" ? kAmpereSharedBytes : kHopperSharedBytes;
-  if (!amd && result.shared_bytes > nvidiaShared)
-    throw Error(kernelName, "compile", "", 0,
-                "shared memory: " + expected_found("at most " + std::to_string(nvidiaShared) + " bytes per workgroup on " +
-                                                       options.target,
-                                                   std::to_string(result.shared_bytes) +
-                                                       " bytes: smaller tiles or fewer pipeline_stages"));
+                "shared memory: " +
+                    expected_found("at most " + std::to_string(maxShared) + " bytes per workgroup on " + options.target +
+                                       (amd ? " (LDS)" : ""),
+                                   std::to_string(result.shared_bytes) +
+                                       (amd ? " bytes: smaller tiles (AMD tiles are not multi-buffered)"
+                                            : " bytes: smaller tiles or fewer pipeline_stages")));
   if (amd) {
     mlir::TimingScope codegenTiming = timing ? timing->nest("codegen (ROCDL pipeline, LLVM, HSACO)") : mlir::TimingScope();
     auto hsaco = compileToHsaco(module, {.chip = options.target,

@@ -69,13 +69,14 @@ struct WaveMaskPartialTilesPass : impl::WaveMaskPartialTilesBase<WaveMaskPartial
       // workgroup's first row + slack is visible to all its rows.
       std::optional<StringRef> rowDim;
       int64_t slack = 0;
-      SmallVector<dialect::AddOp> marked, zero;
+      SmallVector<dialect::AddOp> marked;
+      SmallVector<std::pair<dialect::AddOp, bool>> zero;  // each with whether its mask is the lhs
       for (auto add : loop.getBody().front().getOps<dialect::AddOp>()) {
         for (bool maskOnLeft : {false, true}) {
           Value mask = maskOnLeft ? add.getLhs() : add.getRhs();
           bool hides = boundsMask(mask, dim);
           if (hides && wholeTiles) {  // no tile has a key past the end: it adds zeros in all
-            zero.push_back(add);
+            zero.push_back({add, maskOnLeft});
             break;
           }
           if (!hides)
@@ -94,11 +95,11 @@ struct WaveMaskPartialTilesPass : impl::WaveMaskPartialTilesBase<WaveMaskPartial
           break;
         }
       }
-      for (dialect::AddOp add : zero) {
-        Value mask = boundsMask(add.getRhs(), dim) ? add.getRhs() : add.getLhs();
-        add.replaceAllUsesWith(mask == add.getRhs() ? add.getLhs() : add.getRhs());
+      for (auto [add, maskOnLeft] : zero) {
+        Operation* mask = (maskOnLeft ? add.getLhs() : add.getRhs()).getDefiningOp();
+        add.replaceAllUsesWith(maskOnLeft ? add.getRhs() : add.getLhs());
         add.erase();
-        eraseIfDead(mask.getDefiningOp());
+        eraseIfDead(mask);
       }
       if (marked.empty()) return;
       for (dialect::AddOp add : marked) add->setAttr("wave.hiding_mask", UnitAttr::get(ctx));
