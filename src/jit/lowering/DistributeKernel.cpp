@@ -239,8 +239,7 @@ LogicalResult Distributor::lowerOp(Operation* op) {
         return done(v);
       })
       .Case([&](dialect::ApplyExprOp a) -> LogicalResult {
-        if (options_.positionCompares)
-          if (Value mask = comparePositions(a)) return done(mask);
+        if (Value mask = comparePositions(a)) return done(mask);
         Value input = operand(0);
         auto vec = cast<VectorType>(input.getType());
         SmallVector<Value> symbols;

@@ -31,9 +31,6 @@ struct DistributionOptions {
   // The fills past a dim's end (reductions, mma operands) under a branch only the tiles
   // that reach past it take; false: a select per element in every tile.
   bool branchOnOverrunningTiles = true;
-  // An apply_expr comparing a sum of positions with symbols: a constant per register
-  // against one value per thread (DistributePositions.cpp); false: per register.
-  bool positionCompares = false;
 };
 
 // Builds `kernel`'s gpu.func at the end of `module`; emits a diagnostic at the op it

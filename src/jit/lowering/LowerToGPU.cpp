@@ -66,8 +66,7 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
                                             .systemAtomics = systemAtomics,
                                             .ptxTanh = ptxTanh,
                                             .wavePriority = wavePriority,
-                                            .branchOnOverrunningTiles = overrunBranches,
-                                            .positionCompares = positionCompares}))) return signalPassFailure();
+                                            .branchOnOverrunningTiles = overrunBranches}))) return signalPassFailure();
       kernel.erase();
     }
   }

@@ -70,12 +70,11 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     elements with no select each. `false` selects in every tile: on gfx942 the branch's
     vector phis took causal D 128 attention at 1000 keys from 199 VGPRs to spills.
 
-    `position-compares=true` lowers an `apply_expr` comparing a sum of elements' positions
-    (`self_index` along dims, through broadcasts, added and subtracted: a causal mask's
-    `k - m <= 0`) with an expression of the symbols as a constant per register against
-    one value per thread, where every register's position is this thread's part plus a
-    constant; otherwise each register's position is computed and compared. Off until
-    measured on a GPU (compile() turns it on with WAVE_POSITION_COMPARES=1).
+    An `apply_expr` comparing a sum of elements' positions (`self_index` along dims,
+    through broadcasts, added and subtracted: a causal mask's `k - m <= 0`) with an
+    expression of the symbols becomes a constant per register against one value per
+    thread, where every register's position is this thread's part plus a constant;
+    otherwise each register's position is computed and compared.
   }];
   let options = [
     Option<"persistent", "persistent", "bool", /*default=*/"false",
@@ -95,9 +94,7 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     Option<"wavePriority", "wave-priority", "bool", /*default=*/"false",
            "Lower set_wave_prio to AMDGPU's s_setprio (false: dropped)">,
     Option<"overrunBranches", "overrun-branches", "bool", /*default=*/"true",
-           "Fill the elements past a dim's end only in the tiles that reach past it, under a branch">,
-    Option<"positionCompares", "position-compares", "bool", /*default=*/"false",
-           "Compare sums of elements' positions as a constant per register against one value per thread">
+           "Fill the elements past a dim's end only in the tiles that reach past it, under a branch">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

@@ -138,13 +138,6 @@ bool alternateWarpgroupsRequested() {
   return v && *v && std::string(v) != "0";
 }
 
-// Positions' sums compared per thread (wave-lower-to-gpu's position-compares): on with
-// WAVE_POSITION_COMPARES=1 until measured on a GPU.
-bool positionComparesRequested() {
-  const char* v = std::getenv("WAVE_POSITION_COMPARES");
-  return v && *v && std::string(v) != "0";
-}
-
 // CompileOptions::timing, or WAVE_TIMING=1.
 bool timingRequested(const CompileOptions& options) {
   const char* v = std::getenv("WAVE_TIMING");
@@ -178,7 +171,7 @@ std::string cacheKey(mlir::ModuleOp module, const CompileOptions& options) {
   module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
   os << "\ntarget=" << options.target << "\nwave-cpp " << WAVE_CPP_VERSION << ", LLVM " << LLVM_VERSION_STRING
      << ", format " << kCacheFormat << ", stages "
-     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", tma " << options.tma << ", warp specialize " << warpSpecializeRequested(options) << ", persistent " << persistentRequested(options) << ", stream-K " << streamKRequested(options) << ", overlap mma " << overlapMmaRequested(options) << ", cluster " << clusterSizeRequested(options) << ", alternate warpgroups " << alternateWarpgroupsRequested() << ", position compares " << positionComparesRequested() << ", dynamic tiles " << dynamicTilesRequested(options, false) << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
+     << options.pipeline_stages << ", warpgroup mma " << options.warpgroup_mma << ", tma " << options.tma << ", warp specialize " << warpSpecializeRequested(options) << ", persistent " << persistentRequested(options) << ", stream-K " << streamKRequested(options) << ", overlap mma " << overlapMmaRequested(options) << ", cluster " << clusterSizeRequested(options) << ", alternate warpgroups " << alternateWarpgroupsRequested() << ", dynamic tiles " << dynamicTilesRequested(options, false) << ", LLVM passes " << llvmPasses() << ", sources " << WAVE_COMPILER_FINGERPRINT;
   return key;
 }
 
@@ -337,8 +330,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
                             .systemAtomics = !amd,
                             .ptxTanh = !amd,
                             .wavePriority = amd,
-                            .overrunBranches = !amd,
-                            .positionCompares = positionComparesRequested()}));
+                            .overrunBranches = !amd}));
   mlir::OpPassManager& gpuFunc = lowering.nest<mlir::gpu::GPUModuleOp>().nest<mlir::gpu::GPUFuncOp>();
   // Folded first, so that fills are plain load -> store pairs the pipelining recognizes.
   // The kernels are structured (scf) with few blocks: region simplification finds nothing

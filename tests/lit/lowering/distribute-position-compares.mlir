@@ -1,10 +1,9 @@
-// wave-lower-to-gpu{position-compares=true}: a causal mask's `k - m <= 2`, each thread's
-// keys its part (4 lane + the tile's start) plus a constant per register (0..3), becomes
-// one value per thread, room = 2 - part - tile start + m, and a compare of each constant
-// with it: no position computed per register. Without the option, the positions are
-// built per register and subtracted as vectors.
-// RUN: wave-opt %s --wave-assign-layouts --wave-lower-to-gpu=position-compares=true --canonicalize | FileCheck %s
-// RUN: wave-opt %s --wave-assign-layouts --wave-lower-to-gpu --canonicalize | FileCheck %s --check-prefix=PER-REGISTER
+// wave-lower-to-gpu: a causal mask's `k - m <= 2`, each thread's keys its part (4 lane +
+// the tile's start) plus a constant per register (0..3), becomes one value per thread,
+// room = 2 - part - tile start + m, and a compare of each constant with it: no position
+// computed per register. A product of positions is no such sum: its positions are built
+// per register and multiplied as vectors.
+// RUN: wave-opt %s --wave-assign-layouts --wave-lower-to-gpu --canonicalize | FileCheck %s
 
 // CHECK-LABEL: gpu.func @causal
 // CHECK: %[[LANE:.*]] = arith.remui %thread_id_x, %c32
@@ -25,9 +24,6 @@
 // CHECK-NOT: vector<4xi64>
 // CHECK: gpu.return
 
-// PER-REGISTER-LABEL: gpu.func @causal
-// PER-REGISTER: arith.subi %{{.*}}, %{{.*}} : vector<4xi64>
-// PER-REGISTER: arith.cmpi sle, %{{.*}}, %{{.*}} : vector<4xi64>
 func.func @causal(%s: !wave.memory<[M, K2] of f32, global>, %o: !wave.memory<[M] of f32, global>) attributes {
     wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"1">, workgroup_dim = 0>,
                         #wave.tiling_constraint<dim = "K2", tile = #wave.expr<"64">>,
@@ -44,6 +40,36 @@ func.func @causal(%s: !wave.memory<[M, K2] of f32, global>, %o: !wave.memory<[M]
     %mb = wave.broadcast %mi : !wave.tensor<[M] of i64> to !wave.tensor<[M, K2] of i64>
     %kb = wave.broadcast %ki : !wave.tensor<[K2] of i64> to !wave.tensor<[M, K2] of i64>
     %diff = wave.sub %kb, %mb : (!wave.tensor<[M, K2] of i64>, !wave.tensor<[M, K2] of i64>) -> !wave.tensor<[M, K2] of i64>
+    %vis = wave.apply_expr %diff {expr = #wave.expr<"$0 <= 2">} : !wave.tensor<[M, K2] of i64> -> !wave.tensor<[M, K2] of i64>
+    %cond = wave.cast %vis : !wave.tensor<[M, K2] of i64> to !wave.tensor<[M, K2] of i1>
+    %causal = wave.select %cond, %zero, %neg : (!wave.tensor<[M, K2] of i1>, !wave.tensor<[M, K2] of f32>, !wave.tensor<[M, K2] of f32>) -> !wave.tensor<[M, K2] of f32>
+    %y = wave.add %x, %causal : (!wave.tensor<[M, K2] of f32>, !wave.tensor<[M, K2] of f32>) -> !wave.tensor<[M, K2] of f32>
+    %m = wave.reduce_max %y init(%max) along "K2" : (!wave.tensor<[M, K2] of f32>, !wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32>
+    wave.yield %m : !wave.tensor<[M] of f32>
+  }
+  wave.write %r, %o : !wave.tensor<[M] of f32>, !wave.memory<[M] of f32, global>
+  return
+}
+
+// CHECK-LABEL: gpu.func @product
+// CHECK: arith.muli %{{.*}}, %{{.*}} : vector<4xi64>
+// CHECK: arith.cmpi sle, %{{.*}}, %{{.*}} : vector<4xi64>
+func.func @product(%s: !wave.memory<[M, K2] of f32, global>, %o: !wave.memory<[M] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"1">, workgroup_dim = 0>,
+                        #wave.tiling_constraint<dim = "K2", tile = #wave.expr<"64">>,
+                        #wave.hardware_constraint<threads_per_wave = 32, vector_shapes = {M = 1, K2 = 64}>],
+    wave.hyperparameters = {M = 128 : i64, K2 = 128 : i64}} {
+  %max0 = wave.register -1.0e6 : !wave.tensor<[M] of f32>
+  %r = wave.iterate "K2" iter_args(%max0) : (!wave.tensor<[M] of f32>) -> !wave.tensor<[M] of f32> {
+  ^bb0(%max: !wave.tensor<[M] of f32>):
+    %x = wave.read %s : !wave.memory<[M, K2] of f32, global> -> !wave.tensor<[M, K2] of f32>
+    %zero = wave.register 0.0 : !wave.tensor<[M, K2] of f32>
+    %neg = wave.register -1.0e6 : !wave.tensor<[M, K2] of f32>
+    %ki = wave.self_index "K2" : !wave.tensor<[K2] of i64>
+    %mi = wave.self_index "M" : !wave.tensor<[M] of i64>
+    %mb = wave.broadcast %mi : !wave.tensor<[M] of i64> to !wave.tensor<[M, K2] of i64>
+    %kb = wave.broadcast %ki : !wave.tensor<[K2] of i64> to !wave.tensor<[M, K2] of i64>
+    %diff = wave.mul %kb, %mb : (!wave.tensor<[M, K2] of i64>, !wave.tensor<[M, K2] of i64>) -> !wave.tensor<[M, K2] of i64>
     %vis = wave.apply_expr %diff {expr = #wave.expr<"$0 <= 2">} : !wave.tensor<[M, K2] of i64> -> !wave.tensor<[M, K2] of i64>
     %cond = wave.cast %vis : !wave.tensor<[M, K2] of i64> to !wave.tensor<[M, K2] of i1>
     %causal = wave.select %cond, %zero, %neg : (!wave.tensor<[M, K2] of i1>, !wave.tensor<[M, K2] of f32>, !wave.tensor<[M, K2] of f32>) -> !wave.tensor<[M, K2] of f32>
