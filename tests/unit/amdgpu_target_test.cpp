@@ -124,6 +124,40 @@ TEST_CASE("gfx942: an mma without a kind takes the target's, an MFMA", "[compile
   CHECK_THAT(compile(large, gfx942(subs)).ptx().amdgpu_assembly, Contains("v_mfma_f32_32x32x8_f16"));
 }
 
+TEST_CASE("gfx942: accesses masked at a tensor's edges go through buffers, with no branch", "[compile][amdgpu]") {
+  auto k = gemm_of<f16, f32>("gemm", HardwareConstraint{});
+  const auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  // M and N end inside a tile: A's and B's rows past their ends read zero through the
+  // buffer's range check (no compare), C's elements past them are dropped by it. Before,
+  // each masked run was a branch, and each masked store one per element.
+  const std::string edges = compile(k, gfx942({{M, 1000}, {N, 1000}, {K, 1024}, {BM, 128}, {BN, 128}, {BK, 32}}))
+                                .ptx()
+                                .amdgpu_assembly;
+  CHECK_THAT(edges, Contains("buffer_load_dwordx"));
+  CHECK_THAT(edges, Contains("buffer_store_dwordx4"));
+  CHECK(count(edges, "global_load") == 0);
+  CHECK(count(edges, "global_store") == 0);
+  CHECK(count(edges, "s_cbranch") <= 2);  // the K loop's
+  // K ends inside a tile too: its mask selects an offset past the end, still no branch.
+  const std::string inner = compile(k, gfx942({{M, 1000}, {N, 1000}, {K, 1000}, {BM, 128}, {BN, 128}, {BK, 32}}))
+                                .ptx()
+                                .amdgpu_assembly;
+  CHECK_THAT(inner, Contains("buffer_load_dwordx"));
+  CHECK(count(inner, "s_cbranch") <= 2);
+  CHECK(count(inner, "v_cndmask") > 0);
+  // Whole tiles need no mask: plain global accesses, whose 64-bit addresses take
+  // immediate offsets.
+  const std::string whole = compile(k, gfx942({{M, 1024}, {N, 1024}, {K, 1024}, {BM, 128}, {BN, 128}, {BK, 32}}))
+                                .ptx()
+                                .amdgpu_assembly;
+  CHECK(count(whole, "buffer_load") == 0);
+  CHECK_THAT(whole, Contains("global_load_dwordx"));
+}
+
 TEST_CASE("gfx942: bf16 mmas on CDNA3's bf16 MFMA, the f16 ones' layouts", "[compile][amdgpu]") {
   auto gemm = [](HardwareConstraint hw) {
     return kernel("gemm_bf16", {WorkgroupConstraint(M, BM, 0), WorkgroupConstraint(N, BN, 1), WaveConstraint(M, BM / 2),

@@ -31,6 +31,8 @@ struct DistributionOptions {
   // The fills past a dim's end (reductions, mma operands) under a branch only the tiles
   // that reach past it take; false: a select per element in every tile.
   bool branchOnOverrunningTiles = true;
+  // Masked global reads and writes through AMDGPU buffers, whose range check masks them.
+  bool bufferAccesses = false;
 };
 
 // Builds `kernel`'s gpu.func at the end of `module`; emits a diagnostic at the op it

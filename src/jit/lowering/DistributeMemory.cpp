@@ -309,6 +309,23 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
         indices.push_back(buildExpr(b_, loc_, memoryExpr.lookup(d), iterators, memorySymbols.lookup(d)));
     return indices;
   };
+  // A dynamic innermost dim: rows start aligned to a run only if their length is a
+  // multiple of it (checked per run; CSE keeps one check).
+  auto checksRows = [&](int64_t length) {
+    return rows && !inTile && !innerSize && !isKnownMultiple(kernel_, innerDim, length);
+  };
+  // On AMDGPU, global memory through a buffer: a run moved whole or not at all needs no
+  // branch, and no mask where the buffer's end is the dim's (DistributeBufferAccesses.cpp).
+  const bool buffered = !waitAtLeast && !take && !release && !combines && !inTile && !linear &&
+                        throughBuffer(memref, element, memoryDims);
+  // Whether `run` lies wholly inside its row or wholly past the row's end.
+  auto wholeOrPast = [&](const RegisterRun& run) {
+    if (run.length == 1) return true;
+    if (checksRows(run.length)) return false;
+    StringRef d = valueDims[inner];
+    if (!mayOverrun(d)) return true;
+    return !mapping && !ends_.count(d) && !grid_.tiling(d).rankSlice && innerSize && *innerSize % run.length == 0;
+  };
   for (const RegisterRun& run : runs) {
     SmallVector<Value> at = indexOf(layout, valueDims, run.first, inTile);
     SmallVector<Value> indices;
@@ -343,11 +360,16 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     }
     // Masked where a value dim may end inside the tile (a mapping keeps the memory index
     // inside the tensor when its iterators are).
+    const bool branchFree = buffered && wholeOrPast(run);
+    bool checkedByBuffer = false;
     SmallVector<Value> outer;
-    for (auto [k, d] : llvm::enumerate(valueDims))
-      if (static_cast<int>(k) != inner || run.length == 1)
-        if (mayOverrun(d))
-          if (Value inside = beforeEnd(layout, run.first, k, d, at[k])) outer.push_back(inside);
+    for (auto [k, d] : llvm::enumerate(valueDims)) {
+      if ((static_cast<int>(k) == inner && run.length > 1 && !branchFree) || !mayOverrun(d)) continue;
+      if (branchFree && !mapping && bufferChecksEnd(memref, d, memoryDims))
+        checkedByBuffer = true;
+      else if (Value inside = beforeEnd(layout, run.first, k, d, at[k]))
+        outer.push_back(inside);
+    }
     // Another register or thread moves this element (or its flag): a write skips it, a
     // wait reads the flag once after the workgroup's barrier.
     Value elsewhere = flagDoneBefore;
@@ -366,6 +388,26 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     }
     Value rowIn = outer.empty() ? Value() : andAll(outer);
     auto vec = VectorType::get({run.length}, element);
+    // Through the buffer where something is masked (a plain access addresses with fewer
+    // instructions: 64-bit pointers take immediate offsets).
+    if (branchFree && (checkedByBuffer || !outer.empty())) {
+      if (isRead) {
+        Value loaded = bufferLoad(run.length == 1 ? element : Type(vec), memref, indices, rowIn);
+        result = run.length == 1
+                     ? vector::InsertOp::create(b_, loc_, loaded, result, ArrayRef<int64_t>{run.first}).getResult()
+                     : vector::InsertStridedSliceOp::create(b_, loc_, loaded, result, ArrayRef<int64_t>{run.first},
+                                                            ArrayRef<int64_t>{1})
+                           .getResult();
+      } else {
+        bufferStore(run.length == 1 ? vector::ExtractOp::create(b_, loc_, source, ArrayRef<int64_t>{run.first}).getResult()
+                                    : vector::ExtractStridedSliceOp::create(b_, loc_, source, ArrayRef<int64_t>{run.first},
+                                                                            ArrayRef<int64_t>{run.length},
+                                                                            ArrayRef<int64_t>{1})
+                                          .getResult(),
+                    memref, indices, rowIn);
+      }
+      continue;
+    }
     if (run.length == 1) {
       // One element, guarded when its position may be outside the tensor.
       if (isRead) {
@@ -417,10 +459,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
       count = arith::MinSIOp::create(b_, loc_, clamped, index(run.length));
       conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, count, index(run.length)));
     }
-    // A dynamic innermost dim: rows start aligned to the run only if their length is a
-    // multiple of it (checked here; CSE keeps one check).
-    const bool checkRows = rows && !inTile && !innerSize && !isKnownMultiple(kernel_, innerDim, run.length);
-    if (checkRows) {
+    if (checksRows(run.length)) {
       Value rem = arith::RemUIOp::create(b_, loc_, sizes_.lookup(innerDim), index(run.length));
       conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, rem, index(0)));
     }

@@ -137,6 +137,20 @@ class Distributor : LoweringBuilder {
   // per register against one value per thread, where every register's position is this
   // thread's part plus a constant (DistributePositions.cpp); null where it is not.
   Value comparePositions(dialect::ApplyExprOp a);
+  // Whether reads and writes of `memref` go through an AMDGPU buffer, whose range check
+  // reads zero and drops writes past its end: a kernel argument of static shape whose
+  // offsets, its dims rounded up to whole tiles, stay under 2 GiB
+  // (DistributeBufferAccesses.cpp).
+  bool throughBuffer(Value memref, Type element, ArrayRef<StringRef> memoryDims);
+  // Whether the buffer's range check is the mask of `dim`'s end: `dim` is the memory's
+  // outermost and ends where the memref does.
+  bool bufferChecksEnd(Value memref, StringRef dim, ArrayRef<StringRef> memoryDims);
+  // `indices` as a buffer's i32 offsets; where `inside` is false, past the buffer's end.
+  SmallVector<Value> bufferOffsets(Value memref, ArrayRef<Value> indices, Value inside);
+  // A buffer load of `type` at `indices`; where `inside` is false, from past the end (zero).
+  Value bufferLoad(Type type, Value memref, ArrayRef<Value> indices, Value inside);
+  // A buffer store of `value` at `indices`; where `inside` is false, past the end (dropped).
+  void bufferStore(Value value, Value memref, ArrayRef<Value> indices, Value inside);
   // `filled()` (values with the elements past `dim`'s end filled) on the tiles that reach
   // past it and `plain()` on the others, under one branch of `types`; `filled()` alone
   // where the options keep the fills in every tile.

@@ -66,7 +66,8 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
                                             .systemAtomics = systemAtomics,
                                             .ptxTanh = ptxTanh,
                                             .wavePriority = wavePriority,
-                                            .branchOnOverrunningTiles = overrunBranches}))) return signalPassFailure();
+                                            .branchOnOverrunningTiles = overrunBranches,
+                                            .bufferAccesses = bufferAccesses}))) return signalPassFailure();
       kernel.erase();
     }
   }

@@ -75,6 +75,13 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     expression of the symbols becomes a constant per register against one value per
     thread, where every register's position is this thread's part plus a constant;
     otherwise each register's position is computed and compared.
+
+    `buffer-accesses=true` (AMDGPU) reads and writes global memory that a kernel argument
+    of static shape holds, at most 1 GiB, through a buffer resource: an access masked
+    only at the outermost dim's end needs no compare (the buffer's range check reads zero
+    and drops writes there), and one masked otherwise moves its elements at an offset
+    past the end where the mask is false, with no branch. Runs that may end partway stay
+    a branch and a masked access; atomics, flags and signals stay as they are.
   }];
   let options = [
     Option<"persistent", "persistent", "bool", /*default=*/"false",
@@ -94,7 +101,9 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     Option<"wavePriority", "wave-priority", "bool", /*default=*/"false",
            "Lower set_wave_prio to AMDGPU's s_setprio (false: dropped)">,
     Option<"overrunBranches", "overrun-branches", "bool", /*default=*/"true",
-           "Fill the elements past a dim's end only in the tiles that reach past it, under a branch">
+           "Fill the elements past a dim's end only in the tiles that reach past it, under a branch">,
+    Option<"bufferAccesses", "buffer-accesses", "bool", /*default=*/"false",
+           "Masked global reads and writes through AMDGPU buffers (their range check masks)">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

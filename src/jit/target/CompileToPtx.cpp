@@ -330,7 +330,8 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
                             .systemAtomics = !amd,
                             .ptxTanh = !amd,
                             .wavePriority = amd,
-                            .overrunBranches = !amd}));
+                            .overrunBranches = !amd,
+                            .bufferAccesses = amd}));
   mlir::OpPassManager& gpuFunc = lowering.nest<mlir::gpu::GPUModuleOp>().nest<mlir::gpu::GPUFuncOp>();
   // Folded first, so that fills are plain load -> store pairs the pipelining recognizes.
   // The kernels are structured (scf) with few blocks: region simplification finds nothing
