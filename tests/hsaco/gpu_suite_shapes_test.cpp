@@ -119,6 +119,27 @@ TEST_CASE("gfx942: the GEMM variants at the GPU suite's shapes and tiles", "[hsa
                  {.subs = {{gemm::K, 328}, {gemm::BLOCK_M, 128}, {gemm::BLOCK_N, 128}, {gemm::BLOCK_K, 64}},
                   .persistent = true},
                  f16_mfma);
+  // Under stream-K (the stream-K tests' shapes: every tile in parts, a little over the
+  // grid, several rounds; M and N given at launch): the parts' sums added at agent scope.
+  for (Problem p : {Problem{1, 1000, 1000, 4000}, Problem{1, 4096, 2048, 320}, Problem{1, 2200, 1300, 1000}}) {
+    INFO("stream-K, M x N x K = " << p.m << " x " << p.n << " x " << p.k);
+    CompileOptions o = gemm_options(p, {128, 128, 64}, false);
+    o.persistent = true;
+    o.stream_k = true;
+    check_compiles(gemm::make_variant<f16, f32>(), o, f16_mfma);
+    const jit::PtxKernel compiled = compile(gemm::make_variant<f16, f32>(), for_gfx942(o)).ptx();
+    CHECK(compiled.stream_k_slot_bytes > 0);
+    CHECK_THAT(compiled.amdgpu_assembly, Contains("global_atomic_add_f32"));
+  }
+  // M and N given at launch: their sizes and strides take 4 more SGPRs than CDNA3 holds,
+  // spilled into VGPR lanes (not to scratch): allowed here, not yet fixed.
+  const CompileOptions dynamic{
+      .subs = {{gemm::K, 1000}, {gemm::BLOCK_M, 128}, {gemm::BLOCK_N, 128}, {gemm::BLOCK_K, 64}},
+      .persistent = true,
+      .stream_k = true};
+  check_compiles(gemm::make_variant<f16, f32>(), dynamic, f16_mfma, Spills::allowed);
+  CHECK_THAT(compile(gemm::make_variant<f16, f32>(), for_gfx942(dynamic)).ptx().amdgpu_assembly,
+             Contains(".private_segment_fixed_size: 0"));
 }
 
 TEST_CASE("gfx942: the 8-bit GEMMs at the GPU suite's shapes", "[hsaco][gemm]") {

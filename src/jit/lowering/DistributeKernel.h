@@ -12,6 +12,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
+#include <string>
+
 namespace wave::jit {
 
 // The first op of `kernel` with a tensor result that has no layout (none after
@@ -33,6 +35,9 @@ struct DistributionOptions {
   bool branchOnOverrunningTiles = true;
   // Masked global reads and writes through AMDGPU buffers, whose range check masks them.
   bool bufferAccesses = false;
+  // The LLVM sync scope of the whole GPU for device-wide atomics and fences (stream-K's
+  // counters): NVPTX's "device" (PTX .gpu), AMDGPU's "agent".
+  std::string deviceScope = "device";
 };
 
 // Builds `kernel`'s gpu.func at the end of `module`; emits a diagnostic at the op it

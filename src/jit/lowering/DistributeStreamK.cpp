@@ -42,7 +42,6 @@ constexpr int64_t kCounterBytesPerWorkgroup = 16;
 // The fewest trips a part of a split tile walks (where the tile has that many): fewer
 // would leave its software pipeline mostly filling and draining.
 constexpr int64_t kMinTripsPerPart = 8;
-constexpr llvm::StringLiteral kDeviceScope = "device";  // PTX's .gpu
 constexpr llvm::StringLiteral kLastFlag = "__wave_stream_k_last";
 
 int64_t bytesOf(VectorType type) {
@@ -241,7 +240,7 @@ void Distributor::combineStreamKParts(dialect::IterateOp loop) {
       Value address = LLVM::GEPOp::create(b_, loc_, at.getType(), b_.getI8Type(), at,
                                           ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(e * bytes)});
       LLVM::AtomicRMWOp::create(b_, loc_, isa<FloatType>(element) ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add,
-                                address, v, LLVM::AtomicOrdering::monotonic, kDeviceScope);
+                                address, v, LLVM::AtomicOrdering::monotonic, options_.deviceScope);
     }
   };
 
@@ -294,7 +293,7 @@ void Distributor::combineStreamKParts(dialect::IterateOp loop) {
       setFlag(completes(LLVM::LoadOp::create(b_, loc_, i32, counter, /*alignment=*/4, /*isVolatile=*/false,
                                              /*isNonTemporal=*/false, /*isInvariant=*/false,
                                              /*isInvariantGroup=*/false, LLVM::AtomicOrdering::acquire,
-                                             kDeviceScope)));
+                                             options_.deviceScope)));
     });
     gpu::BarrierOp::create(b_, loc_);
     Value lastAlready = flagSet();
@@ -307,11 +306,11 @@ void Distributor::combineStreamKParts(dialect::IterateOp loop) {
       eachChunk([&](size_t k, int64_t from, int64_t chunk, Value at) {
         addToSlot(chunkOfValue(sums[k], from, chunk), at);
       });
-      LLVM::FenceOp::create(b_, loc_, LLVM::AtomicOrdering::release, kDeviceScope);
+      LLVM::FenceOp::create(b_, loc_, LLVM::AtomicOrdering::release, options_.deviceScope);
       gpu::BarrierOp::create(b_, loc_);
       ifThen(isLeader(), [&] {
         setFlag(completes(LLVM::AtomicRMWOp::create(b_, loc_, LLVM::AtomicBinOp::add, counter, trips,
-                                                    LLVM::AtomicOrdering::acq_rel, kDeviceScope)));
+                                                    LLVM::AtomicOrdering::acq_rel, options_.deviceScope)));
       });
     }
     // The count back to zero for the next launch (no part of this one adds to it now).
@@ -328,7 +327,7 @@ void Distributor::combineStreamKParts(dialect::IterateOp loop) {
       b_.setInsertionPointToStart(adds.elseBlock());
       scf::YieldOp::create(b_, loc_, sums);
       b_.setInsertionPointToStart(adds.thenBlock());
-      LLVM::FenceOp::create(b_, loc_, LLVM::AtomicOrdering::acquire, kDeviceScope);
+      LLVM::FenceOp::create(b_, loc_, LLVM::AtomicOrdering::acquire, options_.deviceScope);
       // The slot's sums: the others' (this part's added to them where it counted itself),
       // loaded chunksAtOnce at a time (as many loads in flight as the registers allow),
       // each group's chunks then zeroed for the next launch. (Two branches: one select

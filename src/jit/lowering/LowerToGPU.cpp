@@ -67,7 +67,8 @@ struct WaveLowerToGPUPass : impl::WaveLowerToGPUBase<WaveLowerToGPUPass> {
                                             .ptxTanh = ptxTanh,
                                             .wavePriority = wavePriority,
                                             .branchOnOverrunningTiles = overrunBranches,
-                                            .bufferAccesses = bufferAccesses}))) return signalPassFailure();
+                                            .bufferAccesses = bufferAccesses,
+                                            .deviceScope = deviceScope}))) return signalPassFailure();
       kernel.erase();
     }
   }

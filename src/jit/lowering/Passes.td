@@ -103,7 +103,9 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     Option<"overrunBranches", "overrun-branches", "bool", /*default=*/"true",
            "Fill the elements past a dim's end only in the tiles that reach past it, under a branch">,
     Option<"bufferAccesses", "buffer-accesses", "bool", /*default=*/"false",
-           "Masked global reads and writes through AMDGPU buffers (their range check masks)">
+           "Masked global reads and writes through AMDGPU buffers (their range check masks)">,
+    Option<"deviceScope", "device-scope", "std::string", /*default=*/"\"device\"",
+           "LLVM sync scope of device-wide atomics and fences (NVPTX: device, AMDGPU: agent)">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

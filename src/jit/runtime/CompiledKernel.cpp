@@ -50,6 +50,7 @@ struct CompiledKernel::Loaded {
   std::once_flag once;
   std::unique_ptr<jit::hip::Kernel> amd;  // a code object for an AMD target, in its place
   unsigned amd_resident = 0;               // its persistent grid's workgroups
+  std::unique_ptr<jit::hip::ZeroedBuffer> amd_workspace;  // stream-K's, zero between launches
   // Per tensor map, the last one encoded and what for: a launch on the same tensor and
   // sizes (a benchmark's, a loop's) reuses it instead of asking the driver again.
   struct EncodedMap {
@@ -299,7 +300,8 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
 }
 
 // A code object compiled for an AMD target, through the HIP runtime (loaded on first
-// use): on the default stream, the same parameters as on NVIDIA.
+// use): on the default stream, the same parameters as on NVIDIA (stream-K's workspace
+// after the descriptors).
 void CompiledKernel::launch_on_amd(std::vector<std::int64_t>& words, const DimSizes& sizes,
                                    const runtime::Stream* stream, const std::function<void(const std::string&)>& fail) const {
   if (stream)
@@ -308,9 +310,13 @@ void CompiledKernel::launch_on_amd(std::vector<std::int64_t>& words, const DimSi
   std::call_once(loaded_->once, [&] {
     loaded_->amd = std::make_unique<jit::hip::Kernel>(ptx_.hsaco, ptx_.entry, fail);
     if (ptx_.persistent) loaded_->amd_resident = loaded_->amd->resident(ptx_.block, ptx_.shared_bytes, fail);
+    if (const std::size_t bytes = workspace_bytes(ptx_, loaded_->amd_resident))
+      loaded_->amd_workspace = std::make_unique<jit::hip::ZeroedBuffer>(bytes, fail);
   });
   std::vector<void*> args;
   for (std::int64_t& w : words) args.push_back(&w);
+  void* workspace = loaded_->amd_workspace ? loaded_->amd_workspace->address() : nullptr;
+  if (workspace) args.push_back(&workspace);
   std::array<unsigned, 3> grid = ptx_.grid_for(sizes);
   if (ptx_.persistent) grid = persistent_grid(ptx_, grid, loaded_->amd_resident);
   loaded_->amd->launch(grid, ptx_.block, args, ptx_.shared_bytes, fail);

@@ -41,7 +41,9 @@ Runtime::Runtime() {
                      bind(lib, "hipGetDevice", hipGetDevice) && bind(lib, "hipDeviceGetAttribute", hipDeviceGetAttribute) &&
                      bind(lib, "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor",
                           hipModuleOccupancyMaxActiveBlocksPerMultiprocessor) &&
-                     bind(lib, "hipGetErrorName", hipGetErrorName) && bind(lib, "hipGetErrorString", hipGetErrorString);
+                     bind(lib, "hipGetErrorName", hipGetErrorName) && bind(lib, "hipGetErrorString", hipGetErrorString) &&
+                     bind(lib, "hipMalloc", hipMalloc) && bind(lib, "hipFree", hipFree) &&
+                     bind(lib, "hipMemset", hipMemset);
   if (!bound) {
     reason = "the HIP runtime (libamdhip64) lacks an entry point wave-cpp needs";
     return;
@@ -104,6 +106,22 @@ void Kernel::launch(std::array<unsigned, 3> grid, std::array<unsigned, 3> block,
                                                sharedBytes, nullptr, args.data(), nullptr);
       r != hipSuccess)
     fail(hip.describe("hipModuleLaunchKernel", r));
+}
+
+ZeroedBuffer::ZeroedBuffer(std::size_t bytes, const Kernel::Fail& fail) {
+  const Runtime& hip = Runtime::get();
+  if (!hip.available()) fail("expected an AMD GPU to allocate a workspace on, but found none: " + hip.unavailable_reason());
+  if (hipError_t r = hip.hipMalloc(&address_, bytes); r != hipSuccess) fail(hip.describe("hipMalloc", r));
+  // (hipMemset on the default stream: ordered before the launches that read it.)
+  if (hipError_t r = hip.hipMemset(address_, 0, bytes); r != hipSuccess) {
+    hip.hipFree(address_);
+    address_ = nullptr;
+    fail(hip.describe("hipMemset", r));
+  }
+}
+
+ZeroedBuffer::~ZeroedBuffer() {
+  if (address_) Runtime::get().hipFree(address_);
 }
 
 }  // namespace wave::jit::hip

@@ -4,8 +4,9 @@
 // links against libamdhip64; it loads it when a kernel compiled for an AMD target is
 // launched, and says why not where it cannot (no library, no device). Only what a launch
 // needs is here: code objects, kernels, a persistent grid's size (compute units and
-// occupancy), launches on the default stream. Device memory comes from the caller
-// (hipMalloc'ed pointers, a ROCm PyTorch tensor's DLPack data).
+// occupancy), launches on the default stream, and the workspace a stream-K kernel keeps
+// its counters and partial sums in. Tensors' memory comes from the caller (hipMalloc'ed
+// pointers, a ROCm PyTorch tensor's DLPack data).
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,6 +49,9 @@ struct Runtime {
   hipError_t (*hipGetDevice)(int*) = nullptr;
   hipError_t (*hipDeviceGetAttribute)(int*, int, int) = nullptr;
   hipError_t (*hipModuleOccupancyMaxActiveBlocksPerMultiprocessor)(int*, hipFunction_t, int, std::size_t) = nullptr;
+  hipError_t (*hipMalloc)(void**, std::size_t) = nullptr;
+  hipError_t (*hipFree)(void*) = nullptr;
+  hipError_t (*hipMemset)(void*, int, std::size_t) = nullptr;
   const char* (*hipGetErrorName)(hipError_t) = nullptr;
   const char* (*hipGetErrorString)(hipError_t) = nullptr;
 
@@ -77,6 +81,19 @@ class Kernel {
  private:
   hipModule_t module_ = nullptr;
   hipFunction_t function_ = nullptr;
+};
+
+// Device memory of device 0, zeroed (a kernel's workspace: it leaves it zero again).
+class ZeroedBuffer {
+ public:
+  ZeroedBuffer(std::size_t bytes, const Kernel::Fail& fail);
+  ~ZeroedBuffer();
+  ZeroedBuffer(const ZeroedBuffer&) = delete;
+  ZeroedBuffer& operator=(const ZeroedBuffer&) = delete;
+  void* address() const { return address_; }
+
+ private:
+  void* address_ = nullptr;
 };
 
 }  // namespace wave::jit::hip

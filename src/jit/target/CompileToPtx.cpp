@@ -271,13 +271,6 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
                             const FirstError& first, mlir::TimingScope* timing) {
   const TargetInfo& target = targetNamed(options.target, kernelName);
   const bool amd = target.vendor == Vendor::amd;
-  // (Persistent grids are built on AMD too; stream-K's workspace and its device-scope
-  // atomics are not.)
-  if (amd && streamKRequested(options))
-    throw Error(kernelName, "compile", "", 0,
-                "stream_k: " + expected_found("false on " + options.target,
-                                              "true (stream-K on AMD GPUs is not built yet: its workspace and "
-                                              "device-scope atomics)"));
   if (amd && clusterSizeRequested(options) != 1)
     throw Error(kernelName, "compile", "", 0,
                 "cluster_size: " + expected_found("1 on " + options.target + " (AMD GPUs have no workgroup clusters)",
@@ -331,7 +324,8 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
                             .ptxTanh = !amd,
                             .wavePriority = amd,
                             .overrunBranches = !amd,
-                            .bufferAccesses = amd}));
+                            .bufferAccesses = amd,
+                            .deviceScope = amd ? "agent" : "device"}));
   mlir::OpPassManager& gpuFunc = lowering.nest<mlir::gpu::GPUModuleOp>().nest<mlir::gpu::GPUFuncOp>();
   // Folded first, so that fills are plain load -> store pairs the pipelining recognizes.
   // The kernels are structured (scf) with few blocks: region simplification finds nothing
