@@ -44,11 +44,14 @@ class Stream;
 
 // How a launch runs: the sizes of the kernel's dynamic dims (those left out of `subs`;
 // tensors with shapes give them too), the stream to queue on (null: the default one) and
-// the GPU (a stream's own; without one, `device`).
+// the GPU (a stream's own; without one, `device`). A kernel compiled for an AMD target
+// queues on `hip_stream`, a hipStream_t (ROCm PyTorch's
+// `torch.cuda.current_stream().cuda_stream`; null: the default stream).
 struct LaunchOptions {
   Subs sizes;
   const runtime::Stream* stream = nullptr;
   int device = 0;
+  void* hip_stream = nullptr;
 };
 
 class CompiledKernel {
@@ -96,10 +99,10 @@ class CompiledKernel {
   // Every dim's size: the compiled ones and the dynamic `sizes`, which must cover them all
   // and satisfy the assumptions.
   DimSizes all_sizes(DimSizes sizes, std::source_location where) const;
-  void launch_pointers(const std::vector<const void*>& pointers, const DimSizes& sizes,
-                       const runtime::Stream* stream, int on_device, std::source_location where) const;
+  void launch_pointers(const std::vector<const void*>& pointers, const DimSizes& sizes, const LaunchOptions& how,
+                       std::source_location where) const;
   // The parameters `words` for a code object of an AMD target, through the HIP runtime.
-  void launch_on_amd(std::vector<std::int64_t>& words, const DimSizes& sizes, const runtime::Stream* stream,
+  void launch_on_amd(std::vector<std::int64_t>& words, const DimSizes& sizes, const LaunchOptions& how,
                      const std::function<void(const std::string&)>& fail) const;
 
   struct Loaded;

@@ -330,5 +330,18 @@ TEST_CASE("gfx942: a code object is cached, and launching it says why it cannot 
                          e->message().find("no AMD GPU is usable: hipInit (") != std::string::npos ||
                          e->message().find("the HIP runtime reports no AMD GPU") != std::string::npos;
   CHECK(explained);
+  // On a HIP stream, the same (the runtime is what is missing).
+  const auto* a = reinterpret_cast<const void*>(0x1000);
+  const auto* b = reinterpret_cast<const void*>(0x2000);
+  const std::optional<Error> on_stream =
+      fixtures::error_of([&] { again.launch({a, b}, {.hip_stream = reinterpret_cast<void*>(0x10)}); });
+  REQUIRE(on_stream.has_value());
+  CHECK_THAT(on_stream->message(), Contains("expected an AMD GPU to launch a code object on, but found none"));
+  // A HIP stream for a kernel compiled for NVIDIA: an error before any driver call.
+  const CompiledKernel nvidia = compile(k, {.subs = {{M, 64}, {N, 64}, {BM, 1}}, .cache = false});
+  const std::optional<Error> wrong =
+      fixtures::error_of([&] { nvidia.launch({a, b}, {.hip_stream = reinterpret_cast<void*>(0x10)}); });
+  REQUIRE(wrong.has_value());
+  CHECK_THAT(wrong->message(), Contains("LaunchOptions::hip_stream: expected none for a kernel compiled for sm_90a"));
   std::filesystem::remove_all(cache);
 }

@@ -50,7 +50,8 @@ struct CompiledKernel::Loaded {
   std::once_flag once;
   std::unique_ptr<jit::hip::Kernel> amd;  // a code object for an AMD target, in its place
   unsigned amd_resident = 0;               // its persistent grid's workgroups
-  std::unique_ptr<jit::hip::ZeroedBuffer> amd_workspace;  // stream-K's, zero between launches
+  // Stream-K's workspace per HIP stream (null: the default one), zero between launches.
+  std::map<void*, std::unique_ptr<jit::hip::ZeroedBuffer>> amd_workspaces;
   // Per tensor map, the last one encoded and what for: a launch on the same tensor and
   // sizes (a benchmark's, a loop's) reuses it instead of asking the driver again.
   struct EncodedMap {
@@ -169,7 +170,7 @@ void CompiledKernel::launch(const std::vector<TensorArg>& tensors, const LaunchO
   }
   for (const auto& [dim, size] : seen)
     if (size <= 0) fail("dim " + dim + ": " + expected_found("a positive size", std::to_string(size)));
-  launch_pointers(pointers, all_sizes(std::move(seen), where), how.stream, how.device, where);
+  launch_pointers(pointers, all_sizes(std::move(seen), where), how, where);
 }
 
 void CompiledKernel::launch(std::initializer_list<const void*> pointers, const LaunchOptions& how,
@@ -179,7 +180,7 @@ void CompiledKernel::launch(std::initializer_list<const void*> pointers, const L
 
 void CompiledKernel::launch(const std::vector<const void*>& pointers, const LaunchOptions& how,
                             std::source_location where) const {
-  launch_pointers(pointers, all_sizes(given_sizes(how.sizes, where), where), how.stream, how.device, where);
+  launch_pointers(pointers, all_sizes(given_sizes(how.sizes, where), where), how, where);
 }
 
 CompiledKernel::OnDevice& CompiledKernel::loaded_on(int device, std::source_location where) const {
@@ -208,7 +209,9 @@ void CompiledKernel::load(int device, std::source_location where) const {
 }
 
 void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, const DimSizes& sizes,
-                                     const runtime::Stream* stream, int on_device, std::source_location where) const {
+                                     const LaunchOptions& how, std::source_location where) const {
+  const runtime::Stream* stream = how.stream;
+  const int on_device = how.device;
   auto fail = [&](const std::string& message) { throw Error(name_, "launch", where, message); };
   if (pointers.size() != args_.size())
     fail(expected_found(std::to_string(args_.size()) + " device pointers, one per kernel argument",
@@ -241,8 +244,12 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
       fail("LaunchOptions::device: " + expected_found("0 for a kernel compiled for " + ptx_.target +
                                                           " (one AMD GPU so far)",
                                                       std::to_string(on_device)));
-    return launch_on_amd(words, sizes, stream, fail);
+    return launch_on_amd(words, sizes, how, fail);
   }
+  if (how.hip_stream)
+    fail("LaunchOptions::hip_stream: " + expected_found("none for a kernel compiled for " + ptx_.target +
+                                                            " (LaunchOptions::stream)",
+                                                        "a HIP stream"));
   if (stream && on_device != 0 && on_device != stream->device())
     fail("LaunchOptions: " + expected_found("device " + std::to_string(on_device) + "'s stream",
                                             "one of device " + std::to_string(stream->device())));
@@ -300,26 +307,32 @@ void CompiledKernel::launch_pointers(const std::vector<const void*>& pointers, c
 }
 
 // A code object compiled for an AMD target, through the HIP runtime (loaded on first
-// use): on the default stream, the same parameters as on NVIDIA (stream-K's workspace
-// after the descriptors).
-void CompiledKernel::launch_on_amd(std::vector<std::int64_t>& words, const DimSizes& sizes,
-                                   const runtime::Stream* stream, const std::function<void(const std::string&)>& fail) const {
-  if (stream)
-    fail("stream: " + expected_found("none (the default stream) for a kernel compiled for " + ptx_.target,
-                                     "a CUDA stream (streams on AMD GPUs are not built yet)"));
+// use): on LaunchOptions::hip_stream (or the default one), the same parameters as on
+// NVIDIA (stream-K's workspace, one per stream, after the descriptors).
+void CompiledKernel::launch_on_amd(std::vector<std::int64_t>& words, const DimSizes& sizes, const LaunchOptions& how,
+                                   const std::function<void(const std::string&)>& fail) const {
+  if (how.stream)
+    fail("LaunchOptions::stream: " + expected_found("none for a kernel compiled for " + ptx_.target +
+                                                        " (a HIP stream goes in LaunchOptions::hip_stream)",
+                                                    "a CUDA stream"));
   std::call_once(loaded_->once, [&] {
     loaded_->amd = std::make_unique<jit::hip::Kernel>(ptx_.hsaco, ptx_.entry, fail);
     if (ptx_.persistent) loaded_->amd_resident = loaded_->amd->resident(ptx_.block, ptx_.shared_bytes, fail);
-    if (const std::size_t bytes = workspace_bytes(ptx_, loaded_->amd_resident))
-      loaded_->amd_workspace = std::make_unique<jit::hip::ZeroedBuffer>(bytes, fail);
   });
   std::vector<void*> args;
   for (std::int64_t& w : words) args.push_back(&w);
-  void* workspace = loaded_->amd_workspace ? loaded_->amd_workspace->address() : nullptr;
-  if (workspace) args.push_back(&workspace);
+  void* workspace = nullptr;
+  if (const std::size_t bytes = workspace_bytes(ptx_, loaded_->amd_resident)) {
+    std::lock_guard lock(loaded_->workspace_mutex);
+    std::unique_ptr<jit::hip::ZeroedBuffer>& slot = loaded_->amd_workspaces[how.hip_stream];
+    if (!slot) slot = std::make_unique<jit::hip::ZeroedBuffer>(bytes, fail);
+    workspace = slot->address();
+    args.push_back(&workspace);
+  }
   std::array<unsigned, 3> grid = ptx_.grid_for(sizes);
   if (ptx_.persistent) grid = persistent_grid(ptx_, grid, loaded_->amd_resident);
-  loaded_->amd->launch(grid, ptx_.block, args, ptx_.shared_bytes, fail);
+  loaded_->amd->launch(grid, ptx_.block, args, ptx_.shared_bytes, static_cast<jit::hip::hipStream_t>(how.hip_stream),
+                       fail);
 }
 
 }  // namespace wave

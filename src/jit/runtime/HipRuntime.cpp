@@ -43,7 +43,7 @@ Runtime::Runtime() {
                           hipModuleOccupancyMaxActiveBlocksPerMultiprocessor) &&
                      bind(lib, "hipGetErrorName", hipGetErrorName) && bind(lib, "hipGetErrorString", hipGetErrorString) &&
                      bind(lib, "hipMalloc", hipMalloc) && bind(lib, "hipFree", hipFree) &&
-                     bind(lib, "hipMemset", hipMemset);
+                     bind(lib, "hipMemset", hipMemset) && bind(lib, "hipDeviceSynchronize", hipDeviceSynchronize);
   if (!bound) {
     reason = "the HIP runtime (libamdhip64) lacks an entry point wave-cpp needs";
     return;
@@ -100,10 +100,10 @@ unsigned Kernel::resident(std::array<unsigned, 3> block, unsigned sharedBytes, c
 }
 
 void Kernel::launch(std::array<unsigned, 3> grid, std::array<unsigned, 3> block, std::vector<void*>& args,
-                    unsigned sharedBytes, const Fail& fail) const {
+                    unsigned sharedBytes, hipStream_t stream, const Fail& fail) const {
   const Runtime& hip = Runtime::get();
   if (hipError_t r = hip.hipModuleLaunchKernel(function_, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                                               sharedBytes, nullptr, args.data(), nullptr);
+                                               sharedBytes, stream, args.data(), nullptr);
       r != hipSuccess)
     fail(hip.describe("hipModuleLaunchKernel", r));
 }
@@ -112,8 +112,10 @@ ZeroedBuffer::ZeroedBuffer(std::size_t bytes, const Kernel::Fail& fail) {
   const Runtime& hip = Runtime::get();
   if (!hip.available()) fail("expected an AMD GPU to allocate a workspace on, but found none: " + hip.unavailable_reason());
   if (hipError_t r = hip.hipMalloc(&address_, bytes); r != hipSuccess) fail(hip.describe("hipMalloc", r));
-  // (hipMemset on the default stream: ordered before the launches that read it.)
-  if (hipError_t r = hip.hipMemset(address_, 0, bytes); r != hipSuccess) {
+  // Done before returning: a launch on a non-blocking stream would not wait for it.
+  hipError_t r = hip.hipMemset(address_, 0, bytes);
+  if (r == hipSuccess) r = hip.hipDeviceSynchronize();
+  if (r != hipSuccess) {
     hip.hipFree(address_);
     address_ = nullptr;
     fail(hip.describe("hipMemset", r));

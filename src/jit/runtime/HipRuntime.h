@@ -4,7 +4,7 @@
 // links against libamdhip64; it loads it when a kernel compiled for an AMD target is
 // launched, and says why not where it cannot (no library, no device). Only what a launch
 // needs is here: code objects, kernels, a persistent grid's size (compute units and
-// occupancy), launches on the default stream, and the workspace a stream-K kernel keeps
+// occupancy), launches on a stream, and the workspace a stream-K kernel keeps
 // its counters and partial sums in. Tensors' memory comes from the caller (hipMalloc'ed
 // pointers, a ROCm PyTorch tensor's DLPack data).
 //
@@ -52,6 +52,7 @@ struct Runtime {
   hipError_t (*hipMalloc)(void**, std::size_t) = nullptr;
   hipError_t (*hipFree)(void*) = nullptr;
   hipError_t (*hipMemset)(void*, int, std::size_t) = nullptr;
+  hipError_t (*hipDeviceSynchronize)() = nullptr;
   const char* (*hipGetErrorName)(hipError_t) = nullptr;
   const char* (*hipGetErrorString)(hipError_t) = nullptr;
 
@@ -74,16 +75,17 @@ class Kernel {
   // (its compute units times those each holds, at least one): a persistent grid's size.
   unsigned resident(std::array<unsigned, 3> block, unsigned sharedBytes, const Fail& fail) const;
 
-  // On the default stream, with each parameter's address in `args`.
+  // On `stream` (null: the default stream), with each parameter's address in `args`.
   void launch(std::array<unsigned, 3> grid, std::array<unsigned, 3> block, std::vector<void*>& args,
-              unsigned sharedBytes, const Fail& fail) const;
+              unsigned sharedBytes, hipStream_t stream, const Fail& fail) const;
 
  private:
   hipModule_t module_ = nullptr;
   hipFunction_t function_ = nullptr;
 };
 
-// Device memory of device 0, zeroed (a kernel's workspace: it leaves it zero again).
+// Device memory of device 0, zeroed before any later launch on any stream reads it (a
+// kernel's workspace: it leaves it zero again).
 class ZeroedBuffer {
  public:
   ZeroedBuffer(std::size_t bytes, const Kernel::Fail& fail);
