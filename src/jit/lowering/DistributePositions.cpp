@@ -17,8 +17,6 @@
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
-#include <algorithm>
-
 namespace wave::jit::distribution {
 
 namespace {
@@ -87,19 +85,9 @@ Value Distributor::comparePositions(dialect::ApplyExprOp a) {
     if (Value offset = offsets_.lookup(dim))
       room = sign > 0 ? arith::SubIOp::create(b_, loc_, room, offset).getResult()
                       : arith::AddIOp::create(b_, loc_, room, offset).getResult();
-  // Compared in 32 bits: the room clamped to one past the constants each way first keeps
-  // every comparison's outcome, and a 64-bit compare is two instructions (ptxas: ISETP
-  // and ISETP.EX), 64 of them a 128 x 128 tile's diagonal.
-  const auto [least, most] = std::minmax_element(constants.begin(), constants.end());
-  Value clamped = arith::MaxSIOp::create(b_, loc_, arith::MinSIOp::create(b_, loc_, room, index(*most + 1)),
-                                         index(*least - 1));
-  Type i32 = b_.getI32Type();
-  Value narrow = arith::IndexCastOp::create(b_, loc_, i32, clamped);
   const arith::CmpIPredicate predicate = comparisonPredicate(expr.getKind());
   SmallVector<Value> holds;
-  for (int64_t c : constants)
-    holds.push_back(
-        arith::CmpIOp::create(b_, loc_, predicate, arith::ConstantIntOp::create(b_, loc_, i32, c), narrow));
+  for (int64_t c : constants) holds.push_back(arith::CmpIOp::create(b_, loc_, predicate, index(c), room));
   Value mask = vector::FromElementsOp::create(
       b_, loc_, VectorType::get({static_cast<int64_t>(holds.size())}, b_.getI1Type()), holds);
   return convertElements(b_, loc_, mask, registersOf(a.getResult()));

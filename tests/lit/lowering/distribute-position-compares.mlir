@@ -1,8 +1,7 @@
 // wave-lower-to-gpu: a causal mask's `k - m <= 2`, each thread's keys its part (4 lane +
 // the tile's start) plus a constant per register (0..3), becomes one value per thread,
-// room = 2 - part - tile start + m, and a compare of each constant with it (in 32 bits,
-// the room clamped to one past the constants each way): no position computed per
-// register. A product of positions is no such sum: its positions are built
+// room = 2 - part - tile start + m, and a compare of each constant with it: no position
+// computed per register. A product of positions is no such sum: its positions are built
 // per register and multiplied as vectors.
 // RUN: wave-opt %s --wave-assign-layouts --wave-lower-to-gpu --canonicalize | FileCheck %s
 
@@ -16,13 +15,10 @@
 // CHECK-NEXT: %[[LESS_PART:.*]] = arith.subi %c2, %[[PART]]
 // CHECK-NEXT: %[[LESS_START:.*]] = arith.subi %[[LESS_PART]], %[[START]]
 // CHECK-NEXT: %[[ROOM:.*]] = arith.addi %[[LESS_START]], %[[M]]
-// CHECK-NEXT: %[[BELOW:.*]] = arith.minsi %[[ROOM]], %c4
-// CHECK-NEXT: %[[CLAMPED:.*]] = arith.maxsi %[[BELOW]], %c-1
-// CHECK-NEXT: %[[NARROW:.*]] = arith.index_cast %[[CLAMPED]] : index to i32
-// CHECK-NEXT: %[[R0:.*]] = arith.cmpi sge, %[[NARROW]], %c0_i32 : i32
-// CHECK-NEXT: %[[R1:.*]] = arith.cmpi sge, %[[NARROW]], %c1_i32 : i32
-// CHECK-NEXT: %[[R2:.*]] = arith.cmpi sge, %[[NARROW]], %c2_i32 : i32
-// CHECK-NEXT: %[[R3:.*]] = arith.cmpi sge, %[[NARROW]], %c3_i32 : i32
+// CHECK-NEXT: %[[R0:.*]] = arith.cmpi sge, %[[ROOM]], %c0
+// CHECK-NEXT: %[[R1:.*]] = arith.cmpi sge, %[[ROOM]], %c1
+// CHECK-NEXT: %[[R2:.*]] = arith.cmpi sge, %[[ROOM]], %c2
+// CHECK-NEXT: %[[R3:.*]] = arith.cmpi sge, %[[ROOM]], %c3
 // CHECK-NEXT: %[[MASK:.*]] = vector.from_elements %[[R0]], %[[R1]], %[[R2]], %[[R3]] : vector<4xi1>
 // CHECK-NEXT: arith.select %[[MASK]]
 // CHECK-NOT: vector<4xi64>
