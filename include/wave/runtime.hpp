@@ -35,8 +35,9 @@ namespace runtime {
 
 // True when a GPU can be used here; otherwise false, with the reason in `reason`.
 bool device_available(std::string* reason = nullptr);
-// The same for an AMD GPU, through the HIP runtime (what kernels compiled for gfx942
-// launch on; the rest of this runtime, memory and streams, is CUDA's so far).
+// The same for an AMD GPU, through the HIP runtime (what kernels compiled for gfx942 and
+// gfx950 launch on, on LaunchOptions::hip_stream; the rest of this runtime, memory and its
+// Stream class, is CUDA's so far).
 bool amd_device_available(std::string* reason = nullptr);
 
 // How many GPUs this process can use (ordinals 0..count-1). Throws wave::Error when there

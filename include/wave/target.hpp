@@ -18,11 +18,12 @@ struct TargetInfo {
   std::string_view gpus;
 };
 
-inline constexpr std::array<TargetInfo, 4> targets{{
+inline constexpr std::array<TargetInfo, 5> targets{{
     {"sm_80", Vendor::nvidia, 32, "NVIDIA Ampere (A100) and later: mma.sync, cp.async"},
     {"sm_90", Vendor::nvidia, 32, "NVIDIA Hopper without its architecture-specific instructions"},
     {"sm_90a", Vendor::nvidia, 32, "NVIDIA Hopper (H100, H200): wgmma, TMA, setmaxnreg (the default)"},
     {"gfx942", Vendor::amd, 64, "AMD CDNA3 (MI300X): an HSACO code object (MFMA on wave64)"},
+    {"gfx950", Vendor::amd, 64, "AMD CDNA4 (MI350X, MI355X): gfx942's code with 160 KiB of LDS; no f8 yet"},
 }};
 
 // The row of `name`; null for a GPU wave-cpp does not compile for.
@@ -54,7 +55,7 @@ constexpr std::optional<MMA> default_mma(Vendor vendor, DataType operand) {
   }
 }
 
-// The targets' names, for messages: "sm_80, sm_90, sm_90a or gfx942".
+// The targets' names, for messages: "sm_80, sm_90, sm_90a, gfx942 or gfx950".
 inline std::string target_names() {
   std::string names;
   for (std::size_t i = 0; i < targets.size(); ++i)

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# An example compiled for AMD gfx942: its code object (HSACO) disassembles for gfx942 with
+# An example compiled for AMD gfx942 (or gfx950): its code object (HSACO) disassembles for the chip with
 # the instructions it must use, and its metadata reports waves of 64, no register spills
 # and no scratch memory.
-#   check_hsaco.sh <example binary> [--set SYMBOL=N]... [instruction...]
+#   check_hsaco.sh <example binary> [--chip gfx950] [--set SYMBOL=N]... [instruction...]
 set -euo pipefail
 example=$1
 shift
+chip=gfx942
+if [ $# -ge 2 ] && [ "$1" = --chip ]; then
+  chip=$2
+  shift 2
+fi
 sets=()
 while [ $# -ge 2 ] && [ "$1" = --set ]; do
   sets+=("$1" "$2")
@@ -16,9 +21,9 @@ objdump=$(tool llvm-objdump)
 readobj=$(tool llvm-readobj)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-WAVE_CACHE_DIR="$dir/cache" "$example" "${sets[@]}" --run --target gfx942 --hsaco "$dir/kernel.hsaco" > "$dir/out.txt"
+WAVE_CACHE_DIR="$dir/cache" "$example" "${sets[@]}" --run --target "$chip" --hsaco "$dir/kernel.hsaco" > "$dir/out.txt"
 [ -s "$dir/kernel.hsaco" ] || { echo "FAIL: $example wrote no code object"; cat "$dir/out.txt"; exit 1; }
-"$objdump" -d --mcpu=gfx942 "$dir/kernel.hsaco" > "$dir/kernel.dis"
+"$objdump" -d --mcpu="$chip" "$dir/kernel.hsaco" > "$dir/kernel.dis"
 grep -q 'file format elf64-amdgpu' "$dir/kernel.dis" || { echo "FAIL: not an AMDGPU object"; exit 1; }
 grep -q 's_endpgm' "$dir/kernel.dis" || { echo "FAIL: no kernel code (s_endpgm) in the disassembly"; exit 1; }
 for instruction in "$@"; do
@@ -34,4 +39,4 @@ for field in '.wavefront_size: +64' '.private_segment_fixed_size: +0' '.sgpr_spi
   }
 done
 grep -E '\.(vgpr|sgpr)_count:' "$dir/notes.txt"
-echo "PASS: $(basename "$example") compiles for gfx942: waves of 64, no spills, no scratch"
+echo "PASS: $(basename "$example") compiles for $chip: waves of 64, no spills, no scratch"

@@ -107,7 +107,7 @@ TEST_CASE("error: a target wave-cpp does not know", "[compile][error]") {
     FAIL("expected a wave::Error");
   } catch (const Error& e) {
     CHECK(e.kernel() == "copy");
-    CHECK_THAT(e.message(), Contains("target: expected sm_80, sm_90, sm_90a or gfx942, but found 'sm_75x'"));
+    CHECK_THAT(e.message(), Contains("target: expected sm_80, sm_90, sm_90a, gfx942 or gfx950, but found 'sm_75x'"));
   }
 }
 

@@ -245,8 +245,8 @@ bool usesF8(mlir::ModuleOp module) {
       .wasInterrupted();
 }
 
-// CDNA3 gives a workgroup (and a compute unit) 64 KiB of LDS.
-constexpr int64_t kCdna3LdsBytes = 64 * 1024;
+// The LDS a workgroup (and a compute unit) has: 64 KiB on CDNA3, 160 KiB on CDNA4.
+int64_t ldsBytes(const std::string& target) { return (target == "gfx950" ? 160 : 64) * 1024; }
 // The dynamic shared memory one workgroup may have on NVIDIA's GPUs (cuFuncSetAttribute's
 // bound): 227 KiB on Hopper, 163 KiB on an A100.
 constexpr int64_t kHopperSharedBytes = 227 * 1024;
@@ -338,7 +338,8 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   gpuFunc.addPass(createWavePipelineSharedCopies({.stages = amd ? 1 : options.pipeline_stages,
                                                   .warpSpecialize = !amd && warpSpecializeRequested(options)}));
   if (amd)  // a CDNA3 compute unit's LDS: one workgroup may have all of it
-    gpuFunc.addPass(createWavePackSharedMemory({.maxBytes = kCdna3LdsBytes, .twoWorkgroupsBytes = kCdna3LdsBytes / 2}));
+    gpuFunc.addPass(createWavePackSharedMemory(
+        {.maxBytes = ldsBytes(options.target), .twoWorkgroupsBytes = ldsBytes(options.target) / 2}));
   else
     gpuFunc.addPass(createWavePackSharedMemory());
   gpuFunc.addPass(createWaveInsertBarriers());
@@ -420,7 +421,8 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   });
   result.target = options.target;
   // What one workgroup may have (past it the launch would fail with no word of why).
-  const int64_t maxShared = amd ? kCdna3LdsBytes : options.target == "sm_80" ? kAmpereSharedBytes : kHopperSharedBytes;
+  const int64_t maxShared =
+      amd ? ldsBytes(options.target) : options.target == "sm_80" ? kAmpereSharedBytes : kHopperSharedBytes;
   if (result.shared_bytes > maxShared)
     throw Error(kernelName, "compile", "", 0,
                 "shared memory: " +
