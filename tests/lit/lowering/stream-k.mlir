@@ -10,6 +10,15 @@
 // epilogue runs only where the sums are whole.
 // RUN: wave-opt %s --wave-assign-layouts --wave-lower-to-gpu="persistent=true stream-k=true" \
 // RUN:   | wave-opt --pass-pipeline='builtin.module(gpu.module(gpu.func(canonicalize,cse)))' | FileCheck %s
+// On AMDGPU the same atomics and fences at its device-wide scope, "agent":
+// RUN: wave-opt %s --wave-assign-layouts --wave-lower-to-gpu="persistent=true stream-k=true device-scope=agent" \
+// RUN:   | FileCheck %s --check-prefix=AGENT
+// AGENT: llvm.load %{{.*}} atomic syncscope("agent") acquire
+// AGENT: llvm.atomicrmw fadd %{{.*}}, %{{.*}} syncscope("agent") monotonic
+// AGENT: llvm.fence syncscope("agent") release
+// AGENT: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("agent") acq_rel
+// AGENT: llvm.fence syncscope("agent") acquire
+// AGENT-NOT: syncscope("device")
 // A loop whose carried value is no sum (a running maximum) keeps the plain persistent grid.
 // RUN: wave-opt %s --wave-assign-layouts --wave-lower-to-gpu="persistent=true stream-k=true" \
 // RUN:   | FileCheck %s --check-prefix=MAX
