@@ -13,6 +13,7 @@
 #include "lowering/KernelSignature.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace wave::jit::distribution {
 
@@ -26,9 +27,12 @@ constexpr int64_t kMaxBufferBytes = (int64_t(1) << 31) - 1;
 
 bool Distributor::throughBuffer(Value memref, Type element, ArrayRef<StringRef> memoryDims) {
   if (!options_.bufferAccesses) return false;
-  auto argument = dyn_cast<BlockArgument>(memref);
+  // (A mapped access addresses the argument flattened: one buffer all the same.)
+  Value tensor = memref;
+  if (auto flat = memref.getDefiningOp<memref::CollapseShapeOp>()) tensor = flat.getSrc();
+  auto argument = dyn_cast<BlockArgument>(tensor);
   if (!argument || argument.getOwner() != &func_.getBody().front()) return false;
-  auto type = dyn_cast<MemRefType>(memref.getType());
+  auto type = dyn_cast<MemRefType>(tensor.getType());
   if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() || type.getMemorySpace() ||
       type.getRank() == 0 || static_cast<size_t>(type.getRank()) != memoryDims.size())
     return false;

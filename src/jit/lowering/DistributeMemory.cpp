@@ -316,8 +316,8 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   };
   // On AMDGPU, global memory through a buffer: a run moved whole or not at all needs no
   // branch, and no mask where the buffer's end is the dim's (DistributeBufferAccesses.cpp).
-  const bool buffered = !waitAtLeast && !take && !release && !combines && !inTile && !linear &&
-                        throughBuffer(memref, element, memoryDims);
+  const bool buffered =
+      !waitAtLeast && !take && !release && !combines && !inTile && throughBuffer(memref, element, memoryDims);
   // Whether `run` lies wholly inside its row or wholly past the row's end.
   auto wholeOrPast = [&](const RegisterRun& run) {
     if (run.length == 1) return true;

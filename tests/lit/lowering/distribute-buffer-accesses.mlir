@@ -75,3 +75,25 @@ func.func @dynamic(%x: !wave.memory<[M, N] of f16, global>, %y: !wave.memory<[M,
   wave.write %v, %y : !wave.tensor<[M, N] of f16>, !wave.memory<[M, N] of f16, global>
   return
 }
+
+// -----
+
+// Through an index mapping (value head h reads memory head h floordiv 2), the argument is
+// addressed flattened: a head past H = 7 reads from offset 256, past the 4 x 64 buffer.
+// The write's mask is its outermost dim's end: none.
+// CHECK-LABEL: gpu.func @mapped
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %arg0
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c7
+// CHECK: %[[AT:.*]] = arith.select %[[IN]], %{{.*}}, %c256
+// CHECK: %[[OFFSET:.*]] = arith.index_cast %[[AT]] : index to i32
+// CHECK: amdgpu.raw_buffer_load %[[FLAT]][%[[OFFSET]]] : memref<256xf16>, i32 -> vector<8xf16>
+// CHECK-NOT: arith.cmpi
+// CHECK: amdgpu.raw_buffer_store %{{.*}} -> %arg1[%{{.*}}, %{{.*}}] : vector<8xf16> -> memref<7x64xf16>, i32, i32
+func.func @mapped(%kv: !wave.memory<[G, N] of f16, global>, %out: !wave.memory<[H, N] of f16, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "H", tile = #wave.expr<"2">, workgroup_dim = 0>,
+                        #wave.hardware_constraint<threads_per_wave = 64>],
+    wave.hyperparameters = {G = 4 : i64, H = 7 : i64, N = 64 : i64}} {
+  %r = wave.read %kv {mapping = #wave.index_mapping<iterators = 2, inputs = {G = #wave.expr<"$0 floordiv 2">, N = #wave.expr<"$1">}, outputs = {H = #wave.expr<"$0">, N = #wave.expr<"$1">}>} : !wave.memory<[G, N] of f16, global> -> !wave.tensor<[H, N] of f16>
+  wave.write %r, %out : !wave.tensor<[H, N] of f16>, !wave.memory<[H, N] of f16, global>
+  return
+}
