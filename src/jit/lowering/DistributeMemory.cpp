@@ -318,6 +318,18 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   // branch, and no mask where the buffer's end is the dim's (DistributeBufferAccesses.cpp).
   const bool buffered =
       !waitAtLeast && !take && !release && !combines && !inTile && throughBuffer(memref, element, memoryDims);
+  // Run `run` of the registers written: one element as a scalar, several as a vector.
+  auto sourceRun = [&](const RegisterRun& run) -> Value {
+    if (run.length == 1) return vector::ExtractOp::create(b_, loc_, source, ArrayRef<int64_t>{run.first});
+    return vector::ExtractStridedSliceOp::create(b_, loc_, source, ArrayRef<int64_t>{run.first},
+                                                 ArrayRef<int64_t>{run.length}, ArrayRef<int64_t>{1});
+  };
+  // The registers read so far with run `run` set to `loaded` (sourceRun's shape).
+  auto withRun = [&](const RegisterRun& run, Value loaded) -> Value {
+    if (run.length == 1) return vector::InsertOp::create(b_, loc_, loaded, result, ArrayRef<int64_t>{run.first});
+    return vector::InsertStridedSliceOp::create(b_, loc_, loaded, result, ArrayRef<int64_t>{run.first},
+                                                ArrayRef<int64_t>{1});
+  };
   // Whether `run` lies wholly inside its row or wholly past the row's end.
   auto wholeOrPast = [&](const RegisterRun& run) {
     if (run.length == 1) return true;
@@ -391,21 +403,10 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     // Through the buffer where something is masked (a plain access addresses with fewer
     // instructions: 64-bit pointers take immediate offsets).
     if (branchFree && (checkedByBuffer || !outer.empty())) {
-      if (isRead) {
-        Value loaded = bufferLoad(run.length == 1 ? element : Type(vec), memref, indices, rowIn);
-        result = run.length == 1
-                     ? vector::InsertOp::create(b_, loc_, loaded, result, ArrayRef<int64_t>{run.first}).getResult()
-                     : vector::InsertStridedSliceOp::create(b_, loc_, loaded, result, ArrayRef<int64_t>{run.first},
-                                                            ArrayRef<int64_t>{1})
-                           .getResult();
-      } else {
-        bufferStore(run.length == 1 ? vector::ExtractOp::create(b_, loc_, source, ArrayRef<int64_t>{run.first}).getResult()
-                                    : vector::ExtractStridedSliceOp::create(b_, loc_, source, ArrayRef<int64_t>{run.first},
-                                                                            ArrayRef<int64_t>{run.length},
-                                                                            ArrayRef<int64_t>{1})
-                                          .getResult(),
-                    memref, indices, rowIn);
-      }
+      if (isRead)
+        result = withRun(run, bufferLoad(run.length == 1 ? element : Type(vec), memref, indices, rowIn));
+      else
+        bufferStore(sourceRun(run), memref, indices, rowIn);
       continue;
     }
     if (run.length == 1) {
@@ -430,9 +431,9 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
           b_.setInsertionPointAfter(branch);
           v = branch.getResult(0);
         }
-        result = vector::InsertOp::create(b_, loc_, v, result, ArrayRef<int64_t>{run.first});
+        result = withRun(run, v);
       } else {
-        Value v = vector::ExtractOp::create(b_, loc_, source, ArrayRef<int64_t>{run.first});
+        Value v = sourceRun(run);
         auto store = [&] {
           if (release)
             storeRelease(v, memref, indices);
@@ -467,10 +468,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     auto wholeRead = [&]() -> Value {
       return vector::LoadOp::create(b_, loc_, vec, memref, indices, /*nontemporal=*/false, alignment);
     };
-    Value piece = isRead ? Value()
-                         : vector::ExtractStridedSliceOp::create(b_, loc_, source, ArrayRef<int64_t>{run.first},
-                                                                 ArrayRef<int64_t>{run.length}, ArrayRef<int64_t>{1})
-                               .getResult();
+    Value piece = isRead ? Value() : sourceRun(run);
     auto wholeWrite = [&] {
       if (combines)
         combineIntoMemory(*combine, piece, memref, indices);
@@ -514,9 +512,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
       }
       if (isRead) loaded = branch.getResult(0);
     }
-    if (isRead)
-      result = vector::InsertStridedSliceOp::create(b_, loc_, loaded, result, ArrayRef<int64_t>{run.first},
-                                                    ArrayRef<int64_t>{1});
+    if (isRead) result = withRun(run, loaded);
   }
   if (waitAtLeast) {
     afterWait();

@@ -77,7 +77,8 @@ def WaveLowerToGPU : Pass<"wave-lower-to-gpu", "mlir::ModuleOp"> {
     otherwise each register's position is computed and compared.
 
     `buffer-accesses=true` (AMDGPU) reads and writes global memory that a kernel argument
-    of static shape holds, at most 1 GiB, through a buffer resource: an access masked
+    of static shape holds (whose offsets, its dims rounded up to whole tiles, stay under
+    2 GiB) through a buffer resource: an access masked
     only at the outermost dim's end needs no compare (the buffer's range check reads zero
     and drops writes there), and one masked otherwise moves its elements at an offset
     past the end where the mask is false, with no branch. Runs that may end partway stay

@@ -113,12 +113,16 @@ ZeroedBuffer::ZeroedBuffer(std::size_t bytes, const Kernel::Fail& fail) {
   if (!hip.available()) fail("expected an AMD GPU to allocate a workspace on, but found none: " + hip.unavailable_reason());
   if (hipError_t r = hip.hipMalloc(&address_, bytes); r != hipSuccess) fail(hip.describe("hipMalloc", r));
   // Done before returning: a launch on a non-blocking stream would not wait for it.
+  const char* call = "hipMemset";
   hipError_t r = hip.hipMemset(address_, 0, bytes);
-  if (r == hipSuccess) r = hip.hipDeviceSynchronize();
+  if (r == hipSuccess) {
+    call = "hipDeviceSynchronize";
+    r = hip.hipDeviceSynchronize();
+  }
   if (r != hipSuccess) {
     hip.hipFree(address_);
     address_ = nullptr;
-    fail(hip.describe("hipMemset", r));
+    fail(hip.describe(call, r));
   }
 }
 
