@@ -219,6 +219,31 @@ TEST_CASE("flash attention on a persistent grid: several query tiles per workgro
         }
 }
 
+TEST_CASE("persistent attention at D 64 alternating two Q buffers: one and three computing warpgroups",
+          "[gpu][attention][persistent]") {
+  // Where shared memory has room (D 64), the producer fills the next tile's Q into a second
+  // buffer while the computing warps read this one's: 128 x 64 tiles on one warpgroup (two
+  // workgroups an SM) and 192 x 128 on three; tile counts per workgroup odd and even, causal
+  // tiles of one key tile (the producer runs two tiles ahead), partial query and key tiles;
+  // 288 to 1024 query tiles over the GPU's workgroups (rows sampled: S > 1024).
+  std::mt19937 rng(Catch::rngSeed());
+  struct Tiling {
+    int block_m, block_k2, waves;
+  };
+  for (Tiling t : {Tiling{128, 64, 4}, Tiling{192, 128, 12}})
+    for (bool causal : {true, false})
+      for (Case c : {Case{4, 16, 2048, 2048, 64, causal}, Case{2, 24, 1100, 1100, 64, causal},
+                     Case{2, 12, 3000, 2900, 64, causal}}) {
+        INFO(t.block_m << " x " << t.block_k2 << " on " << t.waves << " waves, B x H x M x K2 = " << c.b << " x "
+                       << c.h << " x " << c.m << " x " << c.k2 << (causal ? ", causal" : ""));
+        CompileOptions options = static_options(c, t.block_m, t.block_k2);
+        options.warp_specialize = true;
+        options.persistent = true;
+        const auto attention = compile(ex::make_kernel({.head_dim = 64, .causal = causal, .waves = t.waves}), options);
+        CHECK(wrong_elements<float>(attention, c, {}, rng) == 0);
+      }
+}
+
 TEST_CASE("causal attention over many heads, on plain and persistent grids: every query tile once",
           "[gpu][attention][persistent]") {
   // The causal query tiles run longest first (their grid axis reversed): over 40 heads at

@@ -72,17 +72,118 @@ memref::ViewOp tileOfBox(Value dst) {
   return {};
 }
 
-void barrierPerStage(scf::ForOp loop, TensorCopy& copy, int stages) {
-  auto group = cast<nvgpu::MBarrierGroupType>(copy.barrier.getType());
-  copy.barrier.setType(nvgpu::MBarrierGroupType::get(loop.getContext(), group.getMemorySpace(), stages));
-  for (Operation* user : llvm::make_early_inc_range(copy.barrier.getUsers()))
-    if (auto init = dyn_cast<nvgpu::MBarrierInitOp>(user); init && !loop->isAncestor(init)) {
+static int64_t byteSize(MemRefType type) {
+  return type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
+FailureOr<Tile> tileOf(scf::ForOp loop, memref::ViewOp view) {
+  std::optional<int64_t> offset = getConstantIntValue(view.getByteShift());
+  MemRefType type = view.getType();
+  if (!offset || !type.hasStaticShape() || byteSize(type) % 16 != 0) return failure();
+  for (Operation* user : view->getUsers())
+    if (!loop->isProperAncestor(user)) return failure();
+  const Tile tile{view, *offset, byteSize(type)};
+  auto func = view->getParentOfType<gpu::GPUFuncOp>();
+  bool alone = true;
+  func.walk([&](memref::ViewOp other) {
+    std::optional<int64_t> at = getConstantIntValue(other.getByteShift());
+    if (other == view || other.getSource() != view.getSource()) return;
+    const int64_t end = at && other.getType().hasStaticShape() ? *at + byteSize(other.getType()) : INT64_MAX;
+    if (!at || (*at < tile.offset + tile.bytes && tile.offset < end)) alone = false;
+  });
+  if (!alone) return failure();
+  return tile;
+}
+
+namespace {
+
+// Builds `view` (a subview or expand_shape) again on its source, whose type changed (a
+// stage's copy of a tile), and the views of it in turn, their result types inferred anew.
+void retypeViews(Operation* view) {
+  OpBuilder b(view);
+  Value rebuilt;
+  if (auto sub = dyn_cast<memref::SubViewOp>(view)) {
+    if (sub.getType().getRank() != sub.getSourceType().getRank()) return;  // rank-reducing: not a box's
+    rebuilt = memref::SubViewOp::create(b, sub.getLoc(), sub.getSource(), sub.getMixedOffsets(), sub.getMixedSizes(),
+                                        sub.getMixedStrides());
+  } else if (auto expand = dyn_cast<memref::ExpandShapeOp>(view)) {
+    FailureOr<MemRefType> type = memref::ExpandShapeOp::computeExpandedType(
+        expand.getSrcType(), expand.getResultType().getShape(), expand.getReassociationIndices());
+    if (failed(type)) return;
+    rebuilt = memref::ExpandShapeOp::create(b, expand.getLoc(), *type, expand.getSrc(), expand.getReassociationIndices());
+  } else {
+    return;
+  }
+  SmallVector<Operation*> users(view->getUsers().begin(), view->getUsers().end());
+  view->getResult(0).replaceAllUsesWith(rebuilt);
+  view->erase();
+  for (Operation* user : users) retypeViews(user);
+}
+
+}  // namespace
+
+int64_t multiBuffer(Tile tile, int count, int64_t viewAlignment, function_ref<Value(OpBuilder&, Location)> copyIndex) {
+  const int64_t growth = llvm::alignTo((count - 1) * tile.bytes, viewAlignment);
+  auto func = tile.view->getParentOfType<gpu::GPUFuncOp>();
+  const int64_t end = *getConstantIntValue(tile.view.getByteShift()) + tile.bytes;  // tiles before it moved it
+  func.walk([&](memref::ViewOp other) {
+    std::optional<int64_t> at = getConstantIntValue(other.getByteShift());
+    if (other == tile.view || other.getSource() != tile.view.getSource() || !at || *at < end) return;
+    OpBuilder b(other);
+    other.getByteShiftMutable().assign(arith::ConstantIndexOp::create(b, other.getLoc(), *at + growth));
+  });
+
+  MemRefType type = tile.view.getType();
+  SmallVector<int64_t> shape{count};
+  llvm::append_range(shape, type.getShape());
+  auto buffered = MemRefType::get(shape, type.getElementType(), AffineMap(), type.getMemorySpace());
+  OpBuilder b(tile.view);
+  auto copies = memref::ViewOp::create(b, tile.view.getLoc(), buffered, tile.view.getSource(),
+                                       tile.view.getByteShift(), ValueRange{});
+  SmallVector<OpFoldResult> sizes{b.getIndexAttr(1)}, strides(shape.size(), b.getIndexAttr(1));
+  for (int64_t extent : type.getShape()) sizes.push_back(b.getIndexAttr(extent));
+  for (OpOperand& use : llvm::make_early_inc_range(tile.view->getUses())) {
+    b.setInsertionPoint(use.getOwner());
+    const Location loc = use.getOwner()->getLoc();
+    Value stage = copyIndex(b, loc);
+    if (auto address = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(use.getOwner())) {
+      // Addresses (wgmma's descriptors) are the stage's copy's.
+      Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, copies);
+      Value shift = arith::MulIOp::create(b, loc, stage, arith::ConstantIndexOp::create(b, loc, tile.bytes));
+      address.replaceAllUsesWith(arith::AddIOp::create(b, loc, base, shift).getResult());
+      address->erase();
+      continue;
+    }
+    SmallVector<OpFoldResult> offsets{stage};
+    offsets.append(type.getRank(), b.getIndexAttr(0));
+    auto resultType = memref::SubViewOp::inferRankReducedResultType(type.getShape(), buffered, offsets, sizes, strides);
+    use.set(memref::SubViewOp::create(b, loc, resultType, copies, offsets, sizes, strides));
+    retypeViews(use.getOwner());  // a TMA copy's box
+  }
+  tile.view->erase();
+  return growth;
+}
+
+void growSharedMemory(gpu::GPUFuncOp func, int64_t bytes) {
+  auto shared = func->getAttrOfType<IntegerAttr>(kSharedMemoryBytesAttr);
+  func->setAttr(kSharedMemoryBytesAttr, IntegerAttr::get(shared.getType(), shared.getInt() + bytes));
+}
+
+void growBarrierGroup(Value barrier, int count, Operation* scope) {
+  auto group = cast<nvgpu::MBarrierGroupType>(barrier.getType());
+  barrier.setType(nvgpu::MBarrierGroupType::get(barrier.getContext(), group.getMemorySpace(), count));
+  for (Operation* user : llvm::make_early_inc_range(barrier.getUsers()))
+    if (auto init = dyn_cast<nvgpu::MBarrierInitOp>(user); init && !scope->isAncestor(init)) {
       OpBuilder b(init->getNextNode());
-      for (int stage = 1; stage < stages; ++stage) {
-        Value id = arith::ConstantIndexOp::create(b, init.getLoc(), stage);
-        cast<nvgpu::MBarrierInitOp>(b.clone(*init)).getMbarIdMutable().assign(id);
+      for (int id = 1; id < count; ++id) {
+        Value at = arith::ConstantIndexOp::create(b, init.getLoc(), id);
+        cast<nvgpu::MBarrierInitOp>(b.clone(*init)).getMbarIdMutable().assign(at);
       }
     }
+}
+
+void barrierPerStage(scf::ForOp loop, TensorCopy& copy, int stages) {
+  growBarrierGroup(copy.barrier, stages, loop);
   OpBuilder b(copy.wait);
   const Location loc = copy.wait.getLoc();
   Value own = stageIndex(b, loc, loop, stages);
@@ -137,10 +238,6 @@ int64_t batchRegisters(scf::ForOp loop) {
       registers += static_cast<int64_t>(result.getBody().size());
   });
   return registers;
-}
-
-int64_t byteSize(MemRefType type) {
-  return type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
 }
 
 // Whether `op` itself (not counting ops nested in it) may write shared memory.
@@ -297,100 +394,6 @@ std::optional<SmallVector<TensorCopy>> tensorCopiesOf(scf::ForOp loop) {
   return result;
 }
 
-// A filled tile: a view of the dynamic shared memory at a constant offset, used only
-// inside the loop and overlapping no other view.
-struct Tile {
-  memref::ViewOp view;
-  int64_t offset, bytes;
-};
-
-FailureOr<Tile> tileOf(scf::ForOp loop, memref::ViewOp view) {
-  std::optional<int64_t> offset = getConstantIntValue(view.getByteShift());
-  MemRefType type = view.getType();
-  if (!offset || !type.hasStaticShape() || byteSize(type) % 16 != 0) return failure();
-  for (Operation* user : view->getUsers())
-    if (!loop->isProperAncestor(user)) return failure();
-  const Tile tile{view, *offset, byteSize(type)};
-  auto func = view->getParentOfType<gpu::GPUFuncOp>();
-  bool alone = true;
-  func.walk([&](memref::ViewOp other) {
-    std::optional<int64_t> at = getConstantIntValue(other.getByteShift());
-    if (other == view || other.getSource() != view.getSource()) return;
-    const int64_t end = at && other.getType().hasStaticShape() ? *at + byteSize(other.getType()) : INT64_MAX;
-    if (!at || (*at < tile.offset + tile.bytes && tile.offset < end)) alone = false;
-  });
-  if (!alone) return failure();
-  return tile;
-}
-
-// Builds `view` (a subview or expand_shape) again on its source, whose type changed (a
-// stage's copy of a tile), and the views of it in turn, their result types inferred anew.
-void retypeViews(Operation* view) {
-  OpBuilder b(view);
-  Value rebuilt;
-  if (auto sub = dyn_cast<memref::SubViewOp>(view)) {
-    if (sub.getType().getRank() != sub.getSourceType().getRank()) return;  // rank-reducing: not a box's
-    rebuilt = memref::SubViewOp::create(b, sub.getLoc(), sub.getSource(), sub.getMixedOffsets(), sub.getMixedSizes(),
-                                        sub.getMixedStrides());
-  } else if (auto expand = dyn_cast<memref::ExpandShapeOp>(view)) {
-    FailureOr<MemRefType> type = memref::ExpandShapeOp::computeExpandedType(
-        expand.getSrcType(), expand.getResultType().getShape(), expand.getReassociationIndices());
-    if (failed(type)) return;
-    rebuilt = memref::ExpandShapeOp::create(b, expand.getLoc(), *type, expand.getSrc(), expand.getReassociationIndices());
-  } else {
-    return;
-  }
-  SmallVector<Operation*> users(view->getUsers().begin(), view->getUsers().end());
-  view->getResult(0).replaceAllUsesWith(rebuilt);
-  view->erase();
-  for (Operation* user : users) retypeViews(user);
-}
-
-// Gives `tile` `stages` copies side by side from its offset (views after it move up by
-// the growth, rounded up to `viewAlignment` so that they keep theirs, returned); each use
-// in the loop reads the copy of its iteration.
-int64_t multiBuffer(scf::ForOp loop, Tile tile, int stages, int64_t viewAlignment) {
-  const int64_t growth = llvm::alignTo((stages - 1) * tile.bytes, viewAlignment);
-  auto func = loop->getParentOfType<gpu::GPUFuncOp>();
-  const int64_t end = *getConstantIntValue(tile.view.getByteShift()) + tile.bytes;  // tiles before it moved it
-  func.walk([&](memref::ViewOp other) {
-    std::optional<int64_t> at = getConstantIntValue(other.getByteShift());
-    if (other == tile.view || other.getSource() != tile.view.getSource() || !at || *at < end) return;
-    OpBuilder b(other);
-    other.getByteShiftMutable().assign(arith::ConstantIndexOp::create(b, other.getLoc(), *at + growth));
-  });
-
-  MemRefType type = tile.view.getType();
-  SmallVector<int64_t> shape{stages};
-  llvm::append_range(shape, type.getShape());
-  auto buffered = MemRefType::get(shape, type.getElementType(), AffineMap(), type.getMemorySpace());
-  OpBuilder b(tile.view);
-  auto copies = memref::ViewOp::create(b, tile.view.getLoc(), buffered, tile.view.getSource(),
-                                       tile.view.getByteShift(), ValueRange{});
-  SmallVector<OpFoldResult> sizes{b.getIndexAttr(1)}, strides(shape.size(), b.getIndexAttr(1));
-  for (int64_t extent : type.getShape()) sizes.push_back(b.getIndexAttr(extent));
-  for (OpOperand& use : llvm::make_early_inc_range(tile.view->getUses())) {
-    b.setInsertionPoint(use.getOwner());
-    const Location loc = use.getOwner()->getLoc();
-    Value stage = stageIndex(b, loc, loop, stages);
-    if (auto address = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(use.getOwner())) {
-      // Addresses (wgmma's descriptors) are the stage's copy's.
-      Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, copies);
-      Value shift = arith::MulIOp::create(b, loc, stage, arith::ConstantIndexOp::create(b, loc, tile.bytes));
-      address.replaceAllUsesWith(arith::AddIOp::create(b, loc, base, shift).getResult());
-      address->erase();
-      continue;
-    }
-    SmallVector<OpFoldResult> offsets{stage};
-    offsets.append(type.getRank(), b.getIndexAttr(0));
-    auto resultType = memref::SubViewOp::inferRankReducedResultType(type.getShape(), buffered, offsets, sizes, strides);
-    use.set(memref::SubViewOp::create(b, loc, resultType, copies, offsets, sizes, strides));
-    retypeViews(use.getOwner());  // a TMA copy's box
-  }
-  tile.view->erase();
-  return growth;
-}
-
 // The fills as cp.async copies, committed as one group after the last; returns the group.
 nvgpu::DeviceAsyncCreateGroupOp asyncCopies(ArrayRef<Fill> fills) {
   SmallVector<Value> tokens;
@@ -458,7 +461,7 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
 
   LogicalResult pipeline(scf::ForOp loop) {
     gpu::GPUFuncOp func = getOperation();
-    auto sharedAttr = func->getAttrOfType<IntegerAttr>("wave.shared_memory_bytes");
+    auto sharedAttr = func->getAttrOfType<IntegerAttr>(kSharedMemoryBytesAttr);
     if (!sharedAttr) return success();
     // The fills: the threads' (stores of loads, made cp.async copies here) or TMA copies.
     std::optional<SmallVector<Fill>> fills = fillsOf(loop);
@@ -594,12 +597,17 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
                                  return isShared(address.getSource()) ? WalkResult::interrupt()
                                                                       : WalkResult::advance();
                                }).wasInterrupted();
-    for (Tile tile : tiles) sharedGrowth(func, multiBuffer(loop, tile, n, addressed ? 1024 : 128));
+    for (Tile tile : tiles)
+      growSharedMemory(func, multiBuffer(tile, n, addressed ? 1024 : 128, [&](OpBuilder& b, Location loc) {
+                     return stageIndex(b, loc, loop, n);
+                   }));
     if (specialize) {
       // The copies' own warpgroup runs them as far ahead as the stages allow.
       for (TensorCopy& c : *tensorCopies) barrierPerStage(loop, c, n);
       const bool batchInFlight = warpgroupMma && resultsCarried;
-      if (failed(specializeWarps(loop, *tensorCopies, n, batchInFlight, perSM))) return failure();
+      const int64_t room = perSM == 1 ? kMaxSharedBytes : kTwoWorkgroupsBytes;
+      const int64_t spare = room - reserved - func->getAttrOfType<IntegerAttr>(kSharedMemoryBytesAttr).getInt();
+      if (failed(specializeWarps(loop, *tensorCopies, n, batchInFlight, perSM, spare))) return failure();
       if (batchInFlight) keepBatchesInFlight(loop);
       return success();
     }
@@ -641,11 +649,6 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     NVVM::WgmmaWaitGroupSyncOp::create(b, loop.getLoc(), 0);
   }
 
-  // The function's shared memory grows by `bytes`.
-  static void sharedGrowth(gpu::GPUFuncOp func, int64_t bytes) {
-    auto shared = func->getAttrOfType<IntegerAttr>("wave.shared_memory_bytes");
-    func->setAttr("wave.shared_memory_bytes", IntegerAttr::get(shared.getType(), shared.getInt() + bytes));
-  }
 
   // The cp.async path: the fills become copies committed as one group per iteration, run
   // `distance` iterations ahead; each iteration waits for its own group first.

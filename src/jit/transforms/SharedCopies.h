@@ -10,6 +10,7 @@
 
 #include "transforms/WarpgroupMma.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -18,6 +19,10 @@
 namespace wave::jit::shared_copies {
 
 inline constexpr int64_t kRegistersPerSM = 64 * 1024;  // 32-bit registers
+
+// The function attribute holding its dynamic shared memory's size in bytes.
+inline constexpr llvm::StringLiteral kSharedMemoryBytesAttr = "wave.shared_memory_bytes";
+void growSharedMemory(mlir::gpu::GPUFuncOp func, int64_t bytes);
 
 // Whether `v` is a memref in shared (workgroup) memory.
 bool isShared(mlir::Value v);
@@ -45,6 +50,24 @@ llvm::SetVector<mlir::Operation*> sliceIn(mlir::Block* body, llvm::ArrayRef<mlir
 // where it is not a view of the dynamic shared memory.
 mlir::memref::ViewOp tileOfBox(mlir::Value dst);
 
+// A filled tile: a view of the dynamic shared memory at a constant offset and static
+// shape, used only inside `loop` and overlapping no other view.
+struct Tile {
+  mlir::memref::ViewOp view;
+  int64_t offset, bytes;
+};
+mlir::FailureOr<Tile> tileOf(mlir::scf::ForOp loop, mlir::memref::ViewOp view);
+
+// Gives `tile` `count` copies side by side from its offset (views after it move up by the
+// growth, rounded up to `viewAlignment` so that they keep theirs; returned); each use reads
+// the copy whose index `copyIndex` builds at it.
+int64_t multiBuffer(Tile tile, int count, int64_t viewAlignment,
+                    llvm::function_ref<mlir::Value(mlir::OpBuilder&, mlir::Location)> copyIndex);
+
+// Makes the mbarrier group `barrier` (of one) `count` mbarriers, each initialized beside
+// the first's initialization outside `scope`.
+void growBarrierGroup(mlir::Value barrier, int count, mlir::Operation* scope);
+
 // Gives `copy`'s mbarrier group one mbarrier per stage (each initialized beside the
 // first) and makes the body wait on its stage's for the parity of its round.
 void barrierPerStage(mlir::scf::ForOp loop, TensorCopy& copy, int stages);
@@ -62,9 +85,10 @@ int specializedWorkgroupsPerSM(int64_t consumers, int64_t registersNeeded);
 // barriers one per stage) between the function's threads, which compute, and a new
 // producer warpgroup, which issues the copies; `perSM` workgroups share an SM.
 // `batchInFlight`: each iteration's wgmma batch is waited for in the next one, so the
-// stage it reads is released only there.
+// stage it reads is released only there. `spareBytes`: the shared memory left, where a
+// persistent grid's per-tile copies (attention's Q) may get a second buffer.
 mlir::LogicalResult specializeWarps(mlir::scf::ForOp loop, llvm::ArrayRef<TensorCopy> copies, int stages,
-                                    bool batchInFlight, int perSM);
+                                    bool batchInFlight, int perSM, int64_t spareBytes);
 
 }  // namespace wave::jit::shared_copies
 

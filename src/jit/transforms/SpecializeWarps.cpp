@@ -7,8 +7,9 @@
 // compute, waiting on each stage's "full" mbarriers as before but never on a workgroup
 // barrier before a refill. Registers move from the producer to them by setmaxnreg.
 // Under a persistent grid the producer also issues the copies each tile makes once before
-// the loop (attention's Q), the next tile's as soon as the computing warps are done with
-// the last one's, so that they land during the epilogue.
+// the loop (attention's Q): into a second copy of their tiles while the computing warps
+// read the first, where shared memory has room, else as soon as the computing warps are
+// done with the last tile's, so that they land during the epilogue.
 //
 //===----------------------------------------------------------------------===//
 
@@ -222,6 +223,62 @@ SmallVector<TileCopy> copiesPerTile(scf::ForOp loop) {
   return copies;
 }
 
+// The byte alignment of tiles whose addresses go to wgmma (a descriptor's 128-byte swizzle).
+constexpr int64_t kSwizzledTileAlignment = 1024;
+
+// Where `spareBytes` of shared memory hold a second copy of each tile `perTile` fills,
+// gives them one, the tiles alternating between the two (with an mbarrier each): the
+// producer then fills the next tile's while the computing warps still read this one's,
+// where with one copy it could only start once they were done, and they waited for it
+// after the epilogue (bench/RESULTS.md, run 277). Returns the copy a tile uses (its trip
+// mod 2); null, changing nothing, where they do not fit or a use of theirs is not one
+// this knows.
+Value doubleBufferTileCopies(scf::ForOp tiles, ArrayRef<TileCopy> perTile, int64_t spareBytes) {
+  SmallVector<Tile> filled;
+  SmallVector<nvgpu::MBarrierTryWaitParityOp> waits;
+  int64_t growth = 0;
+  for (const TileCopy& c : perTile) {
+    for (Operation* user : c.barrier.getUsers()) {
+      if (llvm::is_contained(c.issue, user) || (isa<nvgpu::MBarrierInitOp>(user) && !tiles->isAncestor(user)))
+        continue;
+      auto wait = dyn_cast<nvgpu::MBarrierTryWaitParityOp>(user);
+      if (!wait || !tiles->isProperAncestor(wait)) return {};
+      waits.push_back(wait);
+    }
+    for (Operation* op : c.issue) {
+      auto load = dyn_cast<nvgpu::TmaAsyncLoadOp>(op);
+      memref::ViewOp view = load ? tileOfBox(load.getDst()) : nullptr;
+      if (!load || llvm::any_of(filled, [&](const Tile& t) { return t.view == view; })) continue;
+      FailureOr<Tile> tile = view ? tileOf(tiles, view) : FailureOr<Tile>(failure());
+      if (failed(tile) || tile->bytes % kSwizzledTileAlignment != 0) return {};
+      filled.push_back(*tile);
+      growth += tile->bytes;
+    }
+  }
+  if (filled.empty() || growth > spareBytes) return {};
+
+  const Location loc = tiles.getLoc();
+  auto b = OpBuilder::atBlockBegin(tiles.getBody());
+  Value trip = localTrip(b, loc, tiles);
+  Value buffer = arith::RemUIOp::create(b, loc, trip, index(b, loc, 2));
+  Value parity = parityOf(b, loc, arith::DivUIOp::create(b, loc, trip, index(b, loc, 2)));
+  auto func = tiles->getParentOfType<gpu::GPUFuncOp>();
+  for (const Tile& tile : filled)
+    growSharedMemory(func, multiBuffer(tile, 2, kSwizzledTileAlignment, [&](OpBuilder&, Location) { return buffer; }));
+  for (const TileCopy& c : perTile) {
+    growBarrierGroup(c.barrier, 2, tiles);
+    for (Operation* op : c.issue) {
+      if (auto arm = dyn_cast<nvgpu::MBarrierArriveExpectTxOp>(op)) arm.getMbarIdMutable().assign(buffer);
+      else cast<nvgpu::TmaAsyncLoadOp>(op).getMbarIdMutable().assign(buffer);
+    }
+  }
+  for (nvgpu::MBarrierTryWaitParityOp wait : waits) {
+    wait.getMbarIdMutable().assign(buffer);
+    wait.getPhaseParityMutable().assign(parity);
+  }
+  return buffer;
+}
+
 // What the producer computes the copies from: under a tile loop, the ops of its body
 // before `loop` that the bounds and the copies use (arithmetic of the tile's
 // coordinates, cloned into the producer's own loop over the tiles, in order); and the
@@ -282,7 +339,7 @@ struct AcquireFirst {
 // tile loop, it walks the tiles as the consumers do, its trips counted on across them.
 void buildProducer(OpBuilder& b, scf::ForOp loop, ArrayRef<TensorCopy> copies, const ProducerInputs& inputs,
                    Value empty, Value tid, int64_t consumers, int stages, ArrayRef<TileCopy> perTile,
-                   Value tileEmpty, const AcquireFirst& acquire) {
+                   Value tileEmpty, Value tileBuffer, const AcquireFirst& acquire) {
   const Location loc = loop.getLoc();
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, index(b, loc, consumers));
   auto issuer = scf::IfOp::create(b, loc, TypeRange{}, first, /*withElseRegion=*/false);
@@ -306,13 +363,16 @@ void buildProducer(OpBuilder& b, scf::ForOp loop, ArrayRef<TensorCopy> copies, c
     for (Operation* op : inputs.tileOps) b.clone(*op, map);
     if (acquire.ready && acquire.eachTile) followAcquire(parityOf(b, loc, localTrip(b, loc, producerTiles)));
   }
-  // The tile's own copies, once the computing warps released the last tile's (a fresh
-  // mbarrier's previous phase counts as complete: the first tile waits for nothing).
+  // The tile's own copies, once the computing warps released the copy of their tiles
+  // they fill: the last tile's, or with two, the one before's (a fresh mbarrier's previous
+  // phase counts as complete: the first tiles wait for nothing).
   auto issueTileCopies = [&] {
-    Value previous = arith::XOrIOp::create(b, loc, parityOf(b, loc, producerTiles.getInductionVar()),
+    Value uses = localTrip(b, loc, producerTiles);
+    if (tileBuffer) uses = arith::DivUIOp::create(b, loc, uses, index(b, loc, 2));
+    Value previous = arith::XOrIOp::create(b, loc, parityOf(b, loc, uses),
                                            arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
     nvgpu::MBarrierTryWaitParityOp::create(b, loc, tileEmpty, previous, index(b, loc, kMBarrierWaitTicks),
-                                           index(b, loc, 0));
+                                           tileBuffer ? map.lookup(tileBuffer) : index(b, loc, 0));
     for (const TileCopy& c : perTile)
       for (Operation* op : c.issue) {
         Operation* copy = b.clone(*op, map);
@@ -324,7 +384,11 @@ void buildProducer(OpBuilder& b, scf::ForOp loop, ArrayRef<TensorCopy> copies, c
                                   map.lookupOrDefault(loop.getUpperBound()), map.lookupOrDefault(loop.getStep()));
   if (tiles) fills->setAttr(kTripBaseAttr, b.getI64IntegerAttr(0));
   OpBuilder::InsertionGuard guard(b);
-  if (!perTile.empty()) {
+  if (tileBuffer) {
+    // With two copies, the one to fill was released a tile ago: first, before the stages.
+    b.setInsertionPoint(fills);
+    issueTileCopies();
+  } else if (!perTile.empty()) {
     // They are released when the last tile's loop ends, as is the stage of its last trip:
     // the stages the computing warps released earlier are refilled first (trips 0 to
     // stages - 2 of the tile), then these, before the trip that waits for that last
@@ -476,7 +540,7 @@ LogicalResult canSpecializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies) {
 }
 
 LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int stages, bool batchInFlight,
-                              int perSM) {
+                              int perSM, int64_t spareBytes) {
   auto func = loop->getParentOfType<gpu::GPUFuncOp>();
   Operation* top = splitPoint(loop);
   const Location loc = loop.getLoc();
@@ -505,6 +569,9 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
     perTile.clear();
     inputs = producerInputs(loop, copies);
   }
+  Value tileBuffer;
+  if (!perTile.empty() && (tileBuffer = doubleBufferTileCopies(enclosingTileLoop(loop), perTile, spareBytes)))
+    inputs = producerInputs(loop, copies, perTile);  // (the copies' indices, more of the tile's arithmetic)
   if (failed(prologue) || failed(inputs))  // (canSpecializeWarps said it could)
     return loop.emitError("cannot split the loop between a producer warpgroup and the computing warps");
   AcquireFirst acquire;
@@ -521,7 +588,8 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
   Value tileEmpty;
   if (!perTile.empty()) {
     OpBuilder at(published);
-    tileEmpty = nvgpu::MBarrierCreateOp::create(at, loc, nvgpu::MBarrierGroupType::get(ctx, fullType.getMemorySpace(), 1));
+    tileEmpty = nvgpu::MBarrierCreateOp::create(
+        at, loc, nvgpu::MBarrierGroupType::get(ctx, fullType.getMemorySpace(), tileBuffer ? 2 : 1));
   }
   b.setInsertionPoint(top);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -552,7 +620,7 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
   if (registers)
     NVVM::SetMaxRegisterOp::create(b, loc, producerRegisters(consumers, walksTiles),
                                    NVVM::SetMaxRegisterAction::decrease);
-  buildProducer(b, loop, copies, *inputs, empty, tid, consumers, stages, perTile, tileEmpty, acquire);
+  buildProducer(b, loop, copies, *inputs, empty, tid, consumers, stages, perTile, tileEmpty, tileBuffer, acquire);
   if (acquire.ready) {
     // Every computing thread, past its own acquires (before the loop in each tile, or
     // past the prologue before the split).
@@ -573,7 +641,8 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
   Value count = index(b, loc, perWarpgroup ? consumers / kWarpgroupThreads : consumers);
   for (int stage = 0; stage < stages; ++stage)
     nvgpu::MBarrierInitOp::create(b, loc, empty, count, index(b, loc, stage), initializes);
-  if (tileEmpty) nvgpu::MBarrierInitOp::create(b, loc, tileEmpty, count, index(b, loc, 0), initializes);
+  for (int copy = 0; tileEmpty && copy < (tileBuffer ? 2 : 1); ++copy)
+    nvgpu::MBarrierInitOp::create(b, loc, tileEmpty, count, index(b, loc, copy), initializes);
   if (acquire.ready)
     nvgpu::MBarrierInitOp::create(b, loc, acquire.ready, index(b, loc, consumers), index(b, loc, 0), initializes);
   Value arrives;
@@ -587,7 +656,7 @@ LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<TensorCopy> copies, int 
     // After the loop (and the wait for its last wgmma batch, which keepBatchesInFlight
     // puts right after it), nothing reads the tile's copies again.
     b.setInsertionPointAfter(loop);
-    arriveIf(b, loc, arrives, tileEmpty, index(b, loc, 0));
+    arriveIf(b, loc, arrives, tileEmpty, tileBuffer ? tileBuffer : index(b, loc, 0));
   }
   func.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(ctx, {static_cast<int32_t>(consumers + kWarpgroupThreads), 1, 1}));
   return success();
