@@ -28,7 +28,7 @@ template <class In, class Out>
 auto make_kernel() {
   static_assert(std::is_same_v<In, f8e4m3> || std::is_same_v<In, f8e5m2> || std::is_same_v<In, f8e4m3fnuz> ||
                     std::is_same_v<In, f8e5m2fnuz>,
-                "In is an 8-bit float: OCP's E4M3 or E5M2 (NVIDIA), or CDNA3's FNUZ forms (AMD gfx942)");
+                "In is an 8-bit float: OCP's E4M3 or E5M2 (NVIDIA, AMD gfx950), or CDNA3's FNUZ forms (AMD gfx942)");
   return kernel("gemm_f8", gemm::wave_tile_constraints(),
                 [](Memory<dims<M, K>, In, SHARED_ADDRESS_SPACE> a, Memory<dims<N, K>, In, SHARED_ADDRESS_SPACE> b,
                    Memory<dims<>, f32> scale_a, Memory<dims<>, f32> scale_b, Memory<dims<M, N>, Out> c) {

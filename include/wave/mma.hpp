@@ -40,6 +40,12 @@ enum class MMA : std::uint8_t {
   F32_32x32x16_F8E4M3FNUZ,
   F32_16x16x32_F8E5M2FNUZ,
   F32_32x32x16_F8E5M2FNUZ,
+  // AMD CDNA4's (gfx950) f8 MFMA: the same instructions on the OCP encodings (E4M3, E5M2),
+  // CDNA3's shapes and layouts.
+  F32_16x16x32_F8E4M3_CDNA4,
+  F32_32x32x16_F8E4M3_CDNA4,
+  F32_16x16x32_F8E5M2_CDNA4,
+  F32_32x32x16_F8E5M2_CDNA4,
 };
 
 enum class Vendor : std::uint8_t { nvidia, amd };
@@ -54,7 +60,7 @@ struct MMAInfo {
   int threads;            // threads that issue one instruction together
 };
 
-inline constexpr std::array<MMAInfo, 16> mma_kinds{{
+inline constexpr std::array<MMAInfo, 20> mma_kinds{{
     {MMA::F32_16x8x16_F16, "f32_16x8x16_f16", 16, 8, 16, DataType::f16, DataType::f32, Vendor::nvidia, 32},
     {MMA::F32_16x8x16_BF16, "f32_16x8x16_bf16", 16, 8, 16, DataType::bf16, DataType::f32, Vendor::nvidia, 32},
     {MMA::F16_16x8x16_F16, "f16_16x8x16_f16", 16, 8, 16, DataType::f16, DataType::f16, Vendor::nvidia, 32},
@@ -75,6 +81,10 @@ inline constexpr std::array<MMAInfo, 16> mma_kinds{{
      Vendor::amd, 64},
     {MMA::F32_32x32x16_F8E5M2FNUZ, "f32_32x32x16_f8e5m2fnuz", 32, 32, 16, DataType::f8e5m2fnuz, DataType::f32,
      Vendor::amd, 64},
+    {MMA::F32_16x16x32_F8E4M3_CDNA4, "f32_16x16x32_f8e4m3", 16, 16, 32, DataType::f8e4m3, DataType::f32, Vendor::amd, 64},
+    {MMA::F32_32x32x16_F8E4M3_CDNA4, "f32_32x32x16_f8e4m3", 32, 32, 16, DataType::f8e4m3, DataType::f32, Vendor::amd, 64},
+    {MMA::F32_16x16x32_F8E5M2_CDNA4, "f32_16x16x32_f8e5m2", 16, 16, 32, DataType::f8e5m2, DataType::f32, Vendor::amd, 64},
+    {MMA::F32_32x32x16_F8E5M2_CDNA4, "f32_32x32x16_f8e5m2", 32, 32, 16, DataType::f8e5m2, DataType::f32, Vendor::amd, 64},
 }};
 
 constexpr const MMAInfo& info(MMA kind) {

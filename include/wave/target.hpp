@@ -23,7 +23,7 @@ inline constexpr std::array<TargetInfo, 5> targets{{
     {"sm_90", Vendor::nvidia, 32, "NVIDIA Hopper without its architecture-specific instructions"},
     {"sm_90a", Vendor::nvidia, 32, "NVIDIA Hopper (H100, H200): wgmma, TMA, setmaxnreg (the default)"},
     {"gfx942", Vendor::amd, 64, "AMD CDNA3 (MI300X): an HSACO code object (MFMA on wave64)"},
-    {"gfx950", Vendor::amd, 64, "AMD CDNA4 (MI350X, MI355X): gfx942's code with 160 KiB of LDS; no f8 yet"},
+    {"gfx950", Vendor::amd, 64, "AMD CDNA4 (MI350X, MI355X): gfx942's code with 160 KiB of LDS, f8 in the OCP encodings"},
 }};
 
 // The row of `name`; null for a GPU wave-cpp does not compile for.
@@ -43,6 +43,8 @@ constexpr std::optional<MMA> default_mma(Vendor vendor, DataType operand) {
     if (operand == DataType::i8) return MMA::I32_16x16x32_I8;
     if (operand == DataType::f8e4m3fnuz) return MMA::F32_16x16x32_F8E4M3FNUZ;
     if (operand == DataType::f8e5m2fnuz) return MMA::F32_16x16x32_F8E5M2FNUZ;
+    if (operand == DataType::f8e4m3) return MMA::F32_16x16x32_F8E4M3_CDNA4;  // (gfx950 only: TargetKernelChecks)
+    if (operand == DataType::f8e5m2) return MMA::F32_16x16x32_F8E5M2_CDNA4;
     return std::nullopt;
   }
   switch (operand) {

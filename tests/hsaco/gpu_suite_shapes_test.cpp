@@ -28,8 +28,9 @@ using Catch::Matchers::Contains;
 
 namespace {
 
+// (gfx942 unless the options name CDNA4, gfx950.)
 CompileOptions for_gfx942(CompileOptions options) {
-  options.target = "gfx942";
+  if (options.target != "gfx950") options.target = "gfx942";
   options.cache = false;
   return options;
 }
@@ -38,7 +39,7 @@ CompileOptions for_gfx942(CompileOptions options) {
 // 64 x 64 wave tiles) may spill on CDNA3, which the suite's shapes only ask to compile.
 enum class Spills { none, allowed };
 
-// The code object of `kernel` under `options`, for gfx942, checked as the hsaco label checks
+// The code object of `kernel` under `options`, for gfx942 (or gfx950), checked as the hsaco label checks
 // the examples; `mfma` names the instruction its mmas must become ("" for none).
 template <class Kernel>
 void check_compiles(const Kernel& kernel, const CompileOptions& options, const std::string& mfma,
@@ -142,7 +143,7 @@ TEST_CASE("gfx942: the GEMM variants at the GPU suite's shapes and tiles", "[hsa
              Contains(".private_segment_fixed_size: 0"));
 }
 
-TEST_CASE("gfx942: the 8-bit GEMMs at the GPU suite's shapes", "[hsaco][gemm]") {
+TEST_CASE("gfx942 and gfx950: the 8-bit GEMMs at the GPU suite's shapes", "[hsaco][gemm]") {
   namespace i8 = examples::gemm_i8;
   namespace f8 = examples::gemm_f8;
   for (Problem p : {Problem{1, 4096, 4096, 4096}, Problem{1, 1000, 1000, 1000}, Problem{1, 129, 257, 192}}) {
@@ -153,6 +154,10 @@ TEST_CASE("gfx942: the 8-bit GEMMs at the GPU suite's shapes", "[hsaco][gemm]") 
     check_compiles(i8::make_scaled<f16>(), o, "v_mfma_i32_16x16x32_i8");
     check_compiles(f8::make_kernel<f8e4m3fnuz, f16>(), o, "v_mfma_f32_16x16x32_fp8_fp8");
     check_compiles(f8::make_kernel<f8e5m2fnuz, f32>(), o, "v_mfma_f32_16x16x32_bf8_bf8");
+    // CDNA4 multiplies the OCP encodings on the same instructions.
+    o.target = "gfx950";
+    check_compiles(f8::make_kernel<f8e4m3, f16>(), o, "v_mfma_f32_16x16x32_fp8_fp8");
+    check_compiles(f8::make_kernel<f8e5m2, f32>(), o, "v_mfma_f32_16x16x32_bf8_bf8");
   }
 }
 

@@ -180,7 +180,7 @@ TEST_CASE("gfx942: stream-K adds its parts at agent scope, through a workspace t
   CHECK(compile(k, gfx942({{M, 128}, {N, 1280}, {K, 5120}, {BM, 64}, {BN, 64}, {BK, 32}})).ptx().stream_k_slot_bytes == 0);
 }
 
-TEST_CASE("gfx950: CDNA4 takes gfx942's code with 160 KiB of LDS, and f8 is an error at the line", "[compile][amdgpu]") {
+TEST_CASE("gfx950: CDNA4 takes gfx942's code with 160 KiB of LDS", "[compile][amdgpu]") {
   auto k = gemm_of<f16, f32>("gemm", HardwareConstraint{});
   const Subs subs{{M, 1000}, {N, 1000}, {K, 1000}, {BM, 128}, {BN, 128}, {BK, 32}};
   CompileOptions cdna4 = gfx942(subs);
@@ -198,11 +198,47 @@ TEST_CASE("gfx950: CDNA4 takes gfx942's code with 160 KiB of LDS, and f8 is an e
   decode.target = "gfx950";
   decode.cache = false;
   CHECK(compile(examples::decode_attention::make_kernel(), decode).ptx().shared_bytes > 64 * 1024);
-  // f8 in either encoding: not lowered for gfx950 yet.
-  auto f8 = gemm_of<f8e4m3fnuz, f32>("gemm_fp8", HardwareConstraint{});
-  const std::optional<Error> e = fixtures::error_of([&] { compile(f8, cdna4); });
-  REQUIRE(e.has_value());
-  CHECK_THAT(e->message(), Contains("gfx950 multiplies OCP f8, which its lowering does not take yet"));
+}
+
+TEST_CASE("gfx950: f8 in the OCP encodings multiplies on CDNA4's f8 MFMA, CDNA3's FNUZ f8 is an error there",
+          "[compile][amdgpu]") {
+  const Subs subs{{M, 200}, {N, 136}, {K, 100}, {BM, 64}, {BN, 64}, {BK, 64}};
+  CompileOptions cdna4 = gfx942(subs);
+  cdna4.target = "gfx950";
+  // No kind named: the target's for E4M3 operands (the fp8 form), E5M2's the bf8 form.
+  auto e4m3 = gemm_of<f8e4m3, f32>("gemm_fp8", HardwareConstraint{});
+  const jit::PtxKernel small = compile(e4m3, cdna4).ptx();
+  CHECK_THAT(small.amdgpu_assembly, Contains("v_mfma_f32_16x16x32_fp8_fp8"));
+  CHECK_THAT(small.amdgpu_assembly, Contains(".vgpr_spill_count: 0"));
+  auto large = gemm_of<f8e4m3, f32>("gemm_fp8", HardwareConstraint{.mma = MMA::F32_32x32x16_F8E4M3_CDNA4});
+  CHECK_THAT(compile(large, cdna4).ptx().amdgpu_assembly, Contains("v_mfma_f32_32x32x16_fp8_fp8"));
+  auto e5m2 = gemm_of<f8e5m2, f32>("gemm_bf8", HardwareConstraint{});
+  CHECK_THAT(compile(e5m2, cdna4).ptx().amdgpu_assembly, Contains("v_mfma_f32_16x16x32_bf8_bf8"));
+  // Casts to OCP f8 and back are CDNA4's conversions; arithmetic on f8 runs in f32.
+  auto convert = kernel("fp8_convert", {WorkgroupConstraint(M, BM, 0), WaveConstraint(M, BM), HardwareConstraint{}},
+                        [](Memory<dims<M>, f32> x, Memory<dims<M>, f8e4m3> y, Memory<dims<M>, f32> z) {
+                          auto narrow = cast<f8e4m3>(read(x));
+                          write(narrow, y);
+                          write(cast<f32>(narrow * narrow), z);
+                        });
+  CompileOptions elementwise = gfx942({{M, 1000}, {BM, 256}});
+  elementwise.target = "gfx950";
+  const std::string conversions = compile(convert, elementwise).ptx().amdgpu_assembly;
+  CHECK_THAT(conversions, Contains("v_cvt_pk_fp8_f32"));
+  CHECK_THAT(conversions, Contains("v_cvt_pk_f32_fp8"));
+  // The other encodings are each an error at the line on the target without them.
+  auto fnuz = gemm_of<f8e4m3fnuz, f32>("gemm_fp8", HardwareConstraint{});
+  const std::optional<Error> on_cdna4 = fixtures::error_of([&] { compile(fnuz, cdna4); });
+  REQUIRE(on_cdna4);
+  CHECK_THAT(on_cdna4->message(),
+             Contains("but found f8e4m3fnuz (AMD CDNA3's f8 encoding: target gfx942; gfx950 multiplies OCP f8)"));
+  const std::optional<Error> on_cdna3 = fixtures::error_of([&] { compile(e4m3, gfx942(subs)); });
+  REQUIRE(on_cdna3);
+  CHECK_THAT(on_cdna3->message(), Contains("but found f8e4m3 (OCP f8: gfx942 computes with the FNUZ f8 variants)"));
+  // CDNA4's f8 kinds are AMD's: an error on NVIDIA.
+  const std::optional<Error> on_nvidia = fixtures::error_of([&] { compile(large, {.subs = subs, .cache = false}); });
+  REQUIRE(on_nvidia);
+  CHECK_THAT(on_nvidia->message(), Contains("threads_per_wave: expected 32 on the NVIDIA target"));
 }
 
 TEST_CASE("gfx942: bf16 mmas on CDNA3's bf16 MFMA, the f16 ones' layouts", "[compile][amdgpu]") {

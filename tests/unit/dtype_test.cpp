@@ -43,7 +43,7 @@ TEST_CASE("MMA kinds are described as data", "[dtype][mma]") {
   CHECK(info(MMA::F32_16x16x16_BF16).name == "f32_16x16x16_bf16");
   CHECK(default_mma(Vendor::amd, DataType::bf16) == MMA::F32_16x16x16_BF16);
   CHECK(default_mma(Vendor::amd, DataType::f16) == MMA::F32_16x16x16_F16);
-  CHECK_FALSE(default_mma(Vendor::amd, DataType::f8e4m3).has_value());
+  CHECK_FALSE(default_mma(Vendor::amd, DataType::f32).has_value());
   // i8 into i32: NVIDIA's m16n8k32 .s8, CDNA3's two MFMA forms.
   const MMAInfo& s8 = info(MMA::I32_16x8x32_I8);
   CHECK((s8.m == 16 && s8.n == 8 && s8.k == 32));
@@ -67,4 +67,12 @@ TEST_CASE("MMA kinds are described as data", "[dtype][mma]") {
   CHECK(default_mma(Vendor::amd, DataType::f8e4m3fnuz) == MMA::F32_16x16x32_F8E4M3FNUZ);
   CHECK(default_mma(Vendor::amd, DataType::f8e5m2fnuz) == MMA::F32_16x16x32_F8E5M2FNUZ);
   CHECK_FALSE(default_mma(Vendor::nvidia, DataType::f8e4m3fnuz).has_value());
+  // CDNA4's f8 MFMA on the OCP encodings: the same shapes, AMD's, distinct from NVIDIA's kinds.
+  const MMAInfo& ocp = info(MMA::F32_32x32x16_F8E5M2_CDNA4);
+  CHECK((ocp.m == 32 && ocp.n == 32 && ocp.k == 16 && ocp.threads == 64 && ocp.vendor == Vendor::amd));
+  CHECK(ocp.operand == DataType::f8e5m2);
+  CHECK(info(MMA::F32_16x16x32_F8E4M3_CDNA4).name == "f32_16x16x32_f8e4m3");
+  CHECK(default_mma(Vendor::amd, DataType::f8e4m3) == MMA::F32_16x16x32_F8E4M3_CDNA4);
+  CHECK(default_mma(Vendor::amd, DataType::f8e5m2) == MMA::F32_16x16x32_F8E5M2_CDNA4);
+  CHECK(default_mma(Vendor::nvidia, DataType::f8e4m3) == MMA::F32_16x8x32_F8E4M3);
 }

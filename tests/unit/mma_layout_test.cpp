@@ -176,8 +176,10 @@ TEST_CASE("MFMA layouts are the instructions' documented ones, on waves of 64", 
   checkAgainst(largeI8->c,
                [](int64_t lane, int64_t e) { return std::pair{e / 4 * 8 + lane / 32 * 4 + e % 4, lane % 32}; });
   // Its f8 forms (v_mfma_f32_16x16x32_fp8_fp8, _32x32x16_, and the bf8 ones) take A and B
-  // as the i8 forms do, eight bytes of K per lane, and leave D as the f32 forms' do.
-  for (auto kind : {dialect::MMAKind::f32_16x16x32_f8e4m3fnuz, dialect::MMAKind::f32_16x16x32_f8e5m2fnuz}) {
+  // as the i8 forms do, eight bytes of K per lane, and leave D as the f32 forms' do; so do
+  // CDNA4's, the same instructions on the OCP encodings.
+  for (auto kind : {dialect::MMAKind::f32_16x16x32_f8e4m3fnuz, dialect::MMAKind::f32_16x16x32_f8e5m2fnuz,
+                    dialect::MMAKind::f32_16x16x32_f8e4m3, dialect::MMAKind::f32_16x16x32_f8e5m2}) {
     auto small = jit::getMMALayout(&ctx, kind);
     REQUIRE(mlir::succeeded(small));
     CHECK(small->accType.isF32());
@@ -186,7 +188,8 @@ TEST_CASE("MFMA layouts are the instructions' documented ones, on waves of 64", 
     checkAgainst(small->b, [](int64_t lane, int64_t e) { return std::pair{lane % 16, lane / 16 * 8 + e}; });
     checkAgainst(small->c, [](int64_t lane, int64_t e) { return std::pair{lane / 16 * 4 + e, lane % 16}; });
   }
-  for (auto kind : {dialect::MMAKind::f32_32x32x16_f8e4m3fnuz, dialect::MMAKind::f32_32x32x16_f8e5m2fnuz}) {
+  for (auto kind : {dialect::MMAKind::f32_32x32x16_f8e4m3fnuz, dialect::MMAKind::f32_32x32x16_f8e5m2fnuz,
+                    dialect::MMAKind::f32_32x32x16_f8e4m3, dialect::MMAKind::f32_32x32x16_f8e5m2}) {
     auto large = jit::getMMALayout(&ctx, kind);
     REQUIRE(mlir::succeeded(large));
     CHECK(large->c.elementsPerLane() == 16);
@@ -197,4 +200,6 @@ TEST_CASE("MFMA layouts are the instructions' documented ones, on waves of 64", 
   }
   CHECK(mlir::isa<mlir::Float8E4M3FNUZType>(jit::getMMALayout(&ctx, dialect::MMAKind::f32_16x16x32_f8e4m3fnuz)->inputType));
   CHECK(mlir::isa<mlir::Float8E5M2FNUZType>(jit::getMMALayout(&ctx, dialect::MMAKind::f32_32x32x16_f8e5m2fnuz)->inputType));
+  CHECK(mlir::isa<mlir::Float8E4M3FNType>(jit::getMMALayout(&ctx, dialect::MMAKind::f32_16x16x32_f8e4m3)->inputType));
+  CHECK(mlir::isa<mlir::Float8E5M2Type>(jit::getMMALayout(&ctx, dialect::MMAKind::f32_32x32x16_f8e5m2)->inputType));
 }

@@ -56,6 +56,10 @@ MMAShape wave::dialect::getMMAShape(MLIRContext* ctx, MMAKind kind) {
     case MMAKind::f32_32x32x16_f8e4m3fnuz: return {32, 32, 16, b.getType<Float8E4M3FNUZType>(), b.getF32Type()};
     case MMAKind::f32_16x16x32_f8e5m2fnuz: return {16, 16, 32, b.getType<Float8E5M2FNUZType>(), b.getF32Type()};
     case MMAKind::f32_32x32x16_f8e5m2fnuz: return {32, 32, 16, b.getType<Float8E5M2FNUZType>(), b.getF32Type()};
+    case MMAKind::f32_16x16x32_f8e4m3: return {16, 16, 32, b.getType<Float8E4M3FNType>(), b.getF32Type()};
+    case MMAKind::f32_32x32x16_f8e4m3: return {32, 32, 16, b.getType<Float8E4M3FNType>(), b.getF32Type()};
+    case MMAKind::f32_16x16x32_f8e5m2: return {16, 16, 32, b.getType<Float8E5M2Type>(), b.getF32Type()};
+    case MMAKind::f32_32x32x16_f8e5m2: return {32, 32, 16, b.getType<Float8E5M2Type>(), b.getF32Type()};
   }
   llvm_unreachable("every MMA kind has a shape");
 }
@@ -77,7 +81,11 @@ bool wave::dialect::isMfma(MMAKind kind) {
     case MMAKind::f32_16x16x32_f8e4m3fnuz:
     case MMAKind::f32_32x32x16_f8e4m3fnuz:
     case MMAKind::f32_16x16x32_f8e5m2fnuz:
-    case MMAKind::f32_32x32x16_f8e5m2fnuz: return true;
+    case MMAKind::f32_32x32x16_f8e5m2fnuz:
+    case MMAKind::f32_16x16x32_f8e4m3:
+    case MMAKind::f32_32x32x16_f8e4m3:
+    case MMAKind::f32_16x16x32_f8e5m2:
+    case MMAKind::f32_32x32x16_f8e5m2: return true;
   }
   llvm_unreachable("every MMA kind has a vendor");
 }

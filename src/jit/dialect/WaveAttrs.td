@@ -34,7 +34,11 @@ def Wave_MMAKind : I32EnumAttr<"MMAKind", "a hardware matrix multiply-accumulate
     I32EnumAttrCase<"f32_16x16x32_f8e4m3fnuz", 12>,  // AMD MFMA on CDNA3's FNUZ f8
     I32EnumAttrCase<"f32_32x32x16_f8e4m3fnuz", 13>,
     I32EnumAttrCase<"f32_16x16x32_f8e5m2fnuz", 14>,
-    I32EnumAttrCase<"f32_32x32x16_f8e5m2fnuz", 15>]> {
+    I32EnumAttrCase<"f32_32x32x16_f8e5m2fnuz", 15>,
+    I32EnumAttrCase<"f32_16x16x32_f8e4m3", 16>,  // AMD MFMA on CDNA4's OCP f8
+    I32EnumAttrCase<"f32_32x32x16_f8e4m3", 17>,
+    I32EnumAttrCase<"f32_16x16x32_f8e5m2", 18>,
+    I32EnumAttrCase<"f32_32x32x16_f8e5m2", 19>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::wave::dialect";
 }

@@ -29,7 +29,7 @@ void addRocdlPipeline(mlir::OpPassManager& pm, const AmdgpuOptions& options) {
   gpu.addPass(createWaveExpandMathForAMDGPU());
   gpu.addPass(createWaveLowerGridDimsForAMDGPU());
   mlir::arith::ArithEmulateUnsupportedFloatsOptions emulate;
-  emulate.sourceTypeStrs = {"f8E4M3FNUZ", "f8E5M2FNUZ"};
+  emulate.sourceTypeStrs = {"f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3FN", "f8E5M2"};
   emulate.targetTypeStr = "f32";
   gpu.addPass(mlir::arith::createArithEmulateUnsupportedFloats(emulate));
   mlir::ArithToAMDGPUConversionPassOptions f8;

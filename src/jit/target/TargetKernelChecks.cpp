@@ -29,19 +29,18 @@ std::optional<std::array<std::int64_t, 3>> wavesPerAxis(const Constraints& cs,
   return waves;
 }
 
-// f8 (OCP E4M3 / E5M2) converts and multiplies on NVIDIA sm_89 and later: of the targets,
-// sm_90 and sm_90a. CDNA3 has only the FNUZ variants, another encoding, which NVIDIA has not.
-// CDNA4 multiplies OCP f8 on MFMA, which its lowering does not take yet.
+// f8 (OCP E4M3 / E5M2) converts and multiplies on NVIDIA sm_89 and later (of the targets,
+// sm_90 and sm_90a) and on AMD CDNA4 (gfx950). CDNA3 (gfx942) has only the FNUZ variants,
+// another encoding, which no other target has.
 void checkDtype(const graph::KernelGraph& kernel, const CompileOptions& options, const TargetInfo& target,
                 DataType dtype, const std::string& op, const graph::SourceLoc& loc) {
-  const bool amd = target.vendor == Vendor::amd, sm80 = options.target == "sm_80", cdna4 = options.target == "gfx950";
+  const bool cdna3 = options.target == "gfx942", sm80 = options.target == "sm_80";
   const bool fnuz = dtype == DataType::f8e4m3fnuz || dtype == DataType::f8e5m2fnuz;
   const bool ocp = dtype == DataType::f8e4m3 || dtype == DataType::f8e5m2;
-  if (!(fnuz && (!amd || cdna4)) && !(ocp && (amd || sm80))) return;
-  const std::string f8 = cdna4 ? "" : amd ? "f8e4m3fnuz, f8e5m2fnuz, " : sm80 ? "" : "f8e4m3, f8e5m2, ";
-  const std::string why = cdna4 ? " (gfx950 multiplies OCP f8, which its lowering does not take yet: f8 runs on "
-                                  "gfx942 as f8e4m3fnuz / f8e5m2fnuz)"
-                          : fnuz ? " (AMD CDNA3's f8 encoding: target gfx942)"
+  if (!(fnuz && !cdna3) && !(ocp && (cdna3 || sm80))) return;
+  const std::string f8 = cdna3 ? "f8e4m3fnuz, f8e5m2fnuz, " : sm80 ? "" : "f8e4m3, f8e5m2, ";
+  const std::string why = fnuz ? " (AMD CDNA3's f8 encoding: target gfx942" +
+                                     std::string(target.vendor == Vendor::amd ? "; gfx950 multiplies OCP f8)" : ")")
                           : sm80 ? " (f8 needs sm_89 or later: target sm_90a)"
                                  : " (OCP f8: " + options.target + " computes with the FNUZ f8 variants)";
   throw Error(kernel.name, op, loc.file, loc.line,

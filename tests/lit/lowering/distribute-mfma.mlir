@@ -195,3 +195,29 @@ func.func @gemm_16x16x32_fp8(%a: !wave.memory<[M, K] of f8E4M3FNUZ, shared>, %b:
   wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
   return
 }
+
+// CDNA4's f8 MFMA on OCP E5M2 (the bf8 form, gfx950): CDNA3's layouts, the element type OCP's.
+// CHECK-LABEL: gpu.func @gemm_32x32x16_bf8_ocp
+// CHECK: vector.load %{{.*}} : memref<64x{{[0-9]+}}xf8E5M2, #gpu.address_space<workgroup>>, vector<8xf8E5M2>
+// CHECK-COUNT-2: amdgpu.mfma 32x32x16 %{{.*}} * %{{.*}} + %{{.*}} blgp = none : vector<8xf8E5M2>, vector<8xf8E5M2>, vector<16xf32>
+// CHECK-NOT: amdgpu.mfma
+func.func @gemm_32x32x16_bf8_ocp(%a: !wave.memory<[M, K] of f8E5M2, shared>, %b: !wave.memory<[N, K] of f8E5M2, shared>,
+                %c: !wave.memory<[M, N] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"64">, workgroup_dim = 0>,
+                        #wave.workgroup_constraint<dim = "N", tile = #wave.expr<"64">, workgroup_dim = 1>,
+                        #wave.tiling_constraint<dim = "K", tile = #wave.expr<"32">>,
+                        #wave.wave_constraint<dim = "M", tile = #wave.expr<"32">>,
+                        #wave.wave_constraint<dim = "N", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 64, mma = #wave.mma_kind<f32_32x32x16_f8e5m2>>],
+    wave.hyperparameters = {K = 128 : i64, M = 128 : i64, N = 128 : i64}} {
+  %0 = wave.register 0.0 : !wave.tensor<[M, N] of f32>
+  %1 = wave.iterate "K" iter_args(%0) : (!wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32> {
+  ^bb0(%acc: !wave.tensor<[M, N] of f32>):
+    %x = wave.read %a : !wave.memory<[M, K] of f8E5M2, shared> -> !wave.tensor<[M, K] of f8E5M2>
+    %y = wave.read %b : !wave.memory<[N, K] of f8E5M2, shared> -> !wave.tensor<[N, K] of f8E5M2>
+    %d = wave.mma %x, %y, %acc : (!wave.tensor<[M, K] of f8E5M2>, !wave.tensor<[N, K] of f8E5M2>, !wave.tensor<[M, N] of f32>) -> !wave.tensor<[M, N] of f32>
+    wave.yield %d : !wave.tensor<[M, N] of f32>
+  }
+  wave.write %1, %c : !wave.tensor<[M, N] of f32>, !wave.memory<[M, N] of f32, global>
+  return
+}
