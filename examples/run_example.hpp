@@ -26,12 +26,13 @@
 
 namespace examples {
 
-// The target `--target` names in the arguments, or null (the default, an NVIDIA one): for
-// examples whose kernels differ by target (a dtype that only one vendor has).
+// The target `--target` names in the arguments (null for a name of none), else the one a
+// compile takes by default, the GPU's here: for examples whose kernels differ by target (a
+// dtype that only some targets have).
 inline const wave::TargetInfo* target_named(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; ++i)
     if (!std::strcmp(argv[i], "--target")) return wave::find_target(argv[i + 1]);
-  return nullptr;
+  return wave::find_target(wave::runtime::default_target());
 }
 
 // Runs the compiled kernel on random data and checks it; returns a process exit code.
@@ -80,7 +81,7 @@ int run_example(const Kernel& kernel, wave::CompileOptions options, int argc, ch
     std::cout << "--- wave IR\n" << kernel.ir(options);
     const wave::CompiledKernel compiled = wave::compile(kernel, options);
     const bool amd = !compiled.ptx().hsaco.empty();
-    std::cout << (amd ? "--- AMDGPU assembly (" : "--- PTX (") << options.target << "), grid "
+    std::cout << (amd ? "--- AMDGPU assembly (" : "--- PTX (") << compiled.ptx().target << "), grid "
               << compiled.ptx().grid[0] << "x" << compiled.ptx().grid[1] << "x" << compiled.ptx().grid[2]
               << ", block " << compiled.ptx().block[0] << "\n";
     std::istringstream code(amd ? compiled.ptx().amdgpu_assembly : compiled.ptx().ptx);
@@ -94,7 +95,7 @@ int run_example(const Kernel& kernel, wave::CompileOptions options, int argc, ch
         why = "no AMD GPU here: " + why;
       else
         why = "the examples' checks allocate device memory through CUDA only so far";
-      std::cout << "--- not run: a " << options.target << " code object (" << compiled.ptx().hsaco.size()
+      std::cout << "--- not run: a " << compiled.ptx().target << " code object (" << compiled.ptx().hsaco.size()
                 << " bytes); " << why << "\n";
       return 0;
     }

@@ -36,10 +36,11 @@ struct CompileOptions {
   Subs subs;
   // Attach the user's source locations to the IR (printed with loc(...)).
   bool debug_locations = false;
-  // The GPU to compile for, a name of wave/target.hpp's table: sm_80, sm_90, sm_90a (Hopper,
-  // the default), gfx942 (AMD CDNA3: an HSACO code object, see docs/language.md) or gfx950
-  // (CDNA4).
-  std::string target = "sm_90a";
+  // The GPU to compile for, a name of wave/target.hpp's table: sm_80, sm_90, sm_90a (Hopper),
+  // gfx942 (AMD CDNA3: an HSACO code object, see docs/language.md) or gfx950 (CDNA4). Empty
+  // (the default): the GPU this process finds (runtime::default_target(): sm_90a where it
+  // finds none).
+  std::string target;
   // Keep compiled kernels in memory and on disk (KernelCache: $WAVE_CACHE_DIR, else
   // ~/.cache/wave-cpp); `cache_dir` overrides the folder.
   bool cache = true;

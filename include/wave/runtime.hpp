@@ -40,6 +40,13 @@ bool device_available(std::string* reason = nullptr);
 // Stream class, is CUDA's so far).
 bool amd_device_available(std::string* reason = nullptr);
 
+// The target (wave/target.hpp) of the GPU this process finds, which a CompileOptions::target
+// left empty compiles for: the CUDA driver's device 0 (compute capability 9.0: sm_90a; later
+// ones: sm_90, whose PTX their driver compiles; 8.x: sm_80), else the AMD GPU the HIP
+// runtime finds (gfx942 or gfx950, by the kernel driver's topology); sm_90a where there is
+// none, or none wave-cpp compiles for. Looked for once.
+std::string default_target();
+
 // How many GPUs this process can use (ordinals 0..count-1). Throws wave::Error when there
 // is none.
 int device_count(std::source_location where = std::source_location::current());

@@ -98,6 +98,22 @@ TEST_CASE("layout pictures: the GEMM's values, the accumulator over the workgrou
   CHECK(accumulators == 1);
 }
 
+TEST_CASE("a compile with no target names the GPU's here, sm_90a where there is none", "[compile]") {
+  const std::string found = runtime::default_target();
+  REQUIRE(find_target(found) != nullptr);
+  if (!runtime::device_available() && !runtime::amd_device_available()) CHECK(found == "sm_90a");
+  const auto kernel = examples::copy::make_kernel();
+  CompileOptions options = examples::copy::default_options();
+  options.cache = false;
+  REQUIRE(options.target.empty());
+  const jit::PtxKernel compiled = jit::compile_to_ptx(kernel.trace(), options);
+  CHECK(compiled.target == found);
+  CHECK(compiled.hsaco.empty() == (find_target(found)->vendor == Vendor::nvidia));
+  // Named, the target is the one asked for, whatever the GPU.
+  options.target = found == "sm_80" ? "sm_90a" : "sm_80";
+  CHECK(jit::compile_to_ptx(kernel.trace(), options).target == options.target);
+}
+
 TEST_CASE("error: a target wave-cpp does not know", "[compile][error]") {
   const auto kernel = examples::copy::make_kernel();
   try {

@@ -1,5 +1,6 @@
 // wave::jit::import_to_mlir: the public entry point of the import stage.
 #include "import/ImportKernel.h"
+#include "runtime/TargetOfOptions.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/raw_ostream.h"
@@ -8,7 +9,8 @@
 
 namespace wave::jit {
 
-std::string import_to_mlir(const graph::KernelGraph& kernel, const CompileOptions& options) {
+std::string import_to_mlir(const graph::KernelGraph& kernel, const CompileOptions& given) {
+  const CompileOptions options = withTarget(given);
   mlir::MLIRContext ctx;
   FirstError first(&ctx);
   mlir::OwningOpRef<mlir::ModuleOp> module = importVerified(ctx, kernel, options, first);

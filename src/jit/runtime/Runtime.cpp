@@ -3,12 +3,17 @@
 #include "runtime/HipRuntime.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "wave/error.hpp"
 #include "wave/runtime.hpp"
+#include "wave/target.hpp"
 
 namespace wave::runtime {
 namespace {
@@ -62,6 +67,54 @@ bool device_available(std::string* reason) {
   const Driver& d = Driver::get();
   if (reason) *reason = d.unavailable_reason();
   return d.available();
+}
+
+namespace {
+
+// The target of an NVIDIA GPU of compute capability major.minor; none for one older than
+// Ampere.
+std::optional<std::string> nvidiaTarget(int major, int minor) {
+  if (major == 9 && minor == 0) return "sm_90a";
+  if (major >= 9) return "sm_90";  // (sm_90a's instructions are Hopper's alone)
+  if (major == 8) return "sm_80";
+  return std::nullopt;
+}
+
+// The first GPU node's target in the AMD kernel driver's topology: its gfx_target_version
+// (major * 10000 + minor * 100 + stepping, e.g. 90402) named as LLVM names it (gfx942).
+std::optional<std::string> amdTarget() {
+  for (int node = 0;; ++node) {
+    std::ifstream properties("/sys/class/kfd/kfd/topology/nodes/" + std::to_string(node) + "/properties");
+    if (!properties) return std::nullopt;
+    std::string key;
+    long long value = 0;
+    while (properties >> key >> value) {
+      if (key != "gfx_target_version" || value == 0) continue;  // (0: a CPU node)
+      char name[32];
+      std::snprintf(name, sizeof name, "gfx%lld%llx%llx", value / 10000, value / 100 % 100, value % 100);
+      if (find_target(name)) return std::string(name);
+    }
+  }
+}
+
+}  // namespace
+
+std::string default_target() {
+  static const std::string found = []() -> std::string {
+    const Driver& d = Driver::get();
+    int count = 0;
+    CUdevice device = 0;
+    int major = 0, minor = 0;
+    if (d.available() && d.cuDeviceGetCount(&count) == CUDA_SUCCESS && count > 0 &&
+        d.cuDeviceGet(&device, 0) == CUDA_SUCCESS &&
+        d.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) == CUDA_SUCCESS &&
+        d.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) == CUDA_SUCCESS)
+      if (std::optional<std::string> target = nvidiaTarget(major, minor)) return *target;
+    if (amd_device_available())
+      if (std::optional<std::string> target = amdTarget()) return *target;
+    return "sm_90a";
+  }();
+  return found;
 }
 
 bool amd_device_available(std::string* reason) {

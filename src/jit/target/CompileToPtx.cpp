@@ -18,6 +18,7 @@
 #include "transforms/Passes.h"
 #include "analysis/Cluster.h"
 #include "runtime/KernelCache.h"
+#include "runtime/TargetOfOptions.h"
 #include "target/AmdgpuTarget.h"
 #include "target/CompileModule.h"
 #include "target/LlvmToPtx.h"
@@ -470,7 +471,8 @@ namespace {
 }
 }  // namespace
 
-PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& options) try {
+PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& given) try {
+  const CompileOptions options = withTarget(given);
   checkKernelForTarget(kernel, options);  // an unknown target among them, before any work
   // One tree of times for the whole compile, printed to stderr when it ends.
   mlir::DefaultTimingManager timingManager;

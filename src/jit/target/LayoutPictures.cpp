@@ -5,6 +5,7 @@
 #include "import/FirstError.h"
 #include "import/ImportKernel.h"
 #include "lowering/Passes.h"
+#include "runtime/TargetOfOptions.h"
 #include "target/CompileModule.h"
 #include "target/TargetKernelChecks.h"
 #include "transforms/Passes.h"
@@ -16,7 +17,8 @@
 
 namespace wave::jit {
 
-std::vector<LayoutPicture> layout_pictures(const graph::KernelGraph& kernel, const CompileOptions& options) {
+std::vector<LayoutPicture> layout_pictures(const graph::KernelGraph& kernel, const CompileOptions& given) {
+  const CompileOptions options = withTarget(given);
   mlir::MLIRContext ctx;
   FirstError first(&ctx);
   mlir::OwningOpRef<mlir::ModuleOp> module = importVerified(ctx, kernel, options, first);
