@@ -20,7 +20,8 @@ namespace wave::jit::shared_copies {
 
 inline constexpr int64_t kRegistersPerSM = 64 * 1024;  // 32-bit registers
 
-// The function attribute holding its dynamic shared memory's size in bytes.
+// The function attribute holding its dynamic shared memory's size in bytes, and its
+// growth by `bytes` where a tile gains copies.
 inline constexpr llvm::StringLiteral kSharedMemoryBytesAttr = "wave.shared_memory_bytes";
 void growSharedMemory(mlir::gpu::GPUFuncOp func, int64_t bytes);
 
