@@ -145,16 +145,16 @@ int64_t multiBuffer(Tile tile, int count, int64_t viewAlignment, function_ref<Va
   for (OpOperand& use : llvm::make_early_inc_range(tile.view->getUses())) {
     b.setInsertionPoint(use.getOwner());
     const Location loc = use.getOwner()->getLoc();
-    Value stage = copyIndex(b, loc);
+    Value which = copyIndex(b, loc);
     if (auto address = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(use.getOwner())) {
-      // Addresses (wgmma's descriptors) are the stage's copy's.
+      // Addresses (wgmma's descriptors) are the use's copy's.
       Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, copies);
-      Value shift = arith::MulIOp::create(b, loc, stage, arith::ConstantIndexOp::create(b, loc, tile.bytes));
+      Value shift = arith::MulIOp::create(b, loc, which, arith::ConstantIndexOp::create(b, loc, tile.bytes));
       address.replaceAllUsesWith(arith::AddIOp::create(b, loc, base, shift).getResult());
       address->erase();
       continue;
     }
-    SmallVector<OpFoldResult> offsets{stage};
+    SmallVector<OpFoldResult> offsets{which};
     offsets.append(type.getRank(), b.getIndexAttr(0));
     auto resultType = memref::SubViewOp::inferRankReducedResultType(type.getShape(), buffered, offsets, sizes, strides);
     use.set(memref::SubViewOp::create(b, loc, resultType, copies, offsets, sizes, strides));
@@ -597,10 +597,8 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
                                  return isShared(address.getSource()) ? WalkResult::interrupt()
                                                                       : WalkResult::advance();
                                }).wasInterrupted();
-    for (Tile tile : tiles)
-      growSharedMemory(func, multiBuffer(tile, n, addressed ? 1024 : 128, [&](OpBuilder& b, Location loc) {
-                     return stageIndex(b, loc, loop, n);
-                   }));
+    auto stageOfUse = [&](OpBuilder& b, Location loc) { return stageIndex(b, loc, loop, n); };
+    for (Tile tile : tiles) growSharedMemory(func, multiBuffer(tile, n, addressed ? 1024 : 128, stageOfUse));
     if (specialize) {
       // The copies' own warpgroup runs them as far ahead as the stages allow.
       for (TensorCopy& c : *tensorCopies) barrierPerStage(loop, c, n);
@@ -648,7 +646,6 @@ struct WavePipelineSharedCopiesPass : impl::WavePipelineSharedCopiesBase<WavePip
     }
     NVVM::WgmmaWaitGroupSyncOp::create(b, loop.getLoc(), 0);
   }
-
 
   // The cp.async path: the fills become copies committed as one group per iteration, run
   // `distance` iterations ahead; each iteration waits for its own group first.
