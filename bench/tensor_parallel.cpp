@@ -15,6 +15,9 @@
 //   wave-bench-tensor-parallel [RANKS]   RANKS GPUs (default: all, at least 2); on one GPU,
 //                                        2 emulated ranks (the logic, not NVLink)
 //   wave-bench-tensor-parallel RANKS why the all-gather + GEMM only, with where its time goes
+//   wave-bench-tensor-parallel RANKS rs-why  the GEMM + reduce-scatter and GEMM + all-reduce only,
+//                                        with where the former's time goes (its adds into the
+//                                        rank's own slot, no NVLink)
 //
 // Each kernel under three GEMM schedules (tp::kGemmSchedules), named at the end of its line;
 // bench/gemm_rs_vs_nccl.py takes each shape's fastest fused kernel.
@@ -247,6 +250,7 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
   const int bm = 128, bn = 256, bk = 64, wm = 64, wn = 64;
   std::mt19937 rng(11);
   if (argc > 2 && std::string(argv[2]) == "why") return allgather_gemm(ranks, rng, true);
+  const bool rs_why = argc > 2 && std::string(argv[2]) == "rs-why";
   for (Shape s : {Shape{4096, 8192, 8192}, Shape{8192, 8192, 8192}, Shape{8192, 8192, 28672}})
     for (const tp::GemmSchedule& schedule : tp::kGemmSchedules) {
       const int share = s.m / count, k_rank = s.k / count;
@@ -288,6 +292,29 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
                   s.k, count, alone_ms * 1e3, flops / (alone_ms * 1e9), fused_ms * 1e3, flops / (fused_ms * 1e9),
                   alone_ms / fused_ms, bm, bn, bk, wm, wn, s.m, s.n, k_rank, schedule.name);
       std::fflush(stdout);
+      if (rs_why) {
+        // The same adds, each rank's into its own slot (rows folded onto its share): the
+        // epilogue's atomics without NVLink. A diagnostic: its sums are not checked.
+        static const IndexMapping<dims<g::M, g::N>> to_own_slot{
+            .inputs = {{g::M, tp::i}, {g::N, tp::j}},
+            .outputs = {{tp::RANKS, RANK}, {tp::SLOT, tp::i % tp::M_RANK * g::N + tp::j}}};
+        const auto local = compile(
+            tp::partial_gemm<bf16, bf16>("gemm_add_to_own_slot",
+                                         [](const auto& sums, const auto& o) { atomic_add(sums, o, to_own_slot); }),
+            fused_options, ranks);
+        const double local_ms = bench::median_ms(ranks.devices, [&] { local.launch(fused_args); }, 25);
+        // The same traffic as plain stores: each partial written over its owner's slot.
+        const auto stores = compile(tp::partial_gemm<bf16, bf16>("gemm_write_to_owners",
+                                                                  [](const auto& sums, const auto& o) {
+                                                                    write(sums, o, tp::kToOwner);
+                                                                  }),
+                                    fused_options, ranks);
+        const double stores_ms = bench::median_ms(ranks.devices, [&] { stores.launch(fused_args); }, 25);
+        std::printf("RS-why %6d %6d %6d: GEMM alone %.1f us, adds to its own slot %.1f us, stores to the owners' %.1f "
+                    "us, adds to the owners' %.1f us\n",
+                    s.m, s.n, s.k, alone_ms * 1e3, local_ms * 1e3, stores_ms * 1e3, fused_ms * 1e3);
+        std::fflush(stdout);
+      }
       // GEMM + all-reduce (lines "AR"): each rank's partial product added to every rank's
       // slot of all M x N; the same GEMM alone beside it.
       runtime::SymmetricBuffer everyone(std::size_t(s.m) * s.n * 2, ranks.devices);
@@ -310,5 +337,5 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
                   alone_ms / all_ms, bm, bn, bk, wm, wn, s.m, s.n, k_rank, schedule.name);
       std::fflush(stdout);
     }
-  return allgather_gemm(ranks, rng, argc > 2 && std::string(argv[2]) == "why");
+  return rs_why ? 0 : allgather_gemm(ranks, rng, false);
 }

@@ -4,6 +4,7 @@
 // with a message naming the op and the user's line.
 #include <catch2/catch.hpp>
 
+#include "fixtures/occurrences.hpp"
 #include "fixtures/ptxas.hpp"
 #include "kernels/decode_attention.hpp"
 #include "kernels/flash_attention.hpp"
@@ -16,15 +17,10 @@
 
 using namespace wave;
 using Catch::Matchers::Contains;
+using fixtures::count;
 namespace ex = examples::flash_attention;
 
 namespace {
-
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
-  return n;
-}
 
 CompileOptions options(int d, int s, int block_m = 128, int block_k2 = 64) {
   return {.subs = {{ex::B, 2}, {ex::H, 3}, {ex::M, s}, {ex::K2, s}, {ex::K1, d}, {ex::N, d}, {ex::BLOCK_M, block_m},

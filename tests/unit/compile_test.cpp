@@ -22,6 +22,7 @@
 #include "kernels/varlen_attention.hpp"
 #include "fixtures/index_masks.hpp"
 #include "fixtures/printing.hpp"
+#include "fixtures/occurrences.hpp"
 #include "fixtures/ptxas.hpp"
 #include "fixtures/varlen_rows.hpp"
 #include "wave/print_format.hpp"
@@ -31,18 +32,12 @@
 using namespace wave;
 using Catch::Matchers::Contains;
 using fixtures::check_ptxas_clean;
+using fixtures::count;
 
 namespace {
 CompileOptions uncached(CompileOptions options) {
   options.cache = false;
   return options;
-}
-
-// How many times `what` occurs in `text`.
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
-  return n;
 }
 
 }  // namespace
