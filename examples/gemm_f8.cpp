@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   // AMD CDNA3 multiplies its own f8 encoding (FNUZ: no infinities, one NaN, a bias one larger);
   // NVIDIA and AMD CDNA4 the OCP one.
   const wave::TargetInfo* target = examples::target_named(argc, argv);
-  if (target && target->name == "gfx942")
+  if (target && target->f8 == wave::F8Encoding::fnuz)
     return examples::run_example(ex::make_kernel<wave::f8e4m3fnuz, wave::f16>(), ex::default_options(), argc, argv,
                                  [](const wave::CompiledKernel& k) { return check_on_device(k, wave::DataType::f8e4m3fnuz); });
   return examples::run_example(ex::make_kernel<wave::f8e4m3, wave::f16>(), ex::default_options(), argc, argv,

@@ -73,10 +73,11 @@ inline std::string subs_text(const Subs& subs) {
 
 // What of a configuration's options changes the code: its subs and the compiler's knobs.
 inline std::string options_text(const CompileOptions& o) {
-  return subs_text(o.subs) + "| target " + (o.target.empty() ? runtime::default_target() : o.target) + ", stages " + std::to_string(o.pipeline_stages) +
-         ", warpgroup_mma " + std::to_string(o.warpgroup_mma) + ", tma " + std::to_string(o.tma) +
-         ", warp_specialize " + std::to_string(o.warp_specialize) + ", persistent " + std::to_string(o.persistent) +
-         ", stream_k " + std::to_string(o.stream_k) + ", overlap_mma " + std::to_string(o.overlap_mma) + ", cluster_size " + std::to_string(o.cluster_size);
+  return subs_text(o.subs) + "| target " + runtime::target_or_default(o.target) + ", stages " +
+         std::to_string(o.pipeline_stages) + ", warpgroup_mma " + std::to_string(o.warpgroup_mma) + ", tma " +
+         std::to_string(o.tma) + ", warp_specialize " + std::to_string(o.warp_specialize) + ", persistent " +
+         std::to_string(o.persistent) + ", stream_k " + std::to_string(o.stream_k) + ", overlap_mma " +
+         std::to_string(o.overlap_mma) + ", cluster_size " + std::to_string(o.cluster_size);
 }
 
 // The choice's identity: everything the timings depend on.

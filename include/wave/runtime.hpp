@@ -47,6 +47,10 @@ bool amd_device_available(std::string* reason = nullptr);
 // none, or none wave-cpp compiles for. Looked for once.
 std::string default_target();
 
+// The target a compile whose CompileOptions::target is `asked` is for: `asked`, or where it
+// is empty, default_target().
+inline std::string target_or_default(const std::string& asked) { return asked.empty() ? default_target() : asked; }
+
 // How many GPUs this process can use (ordinals 0..count-1). Throws wave::Error when there
 // is none.
 int device_count(std::source_location where = std::source_location::current());

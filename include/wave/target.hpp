@@ -11,19 +11,33 @@
 
 namespace wave {
 
+// The 8-bit float encoding a GPU converts and multiplies: none, the OCP one (E4M3 / E5M2:
+// NVIDIA sm_89 and later, AMD CDNA4) or AMD CDNA3's FNUZ variants (no infinities, one NaN,
+// a bias one larger), which no other target has.
+enum class F8Encoding { none, ocp, fnuz };
+
 struct TargetInfo {
   std::string_view name;  // as CompileOptions::target names it
   Vendor vendor;
-  int threads_per_wave;   // a warp of 32 on NVIDIA, a wave of 64 on AMD CDNA
+  int threads_per_wave;    // a warp of 32 on NVIDIA, a wave of 64 on AMD CDNA
+  int shared_memory_kib;   // the dynamic shared memory (LDS) one workgroup may have
+  F8Encoding f8;
+  bool warpgroup_mma;      // Hopper's architecture-specific wgmma, TMA and setmaxnreg
+  bool vector_atomics;     // red.global.add of 16-byte vectors (PTX 8.1, sm_90 and up)
   std::string_view gpus;
 };
 
 inline constexpr std::array<TargetInfo, 5> targets{{
-    {"sm_80", Vendor::nvidia, 32, "NVIDIA Ampere (A100) and later: mma.sync, cp.async"},
-    {"sm_90", Vendor::nvidia, 32, "NVIDIA Hopper without its architecture-specific instructions"},
-    {"sm_90a", Vendor::nvidia, 32, "NVIDIA Hopper (H100, H200): wgmma, TMA, setmaxnreg (the default)"},
-    {"gfx942", Vendor::amd, 64, "AMD CDNA3 (MI300X): an HSACO code object (MFMA on wave64)"},
-    {"gfx950", Vendor::amd, 64, "AMD CDNA4 (MI350X, MI355X): gfx942's code with 160 KiB of LDS, f8 in the OCP encodings"},
+    {"sm_80", Vendor::nvidia, 32, 163, F8Encoding::none, false, false,
+     "NVIDIA Ampere (A100) and later: mma.sync, cp.async"},
+    {"sm_90", Vendor::nvidia, 32, 227, F8Encoding::ocp, false, true,
+     "NVIDIA Hopper without its architecture-specific instructions"},
+    {"sm_90a", Vendor::nvidia, 32, 227, F8Encoding::ocp, true, true,
+     "NVIDIA Hopper (H100, H200): wgmma, TMA, setmaxnreg (the default)"},
+    {"gfx942", Vendor::amd, 64, 64, F8Encoding::fnuz, false, false,
+     "AMD CDNA3 (MI300X): an HSACO code object (MFMA on wave64)"},
+    {"gfx950", Vendor::amd, 64, 160, F8Encoding::ocp, false, false,
+     "AMD CDNA4 (MI350X, MI355X): gfx942's code with 160 KiB of LDS, f8 in the OCP encodings"},
 }};
 
 // The row of `name`; null for a GPU wave-cpp does not compile for.

@@ -16,7 +16,7 @@ namespace wave::jit {
 
 // `options` with its target named: the one asked for, else runtime::default_target().
 inline CompileOptions withTarget(CompileOptions options) {
-  if (options.target.empty()) options.target = runtime::default_target();
+  options.target = runtime::target_or_default(options.target);
   return options;
 }
 

@@ -246,12 +246,9 @@ bool usesF8(mlir::ModuleOp module) {
       .wasInterrupted();
 }
 
-// The LDS a workgroup (and a compute unit) has: 64 KiB on CDNA3, 160 KiB on CDNA4.
-int64_t ldsBytes(const std::string& target) { return (target == "gfx950" ? 160 : 64) * 1024; }
-// The dynamic shared memory one workgroup may have on NVIDIA's GPUs (cuFuncSetAttribute's
-// bound): 227 KiB on Hopper, 163 KiB on an A100.
-constexpr int64_t kHopperSharedBytes = 227 * 1024;
-constexpr int64_t kAmpereSharedBytes = 163 * 1024;
+// The dynamic shared memory one workgroup may have: on NVIDIA cuFuncSetAttribute's bound, on
+// AMD the LDS (a compute unit's whole, a workgroup may take it all).
+int64_t sharedBytes(const TargetInfo& target) { return int64_t{target.shared_memory_kib} * 1024; }
 
 // Whether the lowered module adds a vector to memory with one red (red.global.add.v4.f32,
 // red.relaxed.sys.global.add.noftz.v2.bf16x2, ...): PTX 8.1.
@@ -303,7 +300,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   if (timing) lowering.enableTiming(loweringTiming);
   const bool verifyEach = verifyEachPass();
   lowering.enableVerifier(verifyEach);
-  const bool warpgroupMma = options.warpgroup_mma && options.target == "sm_90a";
+  const bool warpgroupMma = options.warpgroup_mma && target.warpgroup_mma;
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveHoistInvariantReads({.keepMmaOperandsShared = warpgroupMma}));
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveSkipMaskedTiles());
   lowering.addNestedPass<mlir::func::FuncOp>(createWaveMaskPartialTiles());
@@ -320,7 +317,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
                             .streamK = streamKRequested(options),
                             .clusterSize = clusterSizeRequested(options),
                             .tileCounter = dynamicTilesRequested(options, amd),
-                            .vectorAtomics = options.target == "sm_90" || options.target == "sm_90a",
+                            .vectorAtomics = target.vector_atomics,
                             .systemAtomics = !amd,
                             .ptxTanh = !amd,
                             .wavePriority = amd,
@@ -340,7 +337,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
                                                   .warpSpecialize = !amd && warpSpecializeRequested(options)}));
   if (amd)  // a CDNA3 compute unit's LDS: one workgroup may have all of it
     gpuFunc.addPass(createWavePackSharedMemory(
-        {.maxBytes = ldsBytes(options.target), .twoWorkgroupsBytes = ldsBytes(options.target) / 2}));
+        {.maxBytes = sharedBytes(target), .twoWorkgroupsBytes = sharedBytes(target) / 2}));
   else
     gpuFunc.addPass(createWavePackSharedMemory());
   gpuFunc.addPass(createWaveInsertBarriers());
@@ -422,8 +419,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   });
   result.target = options.target;
   // What one workgroup may have (past it the launch would fail with no word of why).
-  const int64_t maxShared =
-      amd ? ldsBytes(options.target) : options.target == "sm_80" ? kAmpereSharedBytes : kHopperSharedBytes;
+  const int64_t maxShared = sharedBytes(target);
   if (result.shared_bytes > maxShared)
     throw Error(kernelName, "compile", "", 0,
                 "shared memory: " +

@@ -29,20 +29,18 @@ std::optional<std::array<std::int64_t, 3>> wavesPerAxis(const Constraints& cs,
   return waves;
 }
 
-// f8 (OCP E4M3 / E5M2) converts and multiplies on NVIDIA sm_89 and later (of the targets,
-// sm_90 and sm_90a) and on AMD CDNA4 (gfx950). CDNA3 (gfx942) has only the FNUZ variants,
-// another encoding, which no other target has.
+// An f8 dtype only where the target multiplies its encoding (TargetInfo::f8).
 void checkDtype(const graph::KernelGraph& kernel, const CompileOptions& options, const TargetInfo& target,
                 DataType dtype, const std::string& op, const graph::SourceLoc& loc) {
-  const bool cdna3 = options.target == "gfx942", sm80 = options.target == "sm_80";
+  const bool takesFnuz = target.f8 == F8Encoding::fnuz, takesNoF8 = target.f8 == F8Encoding::none;
   const bool fnuz = dtype == DataType::f8e4m3fnuz || dtype == DataType::f8e5m2fnuz;
   const bool ocp = dtype == DataType::f8e4m3 || dtype == DataType::f8e5m2;
-  if (!(fnuz && !cdna3) && !(ocp && (cdna3 || sm80))) return;
-  const std::string f8 = cdna3 ? "f8e4m3fnuz, f8e5m2fnuz, " : sm80 ? "" : "f8e4m3, f8e5m2, ";
+  if (!(fnuz && !takesFnuz) && !(ocp && target.f8 != F8Encoding::ocp)) return;
+  const std::string f8 = takesFnuz ? "f8e4m3fnuz, f8e5m2fnuz, " : takesNoF8 ? "" : "f8e4m3, f8e5m2, ";
   const std::string why = fnuz ? " (AMD CDNA3's f8 encoding: target gfx942" +
                                      std::string(target.vendor == Vendor::amd ? "; gfx950 multiplies OCP f8)" : ")")
-                          : sm80 ? " (f8 needs sm_89 or later: target sm_90a)"
-                                 : " (OCP f8: " + options.target + " computes with the FNUZ f8 variants)";
+                          : takesNoF8 ? " (f8 needs sm_89 or later: target sm_90a)"
+                                      : " (OCP f8: " + options.target + " computes with the FNUZ f8 variants)";
   throw Error(kernel.name, op, loc.file, loc.line,
               expected_found("a dtype target " + options.target + " computes with (f16, bf16, f32, f64, " + f8 +
                                  "i1, i8, i32, i64)",
