@@ -107,6 +107,9 @@ TEST_CASE("a compile with no target names the GPU's here, sm_90a where there is 
   // Named, the target is the one asked for, whatever the GPU.
   options.target = found == "sm_80" ? "sm_90a" : "sm_80";
   CHECK(jit::compile_to_ptx(kernel.trace(), options).target == options.target);
+  // The rule the JIT's entry points and autotune's key share.
+  CHECK(runtime::target_or_default("") == found);
+  CHECK(runtime::target_or_default("gfx950") == "gfx950");
 }
 
 TEST_CASE("error: a target wave-cpp does not know", "[compile][error]") {
