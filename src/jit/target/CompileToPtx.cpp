@@ -335,7 +335,7 @@ PtxKernel compileWaveModule(mlir::ModuleOp module, const std::string& kernelName
   // The copies ahead are cp.async or TMA, NVIDIA's: AMD's tiles are filled in place for now.
   gpuFunc.addPass(createWavePipelineSharedCopies({.stages = amd ? 1 : options.pipeline_stages,
                                                   .warpSpecialize = !amd && warpSpecializeRequested(options)}));
-  if (amd)  // a CDNA3 compute unit's LDS: one workgroup may have all of it
+  if (amd)  // an AMD compute unit's LDS: one workgroup may have all of it
     gpuFunc.addPass(createWavePackSharedMemory(
         {.maxBytes = sharedBytes(target), .twoWorkgroupsBytes = sharedBytes(target) / 2}));
   else
