@@ -32,15 +32,18 @@ std::optional<std::array<std::int64_t, 3>> wavesPerAxis(const Constraints& cs,
 // An f8 dtype only where the target multiplies its encoding (TargetInfo::f8).
 void checkDtype(const graph::KernelGraph& kernel, const CompileOptions& options, const TargetInfo& target,
                 DataType dtype, const std::string& op, const graph::SourceLoc& loc) {
-  const bool takesFnuz = target.f8 == F8Encoding::fnuz, takesNoF8 = target.f8 == F8Encoding::none;
   const bool fnuz = dtype == DataType::f8e4m3fnuz || dtype == DataType::f8e5m2fnuz;
   const bool ocp = dtype == DataType::f8e4m3 || dtype == DataType::f8e5m2;
-  if (!(fnuz && !takesFnuz) && !(ocp && target.f8 != F8Encoding::ocp)) return;
-  const std::string f8 = takesFnuz ? "f8e4m3fnuz, f8e5m2fnuz, " : takesNoF8 ? "" : "f8e4m3, f8e5m2, ";
+  const F8Encoding encoding = fnuz ? F8Encoding::fnuz : ocp ? F8Encoding::ocp : F8Encoding::none;
+  if (encoding == F8Encoding::none || encoding == target.f8) return;
+  const std::string f8 = target.f8 == F8Encoding::fnuz ? "f8e4m3fnuz, f8e5m2fnuz, "
+                         : target.f8 == F8Encoding::ocp ? "f8e4m3, f8e5m2, "
+                                                        : "";
   const std::string why = fnuz ? " (AMD CDNA3's f8 encoding: target gfx942" +
                                      std::string(target.vendor == Vendor::amd ? "; gfx950 multiplies OCP f8)" : ")")
-                          : takesNoF8 ? " (f8 needs sm_89 or later: target sm_90a)"
-                                      : " (OCP f8: " + options.target + " computes with the FNUZ f8 variants)";
+                          : target.f8 == F8Encoding::none
+                              ? " (f8 needs sm_89 or later: target sm_90a)"
+                              : " (OCP f8: " + options.target + " computes with the FNUZ f8 variants)";
   throw Error(kernel.name, op, loc.file, loc.line,
               expected_found("a dtype target " + options.target + " computes with (f16, bf16, f32, f64, " + f8 +
                                  "i1, i8, i32, i64)",
