@@ -1,6 +1,8 @@
 // Random kernels for the differential test: from a seed, a valid kernel graph, its tiling
 // and random inputs. Most are memory-bound over dims [B, M, N] (rank 1 to 3, sizes aligned
-// and not); some are GEMMs with a random epilogue (makeGemm).
+// and not); some are GEMMs with a random epilogue: on mma.sync from global memory
+// (makeGemm), or scheduled as a Hopper kernel author would (makeScheduledGemm: shared
+// operands, random tilings, dtypes, B layouts and schedule options).
 // The body reads one to three tensors (f32 or f16, all of the dims or a subset of them,
 // broadcast), combines them in a random expression of elementwise ops kept in a bounded
 // range, may reduce over the innermost or an outer dim and combine the result back, and
@@ -49,7 +51,10 @@ struct Tensor {
     for (std::int64_t s : sizes) n *= s;
     return n;
   }
-  std::size_t bytes() const { return static_cast<std::size_t>(count()) * (type.dtype == DataType::f16 ? 2 : 4); }
+  std::size_t bytes() const {
+    const bool half = type.dtype == DataType::f16 || type.dtype == DataType::bf16;
+    return static_cast<std::size_t>(count()) * (half ? 2 : 4);
+  }
 };
 
 struct RandomKernel {
@@ -66,7 +71,9 @@ class Generator {
   explicit Generator(std::uint64_t seed) : rng_(seed) { kernel_.seed = seed; }
 
   RandomKernel make() {
-    if (chance(0.3)) return makeGemm();
+    const double kind = std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
+    if (kind < 0.15) return makeGemm();
+    if (kind < 0.45) return makeScheduledGemm();
     const int rank = pick(1, 3);
     static const char* names[] = {"B", "M", "N"};
     for (int d = 3 - rank; d < 3; ++d) dims_.push_back(names[d]);
@@ -112,6 +119,77 @@ class Generator {
     return std::move(kernel_);
   }
 
+  // C[(B,) M, N] = epilogue(A B^T) as a kernel author schedules it on Hopper: f16 or bf16
+  // operands through shared memory (wgmma and TMA where they fit, the target's MMA kind),
+  // B stored [N, K] or [K, N], maybe batched, a random tiling and random schedule options
+  // (stages, TMA, warp specialization, persistent grid, stream-K, clusters), shapes that end
+  // inside a tile or not, then a random epilogue over a bias [N], a scale [M] or a residual,
+  // written as f32, f16 or bf16.
+  RandomKernel makeScheduledGemm() {
+    const bool batched = chance(0.2);
+    dims_ = batched ? std::vector<std::string>{"B", "M", "N"} : std::vector<std::string>{"M", "N"};
+    static const std::int64_t mn_sizes[] = {1, 8, 63, 64, 100, 128, 129, 200, 256, 300};
+    static const std::int64_t k_sizes[] = {8, 16, 40, 64, 72, 128, 200, 256, 264, 512};
+    size_["B"] = batched ? pick(1, 3) : 1;
+    size_["M"] = mn_sizes[pick(0, 9)];
+    size_["N"] = mn_sizes[pick(0, 9)];
+    size_["K"] = k_sizes[pick(0, 9)];
+    struct Tiling {
+      std::int64_t m, n, k, wm, wn;
+    };
+    // Warpgroup tilings (4 or 8 waves of 64-row strips), one wgmma cannot take (two waves:
+    // mma.sync), 16- to 128-byte rows of K.
+    static const Tiling tilings[] = {{128, 128, 64, 64, 64}, {128, 256, 64, 64, 64}, {256, 128, 64, 64, 64},
+                                     {64, 128, 32, 32, 32},  {64, 256, 16, 64, 64},  {128, 128, 32, 64, 64},
+                                     {64, 64, 64, 32, 32},   {128, 64, 64, 64, 64}};
+    const Tiling t = tilings[pick(0, 7)];
+    const DataType in = chance(0.5) ? DataType::f16 : DataType::bf16;
+    const bool k_major_b = chance(0.3);
+    Constraints c{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
+                  WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N), HardwareConstraint{}};
+    if (batched) c += WorkgroupConstraint(B, 1, 2);
+    kernel_.options.subs = {{M, size_["M"]}, {N, size_["N"]}, {K, size_["K"]}, {BLOCK_M, t.m},
+                            {BLOCK_N, t.n},  {BLOCK_K, t.k},  {WAVE_M, t.wm},  {WAVE_N, t.wn}};
+    if (batched) kernel_.options.subs.push_back({B, size_["B"]});
+    CompileOptions& o = kernel_.options;
+    o.cache = false;
+    o.pipeline_stages = pick(0, 4);
+    o.tma = chance(0.85);
+    o.warp_specialize = chance(0.5);
+    o.persistent = chance(0.4);
+    o.stream_k = o.persistent && chance(0.4);
+    o.cluster_size = chance(0.25) ? 2 : 1;
+    program_ << "tiles " << t.m << "x" << t.n << "x" << t.k << " waves " << t.wm << "x" << t.wn << ", "
+             << wave::name(in) << (k_major_b ? ", B[K, N]" : ", B[N, K]") << (batched ? ", batched" : "")
+             << ", stages " << o.pipeline_stages << (o.tma ? "" : ", no TMA")
+             << (o.warp_specialize ? ", specialized" : "") << (o.persistent ? ", persistent" : "")
+             << (o.stream_k ? ", stream-K" : "") << (o.cluster_size > 1 ? ", clusters of 2" : "") << ": ";
+    kernel_.graph.name = "random_scheduled_gemm_" + std::to_string(kernel_.seed);
+    kernel_.graph.loc = {"tests/differential/random_kernel.hpp", 1, 1};
+    kernel_.graph.constraints = c;
+    auto with_batch = [&](std::vector<std::string> d) {
+      if (batched) d.insert(d.begin(), "B");
+      return d;
+    };
+    const std::vector<std::string> a_dims = with_batch({"M", "K"});
+    const std::vector<std::string> b_dims = with_batch(k_major_b ? std::vector<std::string>{"K", "N"}
+                                                                 : std::vector<std::string>{"N", "K"});
+    const graph::ValueId a = argument(a_dims, in, "shared"), b = argument(b_dims, in, "shared");
+    std::vector<std::pair<graph::ValueId, graph::MemoryType>> extra;
+    for (auto dims : {std::vector<std::string>{"N"}, std::vector<std::string>{"M"}, dims_})
+      if (chance(0.35)) {
+        static const DataType dtypes[] = {DataType::f16, DataType::bf16, DataType::f32};
+        const DataType dtype = dtypes[pick(0, 2)];
+        extra.push_back({argument(dims, dtype), {dims, dtype, "global"}});
+      }
+    kernel_.inputs = kernel_.args.size();
+    const graph::ValueId acc = sum_loop(a, a_dims, b, b_dims, in);
+    static const DataType outputs[] = {DataType::f32, DataType::f16, DataType::bf16};
+    epilogue(acc, extra, outputs[pick(0, 2)]);
+    kernel_.description = program_.str();
+    return std::move(kernel_);
+  }
+
   // C[M, N] = epilogue(A[M, K] B[N, K]^T): f16 operands on mma.sync tiles, an f32
   // accumulator over a K loop, then a random elementwise epilogue that may read a bias
   // [N], a scale [M] or a residual [M, N], written as f32 or f16.
@@ -141,27 +219,43 @@ class Generator {
         extra.push_back({argument(dims, dtype), {dims, dtype, "global"}});
       }
     kernel_.inputs = kernel_.args.size();
+    const graph::ValueId acc = sum_loop(a, {"M", "K"}, b, {"N", "K"}, DataType::f16);
+    epilogue(acc, extra, chance(0.4) ? DataType::f16 : DataType::f32);
+    kernel_.description = program_.str();
+    return std::move(kernel_);
+  }
+
+ private:
+  // acc = iterate<K>(mma(read(a), read(b), acc)) from a zero f32 accumulator over dims_.
+  graph::ValueId sum_loop(graph::ValueId a, const std::vector<std::string>& a_dims, graph::ValueId b,
+                          const std::vector<std::string>& b_dims, DataType in) {
     graph::Node fill;
     fill.fill = 0.0;
-    const graph::ValueId zero = node(graph::OpKind::Register, {}, {{"M", "N"}, DataType::f32}, fill);
+    const graph::ValueId zero = node(graph::OpKind::Register, {}, {dims_, DataType::f32}, fill);
     // The loop: its body is built in a block of its own, then the iterate node holds it.
     graph::Block body;
     const graph::ValueId carried = fresh();
     body.args = {carried};
-    body.arg_types = {{{"M", "N"}, DataType::f32}};
+    body.arg_types = {{dims_, DataType::f32}};
     types_[carried] = body.arg_types[0];
     graph::Block* outer = block_;
     block_ = &body;
-    const graph::ValueId ra = node(graph::OpKind::Read, {a}, {{"M", "K"}, DataType::f16});
-    const graph::ValueId rb = node(graph::OpKind::Read, {b}, {{"N", "K"}, DataType::f16});
-    const graph::ValueId product = node(graph::OpKind::Mma, {ra, rb, carried}, {{"M", "N"}, DataType::f32});
+    const graph::ValueId ra = node(graph::OpKind::Read, {a}, {a_dims, in});
+    const graph::ValueId rb = node(graph::OpKind::Read, {b}, {b_dims, in});
+    const graph::ValueId product = node(graph::OpKind::Mma, {ra, rb, carried}, {dims_, DataType::f32});
     effect(graph::OpKind::Yield, {product});
     block_ = outer;
     graph::Node loop;
     loop.dim = "K";
     loop.regions.push_back(std::move(body));
-    const graph::ValueId acc = node(graph::OpKind::Iterate, {zero}, {{"M", "N"}, DataType::f32}, std::move(loop));
+    const graph::ValueId acc = node(graph::OpKind::Iterate, {zero}, {dims_, DataType::f32}, std::move(loop));
     program_ << name(acc) << " = iterate<K>(mma(read(A), read(B), acc)); ";
+    return acc;
+  }
+
+  // write(cast<out>(expression(acc, read(extra)...)), C): a random elementwise epilogue.
+  void epilogue(graph::ValueId acc, const std::vector<std::pair<graph::ValueId, graph::MemoryType>>& extra,
+                DataType out_type) {
     std::vector<graph::ValueId> leaves{acc};
     for (auto& [id, type] : extra) {
       const graph::ValueId r = node(graph::OpKind::Read, {id}, {type.dims, type.dtype});
@@ -169,26 +263,22 @@ class Generator {
       leaves.push_back(f32_of(r));
     }
     graph::ValueId value = expression(leaves, pick(0, 3));
-    if (type(value).dims.size() != 2) value = binary(graph::OpKind::Add, value, acc, dims_);
-    const DataType out_type = chance(0.4) ? DataType::f16 : DataType::f32;
+    if (type(value).dims.size() != dims_.size()) value = binary(graph::OpKind::Add, value, acc, dims_);
     value = cast_to(value, out_type);
     const graph::ValueId out = argument(dims_, out_type);
     effect(graph::OpKind::Write, {value, out});
     program_ << "write(" << name(value) << ", C); ";
-    kernel_.description = program_.str();
-    return std::move(kernel_);
   }
 
- private:
   int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   bool chance(double p) { return std::bernoulli_distribution(p)(rng_); }
 
   graph::ValueId fresh() { return next_++; }
   std::string name(graph::ValueId v) { return "%" + std::to_string(v); }
 
-  graph::ValueId argument(std::vector<std::string> dims, DataType dtype) {
+  graph::ValueId argument(std::vector<std::string> dims, DataType dtype, std::string address_space = "global") {
     const graph::ValueId id = fresh();
-    graph::MemoryType type{dims, dtype, "global"};
+    graph::MemoryType type{dims, dtype, std::move(address_space)};
     kernel_.graph.args.push_back({id, type});
     Tensor t{type, {}};
     for (const std::string& d : dims) t.sizes.push_back(size_[d]);
@@ -443,7 +533,7 @@ inline void interpret_kernel(const RandomKernel& k, std::vector<std::vector<std:
 inline std::int64_t mismatches(const RandomKernel& k, std::size_t i, const std::vector<std::uint8_t>& got,
                                const std::vector<std::uint8_t>& want, std::string* first) {
   const Tensor& t = k.args[i];
-  const double tolerance = t.type.dtype == DataType::f16 ? 1e-2 : 2e-3;
+  const double tolerance = t.type.dtype == DataType::f32 ? 2e-3 : 1e-2;
   std::int64_t wrong = 0;
   for (std::int64_t e = 0; e < t.count(); ++e) {
     const double g = elements::load_float(t.type.dtype, got.data(), e);

@@ -124,11 +124,14 @@ inline CompileOptions shape_options(const Shape& c) {
 
 // Runs `k` at `shape` (bias from `make_bias(m, k2)`) and compares each element of its
 // output with the float64 reference of `score`; returns the number of wrong elements.
+// `schedule` sets options beyond the shape's (warp specialization, a persistent grid...).
 template <class Kernel, class MakeBias>
 std::size_t wrong_elements(const Kernel& k, const Shape& c, const HostScore& score, MakeBias make_bias,
-                           std::mt19937& rng) {
+                           std::mt19937& rng, const std::function<void(CompileOptions&)>& schedule = {}) {
   const int d = kHeadDim;
-  const auto compiled = wave::compile(k, shape_options(c));
+  CompileOptions options = shape_options(c);
+  if (schedule) schedule(options);
+  const auto compiled = wave::compile(k, options);
   const AttentionInputs in = random_inputs(c.b, c.h, c.m, c.k2, d, c.sigma, rng);
   const std::vector<float> bias = make_bias(c.m, c.k2);
   auto out = wave::fixtures::poisoned<float>(std::size_t(c.b) * c.h * c.m * d);
