@@ -51,19 +51,18 @@ struct Tensor {
     for (std::int64_t s : sizes) n *= s;
     return n;
   }
-  std::size_t bytes() const {
-    const bool half = type.dtype == DataType::f16 || type.dtype == DataType::bf16;
-    return static_cast<std::size_t>(count()) * (half ? 2 : 4);
-  }
+  std::size_t bytes() const { return static_cast<std::size_t>(count()) * elements::size_of(type.dtype); }
 };
 
 struct RandomKernel {
   std::uint64_t seed = 0;
   graph::KernelGraph graph;
   CompileOptions options;
+  Subs launch_sizes;         // the dims left out of options.subs: given at launch
   std::vector<Tensor> args;  // inputs first, then outputs
   std::size_t inputs = 0;
   std::string description;   // the program, for failure messages
+  double tolerance = 0;      // relative; 0: the output dtype's rounding
 };
 
 class Generator {
@@ -72,8 +71,35 @@ class Generator {
 
   RandomKernel make() {
     const double kind = std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
-    if (kind < 0.15) return makeGemm();
-    if (kind < 0.45) return makeScheduledGemm();
+    RandomKernel k = kind < 0.15 ? makeGemm() : kind < 0.45 ? makeScheduledGemm() : makeMemoryBound();
+    // A quarter of the kernels take some of their problem dims at launch (one kernel for
+    // every size): each of B, M, N, K that the kernel has, with even odds.
+    if (chance(0.25)) {
+      Subs fixed;
+      for (Sub& sub : k.options.subs) {
+        const bool problem_dim = sub.symbol == "B" || sub.symbol == "M" || sub.symbol == "N" || sub.symbol == "K";
+        (problem_dim && chance(0.5) ? k.launch_sizes : fixed).push_back(sub);
+      }
+      k.options.subs = std::move(fixed);
+      // A reduction over a dim known only at launch needs the fact that one workgroup covers
+      // it, as a user states it (the launch checks it).
+      for (const Sub& sub : k.launch_sizes) {
+        if (sub.symbol != reduce_dim_) continue;
+        if (sub.symbol == "N") k.graph.constraints += Assumption(N <= BLOCK_N);
+        if (sub.symbol == "M") k.graph.constraints += Assumption(M <= BLOCK_M);
+      }
+      if (!k.launch_sizes.empty()) {
+        std::ostringstream at_launch;
+        for (const Sub& sub : k.launch_sizes) at_launch << " " << sub.symbol;
+        k.description = "(at launch:" + at_launch.str() + ") " + k.description;
+      }
+    }
+    return k;
+  }
+
+  // A memory-bound kernel over [B, M, N] (rank 1 to 3): reads, an elementwise expression,
+  // maybe a reduction, one or two writes.
+  RandomKernel makeMemoryBound() {
     const int rank = pick(1, 3);
     static const char* names[] = {"B", "M", "N"};
     for (int d = 3 - rank; d < 3; ++d) dims_.push_back(names[d]);
@@ -142,8 +168,17 @@ class Generator {
     static const Tiling tilings[] = {{128, 128, 64, 64, 64}, {128, 256, 64, 64, 64}, {256, 128, 64, 64, 64},
                                      {64, 128, 32, 32, 32},  {64, 256, 16, 64, 64},  {128, 128, 32, 64, 64},
                                      {64, 64, 64, 32, 32},   {128, 64, 64, 64, 64}};
-    const Tiling t = tilings[pick(0, 7)];
-    const DataType in = chance(0.5) ? DataType::f16 : DataType::bf16;
+    Tiling t = tilings[pick(0, 7)];
+    // Mostly 16-bit operands; some 8-bit ones (f8 on wgmma's k32 where B is [N, K], i8
+    // summed exactly in i32).
+    static const DataType operand_types[] = {DataType::f16,    DataType::bf16,   DataType::f16,
+                                             DataType::bf16,   DataType::f16,    DataType::bf16,
+                                             DataType::f8e4m3, DataType::f8e5m2, DataType::i8};
+    const DataType in = operand_types[pick(0, 8)];
+    // wgmma sums f8 products with about 14 bits, truncating (docs/language.md).
+    if (in == DataType::f8e4m3 || in == DataType::f8e5m2) kernel_.tolerance = 1e-2;
+    // 8-bit operands: the same bytes per K row (the 8-bit MMA kinds take K by 32).
+    if (bit_width(in) == 8) t.k *= 2;
     const bool k_major_b = chance(0.3);
     Constraints c{WorkgroupConstraint(M, BLOCK_M, 0), WorkgroupConstraint(N, BLOCK_N, 1), TilingConstraint(K, BLOCK_K),
                   WaveConstraint(M, WAVE_M), WaveConstraint(N, WAVE_N), HardwareConstraint{}};
@@ -183,7 +218,7 @@ class Generator {
         extra.push_back({argument(dims, dtype), {dims, dtype, "global"}});
       }
     kernel_.inputs = kernel_.args.size();
-    const graph::ValueId acc = sum_loop(a, a_dims, b, b_dims, in);
+    const graph::ValueId acc = sum_loop(a, a_dims, b, b_dims, in, in == DataType::i8 ? DataType::i32 : DataType::f32);
     static const DataType outputs[] = {DataType::f32, DataType::f16, DataType::bf16};
     epilogue(acc, extra, outputs[pick(0, 2)]);
     kernel_.description = program_.str();
@@ -219,38 +254,38 @@ class Generator {
         extra.push_back({argument(dims, dtype), {dims, dtype, "global"}});
       }
     kernel_.inputs = kernel_.args.size();
-    const graph::ValueId acc = sum_loop(a, {"M", "K"}, b, {"N", "K"}, DataType::f16);
+    const graph::ValueId acc = sum_loop(a, {"M", "K"}, b, {"N", "K"}, DataType::f16, DataType::f32);
     epilogue(acc, extra, chance(0.4) ? DataType::f16 : DataType::f32);
     kernel_.description = program_.str();
     return std::move(kernel_);
   }
 
  private:
-  // acc = iterate<K>(mma(read(a), read(b), acc)) from a zero f32 accumulator over dims_.
+  // acc = iterate<K>(mma(read(a), read(b), acc)) from a zero accumulator over dims_.
   graph::ValueId sum_loop(graph::ValueId a, const std::vector<std::string>& a_dims, graph::ValueId b,
-                          const std::vector<std::string>& b_dims, DataType in) {
+                          const std::vector<std::string>& b_dims, DataType in, DataType sum) {
     graph::Node fill;
     fill.fill = 0.0;
-    const graph::ValueId zero = node(graph::OpKind::Register, {}, {dims_, DataType::f32}, fill);
+    const graph::ValueId zero = node(graph::OpKind::Register, {}, {dims_, sum}, fill);
     // The loop: its body is built in a block of its own, then the iterate node holds it.
     graph::Block body;
     const graph::ValueId carried = fresh();
     body.args = {carried};
-    body.arg_types = {{dims_, DataType::f32}};
+    body.arg_types = {{dims_, sum}};
     types_[carried] = body.arg_types[0];
     graph::Block* outer = block_;
     block_ = &body;
     const graph::ValueId ra = node(graph::OpKind::Read, {a}, {a_dims, in});
     const graph::ValueId rb = node(graph::OpKind::Read, {b}, {b_dims, in});
-    const graph::ValueId product = node(graph::OpKind::Mma, {ra, rb, carried}, {dims_, DataType::f32});
+    const graph::ValueId product = node(graph::OpKind::Mma, {ra, rb, carried}, {dims_, sum});
     effect(graph::OpKind::Yield, {product});
     block_ = outer;
     graph::Node loop;
     loop.dim = "K";
     loop.regions.push_back(std::move(body));
-    const graph::ValueId acc = node(graph::OpKind::Iterate, {zero}, {dims_, DataType::f32}, std::move(loop));
+    const graph::ValueId acc = node(graph::OpKind::Iterate, {zero}, {dims_, sum}, std::move(loop));
     program_ << name(acc) << " = iterate<K>(mma(read(A), read(B), acc)); ";
-    return acc;
+    return f32_of(acc);
   }
 
   // write(cast<out>(expression(acc, read(extra)...)), C): a random elementwise epilogue.
@@ -507,10 +542,14 @@ inline std::vector<std::vector<std::uint8_t>> random_buffers(const RandomKernel&
   for (std::size_t i = 0; i < k.args.size(); ++i) {
     const Tensor& t = k.args[i];
     std::vector<std::uint8_t> bytes(t.bytes());
-    for (std::int64_t e = 0; e < t.count(); ++e)
-      elements::store_float(t.type.dtype, bytes.data(), e,
-                            i < k.inputs ? elements::round_float(t.type.dtype, u(rng))
-                                         : std::numeric_limits<double>::quiet_NaN());
+    for (std::int64_t e = 0; e < t.count(); ++e) {
+      if (is_integer(t.type.dtype))  // i8 operands in [-8, 8]
+        elements::store_integer(t.type.dtype, bytes.data(), e, static_cast<std::int64_t>(std::lround(u(rng) * 4)));
+      else
+        elements::store_float(t.type.dtype, bytes.data(), e,
+                              i < k.inputs ? elements::round_float(t.type.dtype, u(rng))
+                                           : std::numeric_limits<double>::quiet_NaN());
+    }
     buffers.push_back(std::move(bytes));
   }
   return buffers;
@@ -525,7 +564,9 @@ inline void interpret_kernel(const RandomKernel& k, std::vector<std::vector<std:
     else
       args.emplace_back(buffers[i].data());
   }
-  interpret(k.graph, k.options.subs, args);
+  Subs all = k.options.subs;
+  all.insert(all.end(), k.launch_sizes.begin(), k.launch_sizes.end());
+  interpret(k.graph, all, args);
 }
 
 // How many elements of output `i` differ from the reference beyond float rounding (f16
@@ -533,7 +574,7 @@ inline void interpret_kernel(const RandomKernel& k, std::vector<std::vector<std:
 inline std::int64_t mismatches(const RandomKernel& k, std::size_t i, const std::vector<std::uint8_t>& got,
                                const std::vector<std::uint8_t>& want, std::string* first) {
   const Tensor& t = k.args[i];
-  const double tolerance = t.type.dtype == DataType::f32 ? 2e-3 : 1e-2;
+  const double tolerance = k.tolerance > 0 ? k.tolerance : t.type.dtype == DataType::f32 ? 2e-3 : 1e-2;
   std::int64_t wrong = 0;
   for (std::int64_t e = 0; e < t.count(); ++e) {
     const double g = elements::load_float(t.type.dtype, got.data(), e);

@@ -4,7 +4,8 @@
 // position term, a sine of the key position) and zero to two masks (causal, shifted or
 // bottom-right aligned, a sliding window, a key-length cut), some mods after the masks as
 // ALiBi is; a tiling, lengths aligned or not, and schedule options (TMA, stages, a
-// producer warpgroup, a persistent grid, the P V overlap, the running max folded or not).
+// producer warpgroup, a persistent grid, the P V overlap, the running max folded or not,
+// the lengths known at compile time or only at launch).
 // The same chain is applied to float64 scores on the host; every output element must match
 // (attention_close), the output poisoned first.
 // WAVE_RANDOM_ATTENTION sets how many (default 24); the seeds start at Catch's.
@@ -195,11 +196,15 @@ TEST_CASE("attention with random score mods and masks on random schedules matche
     const bool fold = pick(0, 1);
     const bool tma = pick(0, 5) > 0, specialize = pick(0, 1), persistent = pick(0, 2) == 0, overlap = pick(0, 3) > 0;
     const int stages = pick(0, 3);
+    // Lengths known only at launch: both, the queries' or the keys'.
+    const int dynamic = pick(0, 5);  // 0: both, 1: M, 2: K2, else none
+    const bool dynamic_m = dynamic == 0 || dynamic == 1, dynamic_k2 = dynamic == 0 || dynamic == 2;
     INFO("seed " << seed << ": " << program.text << "| B " << shape.b << " H " << shape.h << " M " << m << " K2 " << k2
                  << ", BLOCK_M " << t.block_m << " over " << t.waves << " waves, BLOCK_K2 " << t.block_k2
                  << (fold ? ", max folded" : ", max of maxima") << ", stages " << stages << (tma ? "" : ", no TMA")
                  << (specialize ? ", specialized" : "") << (persistent ? ", persistent" : "")
-                 << (overlap ? "" : ", no P V overlap"));
+                 << (overlap ? "" : ", no P V overlap") << (dynamic_m ? ", M at launch" : "")
+                 << (dynamic_k2 ? ", K2 at launch" : ""));
     auto scores = [program](auto raw, Memory<dims<M, K2>, f32> bias) {
       Scores x = raw * scale_log2(kHeadDim);
       for (const Mod& mod : program.before) x = apply_mod(mod, x, bias);
@@ -222,6 +227,9 @@ TEST_CASE("attention with random score mods and masks on random schedules matche
       o.warp_specialize = specialize;
       o.persistent = persistent;
       o.overlap_mma = overlap;
+      std::erase_if(o.subs, [&](const Sub& sub) {
+        return (dynamic_m && sub.symbol == "M") || (dynamic_k2 && sub.symbol == "K2");
+      });
     };
     auto random_bias = [&](int rows, int cols) { return fixtures::random_floats(std::size_t(rows) * cols, data_rng); };
     const std::string name = "attention_random_" + std::to_string(i);

@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -131,11 +132,16 @@ std::size_t wrong_elements(const Kernel& k, const Shape& c, const HostScore& sco
   const int d = kHeadDim;
   CompileOptions options = shape_options(c);
   if (schedule) schedule(options);
+  // The shape's sizes the schedule took out of `subs` are given at launch.
+  LaunchOptions how;
+  for (const Sub& sub : shape_options(c).subs)
+    if (std::none_of(options.subs.begin(), options.subs.end(), [&](const Sub& s) { return s.symbol == sub.symbol; }))
+      how.sizes.push_back(sub);
   const auto compiled = wave::compile(k, options);
   const AttentionInputs in = random_inputs(c.b, c.h, c.m, c.k2, d, c.sigma, rng);
   const std::vector<float> bias = make_bias(c.m, c.k2);
   auto out = wave::fixtures::poisoned<float>(std::size_t(c.b) * c.h * c.m * d);
-  wave::fixtures::run_on_device(compiled, {}, in.q, in.k, in.v, bias, out);
+  wave::fixtures::run_on_device(compiled, how, in.q, in.k, in.v, bias, out);
   std::size_t wrong = 0;
   for (int bi = 0; bi < c.b; ++bi)
     for (int hi = 0; hi < c.h; ++hi)
