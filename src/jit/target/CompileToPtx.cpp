@@ -37,6 +37,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/raw_ostream.h"
 #include "wave/jit.hpp"
+#include "wave/mapping_bounds.hpp"
 
 namespace wave::jit {
 namespace {
@@ -470,6 +471,7 @@ namespace {
 PtxKernel compile_to_ptx(const graph::KernelGraph& kernel, const CompileOptions& given) try {
   const CompileOptions options = withTarget(given);
   checkKernelForTarget(kernel, options);  // an unknown target among them, before any work
+  check_mapping_bounds(kernel, options.subs);
   // One tree of times for the whole compile, printed to stderr when it ends.
   mlir::DefaultTimingManager timingManager;
   timingManager.setEnabled(timingRequested(options));
