@@ -14,6 +14,7 @@
 // Compiled kernels are cached in memory and on disk (see CompileOptions). Link `wave::jit`.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -25,6 +26,7 @@
 
 #include "wave/jit.hpp"
 #include "wave/kernel.hpp"
+#include "wave/mapping_bounds.hpp"
 
 namespace wave {
 
@@ -58,9 +60,12 @@ class CompiledKernel {
  public:
   // `sizes` holds each argument's dim sizes as compiled (-1: set at launch);
   // `assumptions` those Assumptions the compiler relied on that only launch sizes decide.
+  // `check_sizes`, if set, checks each launch's sizes further (throwing a wave::Error):
+  // compile() gives the index mappings' bounds check for sizes it did not know.
   CompiledKernel(jit::PtxKernel ptx, std::vector<graph::MemoryType> args,
                  std::vector<std::vector<std::int64_t>> sizes, std::vector<Assumption> assumptions,
-                 std::string name, std::source_location compiled_at);
+                 std::string name, std::source_location compiled_at,
+                 std::function<void(const std::map<std::string, std::int64_t>&)> check_sizes = {});
 
   const std::string& name() const { return name_; }
   const jit::PtxKernel& ptx() const { return ptx_; }
@@ -113,6 +118,7 @@ class CompiledKernel {
   std::vector<graph::MemoryType> args_;
   std::vector<std::vector<std::int64_t>> sizes_;
   std::vector<Assumption> assumptions_;  // over dynamic dims, the rest of subs substituted
+  std::function<void(const std::map<std::string, std::int64_t>&)> check_sizes_;
   // Derived from sizes_ once, since every launch reads them.
   std::vector<std::string> dynamic_;  // dims without a compiled size, first use first
   DimSizes compiled_sizes_;           // dims with one
@@ -144,8 +150,16 @@ inline CompiledKernel compile(const graph::KernelGraph& graph, const CompileOpti
   for (const Assumption* a : graph.constraints.template all<Assumption>())
     if (Expr open = a->predicate.substitute(known).simplify(); !open.is_constant())
       assumptions.push_back(Assumption(open, a->where));
+  // Index mappings over sizes known only at launch: their bounds checked there.
+  std::function<void(const std::map<std::string, std::int64_t>&)> check_sizes;
+  const bool dynamic = std::any_of(sizes.begin(), sizes.end(), [](const std::vector<std::int64_t>& dims) {
+    return std::find(dims.begin(), dims.end(), -1) != dims.end();
+  });
+  if (dynamic && has_static_mappings(graph.body))
+    check_sizes = [check = std::make_shared<const MappingBoundsAtLaunch>(graph, options.subs)](
+                      const std::map<std::string, std::int64_t>& at) { (*check)(at); };
   return CompiledKernel(jit::compile_to_ptx(graph, options), std::move(args), std::move(sizes),
-                        std::move(assumptions), graph.name, where);
+                        std::move(assumptions), graph.name, where, std::move(check_sizes));
 }
 
 template <class Fn>

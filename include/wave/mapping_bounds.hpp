@@ -8,12 +8,14 @@
 // compile() looks for such a point first, where every size it needs is known: the corners
 // of the iterators' ranges, then a fixed set of points inside them. It reports the first
 // it finds, as the interpreter would, at the access's line; finding none proves nothing
-// more (the interpreter checks every element).
+// more (the interpreter checks every element). Sizes given only at launch are checked
+// there, once per set of sizes (MappingBoundsAtLaunch).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <random>
 #include <set>
 #include <string>
@@ -157,5 +159,43 @@ inline void check_mapping_bounds(const graph::KernelGraph& k, const Subs& subs) 
   const detail::MappingBoundsCheck check(k, subs);
   check.run(k.body);
 }
+
+// Whether `k` has an index mapping the check can take (one without run-time values).
+inline bool has_static_mappings(const graph::Block& block) {
+  for (const graph::Node& n : block.nodes) {
+    if (n.mapping && n.mapping->dynamic == 0) return true;
+    for (const graph::Block& region : n.regions)
+      if (has_static_mappings(region)) return true;
+  }
+  return false;
+}
+
+// The check again at launch, for a kernel compiled with some sizes left to it: each new
+// set of sizes once (a launch at sizes already seen costs a lookup).
+class MappingBoundsAtLaunch {
+ public:
+  MappingBoundsAtLaunch(graph::KernelGraph k, const Subs& compiled) : kernel_(std::move(k)) {
+    for (const Sub& s : compiled)
+      if (!s.is_address_space) compiled_[s.symbol] = s.value;
+  }
+
+  void operator()(const std::map<std::string, std::int64_t>& sizes) const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (checked_.count(sizes)) return;
+    std::map<std::string, std::int64_t> all = compiled_;
+    for (const auto& [dim, size] : sizes) all[dim] = size;
+    Subs subs;
+    for (const auto& [symbol, value] : all) subs.push_back(Sub(symbol, value));
+    check_mapping_bounds(kernel_, subs);
+    if (checked_.size() >= 64) checked_.clear();  // many shapes (varlen batches): bounded
+    checked_.insert(sizes);
+  }
+
+ private:
+  graph::KernelGraph kernel_;
+  std::map<std::string, std::int64_t> compiled_;
+  mutable std::mutex mutex_;
+  mutable std::set<std::map<std::string, std::int64_t>> checked_;
+};
 
 }  // namespace wave

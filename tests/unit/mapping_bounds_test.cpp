@@ -81,7 +81,7 @@ TEST_CASE("error: a convolution's padding read outside the input", "[compile][er
               "but found H = 8");
 }
 
-TEST_CASE("error: a shifted write past the tensor's end; the same shift with the size at launch",
+TEST_CASE("error: a shifted write past the tensor's end, at compile() or at launch",
           "[compile][error][mapping]") {
   // out[s + 1] = x[s]: the last element lands one past the end of out.
   const IndexMapping<dims<S>> shifted{.inputs = {{S, i}}, .outputs = {{S, i + 1}}};
@@ -92,7 +92,31 @@ TEST_CASE("error: a shifted write past the tensor's end; the same shift with the
                   });
   check_error(fixtures::error_of([&] { compile(k, {.subs = {{S, 1000}, {BLOCK_S, 256}}, .cache = false}); }), line,
               "write", "index mapping at [S=999]: expected an element inside the tensor [S=1000], but found S = 1000");
-  // With S known only at launch, compile() cannot decide it (the interpreter checks every
-  // element): it compiles.
+  // With S known only at launch, compile() cannot decide it: it compiles, and the launch
+  // finds the point at its sizes before anything runs (no GPU needed).
+  const CompiledKernel dynamic = compile(k, {.subs = {{BLOCK_S, 256}}, .cache = false});
+  const auto* x = reinterpret_cast<const void*>(0x1000);
+  const auto* out = reinterpret_cast<const void*>(0x2000);
+  const unsigned launch_line = __LINE__ + 1;
+  const auto at_launch = fixtures::error_of([&] { dynamic.launch({x, out}, {.sizes = {{S, 300}}}); });
+  fixtures::check_error(at_launch, "mapping_bounds_test.cpp", launch_line, "launch",
+                        "at these sizes, the write at ");
+  CHECK_THAT(at_launch->message(), Catch::Matchers::Contains("mapping_bounds_test.cpp:" + std::to_string(line) +
+                                                             ": index mapping at [S=299]: expected an element inside "
+                                                             "the tensor [S=300], but found S = 300"));
+  // The same sizes again: the same answer (checked once, remembered).
+  CHECK(fixtures::error_of([&] { dynamic.launch({x, out}, {.sizes = {{S, 300}}}); })->message() ==
+        at_launch->message());
+}
+
+TEST_CASE("a mapping inside its tensor at every size compiles, its sizes known or not",
+          "[compile][mapping]") {
+  // out[s] = x[S - 1 - s]: a reversal, inside at every S.
+  const IndexMapping<dims<S>> reversed{.inputs = {{S, S - 1 - i}}, .outputs = {{S, i}}};
+  auto k = kernel("reverse", {WorkgroupConstraint(S, BLOCK_S, 0), WaveConstraint(S, BLOCK_S), HardwareConstraint{}},
+                  [&](Memory<dims<S>, f32> x, Memory<dims<S>, f32> out) { write(read(x, reversed), out); });
+  CHECK_FALSE(compile(k, {.subs = {{S, 1000}, {BLOCK_S, 256}}, .cache = false}).ptx().ptx.empty());
+  // Sizes at launch: compiled with the check kept for the launch (not launched here: the
+  // pointers would be a GPU's).
   CHECK_FALSE(compile(k, {.subs = {{BLOCK_S, 256}}, .cache = false}).ptx().ptx.empty());
 }

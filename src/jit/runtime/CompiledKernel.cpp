@@ -70,9 +70,10 @@ struct CompiledKernel::Loaded {
 
 CompiledKernel::CompiledKernel(jit::PtxKernel ptx, std::vector<graph::MemoryType> args,
                                std::vector<std::vector<std::int64_t>> sizes, std::vector<Assumption> assumptions,
-                               std::string name, std::source_location compiled_at)
+                               std::string name, std::source_location compiled_at,
+                               std::function<void(const std::map<std::string, std::int64_t>&)> check_sizes)
     : ptx_(std::move(ptx)), args_(std::move(args)), sizes_(std::move(sizes)), assumptions_(std::move(assumptions)),
-      name_(std::move(name)),
+      check_sizes_(std::move(check_sizes)), name_(std::move(name)),
       compiled_at_(compiled_at), loaded_(std::make_shared<Loaded>()) {
   for (std::size_t i = 0; i < args_.size(); ++i)
     for (std::size_t d = 0; d < args_[i].dims.size(); ++d) {
@@ -115,6 +116,13 @@ CompiledKernel::DimSizes CompiledKernel::all_sizes(DimSizes sizes, std::source_l
                   "the Assumption at " + std::string(a.where.file_name()) + ":" + std::to_string(a.where.line()) +
                       ": " + expected_found(a.predicate.str() + " to hold",
                                             a.predicate.substitute(values).str() + ", which is false"));
+    }
+  if (check_sizes_) try {
+      check_sizes_(sizes);
+    } catch (const Error& e) {  // an access at the launch's sizes: named, with its line
+      throw Error(name_, "launch", where,
+                  "at these sizes, the " + e.op() + " at " + e.file() + ":" + std::to_string(e.line()) + ": " +
+                      e.message());
     }
   return sizes;
 }
