@@ -87,8 +87,9 @@ class MappingBoundsCheck {
       if (e == register_side.end() || e->expr.op() != ExprOp::Variable) return;
       const int k = e->expr.index();
       auto size = sizes_.find(d);
-      if (k < 0 || k >= static_cast<int>(count) || extent[k] >= 0 || size == sizes_.end() || partial_.count(d))
-        return;
+      if (k < 0 || k >= static_cast<int>(count) || extent[k] >= 0 || size == sizes_.end() || size->second <= 0 ||
+          partial_.count(d))
+        return;  // (a hand-built graph's bad sizes are the importer's to report)
       extent[k] = size->second;
       iterated[k] = d;
     }
