@@ -1,5 +1,6 @@
 // conv2d as an implicit GEMM through index mappings (examples/kernels/conv2d.hpp), NHWC f16
-// in, f32 out and f16 out (as cuDNN writes it), 3x3 filters, no padding: ms and TFLOP/s per
+// in, f32 out and f16 out (as cuDNN writes it), 3x3 filters, no padding (or with
+// WAVE_BENCH_CONV_PAD=1, one pixel of zero padding: the shape kept): ms and TFLOP/s per
 // shape, output type and tiling, the median
 // of 20 timed runs after warm-up (device events around back-to-back launches), on random
 // data. Each tiling's output is checked first (every element written, 256 sampled ones
@@ -34,7 +35,9 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
     return 2;
   }
   if (!bench::open_device()) return 77;
-  std::printf("%-6s %4s %4s %4s %4s %3s %4s %5s %5s %5s %5s %5s %3s %10s %9s\n", "", "N", "C", "HxW", "NF", "s", "out",
+  const char* pad_env = std::getenv("WAVE_BENCH_CONV_PAD");
+  const int pad = pad_env ? std::atoi(pad_env) : 0;
+  std::printf("%-6s %4s %4s %4s %4s %3s %3s %4s %5s %5s %5s %5s %5s %3s %10s %9s\n", "", "N", "C", "HxW", "NF", "s", "p", "out",
               "BM", "BN", "BK", "WM", "WN", "sk", "ms", "TFLOP/s");
   std::mt19937 rng(7);
   struct Shape {
@@ -59,7 +62,7 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
     tilings = {Tiles{v[5], v[6], v[7], v[8], v[9]}};
   }
   for (Shape s : shapes) {
-    const int out = (s.hw - 3) / s.stride + 1;
+    const int out = (s.hw + 2 * pad - 3) / s.stride + 1;
     runtime::DeviceBuffer x(std::size_t(s.n) * s.hw * s.hw * s.c * 2), w(std::size_t(9) * s.c * s.nf * 2);
     const std::vector<float> host_x = bench::fill_random(x, rng, bench::Format::f16, /*with_signs=*/true);
     const std::vector<float> host_w = bench::fill_random(w, rng, bench::Format::f16, /*with_signs=*/true);
@@ -71,7 +74,9 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
       for (int fh = 0; fh < 3; ++fh)
         for (int fw = 0; fw < 3; ++fw)
           for (int ci = 0; ci < s.c; ++ci) {
-            const double p = double(host_x[((b * s.hw + oh * s.stride + fh) * s.hw + ow * s.stride + fw) * s.c + ci]) *
+            const long ih = long(oh * s.stride + fh) - pad, iw = long(ow * s.stride + fw) - pad;
+            if (ih < 0 || ih >= s.hw || iw < 0 || iw >= s.hw) continue;  // the zero padding
+            const double p = double(host_x[((b * s.hw + std::size_t(ih)) * s.hw + std::size_t(iw)) * s.c + ci]) *
                              host_w[((std::size_t(fh) * 3 + fw) * s.c + ci) * s.nf + k];
             sum += p;
             magnitude += std::abs(p);
@@ -117,16 +122,16 @@ int WAVE_BENCH_MAIN(int argc, char** argv) {
         });
       };
       try {
-        const Autotuned tuned = autotune(ex::make_kernel<Out>(s.stride), configs, args, {}, tuning);
+        const Autotuned tuned = autotune(ex::make_kernel<Out>(s.stride, pad), configs, args, {}, tuning);
         const double flops = 2.0 * s.n * out * out * s.nf * 9.0 * s.c;
         for (std::size_t i = 0; i < tried.size(); ++i)
           if (!tuned.rejected[i].empty())
-            std::printf("reject %4d %4d %4d %4d %3d %4s %5d %5d %5d %5d %5d %3s  %s\n", s.n, s.c, s.hw, s.nf,
-                        s.stride, out_name, tried[i].m, tried[i].n, tried[i].k, tried[i].wave_m, tried[i].wave_n,
+            std::printf("reject %4d %4d %4d %4d %3d %3d %4s %5d %5d %5d %5d %5d %3s  %s\n", s.n, s.c, s.hw, s.nf,
+                        s.stride, pad, out_name, tried[i].m, tried[i].n, tried[i].k, tried[i].wave_m, tried[i].wave_n,
                         split[i] ? "sk" : "", tuned.rejected[i].substr(0, 160).c_str());
           else if (!std::isnan(tuned.ms[i]))
-            std::printf("%-6s %4d %4d %4d %4d %3d %4s %5d %5d %5d %5d %5d %3s %10.3f %9.1f\n",
-                        i == tuned.best ? "tuned" : "conv2d", s.n, s.c, s.hw, s.nf, s.stride, out_name, tried[i].m,
+            std::printf("%-6s %4d %4d %4d %4d %3d %3d %4s %5d %5d %5d %5d %5d %3s %10.3f %9.1f\n",
+                        i == tuned.best ? "tuned" : "conv2d", s.n, s.c, s.hw, s.nf, s.stride, pad, out_name, tried[i].m,
                         tried[i].n, tried[i].k, tried[i].wave_m, tried[i].wave_n, split[i] ? "sk" : "-", tuned.ms[i],
                         flops / (tuned.ms[i] * 1e9));
       } catch (const Error& e) {

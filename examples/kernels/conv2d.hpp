@@ -2,7 +2,9 @@
 // GEMM, with index mappings that read the im2col matrix straight out of the input.
 //
 // GEMM view: out[M, NF] = X[M, K] * W[NF, K]^T with M = N * H_OUT * W_OUT output pixels and
-// K = HF * WF * C taps, k = (hf * WF + wf) * C + c. SZ_OUT = H_OUT * W_OUT. The symbols M, K
+// K = HF * WF * C taps, k = (hf * WF + wf) * C + c. With zero padding P, output pixel (oh,
+// ow)'s tap (hf, wf) reads input row oh * stride + hf - P and column ow * stride + wf - P;
+// the taps that fall outside the image read 0 (OutOfBounds::zero). SZ_OUT = H_OUT * W_OUT. The symbols M, K
 // and SZ_OUT are set in `subs` from the others; WAVE_M and WAVE_N are each wave's share of
 // the workgroup tile (BLOCK_M / 2 and BLOCK_N / 2 give four waves). Out is the output's
 // type: f32, or f16/bf16 that the f32 sums are cast to (what cuDNN writes for f16 inputs).
@@ -36,16 +38,19 @@ WAVE_SYMBOL(WAVE_N);
 WAVE_SYMBOL(ADDRESS_SPACE);
 
 template <class Out = f32>
-inline auto make_kernel(int stride = 1) {
+inline auto make_kernel(int stride = 1, int padding = 0) {
   constexpr auto i = iterator(0);
   constexpr auto j = iterator(1);
-  // Output pixel i = (n, oh, ow); tap j = (hf, wf, c).
+  // Output pixel i = (n, oh, ow); tap j = (hf, wf, c), `padding` rows and columns up and
+  // to the left.
+  auto padded = [padding](auto at) { return padding > 0 ? to_expr(at) - Expr(padding) : to_expr(at); };
   const IndexMapping<dims<M, K>> x_mapping{
       .inputs = {{N, i / SZ_OUT},
-                 {H, i % SZ_OUT / W_OUT * stride + j / C / WF},
-                 {W, i % SZ_OUT % W_OUT * stride + j / C % WF},
+                 {H, padded(i % SZ_OUT / W_OUT * stride + j / C / WF)},
+                 {W, padded(i % SZ_OUT % W_OUT * stride + j / C % WF)},
                  {C, j % C}},
-      .outputs = {{M, i}, {K, j}}};
+      .outputs = {{M, i}, {K, j}},
+      .out_of_bounds = padding > 0 ? OutOfBounds::zero : OutOfBounds::error};
   const IndexMapping<dims<NF, K>> w_mapping{
       .inputs = {{HF, j / C / WF}, {WF, j / C % WF}, {C, j % C}, {NF, i}},
       .outputs = {{NF, i}, {K, j}}};
@@ -71,9 +76,12 @@ inline auto make_kernel(int stride = 1) {
       });
 }
 
-// A convolution: N images of H x W x C, NF filters of F x F, a stride, no padding.
+// A convolution: N images of H x W x C, NF filters of F x F, a stride, and zero padding of
+// `pad` pixels on each side.
 struct Problem {
-  int n, c, h, w, nf, f, stride;
+  int n, c, h, w, nf, f, stride, pad = 0;
+  int h_out() const { return (h + 2 * pad - f) / stride + 1; }
+  int w_out() const { return (w + 2 * pad - f) / stride + 1; }
 };
 // The implicit GEMM's tile (BLOCK_M x BLOCK_N x BLOCK_K) and each wave's share of it.
 struct Tiling {
@@ -83,7 +91,7 @@ struct Tiling {
 // The sizes of `p` and those it makes (H_OUT, W_OUT, SZ_OUT = H_OUT W_OUT, M = N SZ_OUT,
 // K = F F C), the tiling `t`, and where the operand tiles go.
 inline std::vector<Sub> sizes(const Problem& p, const Tiling& t, AddressSpace space) {
-  const int ho = (p.h - p.f) / p.stride + 1, wo = (p.w - p.f) / p.stride + 1;
+  const int ho = p.h_out(), wo = p.w_out();
   return {{N, p.n}, {C, p.c}, {H, p.h}, {W, p.w}, {NF, p.nf}, {HF, p.f}, {WF, p.f}, {H_OUT, ho}, {W_OUT, wo},
           {SZ_OUT, ho * wo}, {M, p.n * ho * wo}, {K, p.f * p.f * p.c}, {BLOCK_M, t.m}, {BLOCK_N, t.n},
           {BLOCK_K, t.k}, {WAVE_M, t.wave_m}, {WAVE_N, t.wave_n}, {ADDRESS_SPACE, space}};

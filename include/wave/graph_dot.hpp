@@ -63,6 +63,7 @@ inline void write_block(std::ostream& os, const Block& block, int& cluster, int&
     if (n.mapping) {
       lines.push_back("mapping:");
       for (const DimExpr& e : n.mapping->inputs) lines.back() += " " + e.dim + "=" + e.expr.str();
+      if (n.mapping->out_of_bounds == OutOfBounds::zero) lines.back() += " (0 outside)";
     }
     for (const TensorType& t : n.result_types) lines.push_back(type_text(t));
     lines.push_back(file_name(n.loc.file) + ":" + std::to_string(n.loc.line));

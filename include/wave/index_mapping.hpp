@@ -22,7 +22,19 @@
 //   auto keys = read(k_cache, by_page.with_values(pages));   // pages: Register<dims<N>, i32>
 //
 // The values are trusted: an index outside its tensor reads or writes outside it (as an
-// index past the end of a torch.gather's input would); check them before the launch.
+// index past the end of a torch.gather's input would); check them before the launch, or
+// let the mapping mask them (below).
+//
+// A memory index may leave its tensor on purpose: a padded convolution's taps at the
+// image's border, a shifted window at a sequence's start. With `.out_of_bounds =
+// OutOfBounds::zero` a read gives 0 at such a point and a write skips it:
+//
+//   IndexMapping<dims<M, K>> x_padded{
+//       .inputs = {{H, oh + hf - 1}, ...}, .outputs = {{M, i}, {K, j}},
+//       .out_of_bounds = OutOfBounds::zero};  // the taps outside the image read 0
+//
+// Without it such a point is the kernel's error: compile() (or the launch, for sizes
+// given then) names the access and a point it found there.
 #pragma once
 
 #include <map>
@@ -45,6 +57,12 @@ inline constexpr int kFirstDynamicVal = 1 << 20;
 // The k-th dynamic value of an index mapping (see above).
 constexpr Variable dynamic_val(int k) { return Variable(kFirstDynamicVal + k); }
 
+// What an access through a mapping does at a point whose memory index leaves the tensor.
+enum class OutOfBounds {
+  error,  // the kernel is wrong there: rejected where compile() or the launch finds such a point
+  zero,   // a read gives 0 there (zero padding), a write leaves memory as it is
+};
+
 // One `dim: expression` entry of a mapping.
 struct DimExpr {
   std::string dim;
@@ -52,6 +70,8 @@ struct DimExpr {
 
   template <FixedString D, SymbolicOperand E>
   DimExpr(Symbol<D>, E e) : dim(Symbol<D>::name), expr(to_expr(e)) {}
+  template <FixedString D>
+  DimExpr(Symbol<D>, Expr e) : dim(Symbol<D>::name), expr(std::move(e)) {}
   DimExpr(std::string d, Expr e) : dim(std::move(d)), expr(std::move(e)) {}
 };
 
@@ -62,6 +82,7 @@ struct Mapping {
   std::vector<DimExpr> inputs;
   std::vector<DimExpr> outputs;
   int dynamic = 0;
+  OutOfBounds out_of_bounds = OutOfBounds::error;
 };
 
 // A mapping whose register side has the dims `RegisterDims` (one iterator per dim).
@@ -69,6 +90,7 @@ template <Dims RegisterDims>
 struct IndexMapping {
   std::vector<DimExpr> inputs;
   std::vector<DimExpr> outputs;
+  OutOfBounds out_of_bounds = OutOfBounds::error;
   std::source_location where = std::source_location::current();
 
   using register_dims = RegisterDims;
@@ -82,7 +104,7 @@ struct IndexMapping {
       for (const DimExpr& e : entries) out.emplace_back(e.dim, e.expr.substitute({}, renumbered));
       return out;
     };
-    return Mapping{rank, side(inputs), side(outputs), dynamic};
+    return Mapping{rank, side(inputs), side(outputs), dynamic, out_of_bounds};
   }
 
   // This mapping with its dynamic values, in order: integer registers whose dims are some

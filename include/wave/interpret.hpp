@@ -24,7 +24,9 @@
 // - integers wrap (two's complement); integer division truncates; i1 converts as 0 or 1;
 // - print(value, "label") writes a line per element to std::cout (or the stream given),
 //   in the GPU's format (wave/print_format.hpp), row-major;
-// - an index mapping that points outside its tensor, a division by zero in an index
+// - through an index mapping with `.out_of_bounds = OutOfBounds::zero`, a point outside
+//   the tensor reads 0 and is not written;
+// - any other index mapping that points outside its tensor, a division by zero in an index
 //   expression or of integers, and a write to a read-only argument are errors (wave::Error
 //   at the op's line), never undefined behaviour.
 #pragma once

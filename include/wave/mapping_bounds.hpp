@@ -43,10 +43,16 @@ class MappingBoundsCheck {
     collect(k.body);
   }
 
+  // An access the check takes: through a mapping without run-time values that does not
+  // mask what leaves the tensor.
+  static bool checked(const graph::Node& n) {
+    return n.mapping && n.mapping->dynamic == 0 && n.mapping->out_of_bounds == OutOfBounds::error;
+  }
+
   void run(const graph::Block& block) const {
     for (const graph::Node& n : block.nodes) {
       for (const graph::Block& region : n.regions) run(region);
-      if (n.mapping && n.mapping->dynamic == 0) check(n);
+      if (checked(n)) check(n);
     }
   }
 
@@ -140,9 +146,9 @@ class MappingBoundsCheck {
                 "index mapping at [" + point + "]: " +
                     expected_found("an element inside the tensor [" + shape + "]",
                                    type.dims[bad] + " = " + std::to_string(found)) +
-                    " (a mapped access is not bounds-checked: an index outside its tensor would " +
-                    (n.kind == graph::OpKind::Read ? "read" : "write") +
-                    " other memory; zero padding is not supported yet, pad the tensor in memory)");
+                    " (an index outside its tensor would " + (n.kind == graph::OpKind::Read ? "read" : "write") +
+                    " other memory; where the mapping leaves it on purpose, give it .out_of_bounds = "
+                    "OutOfBounds::zero: " + (n.kind == graph::OpKind::Read ? "such a read gives 0" : "such a write is skipped") + ")");
   }
 
   const graph::KernelGraph& kernel_;
@@ -161,10 +167,11 @@ inline void check_mapping_bounds(const graph::KernelGraph& k, const Subs& subs) 
   check.run(k.body);
 }
 
-// Whether `k` has an index mapping the check can take (one without run-time values).
+// Whether `k` has an index mapping the check can take (one without run-time values that
+// does not mask its points outside the tensor).
 inline bool has_static_mappings(const graph::Block& block) {
   for (const graph::Node& n : block.nodes) {
-    if (n.mapping && n.mapping->dynamic == 0) return true;
+    if (detail::MappingBoundsCheck::checked(n)) return true;
     for (const graph::Block& region : n.regions)
       if (has_static_mappings(region)) return true;
   }

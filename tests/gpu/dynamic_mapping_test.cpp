@@ -31,14 +31,16 @@ WAVE_SYMBOL(BLOCK_E);
 
 constexpr auto i = iterator(0), j = iterator(1);
 
-// out[t, e] = table[rows[t], e]: an embedding lookup, 16-byte loads along E.
-auto lookup() {
+// out[t, e] = table[rows[t], e]: an embedding lookup, 16-byte loads along E. With
+// `outside` OutOfBounds::zero, a row outside the table (a padding token's -1) reads 0.
+auto lookup(OutOfBounds outside = OutOfBounds::error) {
   return kernel("embedding_lookup",
                 Constraints{WorkgroupConstraint(T, BLOCK_T, 0), WorkgroupConstraint(E, BLOCK_E, 1),
                             WaveConstraint(T, BLOCK_T / 2), HardwareConstraint{.threads_per_wave = 32}},
-                [](Memory<dims<V, E>, f16> table, Memory<dims<T>, i32> rows, Memory<dims<T, E>, f16> out) {
+                [outside](Memory<dims<V, E>, f16> table, Memory<dims<T>, i32> rows, Memory<dims<T, E>, f16> out) {
                   const IndexMapping<dims<T, E>> by_row{.inputs = {{V, dynamic_val(0)}, {E, j}},
-                                                        .outputs = {{T, i}, {E, j}}};
+                                                        .outputs = {{T, i}, {E, j}},
+                                                        .out_of_bounds = outside};
                   write(read(table, by_row.with_values(read(rows))), out);
                 });
 }
@@ -86,6 +88,34 @@ TEST_CASE("a read through indices from a tensor gathers rows (embedding lookup)"
       for (int c = 0; c < e; ++c)
         if (out[std::size_t(a) * e + c] != table[std::size_t(rows[std::size_t(a)]) * e + c] && wrong++ < 5)
           UNSCOPED_INFO("out[" << a << ", " << c << "] is not table[" << rows[std::size_t(a)] << ", " << c << "]");
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("a gather through a masking mapping reads 0 for rows outside the table", "[gpu][dynamic][padding]") {
+  std::mt19937 rng(Catch::rngSeed());
+  for (auto [t, v, e] : std::vector<std::array<int, 3>>{{1000, 5000, 128}, {77, 300, 100}, {513, 64, 264}}) {
+    INFO("T = " << t << ", V = " << v << ", E = " << e);
+    const auto compiled = compile(lookup(OutOfBounds::zero), {.subs = {{T, t}, {E, e}, {BLOCK_T, 64}, {BLOCK_E, 64}}});
+    const auto table = random_f16(std::size_t(v) * e, rng);
+    // A quarter of the rows outside the table: -1 (padding), V, or far past it.
+    std::vector<std::int32_t> rows(static_cast<std::size_t>(t));
+    std::uniform_int_distribution<int> row(0, v - 1), pick(0, 11);
+    for (auto& r : rows) {
+      const int p = pick(rng);
+      r = p == 0 ? -1 : p == 1 ? v : p == 2 ? v + 1000 : row(rng);
+    }
+    auto out = fixtures::poisoned<std::uint16_t>(std::size_t(t) * e);
+    fixtures::run_on_device(compiled, {.sizes = {{V, v}}}, table, rows, out);
+    std::size_t wrong = 0;
+    for (int a = 0; a < t; ++a) {
+      const int r = rows[std::size_t(a)];
+      for (int c = 0; c < e; ++c) {
+        const std::uint16_t want = r >= 0 && r < v ? table[std::size_t(r) * e + c] : 0;
+        if (out[std::size_t(a) * e + c] != want && wrong++ < 5)
+          UNSCOPED_INFO("out[" << a << ", " << c << "] for row " << r << " is " << out[std::size_t(a) * e + c]);
+      }
+    }
     CHECK(wrong == 0);
   }
 }

@@ -1,10 +1,17 @@
 // Index mappings that point outside their tensor: compile() names the access, its line, a
 // point and the index found, where the sizes decide it (wave/mapping_bounds.hpp), instead
 // of GPU code that would read or write its neighbours' memory. Mappings that stay inside
-// compile as before.
+// compile as before; mappings that mask the points outside (OutOfBounds::zero) compile,
+// and the interpreter reads 0 there and skips the writes.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <random>
+
+#include <wave/interpret.hpp>
 #include <wave/wave.hpp>
+
+#include "host_half.hpp"
 
 #include "fixtures/errors.hpp"
 #include "kernels/conv2d.hpp"
@@ -71,7 +78,7 @@ TEST_CASE("error: a convolution's padding read outside the input", "[compile][er
               "index mapping at [M=0, K=0]: expected an element inside the tensor [N=2, H=8, W=8, C=16], but found "
               "H = -1");
   CHECK_THAT(fixtures::error_of([&] { compile(same, conv_options(8, 8)); })->message(),
-             Catch::Matchers::Contains("zero padding is not supported yet"));
+             Catch::Matchers::Contains("give it .out_of_bounds = OutOfBounds::zero: such a read gives 0"));
   // Without padding (stride 1: 6 x 6; stride 2: 3 x 3) every tap is inside: it compiles.
   CHECK_FALSE(compile(padded_conv(1, 0, &line), conv_options(6, 6)).ptx().ptx.empty());
   CHECK_FALSE(compile(padded_conv(2, 0, &line), conv_options(3, 3)).ptx().ptx.empty());
@@ -119,4 +126,92 @@ TEST_CASE("a mapping inside its tensor at every size compiles, its sizes known o
   // Sizes at launch: compiled with the check kept for the launch (not launched here: the
   // pointers would be a GPU's).
   CHECK_FALSE(compile(k, {.subs = {{BLOCK_S, 256}}, .cache = false}).ptx().ptx.empty());
+}
+
+TEST_CASE("zero padding: a padded convolution through OutOfBounds::zero compiles and reads 0 outside the image",
+          "[compile][interpret][mapping][padding]") {
+  // The example's kernel with padding 1 (and 2 for 5 x 5 taps): every output pixel's taps
+  // at the border read 0. The interpreter against a direct float64 convolution.
+  std::mt19937 rng(5);
+  for (const Problem p : {Problem{2, 8, 6, 5, 8, 3, 1, 1}, Problem{1, 8, 7, 7, 8, 3, 2, 1}, Problem{1, 8, 5, 6, 8, 5, 1, 2}}) {
+    INFO(p.h << "x" << p.w << ", " << p.f << "x" << p.f << " taps, stride " << p.stride << ", padding " << p.pad);
+    const CompileOptions options{.subs = sizes(p, {32, 16, 16, 16, 16}, SHARED_ADDRESS_SPACE), .cache = false};
+    const auto conv = make_kernel<f32>(p.stride, p.pad);
+    CHECK_FALSE(compile(conv, options).ptx().ptx.empty());
+    std::vector<std::uint16_t> x(std::size_t(p.n) * p.h * p.w * p.c), w(std::size_t(p.f) * p.f * p.c * p.nf);
+    for (auto& v : x) v = examples::host::random_half(rng);
+    for (auto& v : w) v = examples::host::random_half(rng);
+    const int ho = p.h_out(), wo = p.w_out();
+    std::vector<float> out(std::size_t(p.n) * ho * wo * p.nf, NAN);
+    interpret(conv.trace(), options.subs, {x.data(), w.data(), out.data()});
+    std::size_t wrong = 0;
+    for (int b = 0; b < p.n; ++b)
+      for (int oh = 0; oh < ho; ++oh)
+        for (int ow = 0; ow < wo; ++ow)
+          for (int f = 0; f < p.nf; ++f) {
+            double want = 0;
+            for (int fh = 0; fh < p.f; ++fh)
+              for (int fw = 0; fw < p.f; ++fw)
+                for (int c = 0; c < p.c; ++c) {
+                  const int ih = oh * p.stride + fh - p.pad, iw = ow * p.stride + fw - p.pad;
+                  if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) continue;
+                  want += double(examples::host::half_to_float(x[((std::size_t(b) * p.h + ih) * p.w + iw) * p.c + c])) *
+                          examples::host::half_to_float(w[((std::size_t(fh) * p.f + fw) * p.c + c) * p.nf + f]);
+                }
+            const double got = out[((std::size_t(b) * ho + oh) * wo + ow) * p.nf + f];
+            wrong += !(std::abs(got - want) <= 1e-4 * (1 + std::abs(want)));
+          }
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("zero padding: a masked shifted write skips the element past the end", "[compile][interpret][mapping][padding]") {
+  // out[s + 1] = x[s], masked: x's last element has nowhere to go and is dropped; out[0]
+  // keeps what it held.
+  const IndexMapping<dims<S>> shifted{.inputs = {{S, i}}, .outputs = {{S, i + 1}}, .out_of_bounds = OutOfBounds::zero};
+  // in[s - 1] read masked: in[-1] is 0.
+  const IndexMapping<dims<S>> from_left{.inputs = {{S, i - 1}}, .outputs = {{S, i}}, .out_of_bounds = OutOfBounds::zero};
+  auto k = kernel("shift_both", {WorkgroupConstraint(S, BLOCK_S, 0), WaveConstraint(S, BLOCK_S), HardwareConstraint{}},
+                  [&](Memory<dims<S>, f32> x, Memory<dims<S>, f32> out, Memory<dims<S>, f32> left) {
+                    write(read(x), out, shifted);
+                    write(read(x, from_left), left);
+                  });
+  const Subs subs{{S, 100}, {BLOCK_S, 64}};
+  CHECK_FALSE(compile(k, {.subs = subs, .cache = false}).ptx().ptx.empty());
+  std::vector<float> x(100), out(100, -7.0f), left(100, NAN);
+  for (int s = 0; s < 100; ++s) x[s] = float(s + 1);
+  interpret(k.trace(), subs, {x.data(), out.data(), left.data()});
+  CHECK(out[0] == -7.0f);
+  CHECK(left[0] == 0.0f);
+  for (int s = 1; s < 100; ++s) {
+    CHECK(out[s] == x[s - 1]);
+    CHECK(left[s] == x[s - 1]);
+  }
+}
+
+TEST_CASE("zero padding: a padded convolution keeps its 16-byte cp.async copies into wgmma's tiles",
+          "[compile][mapping][padding]") {
+  // The padded kernel and the unpadded one of the same output size issue the same copies:
+  // a tap's 8 channels are all inside the image or all outside, so each copy stays 16
+  // bytes and the ones outside are zero-filled (a copy of no bytes), not split into loads.
+  auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const Tiling tiles{128, 128, 64, 64, 64};
+  const Problem padded{4, 64, 20, 21, 128, 3, 1, 1}, unpadded{4, 64, 22, 23, 128, 3, 1, 0};
+  REQUIRE(padded.h_out() == unpadded.h_out());
+  const std::string with = compile(make_kernel<f16>(1, 1), {.subs = sizes(padded, tiles, SHARED_ADDRESS_SPACE),
+                                                            .cache = false})
+                               .ptx()
+                               .ptx;
+  const std::string without = compile(make_kernel<f16>(1, 0), {.subs = sizes(unpadded, tiles, SHARED_ADDRESS_SPACE),
+                                                               .cache = false})
+                                  .ptx()
+                                  .ptx;
+  CHECK(count(with, "wgmma.mma_async") > 0);
+  CHECK(count(with, "cp.async.cg.shared.global") > 0);
+  CHECK(count(with, "cp.async.cg.shared.global") == count(without, "cp.async.cg.shared.global"));
+  CHECK(count(with, "ld.global") == count(without, "ld.global"));
 }

@@ -309,7 +309,7 @@ class Evaluator {
 
   // read(mem): the tensor's elements at the scope's positions. Through a mapping, iterator
   // k walks the k-th register dim; the register side places each point, the memory side
-  // says which element it holds (it must be inside the tensor).
+  // says which element it holds (inside the tensor, or 0 where the mapping masks the rest).
   HostValue read(const graph::Node& n) const {
     need_operands(n, 1 + dynamic_count(n), 1 + dynamic_count(n));
     const Memory& m = memory(n, n.operands[0]);
@@ -490,7 +490,10 @@ class Evaluator {
       }
       for (std::size_t d = 0; d < to_memory.size(); ++d) {
         const std::int64_t p = eval(n, to_memory[d], iterators);
-        if (p < 0 || p >= m.sizes[d]) fail(n, outside_message(m, to_memory, iterators, reg, d, p));
+        if (p < 0 || p >= m.sizes[d]) {
+          if (mapping.out_of_bounds == OutOfBounds::zero) return;  // a read's element stays 0
+          fail(n, outside_message(m, to_memory, iterators, reg, d, p));
+        }
         o += p * m.strides[d];
       }
       move(r, o);

@@ -155,7 +155,7 @@ Attribute ExprAttr::parse(AsmParser& parser, Type) {
 
 LogicalResult IndexMappingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                        unsigned iterators, DictionaryAttr inputs,
-                                       DictionaryAttr outputs, unsigned dynamic) {
+                                       DictionaryAttr outputs, unsigned dynamic, bool) {
   for (DictionaryAttr side : {inputs, outputs}) {
     if (!side) return emitError() << "expected inputs and outputs dictionaries";
     for (NamedAttribute entry : side) {

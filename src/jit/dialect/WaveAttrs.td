@@ -129,14 +129,18 @@ def Wave_IndexMappingAttr : AttrDef<Wave_Dialect, "IndexMapping"> {
     `dynamic = n`, the variables after the iterators ($iterators .. $iterators + n - 1)
     are the access's dynamic values: at each point, the element of its n tensor operands
     after the memory (indices read at run time); only the memory side uses them.
+    With `masked = true` (the DSL's `OutOfBounds::zero`) a point whose memory index
+    leaves the memory is masked: a read gives 0 there, a write skips it; without it no
+    such point may occur (a padded convolution's taps at the border, for one).
   }];
   let parameters = (ins "unsigned":$iterators, "::mlir::DictionaryAttr":$inputs,
                         "::mlir::DictionaryAttr":$outputs,
-                        DefaultValuedParameter<"unsigned", "0">:$dynamic);
+                        DefaultValuedParameter<"unsigned", "0">:$dynamic,
+                        DefaultValuedParameter<"bool", "false">:$masked);
   let builders = [
     AttrBuilder<(ins "unsigned":$iterators, "::mlir::DictionaryAttr":$inputs,
                      "::mlir::DictionaryAttr":$outputs), [{
-      return $_get($_ctxt, iterators, inputs, outputs, 0);
+      return $_get($_ctxt, iterators, inputs, outputs, 0, false);
     }]>
   ];
   let assemblyFormat = "`<` struct(params) `>`";

@@ -298,8 +298,12 @@ LogicalResult ReadOp::verify() {
       return emitOpError("expected wait_at_least to be one value of the kernel's symbols, but found ")
              << least.str();
   }
-  if (auto mapping = getMappingAttr())
+  if (auto mapping = getMappingAttr()) {
+    if (mapping.getMasked() && getWaitAtLeastAttr())
+      return emitOpError("expected a wait for flags inside the memory, but found an index mapping that masks the "
+                         "points outside it (a masked flag would read 0 and never be raised)");
     return verifyMapping(*this, mapping, result.getDimNames(), memory.getDimNames(), /*isRead=*/true, getDynamic());
+  }
   if (!getDynamic().empty()) return emitOpError("expected dynamic values only with an index mapping that uses them");
   if (!sameSet(result.getDimNames(), memory.getDimNames()))
     return emitOpError("expected the memory's dims ") << list(memory.getDimNames()) << " (in any order), but found "
@@ -330,8 +334,12 @@ LogicalResult WriteOp::verify() {
     if (memory.getAddressSpace().getValue() == "shared" || getMemory().getDefiningOp<AllocateOp>())
       return emitOpError("expected global memory to combine with atomically (") << how << "), but found a shared tile";
   }
-  if (auto mapping = getMappingAttr())
+  if (auto mapping = getMappingAttr()) {
+    if (mapping.getMasked() && getRelease())
+      return emitOpError("expected a signal of flags inside the memory, but found an index mapping that masks the "
+                         "points outside it (a skipped signal would leave its waiter waiting)");
     return verifyMapping(*this, mapping, value.getDimNames(), memory.getDimNames(), /*isRead=*/false, getDynamic());
+  }
   if (!getDynamic().empty()) return emitOpError("expected dynamic values only with an index mapping that uses them");
   if (!sameSet(value.getDimNames(), memory.getDimNames()))
     return emitOpError("expected a value with the memory's dims ")

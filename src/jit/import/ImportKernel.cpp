@@ -222,7 +222,8 @@ class KernelImporter {
     return checked<dialect::IndexMappingAttr>(graph::op_name(node.kind), node.loc, static_cast<unsigned>(m.iterators),
                                               mappingSide(m.inputs, variables, node),
                                               mappingSide(m.outputs, variables, node),
-                                              static_cast<unsigned>(m.dynamic));
+                                              static_cast<unsigned>(m.dynamic),
+                                              m.out_of_bounds == OutOfBounds::zero);
   }
 
   Value lookup(graph::ValueId id, const graph::Node& node) {

@@ -3,7 +3,8 @@
 // read / write: per run of registers contiguous in memory, one vector access at the run's
 // position (workgroup offset + the layout's map), masked where a dim may end inside the
 // workgroup's tile; through an index mapping into a static shape, at one simplified
-// offset of the flat tensor; a write that combines, by atomics (vector red.global.add on
+// offset of the flat tensor, masked along the memory dims whose index a masking mapping
+// may take outside the tensor; a write that combines, by atomics (vector red.global.add on
 // sm_90). allocate: a view of the dynamic shared memory, whose reads
 // and writes address the tile at the layout's positions, unmasked.
 //
@@ -238,11 +239,55 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     dynamic.push_back(g);
     if (inner >= 0 && llvm::is_contained(dimsOf(v), valueDims[inner])) inner = -1;
   }
+  bool runStaysPut = false;  // along a run, every memory index but the innermost stays put
   if (mapping && !innerIsIterator && innerSize && dynamic.empty()) {
     // The run must also divide the row (checked with the rest in contiguousMappedDim).
     for (int64_t run = maxRun; run > 1 && inner < 0; run /= 2)
       if ((inner = contiguousMappedDim(kernel_, memoryExpr, memoryDims, iteratorDim, valueDims, run)) >= 0)
         maxRun = run;
+    runStaysPut = inner >= 0;
+  }
+  // A mapping that masks its points outside the memory: the memory dims whose index may
+  // leave it, checked once per run (at its first element) against 0 where it may fall
+  // below and against the dim's extent where it may reach it.
+  struct MaskedDim {
+    StringRef dim;
+    bool below;    // may be negative
+    Value extent;  // null where it stays under the extent
+  };
+  SmallVector<MaskedDim> maskedDims;
+  if (mapping && mapping.getMasked()) {
+    auto type = cast<MemRefType>(memref.getType());
+    SmallVector<int64_t> extents;  // of the iterators (0: known only at launch)
+    for (int d : iteratorDim) extents.push_back(staticSize(kernel_, valueDims[d]).value_or(0));
+    for (auto [m, d] : llvm::enumerate(memoryDims)) {
+      std::optional<AffineExpr> e = withStaticSymbols(kernel_, memoryExpr.lookup(d));
+      // The dim's own iterator: kept inside by the value's masks.
+      if (auto it = dyn_cast<AffineDimExpr>(memoryExpr.lookup(d).getMap().getResult(0));
+          it && it.getPosition() < iteratorDim.size() && valueDims[iteratorDim[it.getPosition()]] == d)
+        continue;
+      const int64_t size = type.getShape()[m];
+      llvm::SmallBitVector used = e ? iteratorsOf(*e) : llvm::SmallBitVector();
+      bool bounded = e.has_value();
+      for (int k = used.find_first(); bounded && k >= 0; k = used.find_next(k))
+        bounded = static_cast<size_t>(k) < extents.size() && extents[k] > 0;
+      std::optional<std::pair<int64_t, int64_t>> range = bounded ? rangeWithinBounds(*e, extents) : std::nullopt;
+      const bool below = !range || range->first < 0;
+      const bool above = !range || ShapedType::isDynamic(size) || range->second >= size;
+      if (!below && !above) continue;
+      maskedDims.push_back(
+          {d, below, above ? memref::DimOp::create(b_, loc_, memref, static_cast<int64_t>(m)).getResult() : Value()});
+      // A run is all inside or all outside where its memory indices but the innermost stay
+      // put (contiguousMappedDim checked it) and the innermost steps inside aligned runs of
+      // a static extent; elsewhere the elements are checked one by one.
+      if (inner < 0) continue;
+      const bool innermost = m + 1 == memoryDims.size();
+      const bool aligned = !ShapedType::isDynamic(size) && size % maxRun == 0;
+      const bool wholeRuns = innermost ? aligned && (runStaysPut || innerIsIterator) : runStaysPut;
+      auto runIterator = llvm::find(iteratorDim, inner);
+      const bool moves = !e || used.test(static_cast<unsigned>(runIterator - iteratorDim.begin()));
+      if (moves && !wholeRuns) inner = -1;
+    }
   }
   // A wait or a signal moves one flag at a time.
   auto read = dyn_cast<dialect::ReadOp>(op);
@@ -309,6 +354,20 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
         indices.push_back(buildExpr(b_, loc_, memoryExpr.lookup(d), iterators, memorySymbols.lookup(d)));
     return indices;
   };
+  // Whether the element at value positions `at` lies inside the memory along each masked dim.
+  auto insideMemory = [&](ArrayRef<Value> at, int64_t reg) {
+    SmallVector<Value> iterators, inside;
+    for (int d : iteratorDim) iterators.push_back(at[d]);
+    for (Value registers : dynamic)
+      iterators.push_back(arith::IndexCastOp::create(
+          b_, loc_, b_.getIndexType(), vector::ExtractOp::create(b_, loc_, registers, ArrayRef<int64_t>{reg})));
+    for (const MaskedDim& m : maskedDims) {
+      Value i = buildExpr(b_, loc_, memoryExpr.lookup(m.dim), iterators, memorySymbols.lookup(m.dim));
+      if (m.below) inside.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sge, i, index(0)));
+      if (m.extent) inside.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, i, m.extent));
+    }
+    return andAll(inside);
+  };
   // A dynamic innermost dim: rows start aligned to a run only if their length is a
   // multiple of it (checked per run; CSE keeps one check).
   auto checksRows = [&](int64_t length) {
@@ -370,11 +429,13 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
         conditions.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, now, earlier));
       flagDoneBefore = andAll(conditions);
     }
-    // Masked where a value dim may end inside the tile (a mapping keeps the memory index
-    // inside the tensor when its iterators are).
+    // Masked where a value dim may end inside the tile, and where a masking mapping's
+    // memory index may leave the tensor (any other mapping stays inside it, as checked
+    // before compiling where the sizes allow).
     const bool branchFree = buffered && wholeOrPast(run);
     bool checkedByBuffer = false;
     SmallVector<Value> outer;
+    if (!maskedDims.empty()) outer.push_back(insideMemory(at, run.first));
     for (auto [k, d] : llvm::enumerate(valueDims)) {
       if ((static_cast<int>(k) == inner && run.length > 1 && !branchFree) || !mayOverrun(d)) continue;
       if (branchFree && !mapping && bufferChecksEnd(memref, d, memoryDims))

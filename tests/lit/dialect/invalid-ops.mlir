@@ -998,3 +998,19 @@ func.func @reshape_element(%x: !wave.tensor<[M, N] of f32>) {
   %y = wave.reshape %x : !wave.tensor<[M, N] of f32> -> !wave.tensor<[M, H, D] of f16>
   return
 }
+
+// -----
+
+func.func @masked_wait(%flags: !wave.memory<[M] of i32, global>) {
+  // expected-error @+1 {{expected a wait for flags inside the memory, but found an index mapping that masks the points outside it}}
+  %seen = wave.read %flags {wait_at_least = #wave.expr<"1">, mapping = #wave.index_mapping<iterators = 1, inputs = {M = #wave.expr<"$0 - 1">}, outputs = {M = #wave.expr<"$0">}, masked = true>} : !wave.memory<[M] of i32, global> -> !wave.tensor<[M] of i32>
+  return
+}
+
+// -----
+
+func.func @masked_signal(%v: !wave.tensor<[M] of i32>, %flags: !wave.memory<[M] of i32, global>) {
+  // expected-error @+1 {{expected a signal of flags inside the memory, but found an index mapping that masks the points outside it}}
+  wave.write %v, %flags {release, mapping = #wave.index_mapping<iterators = 1, inputs = {M = #wave.expr<"$0">}, outputs = {M = #wave.expr<"$0 + 1">}, masked = true>} : !wave.tensor<[M] of i32>, !wave.memory<[M] of i32, global>
+  return
+}
