@@ -340,13 +340,19 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   VectorType all = registersOf(tensor);
   Value result = isRead ? arith::ConstantOp::create(b_, loc_, all, b_.getZeroAttr(all)).getResult() : Value();
   Value source = isRead ? Value() : lookup(tensor);
-  // The memory indices of the element at value positions `at` (through the mapping).
-  auto mappedIndices = [&](ArrayRef<Value> at, int64_t reg) {
-    SmallVector<Value> iterators, indices;
+  // The mapping's variables at value positions `at`: its iterators, then register `reg`'s
+  // dynamic values.
+  auto mappingVariables = [&](ArrayRef<Value> at, int64_t reg) {
+    SmallVector<Value> iterators;
     for (int d : iteratorDim) iterators.push_back(at[d]);
     for (Value registers : dynamic)
       iterators.push_back(arith::IndexCastOp::create(
           b_, loc_, b_.getIndexType(), vector::ExtractOp::create(b_, loc_, registers, ArrayRef<int64_t>{reg})));
+    return iterators;
+  };
+  // The memory indices of the element at value positions `at` (through the mapping).
+  auto mappedIndices = [&](ArrayRef<Value> at, int64_t reg) {
+    SmallVector<Value> iterators = mappingVariables(at, reg), indices;
     if (linear)
       indices.push_back(applyByIterators(*linear, iterators));
     else
@@ -356,11 +362,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   };
   // Whether the element at value positions `at` lies inside the memory along each masked dim.
   auto insideMemory = [&](ArrayRef<Value> at, int64_t reg) {
-    SmallVector<Value> iterators, inside;
-    for (int d : iteratorDim) iterators.push_back(at[d]);
-    for (Value registers : dynamic)
-      iterators.push_back(arith::IndexCastOp::create(
-          b_, loc_, b_.getIndexType(), vector::ExtractOp::create(b_, loc_, registers, ArrayRef<int64_t>{reg})));
+    SmallVector<Value> iterators = mappingVariables(at, reg), inside;
     for (const MaskedDim& m : maskedDims) {
       Value i = buildExpr(b_, loc_, memoryExpr.lookup(m.dim), iterators, memorySymbols.lookup(m.dim));
       if (m.below) inside.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sge, i, index(0)));
