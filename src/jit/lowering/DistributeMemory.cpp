@@ -16,6 +16,7 @@
 #include "analysis/DistributedLayout.h"
 #include "analysis/ThreadLayout.h"
 #include "lowering/ExprToArith.h"
+#include "lowering/NarrowIndexExpr.h"
 #include "lowering/KernelSignature.h"
 #include "lowering/MMAInstructions.h"
 
@@ -254,12 +255,16 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     StringRef dim;
     bool below;    // may be negative
     Value extent;  // null where it stays under the extent
+    // The index's expression where it and its extent fit 32 bits (NarrowIndexExpr.h).
+    std::optional<AffineExpr> narrow;
+    int64_t size;
   };
   SmallVector<MaskedDim> maskedDims;
+  SmallVector<int64_t> extents;  // of the mapping's iterators (0: known only at launch)
+  if (mapping)
+    for (int d : iteratorDim) extents.push_back(staticSize(kernel_, valueDims[d]).value_or(0));
   if (mapping && mapping.getMasked()) {
     auto type = cast<MemRefType>(memref.getType());
-    SmallVector<int64_t> extents;  // of the iterators (0: known only at launch)
-    for (int d : iteratorDim) extents.push_back(staticSize(kernel_, valueDims[d]).value_or(0));
     for (auto [m, d] : llvm::enumerate(memoryDims)) {
       std::optional<AffineExpr> e = withStaticSymbols(kernel_, memoryExpr.lookup(d));
       // The dim's own iterator: kept inside by the value's masks.
@@ -275,8 +280,10 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
       const bool below = !range || range->first < 0;
       const bool above = !range || ShapedType::isDynamic(size) || range->second >= size;
       if (!below && !above) continue;
+      const bool narrow = range && !ShapedType::isDynamic(size) && size < (int64_t(1) << 30) && fitsNarrow(*e, extents);
       maskedDims.push_back(
-          {d, below, above ? memref::DimOp::create(b_, loc_, memref, static_cast<int64_t>(m)).getResult() : Value()});
+          {d, below, above ? memref::DimOp::create(b_, loc_, memref, static_cast<int64_t>(m)).getResult() : Value(),
+           narrow ? e : std::optional<AffineExpr>(), size});
       // A run is all inside or all outside where its memory indices but the innermost stay
       // put (contiguousMappedDim checked it) and the innermost steps inside aligned runs of
       // a static extent; elsewhere the elements are checked one by one.
@@ -354,7 +361,7 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   auto mappedIndices = [&](ArrayRef<Value> at, int64_t reg) {
     SmallVector<Value> iterators = mappingVariables(at, reg), indices;
     if (linear)
-      indices.push_back(applyByIterators(*linear, iterators));
+      indices.push_back(applyByIterators(*linear, iterators, extents));
     else
       for (StringRef d : memoryDims)
         indices.push_back(buildExpr(b_, loc_, memoryExpr.lookup(d), iterators, memorySymbols.lookup(d)));
@@ -364,9 +371,18 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
   auto insideMemory = [&](ArrayRef<Value> at, int64_t reg) {
     SmallVector<Value> iterators = mappingVariables(at, reg), inside;
     for (const MaskedDim& m : maskedDims) {
-      Value i = buildExpr(b_, loc_, memoryExpr.lookup(m.dim), iterators, memorySymbols.lookup(m.dim));
-      if (m.below) inside.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sge, i, index(0)));
-      if (m.extent) inside.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, i, m.extent));
+      Value i = m.narrow ? buildNarrowExpr(b_, loc_, *m.narrow, iterators, extents)
+                         : buildExpr(b_, loc_, memoryExpr.lookup(m.dim), iterators, memorySymbols.lookup(m.dim));
+      auto same = [&](int64_t c) -> Value {
+        if (m.narrow) return arith::ConstantOp::create(b_, loc_, b_.getI32IntegerAttr(static_cast<int32_t>(c)));
+        return index(c);
+      };
+      // Both sides in one compare: a negative index is past the extent as an unsigned number.
+      if (m.extent)
+        inside.push_back(arith::CmpIOp::create(b_, loc_, m.below ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
+                                               i, m.narrow ? same(m.size) : m.extent));
+      else
+        inside.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sge, i, same(0)));
     }
     return andAll(inside);
   };
@@ -769,8 +785,10 @@ Value Distributor::sharedBuffer(ArrayRef<int64_t> shape, Type element, int64_t a
 
 // `sum` (over `iterators`) as one affine.apply per set of iterators its terms use, added
 // up: the part of an address that only a loop-invariant iterator moves stays apart from
-// the loop's, and is computed once before the loop.
-Value Distributor::applyByIterators(AffineExpr sum, ValueRange iterators) {
+// the loop's, and is computed once before the loop. A part with a division or a mod that
+// fits 32 bits over the iterators' `extents` is computed in i32 (NarrowIndexExpr.h), then
+// widened: there it sheds 64-bit sign fix-ups.
+Value Distributor::applyByIterators(AffineExpr sum, ValueRange iterators, ArrayRef<int64_t> extents) {
   std::map<SmallVector<unsigned>, AffineExpr> groups;  // by the iterators a term uses
   for (AffineExpr t : additiveTerms(sum)) {
     llvm::SmallBitVector used = iteratorsOf(t);
@@ -779,7 +797,11 @@ Value Distributor::applyByIterators(AffineExpr sum, ValueRange iterators) {
   }
   Value total;
   for (auto& [used, terms] : groups) {
-    Value part = apply(terms, iterators);
+    Value part = !extents.empty() && dividesOrWraps(terms) && fitsNarrow(terms, extents)
+                     ? arith::IndexCastOp::create(b_, loc_, b_.getIndexType(),
+                                                  buildNarrowExpr(b_, loc_, terms, iterators, extents))
+                           .getResult()
+                     : apply(terms, iterators);
     total = total ? arith::AddIOp::create(b_, loc_, total, part).getResult() : part;
   }
   return total;

@@ -280,7 +280,7 @@ class Distributor : LoweringBuilder {
   // A buffer of its own in the dynamic shared memory, starting `alignment`-byte aligned.
   Value sharedBuffer(ArrayRef<int64_t> shape, Type element, int64_t alignment = 128);
   Value flattened(Value memref);
-  Value applyByIterators(AffineExpr sum, ValueRange iterators);
+  Value applyByIterators(AffineExpr sum, ValueRange iterators, ArrayRef<int64_t> extents = {});
   LogicalResult lowerIterate(dialect::IterateOp loop);
   // `extent`, or with `end` (over the workgroup's first positions along `endDims`, the
   // attribute named `what`) the smaller of the two.

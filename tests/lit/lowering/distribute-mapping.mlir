@@ -7,10 +7,14 @@
 // RUN:   --mlir-print-local-scope | FileCheck %s
 
 // Grouped heads: value head h reads memory head h floordiv 2; N stays the inner run
-// (8 halves, one 16-byte load).
+// (8 halves, one 16-byte load). The head's offset, a division, in 32 bits (unsigned: the
+// head is never negative) and widened.
 // CHECK-LABEL: gpu.func @grouped_heads
 // CHECK: %[[FLAT:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1]] : memref<4x64xf16> into memref<256xf16>
-// CHECK: affine.apply affine_map<()[s0] -> ((s0 floordiv 2) * 64)>()[%block_id_x]
+// CHECK: %[[HEAD:.*]] = arith.index_cast %block_id_x : index to i32
+// CHECK: %[[GROUP:.*]] = arith.divui %[[HEAD]], %c2_i32 : i32
+// CHECK: %[[ROW:.*]] = arith.muli %[[GROUP]], %c64_i32 : i32
+// CHECK: arith.index_cast %[[ROW]] : i32 to index
 // CHECK: vector.load %[[FLAT]][{{.*}}] {alignment = 16 : i64} : memref<256xf16>, vector<8xf16>
 // CHECK: vector.store {{.*}} {alignment = 16 : i64} : memref<8x64xf16>, vector<8xf16>
 func.func @grouped_heads(%kv: !wave.memory<[G, N] of f16, global>, %out: !wave.memory<[H, N] of f16, global>) attributes {
@@ -28,7 +32,7 @@ func.func @grouped_heads(%kv: !wave.memory<[G, N] of f16, global>, %out: !wave.m
 // the run, every aligned run of K stays inside one row of C, so reads are still 16 bytes.
 // CHECK-LABEL: gpu.func @im2col_like
 // CHECK: %[[FLAT:.*]] = memref.collapse_shape %arg0
-// CHECK: affine.apply affine_map<()[s0] -> (s0 * 8 - (s0 floordiv 2) * 16)>
+// CHECK: arith.remui %{{.*}}, %c16_i32 : i32
 // CHECK: vector.load %[[FLAT]][{{.*}}] {alignment = 16 : i64} : memref<64xf16>, vector<8xf16>
 func.func @im2col_like(%x: !wave.memory<[N, C] of f16, global>, %out: !wave.memory<[M, K] of f16, global>) attributes {
     wave.constraints = [#wave.workgroup_constraint<dim = "M", tile = #wave.expr<"1">, workgroup_dim = 0>,

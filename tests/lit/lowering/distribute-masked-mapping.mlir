@@ -1,7 +1,8 @@
 // Reads and writes through an index mapping that masks its points outside the memory
 // (`masked = true`, the DSL's OutOfBounds::zero): each memory dim whose index may leave
-// the memory, by the iterators' ranges, is compared with 0 and its extent once per run;
-// outside, a read gives 0 and a write is skipped. Dims that provably stay inside get no
+// the memory, by the iterators' ranges, is compared with 0 and its extent once per run
+// (one unsigned compare where both may fail; in i32, with unsigned division, where the
+// ranges fit: NarrowIndexExpr.h); outside, a read gives 0 and a write is skipped. Dims that provably stay inside get no
 // compare, and runs stay whole vector accesses where they are all inside or all outside.
 // RUN: wave-opt %s --split-input-file --wave-assign-layouts --wave-lower-to-gpu --canonicalize \
 // RUN:   --mlir-print-local-scope | FileCheck %s
@@ -77,5 +78,30 @@ func.func @shifted_write(%x: !wave.memory<[S] of f32, global>, %out: !wave.memor
     wave.hyperparameters = {S = 64 : i64}} {
   %r = wave.read %x : !wave.memory<[S] of f32, global> -> !wave.tensor<[S] of f32>
   wave.write %r, %out {mapping = #wave.index_mapping<iterators = 1, inputs = {S = #wave.expr<"$0">}, outputs = {S = #wave.expr<"$0 + 1">}, masked = true>} : !wave.tensor<[S] of f32>, !wave.memory<[S] of f32, global>
+  return
+}
+
+// -----
+
+// A window that leaves the memory on both sides, each output element reading the input
+// at t floordiv 2 - 1 (t < 132: -1 to 64 against 64 elements): the index built in i32 from
+// the position, the floordiv of a non-negative position unsigned, both ends checked by
+// one unsigned compare with the extent.
+// CHECK-LABEL: gpu.func @window_both_sides
+// CHECK-NOT: arith.cmpi sge
+// CHECK: arith.index_cast %{{.*}} : index to i32
+// CHECK: arith.divui %{{.*}}, %c2_i32 : i32
+// CHECK: %[[I:.*]] = arith.addi %{{.*}}, %c-1_i32 : i32
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[I]], %c64_i32 : i32
+// CHECK: %[[BOTH:.*]] = arith.andi %[[IN]], %{{.*}} : i1
+// CHECK-NEXT: scf.if %[[BOTH]] -> (f32)
+// CHECK-NEXT: memref.load
+func.func @window_both_sides(%x: !wave.memory<[S] of f32, global>, %out: !wave.memory<[T] of f32, global>) attributes {
+    wave.constraints = [#wave.workgroup_constraint<dim = "T", tile = #wave.expr<"32">, workgroup_dim = 0>,
+                        #wave.wave_constraint<dim = "T", tile = #wave.expr<"32">>,
+                        #wave.hardware_constraint<threads_per_wave = 32>],
+    wave.hyperparameters = {S = 64 : i64, T = 132 : i64}} {
+  %r = wave.read %x {mapping = #wave.index_mapping<iterators = 1, inputs = {S = #wave.expr<"$0 floordiv 2 - 1">}, outputs = {T = #wave.expr<"$0">}, masked = true>} : !wave.memory<[S] of f32, global> -> !wave.tensor<[T] of f32>
+  wave.write %r, %out : !wave.tensor<[T] of f32>, !wave.memory<[T] of f32, global>
   return
 }
