@@ -373,16 +373,13 @@ LogicalResult Distributor::access(Operation* op, Value memoryValue, Value tensor
     for (const MaskedDim& m : maskedDims) {
       Value i = m.narrow ? buildNarrowExpr(b_, loc_, *m.narrow, iterators, extents)
                          : buildExpr(b_, loc_, memoryExpr.lookup(m.dim), iterators, memorySymbols.lookup(m.dim));
-      auto same = [&](int64_t c) -> Value {
-        if (m.narrow) return arith::ConstantOp::create(b_, loc_, b_.getI32IntegerAttr(static_cast<int32_t>(c)));
-        return index(c);
-      };
+      auto i32 = [&](int64_t c) -> Value { return arith::ConstantIntOp::create(b_, loc_, c, 32); };
       // Both sides in one compare: a negative index is past the extent as an unsigned number.
       if (m.extent)
         inside.push_back(arith::CmpIOp::create(b_, loc_, m.below ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
-                                               i, m.narrow ? same(m.size) : m.extent));
+                                               i, m.narrow ? i32(m.size) : m.extent));
       else
-        inside.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sge, i, same(0)));
+        inside.push_back(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sge, i, m.narrow ? i32(0) : index(0)));
     }
     return andAll(inside);
   };

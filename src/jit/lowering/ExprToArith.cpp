@@ -19,6 +19,13 @@ arith::CmpIPredicate comparisonPredicate(dialect::ExprKind kind) {
   }
 }
 
+Value buildFloorMod(OpBuilder& b, Location loc, Value l, Value r) {
+  Value rem = arith::RemSIOp::create(b, loc, l, r);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(l.getType()));
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem, zero);
+  return arith::SelectOp::create(b, loc, negative, arith::AddIOp::create(b, loc, rem, r), rem);
+}
+
 Value buildExpr(OpBuilder& b, Location loc, dialect::ExprAttr expr, ValueRange variables, ValueRange symbols) {
   return buildExpr(b, loc, expr, variables.front().getType(), variables, symbols);
 }
@@ -42,11 +49,7 @@ Value buildExpr(OpBuilder& b, Location loc, dialect::ExprAttr expr, Type type, V
       case AffineExprKind::Mul: return arith::MulIOp::create(b, loc, l, r);
       case AffineExprKind::FloorDiv: return arith::FloorDivSIOp::create(b, loc, l, r);
       case AffineExprKind::CeilDiv: return arith::CeilDivSIOp::create(b, loc, l, r);
-      default: {  // Mod: the remainder taken into [0, r)
-        Value rem = arith::RemSIOp::create(b, loc, l, r);
-        Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem, constant(0));
-        return arith::SelectOp::create(b, loc, negative, arith::AddIOp::create(b, loc, rem, r), rem);
-      }
+      default: return buildFloorMod(b, loc, l, r);
     }
   };
   SmallVector<Value> results;

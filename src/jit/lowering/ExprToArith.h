@@ -19,6 +19,9 @@ namespace wave::jit {
 // The signed integer predicate of a comparison's kind (lt, le, gt, ge, eq, ne).
 mlir::arith::CmpIPredicate comparisonPredicate(dialect::ExprKind kind);
 
+// `l mod r` for a positive `r`, the remainder taken into [0, r) (any integer type).
+mlir::Value buildFloorMod(mlir::OpBuilder& b, mlir::Location loc, mlir::Value l, mlir::Value r);
+
 // `variables[k]` is $k; `symbols[s]` the value of the expression's s-th symbol.
 mlir::Value buildExpr(mlir::OpBuilder& b, mlir::Location loc, dialect::ExprAttr expr, mlir::ValueRange variables,
                       mlir::ValueRange symbols);

@@ -1,6 +1,7 @@
 #include "lowering/NarrowIndexExpr.h"
 
 #include "analysis/AffineBounds.h"
+#include "lowering/ExprToArith.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -56,12 +57,8 @@ class NarrowBuilder {
       case AffineExprKind::CeilDiv:
         return unsignedLhs ? arith::CeilDivUIOp::create(b_, loc_, l, r).getResult()
                            : arith::CeilDivSIOp::create(b_, loc_, l, r).getResult();
-      default: {  // Mod, by a positive constant (the expression fits)
-        if (unsignedLhs) return arith::RemUIOp::create(b_, loc_, l, r);
-        Value rem = arith::RemSIOp::create(b_, loc_, l, r);
-        Value negative = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, rem, constant(0));
-        return arith::SelectOp::create(b_, loc_, negative, arith::AddIOp::create(b_, loc_, rem, r), rem);
-      }
+      default:  // Mod, by a positive constant (the expression fits)
+        return unsignedLhs ? arith::RemUIOp::create(b_, loc_, l, r).getResult() : buildFloorMod(b_, loc_, l, r);
     }
   }
 
