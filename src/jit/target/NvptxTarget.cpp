@@ -46,6 +46,7 @@ void addNvvmPipeline(mlir::OpPassManager& pm, const NvptxOptions& /*options*/) {
   gpu.addPass(mlir::createConvertGpuOpsToNVVMOps());
   gpu.addPass(mlir::createConvertNVVMToLLVMPass());  // wgmma and the other PTX-string ops
   gpu.addPass(mlir::createReconcileUnrealizedCastsPass());
+  gpu.addPass(createWavePredicateAsyncCopies());  // masked cp.async: a predicate, not a byte count
 }
 
 // The tensor maps a kernel takes (its last parameters, `wave.tensor_maps` on the function)
