@@ -214,4 +214,8 @@ TEST_CASE("zero padding: a padded convolution keeps its 16-byte cp.async copies 
   CHECK(count(with, "cp.async.cg.shared.global") > 0);
   CHECK(count(with, "cp.async.cg.shared.global") == count(without, "cp.async.cg.shared.global"));
   CHECK(count(with, "ld.global") == count(without, "ld.global"));
+  // A masked copy reads all of its 16 bytes or none: a predicate (ignore-src), never a
+  // byte count, from which ptxas would build the partial-copy form.
+  CHECK(count(with, ", 16, %p") > 0);
+  CHECK(count(with, ", 16, %r") == 0);
 }
