@@ -2,6 +2,7 @@
 
 #include "target/CodegenPipeline.h"
 #include "target/LlvmToPtx.h"
+#include "lowering/Passes.h"
 #include "transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"

@@ -490,21 +490,6 @@ def WaveExpandStridedViews : Pass<"wave-expand-strided-views", "mlir::gpu::GPUMo
   let dependentDialects = ["::mlir::affine::AffineDialect", "::mlir::memref::MemRefDialect"];
 }
 
-def WavePredicateAsyncCopies : Pass<"wave-predicate-async-copies", "mlir::gpu::GPUModuleOp"> {
-  let summary = "Give cp.async copies that read all or nothing a predicate in place of a byte count";
-  let description = [{
-    A masked or pipelined `cp.async` (a tile's rows past a tensor's end, a gathered row
-    that is padding, a fill past the loop's last trip) reads its whole size or nothing,
-    but reaches the NVVM dialect with a byte count (`select(c, 16, 0)` scaled to bytes).
-    ptxas cannot see that the count takes two values: for each such copy it emits the
-    partial-copy form, five or six instructions that adjust the address by the bytes
-    missing. Where a copy's count is `c1 && c2 ... ? its size : 0`, this pass issues it
-    with PTX's `ignore-src` predicate (`!(c1 && c2 ...)`) instead, one predicate per
-    copy; a count that is always the whole size is dropped. Other counts stay. Runs on
-    the LLVM dialect, after the conversion from NVGPU; the copies become inline PTX.
-  }];
-}
-
 def WaveInsertBarriers : Pass<"wave-insert-barriers", "mlir::gpu::GPUFuncOp"> {
   let summary = "Place the workgroup barriers that order shared-memory accesses";
   let description = [{

@@ -4,7 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "transforms/Passes.h"
+#include "lowering/MMAInstructions.h"
+#include "lowering/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -17,7 +18,7 @@
 namespace wave::jit {
 
 #define GEN_PASS_DEF_WAVEPREDICATEASYNCCOPIES
-#include "transforms/Passes.h.inc"
+#include "lowering/Passes.h.inc"
 
 namespace {
 
@@ -63,10 +64,7 @@ void issueWithIgnoreSrc(OpBuilder& b, NVVM::CpAsyncOp copy, Value ignore) {
   const char* level = copy.getModifier() == NVVM::LoadCacheModifierKind::CG ? "cg" : "ca";
   const std::string ptx =
       llvm::formatv("cp.async.{0}.shared.global [$0], [$1], {1}, $2;", level, copy.getSize()).str();
-  LLVM::InlineAsmOp::create(b, copy.getLoc(), TypeRange{}, ValueRange{copy.getDst(), copy.getSrc(), ignore}, ptx,
-                            "l,l,b", /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                            LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-                            /*operand_attrs=*/ArrayAttr());
+  inlineAsm(b, copy.getLoc(), /*result=*/Type(), {copy.getDst(), copy.getSrc(), ignore}, ptx, "l,l,b");
 }
 
 struct WavePredicateAsyncCopiesPass : impl::WavePredicateAsyncCopiesBase<WavePredicateAsyncCopiesPass> {
